@@ -1,0 +1,38 @@
+// Private helpers shared by the readers: whole-file loading, UTF-8 validation and
+// byte-offset to line:column mapping.
+#ifndef PERFGATE_SRC_CORE_TEXT_INPUT_H_
+#define PERFGATE_SRC_CORE_TEXT_INPUT_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "perfgate/core/status.h"
+
+namespace perfgate::internal {
+
+// Reads a whole file. Errors: io.not_found, io.read_failed.
+StatusOr<std::string> ReadWholeFile(const std::string& path);
+
+// Offset of the first byte that breaks UTF-8 (overlongs, surrogates and code points
+// above U+10FFFF included), or npos when `bytes` is valid.
+size_t FindInvalidUtf8(std::string_view bytes);
+
+// Maps byte offsets to 1-based line and column (columns count bytes, as compilers do).
+// Built once from the pristine buffer, before any in-situ parser rewrites it.
+class LineIndex {
+ public:
+  LineIndex() = default;
+  explicit LineIndex(std::string_view bytes);
+  SourceLocation Locate(const std::string& path, size_t offset) const;
+
+ private:
+  std::vector<uint32_t> line_starts_;
+  std::vector<uint64_t> line_starts_wide_;  // used only for inputs over 4 GiB
+};
+
+}  // namespace perfgate::internal
+
+#endif  // PERFGATE_SRC_CORE_TEXT_INPUT_H_

@@ -1,0 +1,932 @@
+// The xctrace export reader. FORMAT.md beside this file describes the format.
+//
+// Design: a hand-written scanner walks the document skeleton (<trace-query-result>,
+// <node>, <schema>) and cuts the rows of each node into ~1 MiB chunks at `</row>`
+// boundaries; pugixml parses each chunk in situ as a fragment. Only one chunk's DOM
+// exists at a time, so memory stays proportional to the file: the bytes (which values
+// point into), one 40-byte node per distinct value, and one 4-byte slot per cell.
+#include "perfgate/xctrace/reader.h"
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <unordered_map>
+
+#include <pugixml.hpp>
+
+#include "text_input.h"
+
+namespace perfgate::xctrace {
+namespace {
+
+constexpr size_t kChunkBytes = 1 << 20;
+constexpr int kMaxDepth = 64;
+constexpr uint32_t kSentinelIndex = 0;
+constexpr uint32_t kMissingIndex = 1;
+constexpr uint32_t kNoTag = UINT32_MAX;
+
+enum NodeFlags : uint8_t {
+  kHasFmt = 1,
+  kHasInteger = 2,
+  kNegative = 4,
+};
+
+// How an integer engineering type's text is range-checked.
+enum class IntKind : uint8_t { kNone, kSigned64, kUnsigned64, kUnsigned32, kUnsigned16, kUnsigned8, kSigned32 };
+
+IntKind IntKindOf(std::string_view type) {
+  static const std::unordered_map<std::string_view, IntKind> kKinds = {
+      {"start-time", IntKind::kSigned64},   {"event-time", IntKind::kSigned64},
+      {"sample-time", IntKind::kSigned64},  {"duration", IntKind::kSigned64},
+      {"int64", IntKind::kSigned64},        {"int32", IntKind::kSigned32},
+      {"pid", IntKind::kSigned64},          {"tid", IntKind::kUnsigned64},
+      {"uint64", IntKind::kUnsigned64},     {"metal-command-buffer-id", IntKind::kUnsigned64},
+      {"uint32", IntKind::kUnsigned32},     {"uint16", IntKind::kUnsigned16},
+      {"uint8", IntKind::kUnsigned8},
+  };
+  auto it = kKinds.find(type);
+  return it == kKinds.end() ? IntKind::kNone : it->second;
+}
+
+struct ValueNode {
+  uint32_t text_off = 0, text_len = 0;
+  uint32_t fmt_off = 0, fmt_len = 0;
+  uint32_t tag = kNoTag;
+  uint32_t first_child = 0;
+  uint32_t first_attr = 0;
+  uint16_t child_count = 0;
+  uint8_t attr_count = 0;
+  uint8_t flags = 0;
+  uint64_t integer = 0;
+};
+static_assert(sizeof(ValueNode) == 40, "ValueNode is the reader's per-value memory cost");
+
+struct AttrSpan {
+  uint32_t name_off, name_len, value_off, value_len;
+};
+
+struct TableData {
+  std::string schema;
+  std::string xpath;
+  std::vector<Column> columns;
+  std::vector<uint32_t> column_tags;  // interned engineering type per column
+  std::unordered_map<std::string, size_t> column_index;
+  std::vector<uint32_t> cells;        // row-major, columns.size() per row
+  std::vector<uint32_t> row_offsets;  // byte offset of each <row
+};
+
+}  // namespace
+
+struct Document::Impl {
+  std::string path;
+  std::string bytes;  // rewritten in situ by pugixml; values point into it
+  size_t byte_size = 0;
+  internal::LineIndex lines;
+  std::vector<ValueNode> nodes;
+  std::vector<uint32_t> children;
+  std::vector<AttrSpan> attrs;
+  std::deque<std::string> tag_names;
+  std::unordered_map<std::string_view, uint32_t> tag_ids;
+  std::vector<IntKind> tag_int_kinds;
+  std::vector<TableData> tables;
+  Diagnostics diagnostics;
+
+  std::string_view Str(uint32_t off, uint32_t len) const { return {bytes.data() + off, len}; }
+
+  uint32_t InternTag(std::string_view name) {
+    auto it = tag_ids.find(name);
+    if (it != tag_ids.end()) return it->second;
+    uint32_t id = static_cast<uint32_t>(tag_names.size());
+    tag_names.emplace_back(name);
+    tag_ids.emplace(tag_names.back(), id);
+    tag_int_kinds.push_back(IntKindOf(name));
+    return id;
+  }
+};
+
+namespace {
+
+using Impl = Document::Impl;
+
+const Impl& ImplOf(const void* doc) { return *static_cast<const Impl*>(doc); }
+
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+bool IsNameEnd(char c) { return IsSpace(c) || c == '/' || c == '>' || c == '\0'; }
+
+// Parses a decimal integer (optionally negative) with overflow detection.
+bool ParseDecimal(std::string_view s, bool allow_negative, uint64_t* magnitude, bool* negative) {
+  *negative = false;
+  size_t i = 0;
+  if (!s.empty() && s[0] == '-') {
+    if (!allow_negative) return false;
+    *negative = true;
+    i = 1;
+  } else if (!s.empty() && s[0] == '+') {
+    i = 1;
+  }
+  if (i >= s.size()) return false;
+  uint64_t v = 0;
+  for (; i < s.size(); ++i) {
+    unsigned d = static_cast<unsigned char>(s[i]) - '0';
+    if (d > 9) return false;
+    if (v > (UINT64_MAX - d) / 10) return false;
+    v = v * 10 + d;
+  }
+  *magnitude = v;
+  return true;
+}
+
+// Decodes `text` under `kind`; returns false when it is not an integer in range.
+bool DecodeInteger(std::string_view text, IntKind kind, uint64_t* bits, bool* negative) {
+  uint64_t mag;
+  bool signed_kind = kind == IntKind::kSigned64 || kind == IntKind::kSigned32;
+  if (!ParseDecimal(text, signed_kind, &mag, negative)) return false;
+  uint64_t max_pos = UINT64_MAX;
+  switch (kind) {
+    case IntKind::kSigned64: max_pos = INT64_MAX; break;
+    case IntKind::kSigned32: max_pos = INT32_MAX; break;
+    case IntKind::kUnsigned32: max_pos = UINT32_MAX; break;
+    case IntKind::kUnsigned16: max_pos = UINT16_MAX; break;
+    case IntKind::kUnsigned8: max_pos = UINT8_MAX; break;
+    default: break;
+  }
+  if (*negative) {
+    uint64_t max_neg = kind == IntKind::kSigned32 ? uint64_t{1} << 31 : uint64_t{1} << 63;
+    if (mag > max_neg) return false;
+    *bits = ~mag + 1;  // two's complement
+    if (mag == 0) *negative = false;
+  } else {
+    if (mag > max_pos) return false;
+    *bits = mag;
+  }
+  return true;
+}
+
+class ExportParser {
+ public:
+  ExportParser(Impl& doc, const ReadOptions& options)
+      : doc_(doc), options_(options), strict_(options.mode == ReadMode::kStrict) {}
+
+  Status Run();
+
+ private:
+  // --- error reporting -------------------------------------------------------
+  Status Fatal(std::string_view code, size_t offset, std::string message) {
+    return Status::Error(std::string(code), std::move(message), Locate(offset));
+  }
+  SourceLocation Locate(size_t offset) const { return doc_.lines.Locate(doc_.path, offset); }
+  // An anomaly: in strict mode it stops the read (returns false); in lenient mode it
+  // is counted and reading goes on. Warnings never stop a read.
+  bool Anomaly(std::string_view code, size_t offset, std::string message) {
+    const DiagnosticDescriptor* d = FindDiagnostic(code);
+    if (strict_ && d != nullptr && d->severity == Severity::kError) {
+      if (error_.ok()) error_ = Fatal(code, offset, std::move(message));
+      return false;
+    }
+    if (doc_.diagnostics.Has(code)) {
+      doc_.diagnostics.Add(code);
+    } else {
+      doc_.diagnostics.Add(code, Locate(offset), std::move(message));
+    }
+    return true;
+  }
+
+  // --- skeleton scanning -----------------------------------------------------
+  char* buf() { return doc_.bytes.data(); }
+  size_t size() const { return doc_.bytes.size(); }
+  bool StartsWith(size_t pos, std::string_view s) const {
+    return pos + s.size() <= size() && std::memcmp(doc_.bytes.data() + pos, s.data(), s.size()) == 0;
+  }
+  size_t Find(size_t from, size_t to, std::string_view needle) const {
+    if (from >= to) return std::string::npos;
+    const void* p = memmem(doc_.bytes.data() + from, to - from, needle.data(), needle.size());
+    return p == nullptr ? std::string::npos
+                        : static_cast<size_t>(static_cast<const char*>(p) - doc_.bytes.data());
+  }
+  // Skips whitespace, comments, processing instructions and DOCTYPE.
+  Status SkipMisc(size_t* pos);
+  std::string_view ReadName(size_t pos) const {
+    size_t end = pos;
+    while (end < size() && !IsNameEnd(doc_.bytes[end])) ++end;
+    return std::string_view(doc_.bytes.data() + pos, end - pos);
+  }
+  struct OpenTag {
+    std::string_view name;
+    std::vector<std::pair<std::string_view, std::string_view>> attributes;
+    bool self_closing = false;
+    size_t end = 0;  // offset just past '>'
+  };
+  Status ReadOpenTag(size_t pos, OpenTag* tag);
+  // Skips one whole element starting at `pos` (its '<'); sets *pos past its end.
+  Status SkipElement(size_t* pos);
+
+  Status ParseNode(size_t* pos, int node_ordinal);
+  Status ParseSchema(size_t start, size_t end, const std::string& xpath);
+  Status ParseRows(size_t start, size_t end);
+  bool ParseRow(pugi::xml_node row);
+  bool InternCell(pugi::xml_node cell, size_t column, uint32_t* out);
+  bool InternElement(pugi::xml_node element, uint32_t known_tag, int depth, uint32_t* out);
+  bool ResolveRef(pugi::xml_node element, const char* ref_text, uint32_t* out);
+  bool RegisterId(pugi::xml_node element, const char* id_text, uint32_t node_index);
+
+  size_t CountOccurrences(size_t from, size_t to, std::string_view needle) const {
+    size_t n = 0;
+    for (size_t p = Find(from, to, needle); p != std::string::npos; p = Find(p + needle.size(), to, needle)) ++n;
+    return n;
+  }
+  size_t OffsetOf(const char* p) const { return static_cast<size_t>(p - doc_.bytes.data()); }
+  size_t ElementOffset(pugi::xml_node e) const { return OffsetOf(e.name()) - 1; }
+  bool InBuffer(const char* p) const {
+    return p >= doc_.bytes.data() && p < doc_.bytes.data() + doc_.bytes.size();
+  }
+  std::string RowContext() const {
+    return "node " + std::to_string(node_ordinal_) + ", row " + std::to_string(row_in_node_);
+  }
+
+  Impl& doc_;
+  const ReadOptions& options_;
+  bool strict_;
+  Status error_;
+  std::vector<uint32_t> id_dense_;
+  std::unordered_map<uint64_t, uint32_t> id_sparse_;
+  std::vector<uint32_t> scratch_;
+  struct PendingRef {
+    uint64_t id;
+    size_t offset;
+    std::string where;
+  };
+  std::vector<PendingRef> pending_refs_;
+  pugi::xml_document chunk_;
+  TableData* table_ = nullptr;
+  int node_ordinal_ = 0;
+  size_t row_in_node_ = 0;
+};
+
+Status ExportParser::SkipMisc(size_t* pos) {
+  size_t p = *pos;
+  for (;;) {
+    while (p < size() && IsSpace(doc_.bytes[p])) ++p;
+    if (StartsWith(p, "<!--")) {
+      size_t e = Find(p + 4, size(), "-->");
+      if (e == std::string::npos) return Fatal("xctrace.truncated", p, "unterminated comment");
+      p = e + 3;
+    } else if (StartsWith(p, "<?")) {
+      size_t e = Find(p + 2, size(), "?>");
+      if (e == std::string::npos) return Fatal("xctrace.truncated", p, "unterminated processing instruction");
+      p = e + 2;
+    } else if (StartsWith(p, "<!DOCTYPE")) {
+      size_t e = Find(p, size(), ">");
+      if (e == std::string::npos) return Fatal("xctrace.truncated", p, "unterminated DOCTYPE");
+      p = e + 1;
+    } else {
+      break;
+    }
+  }
+  *pos = p;
+  return Status();
+}
+
+Status ExportParser::ReadOpenTag(size_t pos, OpenTag* tag) {
+  // pos is at '<'.
+  tag->attributes.clear();
+  tag->self_closing = false;
+  tag->name = ReadName(pos + 1);
+  if (tag->name.empty()) return Fatal("xctrace.not_xml", pos, "expected an element name after '<'");
+  size_t p = pos + 1 + tag->name.size();
+  for (;;) {
+    while (p < size() && IsSpace(doc_.bytes[p])) ++p;
+    if (p >= size()) return Fatal("xctrace.truncated", pos, "the file ends inside <" + std::string(tag->name) + ">");
+    char c = doc_.bytes[p];
+    if (c == '>') { tag->end = p + 1; return Status(); }
+    if (c == '/') {
+      if (p + 1 < size() && doc_.bytes[p + 1] == '>') {
+        tag->self_closing = true;
+        tag->end = p + 2;
+        return Status();
+      }
+      return Fatal("xctrace.not_xml", p, "expected '>' after '/'");
+    }
+    size_t name_start = p;
+    while (p < size() && doc_.bytes[p] != '=' && !IsSpace(doc_.bytes[p]) && doc_.bytes[p] != '>') ++p;
+    std::string_view name(doc_.bytes.data() + name_start, p - name_start);
+    while (p < size() && IsSpace(doc_.bytes[p])) ++p;
+    if (p >= size() || doc_.bytes[p] != '=') return Fatal("xctrace.not_xml", p, "expected '=' after attribute name");
+    ++p;
+    while (p < size() && IsSpace(doc_.bytes[p])) ++p;
+    if (p >= size() || (doc_.bytes[p] != '"' && doc_.bytes[p] != '\'')) {
+      return Fatal("xctrace.not_xml", p, "expected a quoted attribute value");
+    }
+    char quote = doc_.bytes[p++];
+    size_t value_start = p;
+    while (p < size() && doc_.bytes[p] != quote) ++p;
+    if (p >= size()) return Fatal("xctrace.truncated", value_start, "unterminated attribute value");
+    tag->attributes.emplace_back(name, std::string_view(doc_.bytes.data() + value_start, p - value_start));
+    ++p;
+  }
+}
+
+Status ExportParser::SkipElement(size_t* pos) {
+  int depth = 0;
+  size_t p = *pos;
+  do {
+    size_t lt = Find(p, size(), "<");
+    if (lt == std::string::npos) return Fatal("xctrace.truncated", *pos, "the file ends inside an element");
+    if (StartsWith(lt, "<!--") || StartsWith(lt, "<?")) {
+      PERFGATE_RETURN_IF_ERROR(SkipMisc(&lt));
+      p = lt;
+      continue;
+    }
+    if (StartsWith(lt, "</")) {
+      size_t gt = Find(lt, size(), ">");
+      if (gt == std::string::npos) return Fatal("xctrace.truncated", lt, "unterminated end tag");
+      --depth;
+      p = gt + 1;
+      continue;
+    }
+    OpenTag tag;
+    PERFGATE_RETURN_IF_ERROR(ReadOpenTag(lt, &tag));
+    if (!tag.self_closing) ++depth;
+    p = tag.end;
+  } while (depth > 0);
+  *pos = p;
+  return Status();
+}
+
+Status ExportParser::Run() {
+  if (doc_.bytes.empty()) return Status::Error("xctrace.empty_file", "the file is empty", {doc_.path, 1, 1});
+  if (doc_.bytes.size() > UINT32_MAX) {
+    return Status::Error("xctrace.too_large", "the file is over 4 GiB", {doc_.path});
+  }
+  doc_.lines = internal::LineIndex(doc_.bytes);
+  size_t bad = internal::FindInvalidUtf8(doc_.bytes);
+  if (bad != std::string::npos) {
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(doc_.bytes[bad]));
+    return Fatal("xctrace.bad_utf8", bad, std::string("invalid UTF-8 sequence starting with byte ") + hex);
+  }
+  // Exact reservations keep peak memory near the final size (no vector doubling).
+  doc_.nodes.reserve(CountOccurrences(0, size(), " id=\"") + 64);
+  doc_.nodes.emplace_back();  // kSentinelIndex
+  doc_.nodes.emplace_back();  // kMissingIndex
+
+  size_t pos = StartsWith(0, "\xEF\xBB\xBF") ? 3 : 0;
+  PERFGATE_RETURN_IF_ERROR(SkipMisc(&pos));
+  if (pos >= size()) return Fatal("xctrace.not_xml", pos, "no root element");
+  if (doc_.bytes[pos] != '<') return Fatal("xctrace.not_xml", pos, "expected '<' at the start of the document");
+  const size_t root_offset = pos;
+  OpenTag root;
+  PERFGATE_RETURN_IF_ERROR(ReadOpenTag(pos, &root));
+  if (root.name == "trace-toc") {
+    return Fatal("xctrace.unexpected_root", pos,
+                 "this is a table of contents (xctrace export --toc); read it with `perfgate toc`");
+  }
+  if (root.name != "trace-query-result") {
+    return Fatal("xctrace.unexpected_root", pos,
+                 "root element is <" + std::string(root.name) + ">, expected <trace-query-result>");
+  }
+  pos = root.end;
+  int nodes_seen = 0;
+  if (!root.self_closing) {
+    for (;;) {
+      PERFGATE_RETURN_IF_ERROR(SkipMisc(&pos));
+      if (pos >= size()) return Fatal("xctrace.truncated", pos, "the file ends before </trace-query-result>");
+      if (doc_.bytes[pos] != '<') return Fatal("xctrace.not_xml", pos, "text directly inside <trace-query-result>");
+      if (StartsWith(pos, "</")) {
+        if (ReadName(pos + 2) != "trace-query-result") {
+          return Fatal("xctrace.not_xml", pos, "end tag </" + std::string(ReadName(pos + 2)) +
+                                                   "> does not match <trace-query-result>");
+        }
+        size_t gt = Find(pos, size(), ">");
+        if (gt == std::string::npos) return Fatal("xctrace.truncated", pos, "unterminated end tag");
+        pos = gt + 1;
+        break;
+      }
+      if (ReadName(pos + 1) == "node") {
+        PERFGATE_RETURN_IF_ERROR(ParseNode(&pos, ++nodes_seen));
+        if (!error_.ok()) return error_;
+      } else {
+        size_t at = pos;
+        if (!Anomaly("xctrace.unknown_element", at,
+                     "<" + std::string(ReadName(pos + 1)) + "> inside <trace-query-result>; expected <node>")) {
+          return error_;
+        }
+        PERFGATE_RETURN_IF_ERROR(SkipElement(&pos));
+      }
+    }
+  }
+  PERFGATE_RETURN_IF_ERROR(SkipMisc(&pos));
+  if (pos < size()) return Fatal("xctrace.not_xml", pos, "content after the root element");
+  for (const PendingRef& r : pending_refs_) {
+    bool defined = r.id < id_dense_.size() ? id_dense_[r.id] != 0 : id_sparse_.count(r.id) > 0;
+    if (defined) {
+      Anomaly("xctrace.forward_ref", r.offset, r.where + " refers to an id defined only later");
+    } else {
+      Anomaly("xctrace.dangling_ref", r.offset, r.where + " has no earlier id=\"" + std::to_string(r.id) + "\"");
+    }
+  }
+  if (nodes_seen == 0) {
+    std::string what = options_.expected_schema.empty()
+                           ? std::string("the export holds no <node>: the query matched no table")
+                           : "the export holds no <node>: no table of schema '" + options_.expected_schema +
+                                 "' was exported";
+    if (!Anomaly("xctrace.empty_export", root_offset, what)) return error_;
+  }
+  return Status();
+}
+
+Status ExportParser::ParseNode(size_t* pos, int node_ordinal) {
+  node_ordinal_ = node_ordinal;
+  row_in_node_ = 0;
+  OpenTag tag;
+  PERFGATE_RETURN_IF_ERROR(ReadOpenTag(*pos, &tag));
+  std::string xpath;
+  for (const auto& [name, value] : tag.attributes) {
+    if (name == "xpath") xpath = std::string(value);
+  }
+  size_t p = tag.end;
+  bool has_schema = false;
+  if (!tag.self_closing) {
+    for (;;) {
+      PERFGATE_RETURN_IF_ERROR(SkipMisc(&p));
+      if (p >= size()) return Fatal("xctrace.truncated", p, "the file ends before </node>");
+      if (StartsWith(p, "</")) {
+        if (ReadName(p + 2) != "node") {
+          return Fatal("xctrace.not_xml", p,
+                       "end tag </" + std::string(ReadName(p + 2)) + "> does not match <node>");
+        }
+        size_t gt = Find(p, size(), ">");
+        if (gt == std::string::npos) return Fatal("xctrace.truncated", p, "unterminated end tag");
+        p = gt + 1;
+        break;
+      }
+      if (!has_schema && StartsWith(p, "<schema") && IsNameEnd(doc_.bytes[p + 7])) {
+        size_t end;
+        OpenTag schema_tag;
+        PERFGATE_RETURN_IF_ERROR(ReadOpenTag(p, &schema_tag));
+        if (schema_tag.self_closing) {
+          end = schema_tag.end;
+        } else {
+          size_t close = Find(p, size(), "</schema>");
+          if (close == std::string::npos) return Fatal("xctrace.truncated", p, "the file ends inside <schema>");
+          end = close + 9;
+        }
+        PERFGATE_RETURN_IF_ERROR(ParseSchema(p, end, xpath));
+        if (!error_.ok()) return error_;
+        has_schema = true;
+        p = end;
+        continue;
+      }
+      // Everything else up to </node> is rows (and anything odd among them).
+      size_t node_end = Find(p, size(), "</node>");
+      if (node_end == std::string::npos) {
+        return Fatal("xctrace.truncated", size(), "the file ends before </node> (rows are cut off)");
+      }
+      if (!has_schema && table_ == nullptr) {
+        if (!Anomaly("xctrace.missing_schema", p,
+                     "<node> " + std::to_string(node_ordinal) +
+                         " has rows but no <schema>, and no earlier node has one; its rows are skipped")) {
+          return error_;
+        }
+        p = node_end;
+        continue;
+      }
+      PERFGATE_RETURN_IF_ERROR(ParseRows(p, node_end));
+      if (!error_.ok()) return error_;
+      p = node_end;
+    }
+  }
+  *pos = p;
+  return Status();
+}
+
+Status ExportParser::ParseSchema(size_t start, size_t end, const std::string& xpath) {
+  pugi::xml_parse_result r = chunk_.load_buffer_inplace(buf() + start, end - start,
+                                                        pugi::parse_default | pugi::parse_fragment,
+                                                        pugi::encoding_utf8);
+  if (!r) return Fatal("xctrace.not_xml", start + r.offset, std::string("in <schema>: ") + r.description());
+  pugi::xml_node schema = chunk_.child("schema");
+  TableData t;
+  t.schema = schema.attribute("name").value();
+  t.xpath = xpath;
+  if (!options_.expected_schema.empty() && t.schema != options_.expected_schema) {
+    if (!Anomaly("xctrace.schema_mismatch", start,
+                 "<schema name=\"" + t.schema + "\">, expected '" + options_.expected_schema + "'")) {
+      return error_;
+    }
+  }
+  for (pugi::xml_node col : schema.children()) {
+    if (col.type() != pugi::node_element) continue;
+    if (std::strcmp(col.name(), "col") != 0) {
+      if (!Anomaly("xctrace.unknown_element", ElementOffset(col),
+                   "<" + std::string(col.name()) + "> inside <schema>; expected <col>")) {
+        return error_;
+      }
+      continue;
+    }
+    Column c{col.child_value("mnemonic"), col.child_value("name"), col.child_value("engineering-type")};
+    if (c.mnemonic.empty() || c.engineering_type.empty()) {
+      if (!Anomaly("xctrace.bad_column", ElementOffset(col),
+                   "<col> " + std::to_string(t.columns.size() + 1) + " of schema '" + t.schema +
+                       "' lacks <mnemonic> or <engineering-type>")) {
+        return error_;
+      }
+    }
+    if (!t.column_index.emplace(c.mnemonic, t.columns.size()).second) {
+      Anomaly("xctrace.duplicate_column", ElementOffset(col),
+              "schema '" + t.schema + "' has two columns named '" + c.mnemonic + "'");
+    }
+    t.column_tags.push_back(doc_.InternTag(c.engineering_type));
+    t.columns.push_back(std::move(c));
+  }
+  doc_.tables.push_back(std::move(t));
+  table_ = &doc_.tables.back();
+  return Status();
+}
+
+Status ExportParser::ParseRows(size_t start, size_t end) {
+  size_t rows = CountOccurrences(start, end, "<row>");
+  table_->cells.reserve(table_->cells.size() + rows * table_->columns.size());
+  table_->row_offsets.reserve(table_->row_offsets.size() + rows);
+  size_t p = start;
+  while (p < end) {
+    size_t chunk_end = end;
+    if (end - p > kChunkBytes) {
+      size_t q = Find(p + kChunkBytes, end, "</row>");
+      if (q != std::string::npos) chunk_end = q + 6;
+    }
+    pugi::xml_parse_result r = chunk_.load_buffer_inplace(buf() + p, chunk_end - p,
+                                                          pugi::parse_escapes | pugi::parse_fragment,
+                                                          pugi::encoding_utf8);
+    if (!r) {
+      return Fatal("xctrace.not_xml", p + r.offset,
+                   std::string(r.description()) + " (in " + RowContext() + ")");
+    }
+    for (pugi::xml_node n = chunk_.first_child(); n; n = n.next_sibling()) {
+      if (n.type() == pugi::node_element) {
+        if (std::strcmp(n.name(), "row") == 0) {
+          ++row_in_node_;
+          if (!ParseRow(n)) return error_;
+          continue;
+        }
+        if (!Anomaly("xctrace.unknown_element", ElementOffset(n),
+                     "<" + std::string(n.name()) + "> among the rows of <node> " +
+                         std::to_string(node_ordinal_) + "; expected <row>")) {
+          return error_;
+        }
+      } else if (n.type() == pugi::node_pcdata || n.type() == pugi::node_cdata) {
+        if (!Anomaly("xctrace.unknown_element", InBuffer(n.value()) ? OffsetOf(n.value()) : p,
+                     "text among the rows of <node> " + std::to_string(node_ordinal_))) {
+          return error_;
+        }
+      }
+    }
+    p = chunk_end;
+  }
+  return Status();
+}
+
+bool ExportParser::ParseRow(pugi::xml_node row) {
+  TableData& t = *table_;
+  const size_t row_offset = ElementOffset(row);
+  const size_t ncols = t.columns.size();
+  size_t col = 0;
+  for (pugi::xml_node c = row.first_child(); c; c = c.next_sibling()) {
+    if (c.type() != pugi::node_element) {
+      if (c.type() == pugi::node_pcdata &&
+          !Anomaly("xctrace.unknown_element", InBuffer(c.value()) ? OffsetOf(c.value()) : row_offset,
+                   "text inside <row> (" + RowContext() + ")")) {
+        return false;
+      }
+      continue;
+    }
+    if (col < ncols) {
+      uint32_t idx;
+      if (!InternCell(c, col, &idx)) return false;
+      t.cells.push_back(idx);
+    }
+    ++col;
+  }
+  if (col != ncols) {
+    if (!Anomaly("xctrace.arity_mismatch", row_offset,
+                 "row has " + std::to_string(col) + " cells but schema '" + t.schema + "' has " +
+                     std::to_string(ncols) + " columns (" + RowContext() + ")")) {
+      return false;
+    }
+    for (; col < ncols; ++col) t.cells.push_back(kMissingIndex);
+  }
+  t.row_offsets.push_back(static_cast<uint32_t>(row_offset));
+  return true;
+}
+
+bool ExportParser::InternCell(pugi::xml_node cell, size_t column, uint32_t* out) {
+  const char* name = cell.name();
+  if (name[0] == 's' && std::strcmp(name, "sentinel") == 0) {
+    *out = kSentinelIndex;
+    return true;
+  }
+  uint32_t expected = table_->column_tags[column];
+  const std::string& expected_name = doc_.tag_names[expected];
+  if (expected_name != name) {
+    if (!Anomaly("xctrace.type_mismatch", ElementOffset(cell),
+                 "<" + std::string(name) + "> in column '" + table_->columns[column].mnemonic +
+                     "' of engineering type '" + expected_name + "' (" + RowContext() + ")")) {
+      return false;
+    }
+    expected = kNoTag;
+  }
+  return InternElement(cell, expected, 0, out);
+}
+
+bool ExportParser::ResolveRef(pugi::xml_node element, const char* ref_text, uint32_t* out) {
+  *out = kMissingIndex;
+  const size_t at = ElementOffset(element);
+  uint64_t id;
+  bool negative;
+  if (!ParseDecimal(ref_text, false, &id, &negative)) {
+    return Anomaly("xctrace.bad_id", at, std::string("ref=\"") + ref_text + "\" is not a decimal integer");
+  }
+  uint32_t node = 0;
+  if (id < id_dense_.size()) {
+    node = id_dense_[id];
+  } else if (auto it = id_sparse_.find(id); it != id_sparse_.end()) {
+    node = it->second;
+  }
+  const std::string where = "<" + std::string(element.name()) + " ref=\"" + ref_text + "\"/> (" + RowContext() + ")";
+  if (node == 0 && !strict_) {
+    // Classified once the whole document is read (forward if defined later).
+    pending_refs_.push_back({id, at, where});
+    return true;
+  }
+  if (node == 0) {
+    // Tell a forward ref from a dangling one by looking for the definition later on.
+    // The part already parsed in situ has its closing quotes overwritten, hence the
+    // two accepted terminators.
+    std::string needle = " id=\"" + std::string(ref_text);
+    bool later = false;
+    for (size_t p = Find(at, size(), needle); p != std::string::npos; p = Find(p + 1, size(), needle)) {
+      size_t after = p + needle.size();
+      if (after < size() && (doc_.bytes[after] == '"' || doc_.bytes[after] == '\0')) {
+        later = true;
+        break;
+      }
+    }
+    if (later) return Anomaly("xctrace.forward_ref", at, where + " refers to an id defined only later");
+    return Anomaly("xctrace.dangling_ref", at, where + " has no earlier id=\"" + ref_text + "\"");
+  }
+  const ValueNode& target = doc_.nodes[node];
+  if (doc_.tag_names[target.tag] != element.name()) {
+    return Anomaly("xctrace.ref_tag_mismatch", at,
+                   where + " points at a <" + doc_.tag_names[target.tag] + ">");
+  }
+  if (element.first_child() || element.attribute("fmt")) {
+    Anomaly("xctrace.ref_with_content", at, where + " also carries content, which is ignored");
+  }
+  *out = node;
+  return true;
+}
+
+bool ExportParser::RegisterId(pugi::xml_node element, const char* id_text, uint32_t node_index) {
+  const size_t at = ElementOffset(element);
+  uint64_t id;
+  bool negative;
+  if (!ParseDecimal(id_text, false, &id, &negative)) {
+    return Anomaly("xctrace.bad_id", at, std::string("id=\"") + id_text + "\" is not a decimal integer");
+  }
+  uint32_t* slot;
+  // Real ids are dense (one counter for the document), so a vector indexes them; a
+  // wildly large id goes to a map rather than growing the vector.
+  if (id < id_dense_.size() || id < (uint64_t{1} << 24) || id < 4 * doc_.nodes.size()) {
+    if (id >= id_dense_.size()) id_dense_.resize(std::max<size_t>(id + 1, id_dense_.size() * 2), 0);
+    slot = &id_dense_[id];
+  } else {
+    slot = &id_sparse_[id];
+  }
+  if (*slot != 0) {
+    return Anomaly("xctrace.duplicate_id", at,
+                   "id=\"" + std::string(id_text) + "\" on <" + element.name() +
+                       "> is already defined (by a <" + doc_.tag_names[doc_.nodes[*slot].tag] + ">)");
+  }
+  *slot = node_index;
+  return true;
+}
+
+bool ExportParser::InternElement(pugi::xml_node element, uint32_t known_tag, int depth, uint32_t* out) {
+  if (depth > kMaxDepth) {
+    if (error_.ok()) {
+      error_ = Fatal("xctrace.too_deep", ElementOffset(element), "elements nest deeper than 64 levels");
+    }
+    return false;
+  }
+  const char* id_text = nullptr;
+  const char* ref_text = nullptr;
+  pugi::xml_attribute fmt;
+  int extra_attrs = 0;
+  for (pugi::xml_attribute a = element.first_attribute(); a; a = a.next_attribute()) {
+    const char* n = a.name();
+    if (n[0] == 'i' && n[1] == 'd' && n[2] == '\0') id_text = a.value();
+    else if (n[0] == 'r' && std::strcmp(n, "ref") == 0) ref_text = a.value();
+    else if (n[0] == 'f' && std::strcmp(n, "fmt") == 0) fmt = a;
+    else ++extra_attrs;
+  }
+  if (ref_text != nullptr) {
+    if (id_text == nullptr) return ResolveRef(element, ref_text, out);
+    if (!Anomaly("xctrace.id_and_ref", ElementOffset(element),
+                 "<" + std::string(element.name()) + "> carries both id and ref; the id is kept")) {
+      return false;
+    }
+  }
+
+  ValueNode node;
+  node.tag = known_tag != kNoTag ? known_tag : doc_.InternTag(element.name());
+  if (fmt) {
+    node.flags |= kHasFmt;
+    const char* v = fmt.value();
+    node.fmt_len = static_cast<uint32_t>(std::strlen(v));
+    if (node.fmt_len > 0) node.fmt_off = static_cast<uint32_t>(OffsetOf(v));
+  }
+  const size_t scratch_base = scratch_.size();
+  bool have_text = false;
+  for (pugi::xml_node c = element.first_child(); c; c = c.next_sibling()) {
+    pugi::xml_node_type type = c.type();
+    if (type == pugi::node_element) {
+      uint32_t child;
+      if (!InternElement(c, kNoTag, depth + 1, &child)) return false;
+      scratch_.push_back(child);
+    } else if ((type == pugi::node_pcdata || type == pugi::node_cdata) && !have_text) {
+      const char* v = c.value();
+      node.text_len = static_cast<uint32_t>(std::strlen(v));
+      if (node.text_len > 0) node.text_off = static_cast<uint32_t>(OffsetOf(v));
+      have_text = true;
+    }
+  }
+  const size_t nchildren = scratch_.size() - scratch_base;
+  if (nchildren > UINT16_MAX || extra_attrs > UINT8_MAX) {
+    if (error_.ok()) {
+      error_ = Fatal("xctrace.too_deep", ElementOffset(element), "an element has too many children or attributes");
+    }
+    return false;
+  }
+  node.first_child = static_cast<uint32_t>(doc_.children.size());
+  node.child_count = static_cast<uint16_t>(nchildren);
+  doc_.children.insert(doc_.children.end(), scratch_.begin() + scratch_base, scratch_.end());
+  scratch_.resize(scratch_base);
+  if (extra_attrs > 0) {
+    node.first_attr = static_cast<uint32_t>(doc_.attrs.size());
+    node.attr_count = static_cast<uint8_t>(extra_attrs);
+    for (pugi::xml_attribute a = element.first_attribute(); a; a = a.next_attribute()) {
+      const char* n = a.name();
+      if (std::strcmp(n, "id") == 0 || std::strcmp(n, "ref") == 0 || std::strcmp(n, "fmt") == 0) continue;
+      const char* v = a.value();
+      uint32_t vlen = static_cast<uint32_t>(std::strlen(v));
+      doc_.attrs.push_back({static_cast<uint32_t>(OffsetOf(n)), static_cast<uint32_t>(std::strlen(n)),
+                            vlen > 0 ? static_cast<uint32_t>(OffsetOf(v)) : 0, vlen});
+    }
+  }
+  IntKind kind = doc_.tag_int_kinds[node.tag];
+  if (kind != IntKind::kNone && node.text_len > 0) {
+    bool negative;
+    if (DecodeInteger(doc_.Str(node.text_off, node.text_len), kind, &node.integer, &negative)) {
+      node.flags |= kHasInteger;
+      if (negative) node.flags |= kNegative;
+    } else if (!Anomaly("xctrace.bad_integer", ElementOffset(element),
+                        "<" + std::string(element.name()) + "> text '" +
+                            std::string(doc_.Str(node.text_off, std::min<uint32_t>(node.text_len, 40))) +
+                            "' is not an integer in range for its type (" + RowContext() + ")")) {
+      return false;
+    }
+  }
+  const uint32_t index = static_cast<uint32_t>(doc_.nodes.size());
+  doc_.nodes.push_back(node);
+  if (id_text != nullptr && !RegisterId(element, id_text, index)) return false;
+  *out = index;
+  return true;
+}
+
+}  // namespace
+
+// --- Value ---------------------------------------------------------------------
+
+bool Value::is_sentinel() const { return index_ == kSentinelIndex; }
+bool Value::is_missing() const { return index_ == kMissingIndex; }
+
+std::string_view Value::tag() const {
+  if (is_null()) return {};
+  return ImplOf(doc_).tag_names[ImplOf(doc_).nodes[index_].tag];
+}
+std::string_view Value::text() const {
+  const ValueNode& n = ImplOf(doc_).nodes[index_];
+  return ImplOf(doc_).Str(n.text_off, n.text_len);
+}
+std::string_view Value::fmt() const {
+  const ValueNode& n = ImplOf(doc_).nodes[index_];
+  return ImplOf(doc_).Str(n.fmt_off, n.fmt_len);
+}
+bool Value::has_fmt() const { return (ImplOf(doc_).nodes[index_].flags & kHasFmt) != 0; }
+bool Value::is_integer_type() const {
+  const ValueNode& n = ImplOf(doc_).nodes[index_];
+  return !is_null() && ImplOf(doc_).tag_int_kinds[n.tag] != IntKind::kNone;
+}
+std::optional<int64_t> Value::AsInt64() const {
+  const ValueNode& n = ImplOf(doc_).nodes[index_];
+  if (!(n.flags & kHasInteger)) return std::nullopt;
+  if (!(n.flags & kNegative) && n.integer > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
+  return static_cast<int64_t>(n.integer);
+}
+std::optional<uint64_t> Value::AsUint64() const {
+  const ValueNode& n = ImplOf(doc_).nodes[index_];
+  if (!(n.flags & kHasInteger) || (n.flags & kNegative)) return std::nullopt;
+  return n.integer;
+}
+size_t Value::child_count() const { return ImplOf(doc_).nodes[index_].child_count; }
+Value Value::child(size_t index) const {
+  const ValueNode& n = ImplOf(doc_).nodes[index_];
+  if (index >= n.child_count) return Value(doc_, kMissingIndex);
+  return Value(doc_, ImplOf(doc_).children[n.first_child + index]);
+}
+Value Value::Find(std::string_view tag) const {
+  for (size_t i = 0; i < child_count(); ++i) {
+    Value c = child(i);
+    if (c.tag() == tag) return c;
+    Value deeper = c.Find(tag);
+    if (!deeper.is_missing()) return deeper;
+  }
+  return Value(doc_, kMissingIndex);
+}
+size_t Value::attribute_count() const { return ImplOf(doc_).nodes[index_].attr_count; }
+std::pair<std::string_view, std::string_view> Value::attribute(size_t index) const {
+  const Impl& d = ImplOf(doc_);
+  const ValueNode& n = d.nodes[index_];
+  if (index >= n.attr_count) return {};
+  const AttrSpan& a = d.attrs[n.first_attr + index];
+  return {d.Str(a.name_off, a.name_len), d.Str(a.value_off, a.value_len)};
+}
+
+// --- Table ---------------------------------------------------------------------
+
+namespace {
+const TableData& DataOf(const void* doc, size_t index) { return ImplOf(doc).tables[index]; }
+}  // namespace
+
+const std::string& Table::schema() const { return DataOf(doc_, index_).schema; }
+const std::vector<Column>& Table::columns() const { return DataOf(doc_, index_).columns; }
+std::optional<size_t> Table::ColumnIndex(std::string_view mnemonic) const {
+  const auto& idx = DataOf(doc_, index_).column_index;
+  auto it = idx.find(std::string(mnemonic));
+  if (it == idx.end()) return std::nullopt;
+  return it->second;
+}
+size_t Table::row_count() const { return DataOf(doc_, index_).row_offsets.size(); }
+Value Table::cell(size_t row, size_t column) const {
+  const TableData& t = DataOf(doc_, index_);
+  if (column >= t.columns.size() || row >= t.row_offsets.size()) return Value(doc_, kMissingIndex);
+  return Value(doc_, t.cells[row * t.columns.size() + column]);
+}
+size_t Table::RowOffset(size_t row) const { return DataOf(doc_, index_).row_offsets.at(row); }
+SourceLocation Table::RowLocation(size_t row) const {
+  const Impl& d = ImplOf(doc_);
+  return d.lines.Locate(d.path, RowOffset(row));
+}
+const std::string& Table::node_xpath() const { return DataOf(doc_, index_).xpath; }
+
+// --- Document ------------------------------------------------------------------
+
+Document::Document(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Document::Document(Document&&) noexcept = default;
+Document& Document::operator=(Document&&) noexcept = default;
+Document::~Document() = default;
+
+const std::string& Document::path() const { return impl_->path; }
+size_t Document::byte_size() const { return impl_->byte_size; }
+size_t Document::table_count() const { return impl_->tables.size(); }
+Table Document::table(size_t index) const { return Table(impl_.get(), index); }
+std::optional<Table> Document::FindTable(std::string_view schema) const {
+  for (size_t i = 0; i < impl_->tables.size(); ++i) {
+    if (impl_->tables[i].schema == schema) return Table(impl_.get(), i);
+  }
+  return std::nullopt;
+}
+const Diagnostics& Document::diagnostics() const { return impl_->diagnostics; }
+SourceLocation Document::Locate(size_t offset) const { return impl_->lines.Locate(impl_->path, offset); }
+
+StatusOr<Document> ReadExportBuffer(std::string bytes, std::string display_path, const ReadOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->path = std::move(display_path);
+  impl->bytes = std::move(bytes);
+  impl->byte_size = impl->bytes.size();
+  ExportParser parser(*impl, options);
+  Status s = parser.Run();
+  if (!s.ok()) return s;
+  return Document(std::move(impl));
+}
+
+StatusOr<Document> ReadExportFile(const std::string& path, const ReadOptions& options) {
+  auto bytes = internal::ReadWholeFile(path);
+  if (!bytes.ok()) return bytes.status();
+  return ReadExportBuffer(std::move(bytes).value(), path, options);
+}
+
+bool IsIntegerEngineeringType(std::string_view engineering_type) {
+  return IntKindOf(engineering_type) != IntKind::kNone;
+}
+
+}  // namespace perfgate::xctrace

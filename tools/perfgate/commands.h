@@ -1,0 +1,25 @@
+// The `perfgate` CLI's subcommands. Each Register* adds one subcommand to the app and
+// stores the exit code of its run in *exit_code (0 ok, 1 check failed, 2 bad input or
+// usage, 3 environment or tool failure).
+#ifndef PERFGATE_TOOLS_PERFGATE_COMMANDS_H_
+#define PERFGATE_TOOLS_PERFGATE_COMMANDS_H_
+
+#include <CLI/CLI.hpp>
+
+#include "perfgate/core/status.h"
+
+namespace perfgate::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitCheckFailed = 1;
+inline constexpr int kExitBadInput = 2;
+inline constexpr int kExitEnvironment = 3;
+
+// Prints the error in compiler form on stderr and returns its exit code.
+int ReportError(const Status& status);
+
+void RegisterXctraceCommands(CLI::App& app, int* exit_code);
+
+}  // namespace perfgate::cli
+
+#endif  // PERFGATE_TOOLS_PERFGATE_COMMANDS_H_
