@@ -171,7 +171,7 @@ class ExportParser {
 
  private:
   // --- error reporting -------------------------------------------------------
-  Status Fatal(std::string_view code, size_t offset, std::string message) {
+  Status Fatal(std::string_view code, size_t offset, std::string message) const {
     return Status::Error(std::string(code), std::move(message), Locate(offset));
   }
   SourceLocation Locate(size_t offset) const { return doc_.lines.Locate(doc_.path, offset); }
@@ -180,7 +180,8 @@ class ExportParser {
   bool Anomaly(std::string_view code, size_t offset, std::string message) {
     const DiagnosticDescriptor* d = FindDiagnostic(code);
     if (strict_ && d != nullptr && d->severity == Severity::kError) {
-      if (error_.ok()) error_ = Fatal(code, offset, std::move(message));
+      if (error_.ok()) error_ = stop_for_pending_ref_ ? PendingRefError(pending_refs_.front())
+                                                      : Fatal(code, offset, std::move(message));
       return false;
     }
     if (doc_.diagnostics.Has(code)) {
@@ -189,6 +190,10 @@ class ExportParser {
       doc_.diagnostics.Add(code, Locate(offset), std::move(message));
     }
     return true;
+  }
+
+  bool IsDefined(uint64_t id) const {
+    return id < id_dense_.size() ? id_dense_[id] != 0 : id_sparse_.count(id) > 0;
   }
 
   // --- skeleton scanning -----------------------------------------------------
@@ -255,12 +260,21 @@ class ExportParser {
     size_t offset;
     std::string where;
   };
+  Status PendingRefError(const PendingRef& r) const;
   std::vector<PendingRef> pending_refs_;
+  bool stop_for_pending_ref_ = false;
   pugi::xml_document chunk_;
   TableData* table_ = nullptr;
   int node_ordinal_ = 0;
   size_t row_in_node_ = 0;
 };
+
+Status ExportParser::PendingRefError(const PendingRef& r) const {
+  if (IsDefined(r.id)) {
+    return Fatal("xctrace.forward_ref", r.offset, r.where + " refers to an id defined only later");
+  }
+  return Fatal("xctrace.dangling_ref", r.offset, r.where + " has no earlier id=\"" + std::to_string(r.id) + "\"");
+}
 
 Status ExportParser::SkipMisc(size_t* pos) {
   size_t p = *pos;
@@ -416,9 +430,9 @@ Status ExportParser::Run() {
   }
   PERFGATE_RETURN_IF_ERROR(SkipMisc(&pos));
   if (pos < size()) return Fatal("xctrace.not_xml", pos, "content after the root element");
+  if (strict_ && !pending_refs_.empty()) return PendingRefError(pending_refs_.front());
   for (const PendingRef& r : pending_refs_) {
-    bool defined = r.id < id_dense_.size() ? id_dense_[r.id] != 0 : id_sparse_.count(r.id) > 0;
-    if (defined) {
+    if (IsDefined(r.id)) {
       Anomaly("xctrace.forward_ref", r.offset, r.where + " refers to an id defined only later");
     } else {
       Anomaly("xctrace.dangling_ref", r.offset, r.where + " has no earlier id=\"" + std::to_string(r.id) + "\"");
@@ -652,26 +666,14 @@ bool ExportParser::ResolveRef(pugi::xml_node element, const char* ref_text, uint
     node = it->second;
   }
   const std::string where = "<" + std::string(element.name()) + " ref=\"" + ref_text + "\"/> (" + RowContext() + ")";
-  if (node == 0 && !strict_) {
-    // Classified once the whole document is read (forward if defined later).
-    pending_refs_.push_back({id, at, where});
-    return true;
-  }
   if (node == 0) {
-    // Tell a forward ref from a dangling one by looking for the definition later on.
-    // The part already parsed in situ has its closing quotes overwritten, hence the
-    // two accepted terminators.
-    std::string needle = " id=\"" + std::string(ref_text);
-    bool later = false;
-    for (size_t p = Find(at, size(), needle); p != std::string::npos; p = Find(p + 1, size(), needle)) {
-      size_t after = p + needle.size();
-      if (after < size() && (doc_.bytes[after] == '"' || doc_.bytes[after] == '\0')) {
-        later = true;
-        break;
-      }
+    // Forward or dangling is only known once the rest is read: classified in Finish().
+    pending_refs_.push_back({id, at, where});
+    if (strict_) {
+      stop_for_pending_ref_ = true;
+      return true;  // keep reading so that a later definition can be recognised
     }
-    if (later) return Anomaly("xctrace.forward_ref", at, where + " refers to an id defined only later");
-    return Anomaly("xctrace.dangling_ref", at, where + " has no earlier id=\"" + ref_text + "\"");
+    return true;
   }
   const ValueNode& target = doc_.nodes[node];
   if (doc_.tag_names[target.tag] != element.name()) {

@@ -1,0 +1,419 @@
+// Reader for `xctrace export --toc` output. See perfgate/xctrace/toc.h for the
+// contract and shared/docs/xctrace-format.md §9 for the format.
+//
+// The shape this reader expects (Instruments 14.3.1 and 26.0; unknown elements and
+// attributes are skipped, so an element added by a later version is not an error):
+//
+//   <trace-toc>
+//     <run number="1">
+//       <info>
+//         <target>
+//           <device uuid model name os-version platform/>
+//           <host-device …/>                        (simulator recordings only)
+//           <process type arguments return-exit-status name pid termination-reason/>
+//         </target>
+//         <summary>
+//           <start-date/> <end-date/> <duration>5.647984</duration> <end-reason/>
+//           <instruments-version/> <template-name/> <recording-mode/> <time-limit/>
+//           <intruments-recording-settings>          (sic; 26.0 only)
+//             <instrument name><array><dictionary>
+//               <key name>text</key> | <key name><value>…</value>…</key>
+//           </intruments-recording-settings>
+//         </summary>
+//       </info>
+//       <processes><process name pid path/>…</processes>
+//       <data><table schema="…" …/>…</data>
+//       <tracks/>
+//     </run>
+//   </trace-toc>
+//
+// Parsing is in situ; positions come from the element name pointers into the
+// buffer, mapped through a LineIndex built before pugixml rewrites anything.
+#include "perfgate/xctrace/toc.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <system_error>
+
+#include <nlohmann/json.hpp>
+#include <pugixml.hpp>
+
+#include "core/text_input.h"
+
+namespace perfgate::xctrace {
+namespace {
+
+constexpr char kEmptyFile[] = "xctrace.empty_file";
+constexpr char kBadUtf8[] = "xctrace.bad_utf8";
+constexpr char kNotXml[] = "xctrace.not_xml";
+constexpr char kTruncated[] = "xctrace.truncated";
+constexpr char kUnexpectedRoot[] = "xctrace.unexpected_root";
+constexpr char kBadToc[] = "xctrace.bad_toc";
+
+bool IsDigits(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
+// A non-negative decimal integer without sign or spaces; nullopt otherwise or on
+// overflow.
+std::optional<int64_t> ParseDecimal(std::string_view s) {
+  if (!IsDigits(s)) return std::nullopt;
+  int64_t value = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return value;
+}
+
+// `digits[.digits]`, as the TOC writes seconds; nullopt for anything else (signs,
+// exponents, inf, nan, spaces).
+std::optional<double> ParseSeconds(std::string_view s) {
+  size_t dot = s.find('.');
+  if (dot == std::string_view::npos) {
+    if (!IsDigits(s)) return std::nullopt;
+  } else if (!IsDigits(s.substr(0, dot)) || !IsDigits(s.substr(dot + 1))) {
+    return std::nullopt;
+  }
+  double value = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+  if (ec != std::errc() || end != s.data() + s.size() || !std::isfinite(value)) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::string Attr(const pugi::xml_node& node, const char* name) {
+  return node.attribute(name).value();
+}
+
+// Walks one parsed document; owns nothing.
+class TocParser {
+ public:
+  TocParser(const char* base, size_t size, const internal::LineIndex& index,
+            const std::string& path)
+      : base_(base), size_(size), index_(index), path_(path) {}
+
+  SourceLocation Locate(size_t offset) const { return index_.Locate(path_, offset); }
+
+  // The position of the element's '<'.
+  SourceLocation Locate(const pugi::xml_node& node) const {
+    const char* name = node.name();
+    if (name > base_ && name <= base_ + size_) {
+      return Locate(static_cast<size_t>(name - base_ - 1));
+    }
+    return SourceLocation{path_};
+  }
+
+  Status BadToc(const pugi::xml_node& node, std::string message) const {
+    return Status::Error(kBadToc, std::move(message), Locate(node));
+  }
+
+  StatusOr<Toc> ParseRoot(const pugi::xml_node& root) const {
+    Toc toc;
+    toc.path = path_;
+    for (pugi::xml_node run_node : root.children("run")) {
+      TocRun run;
+      PERFGATE_RETURN_IF_ERROR(ParseRun(run_node, &run));
+      toc.runs.push_back(std::move(run));
+    }
+    if (toc.runs.empty()) {
+      return BadToc(root, "<trace-toc> has no <run>: the trace holds no recording");
+    }
+    return toc;
+  }
+
+ private:
+  Status ParseRun(const pugi::xml_node& node, TocRun* run) const {
+    pugi::xml_attribute number = node.attribute("number");
+    if (!number) return BadToc(node, "<run> has no number attribute");
+    std::optional<int64_t> n = ParseDecimal(number.value());
+    if (!n || *n < 1 || *n > std::numeric_limits<int>::max()) {
+      return BadToc(node, std::string("<run number=\"") + number.value() +
+                              "\">: the run number is not a positive decimal integer");
+    }
+    run->number = static_cast<int>(*n);
+
+    pugi::xml_node info = node.child("info");
+    pugi::xml_node target = info.child("target");
+    ParseDevice(target.child("device"), &run->device);
+    if (pugi::xml_node host = target.child("host-device")) {
+      run->host_device.emplace();
+      ParseDevice(host, &*run->host_device);
+    }
+    if (pugi::xml_node process = target.child("process")) {
+      PERFGATE_RETURN_IF_ERROR(ParseProcess(process, &run->target_process));
+      run->has_target_process = true;
+    }
+
+    pugi::xml_node summary = info.child("summary");
+    run->start_date = summary.child("start-date").text().get();
+    run->end_date = summary.child("end-date").text().get();
+    run->end_reason = summary.child("end-reason").text().get();
+    run->instruments_version = summary.child("instruments-version").text().get();
+    run->template_name = summary.child("template-name").text().get();
+    run->recording_mode = summary.child("recording-mode").text().get();
+    run->time_limit = summary.child("time-limit").text().get();
+    if (pugi::xml_node duration = summary.child("duration")) {
+      std::string text = duration.text().get();
+      run->duration_s = ParseSeconds(text);
+      if (!run->duration_s) {
+        return BadToc(duration, "<duration>" + text +
+                                    "</duration> is not a non-negative decimal number of seconds");
+      }
+    }
+    // Apple spells it "intruments"; accept the corrected spelling too in case a
+    // later Instruments fixes it.
+    pugi::xml_node settings = summary.child("intruments-recording-settings");
+    if (!settings) settings = summary.child("instruments-recording-settings");
+    CollectSettings(settings, std::string(), &run->recording_settings);
+
+    for (pugi::xml_node process : node.child("processes").children("process")) {
+      TocProcess p;
+      PERFGATE_RETURN_IF_ERROR(ParseProcess(process, &p));
+      run->processes.push_back(std::move(p));
+    }
+    for (pugi::xml_node table : node.child("data").children("table")) {
+      TocTable t;
+      for (pugi::xml_attribute a : table.attributes()) {
+        t.attributes.emplace_back(a.name(), a.value());
+      }
+      pugi::xml_attribute schema = table.attribute("schema");
+      if (!schema || *schema.value() == '\0') {
+        return BadToc(table, "<table> has no schema attribute, so no --xpath can select it");
+      }
+      t.schema = schema.value();
+      run->tables.push_back(std::move(t));
+    }
+    for (pugi::xml_node track : node.child("tracks").children("track")) {
+      TocTrack t;
+      t.name = Attr(track, "name");
+      for (pugi::xml_node detail : track.child("details").children("detail")) {
+        t.details.push_back(Attr(detail, "name"));
+      }
+      run->tracks.push_back(std::move(t));
+    }
+    return Status();
+  }
+
+  static void ParseDevice(const pugi::xml_node& node, TocDevice* device) {
+    device->uuid = Attr(node, "uuid");
+    device->model = Attr(node, "model");
+    device->name = Attr(node, "name");
+    device->os_version = Attr(node, "os-version");
+    device->platform = Attr(node, "platform");
+  }
+
+  Status ParseProcess(const pugi::xml_node& node, TocProcess* process) const {
+    process->name = Attr(node, "name");
+    process->type = Attr(node, "type");
+    process->arguments = Attr(node, "arguments");
+    process->path = Attr(node, "path");
+    process->termination_reason = Attr(node, "termination-reason");
+    process->return_exit_status = Attr(node, "return-exit-status");
+    if (pugi::xml_attribute pid = node.attribute("pid")) {
+      std::optional<int64_t> value = ParseDecimal(pid.value());
+      if (!value) {
+        return BadToc(node, "<process name=\"" + process->name + "\" pid=\"" + pid.value() +
+                                "\">: the pid is not a decimal integer");
+      }
+      process->pid = *value;
+    }
+    return Status();
+  }
+
+  // One entry per leaf element below `node`, keyed by the `name` attributes on the
+  // way down; text held by an element that also has children is kept too.
+  static void CollectSettings(const pugi::xml_node& node, const std::string& prefix,
+                              std::vector<std::pair<std::string, std::string>>* out) {
+    for (pugi::xml_node child : node.children()) {
+      if (child.type() != pugi::node_element) continue;
+      std::string key = prefix;
+      if (pugi::xml_attribute name = child.attribute("name")) {
+        if (!key.empty()) key += '/';
+        key += name.value();
+      }
+      bool has_element_child = false;
+      for (pugi::xml_node grandchild : child.children()) {
+        if (grandchild.type() == pugi::node_element) {
+          has_element_child = true;
+          break;
+        }
+      }
+      std::string text = child.text().get();
+      if (!has_element_child) {
+        out->emplace_back(key, std::move(text));
+      } else {
+        if (!text.empty()) out->emplace_back(key, std::move(text));
+        CollectSettings(child, key, out);
+      }
+    }
+  }
+
+  const char* base_;
+  size_t size_;
+  const internal::LineIndex& index_;
+  const std::string& path_;
+};
+
+std::string HexByte(unsigned char c) {
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "0x%02X", c);
+  return buf;
+}
+
+nlohmann::json DeviceJson(const TocDevice& d) {
+  return {{"uuid", d.uuid},
+          {"model", d.model},
+          {"name", d.name},
+          {"os_version", d.os_version},
+          {"platform", d.platform}};
+}
+
+nlohmann::json ProcessJson(const TocProcess& p) {
+  nlohmann::json j = {{"name", p.name},
+                      {"type", p.type},
+                      {"arguments", p.arguments},
+                      {"path", p.path},
+                      {"termination_reason", p.termination_reason},
+                      {"return_exit_status", p.return_exit_status}};
+  j["pid"] = p.pid >= 0 ? nlohmann::json(p.pid) : nlohmann::json(nullptr);
+  return j;
+}
+
+nlohmann::json RunJson(const TocRun& run) {
+  nlohmann::json j = nlohmann::json::object();
+  j["number"] = run.number;
+  j["device"] = DeviceJson(run.device);
+  j["host_device"] = run.host_device ? DeviceJson(*run.host_device) : nlohmann::json(nullptr);
+  j["target_process"] =
+      run.has_target_process ? ProcessJson(run.target_process) : nlohmann::json(nullptr);
+  j["start_date"] = run.start_date;
+  j["end_date"] = run.end_date;
+  j["end_reason"] = run.end_reason;
+  j["instruments_version"] = run.instruments_version;
+  j["template_name"] = run.template_name;
+  j["recording_mode"] = run.recording_mode;
+  j["time_limit"] = run.time_limit;
+  j["duration_s"] = run.duration_s ? nlohmann::json(*run.duration_s) : nlohmann::json(nullptr);
+  nlohmann::json settings = nlohmann::json::array();
+  for (const auto& [key, value] : run.recording_settings) {
+    settings.push_back({{"key", key}, {"value", value}});
+  }
+  j["recording_settings"] = std::move(settings);
+  nlohmann::json processes = nlohmann::json::array();
+  for (const TocProcess& p : run.processes) processes.push_back(ProcessJson(p));
+  j["processes"] = std::move(processes);
+  nlohmann::json tables = nlohmann::json::array();
+  for (const TocTable& t : run.tables) {
+    nlohmann::json table = nlohmann::json::object();
+    for (const auto& [name, value] : t.attributes) table[name] = value;
+    table["schema"] = t.schema;
+    tables.push_back(std::move(table));
+  }
+  j["tables"] = std::move(tables);
+  nlohmann::json tracks = nlohmann::json::array();
+  for (const TocTrack& t : run.tracks) {
+    tracks.push_back({{"name", t.name}, {"details", t.details}});
+  }
+  j["tracks"] = std::move(tracks);
+  return j;
+}
+
+}  // namespace
+
+StatusOr<Toc> ReadTocBuffer(std::string bytes, std::string display_path) {
+  if (bytes.empty()) {
+    return Status::Error(kEmptyFile, "the file is empty; expected the output of "
+                                     "`xctrace export --toc`",
+                         SourceLocation{display_path});
+  }
+  const internal::LineIndex index(bytes);
+  if (size_t bad = internal::FindInvalidUtf8(bytes); bad != std::string_view::npos) {
+    return Status::Error(kBadUtf8,
+                         "byte " + HexByte(static_cast<unsigned char>(bytes[bad])) +
+                             " is not valid UTF-8",
+                         index.Locate(display_path, bad));
+  }
+
+  char* base = bytes.data();
+  const size_t size = bytes.size();
+  pugi::xml_document doc;
+  pugi::xml_parse_result parsed = doc.load_buffer_inplace(
+      base, size, pugi::parse_default | pugi::parse_trim_pcdata, pugi::encoding_utf8);
+  TocParser parser(base, size, index, display_path);
+  if (!parsed) {
+    const size_t offset = parsed.offset < 0 ? 0 : static_cast<size_t>(parsed.offset);
+    // pugixml reports an element left open at the end of the input as a tag
+    // mismatch on the last byte.
+    if (parsed.status == pugi::status_end_element_mismatch && offset + 1 >= size) {
+      return Status::Error(kTruncated,
+                           std::string("the input ends before every element is closed (") +
+                               parsed.description() + "); was the export cut short?",
+                           parser.Locate(offset));
+    }
+    return Status::Error(kNotXml, std::string("not well-formed XML: ") + parsed.description(),
+                         parser.Locate(offset));
+  }
+
+  pugi::xml_node root = doc.document_element();
+  for (pugi::xml_node extra = root.next_sibling(); extra; extra = extra.next_sibling()) {
+    if (extra.type() == pugi::node_element) {
+      return Status::Error(kNotXml,
+                           std::string("not well-formed XML: a second root element <") +
+                               extra.name() + "> follows <" + root.name() + ">",
+                           parser.Locate(extra));
+    }
+  }
+  if (std::string_view(root.name()) != "trace-toc") {
+    std::string message =
+        std::string("the root element is <") + root.name() + ">, expected <trace-toc>";
+    if (std::string_view(root.name()) == "trace-query-result") {
+      message += " (this is an `xctrace export --xpath` result, not a --toc)";
+    }
+    return Status::Error(kUnexpectedRoot, std::move(message), parser.Locate(root));
+  }
+  return parser.ParseRoot(root);
+}
+
+StatusOr<Toc> ReadTocFile(const std::string& path) {
+  PERFGATE_ASSIGN_OR_RETURN(std::string bytes, internal::ReadWholeFile(path));
+  return ReadTocBuffer(std::move(bytes), path);
+}
+
+const TocTable* FindTable(const TocRun& run, std::string_view schema) {
+  for (const TocTable& table : run.tables) {
+    if (table.schema == schema) return &table;
+  }
+  return nullptr;
+}
+
+std::vector<const TocTable*> FindTables(const TocRun& run, std::string_view schema) {
+  std::vector<const TocTable*> out;
+  for (const TocTable& table : run.tables) {
+    if (table.schema == schema) out.push_back(&table);
+  }
+  return out;
+}
+
+std::optional<std::string_view> FindAttribute(const TocTable& table, std::string_view name) {
+  for (const auto& [key, value] : table.attributes) {
+    if (key == name) return std::string_view(value);
+  }
+  return std::nullopt;
+}
+
+std::string TocToJson(const Toc& toc) {
+  nlohmann::json j = nlohmann::json::object();
+  j["path"] = toc.path;
+  nlohmann::json runs = nlohmann::json::array();
+  for (const TocRun& run : toc.runs) runs.push_back(RunJson(run));
+  j["runs"] = std::move(runs);
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace perfgate::xctrace
