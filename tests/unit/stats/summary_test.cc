@@ -1,0 +1,67 @@
+#include "perfgate/stats/summary.h"
+
+#include <gtest/gtest.h>
+
+namespace perfgate::stats {
+namespace {
+
+TEST(Stats, Median) {
+  EXPECT_EQ(Median({}), 0);
+  EXPECT_EQ(Median({5}), 5);
+  EXPECT_EQ(Median({9768.9, 9697.5, 9741.1, 9520.9, 9735.6}), 9735.6);  // hf2q iter22 trials
+  EXPECT_EQ(Median({4, 1, 3, 2}), 2.5);
+  EXPECT_EQ(MedianTruncated({1, 2}), 1);  // int(1.5)
+  EXPECT_EQ(MedianTruncated({3, 1, 2}), 2);
+}
+
+TEST(Stats, NearestRankPercentileSortsFirst) {
+  // The seed read index floor(0.95*(n-1)) of the unsorted list; here 20 values in
+  // descending order would give 2 there, while the true p95 is 19.
+  std::vector<int64_t> v;
+  for (int i = 20; i >= 1; --i) v.push_back(i);
+  EXPECT_EQ(PercentileNearestRank(v, 95), 19);
+  EXPECT_EQ(PercentileNearestRank(v, 50), 10);
+  EXPECT_EQ(PercentileNearestRank(v, 100), 20);
+  EXPECT_EQ(PercentileNearestRank(v, 0), 1);
+  EXPECT_EQ(PercentileNearestRank({}, 95), 0);
+  EXPECT_EQ(PercentileNearestRank({7}, 95), 7);
+}
+
+TEST(Stats, UnionLengthCountsOverlapsOnce) {
+  EXPECT_EQ(UnionLength({}), 0);
+  EXPECT_EQ(UnionLength({{0, 10}, {5, 15}, {20, 30}}), 25);
+  EXPECT_EQ(UnionLength({{0, 100}, {10, 20}, {30, 100}}), 100);  // nested rows, same end
+  EXPECT_EQ(UnionLength({{0, 10}, {10, 20}}), 20);                // touching
+  EXPECT_EQ(UnionLength({{5, 5}, {9, 3}}), 0);                    // empty and reversed
+}
+
+TEST(Stats, MannWhitneyExactSmallSamples) {
+  auto r = MannWhitneyU({1, 2, 3, 4, 5}, {6, 7, 8, 9, 10});
+  EXPECT_TRUE(r.exact);
+  EXPECT_EQ(r.u, 0);
+  EXPECT_NEAR(r.p_value, 2.0 / 252.0, 1e-12);
+  auto r3 = MannWhitneyU({1, 2, 3}, {4, 5, 6});
+  EXPECT_NEAR(r3.p_value, 0.1, 1e-12);  // 3 vs 3 can never reach 0.05
+  auto same = MannWhitneyU({1, 4, 5}, {2, 3, 6});
+  EXPECT_EQ(same.u, 4);
+  EXPECT_NEAR(same.p_value, 1.0, 1e-12);
+}
+
+TEST(Stats, MannWhitneyNormalWithTies) {
+  auto r = MannWhitneyU({1, 2, 2, 3}, {2, 3, 4, 5});
+  EXPECT_FALSE(r.exact);
+  EXPECT_EQ(r.u, 2.5);
+  EXPECT_NEAR(r.p_value, 0.13665824773814753, 1e-12);
+  EXPECT_EQ(MannWhitneyU({1, 1}, {1, 1}).p_value, 1.0);
+  EXPECT_EQ(MannWhitneyU({}, {1}).p_value, 1.0);
+}
+
+TEST(Stats, MinimumAttainablePValue) {
+  EXPECT_NEAR(MinimumAttainablePValue(3, 3), 0.1, 1e-12);
+  EXPECT_NEAR(MinimumAttainablePValue(4, 4), 2.0 / 70, 1e-12);
+  EXPECT_NEAR(MinimumAttainablePValue(5, 5), 2.0 / 252, 1e-12);
+  EXPECT_NEAR(MinimumAttainablePValue(7, 7), 2.0 / 3432, 1e-12);
+}
+
+}  // namespace
+}  // namespace perfgate::stats
