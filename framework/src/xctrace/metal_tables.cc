@@ -14,13 +14,12 @@
 namespace perfgate::xctrace {
 namespace {
 
-// A null or undecodable value in a typed view. A dedicated catalogue entry
-// ("xctrace.null_required_value") would describe the sentinel case better; until it
-// exists this is the closest code.
-constexpr std::string_view kBadValueCode = "xctrace.bad_integer";
+// A null (or, after a lenient read, undecodable) value in a required column.
+constexpr std::string_view kBadValueCode = "xctrace.null_required_value";
 constexpr std::string_view kMissingColumnCode = "xctrace.missing_column";
-// A document or table of the wrong schema. "xctrace.missing_table" would fit better.
+// A table of the wrong schema handed to a view, and a document without the table.
 constexpr std::string_view kWrongSchemaCode = "xctrace.schema_mismatch";
+constexpr std::string_view kMissingTableCode = "xctrace.missing_table";
 
 // How a view needs a column; see the header's "Column kinds".
 enum class Need { kValue, kKey, kOptional };
@@ -128,7 +127,7 @@ class RowDecoder {
   // As OptionalUint64, and kNoId ("none") is nullopt too.
   std::optional<uint64_t> OptionalId(const BoundColumn& c) {
     std::optional<uint64_t> id = Integer<uint64_t>(c);
-    
+    if (id && *id == kNoId) return std::nullopt;
     return id;
   }
   template <typename Id>
@@ -165,11 +164,10 @@ class RowDecoder {
   // Diagnostics to count into, a problem is returned as an error instead.
   StatusOr<bool> Finish(std::string_view schema, Diagnostics* diagnostics) const {
     if (problem_.empty()) return true;
-    std::string detail = std::string(schema) + " column '" + std::string(problem_column_) +
-                         "' " + problem_ + (skip_ ? "; row skipped" : "; value dropped");
+    std::string detail = std::string(schema) + " column '" + std::string(problem_column_) + "' " +
+                         problem_ + (skip_ ? "; row skipped" : "; value dropped");
     if (diagnostics == nullptr) {
-      return Status::Error(std::string(kBadValueCode), std::move(detail),
-                           table_.RowLocation(row_));
+      return Status::Error(std::string(kBadValueCode), std::move(detail), table_.RowLocation(row_));
     }
     diagnostics->Add(kBadValueCode, table_.RowLocation(row_), std::move(detail));
     return !skip_;
@@ -217,8 +215,7 @@ class RowDecoder {
 // Runs `decode(RowDecoder&) -> Row` over every row, keeping the rows that
 // Finish() accepts.
 template <typename Row, typename Decode>
-StatusOr<std::vector<Row>> DecodeRows(const Table& table, Diagnostics* diagnostics,
-                                      Decode decode) {
+StatusOr<std::vector<Row>> DecodeRows(const Table& table, Diagnostics* diagnostics, Decode decode) {
   std::vector<Row> rows;
   rows.reserve(table.row_count());
   for (size_t r = 0; r < table.row_count(); ++r) {
@@ -280,8 +277,7 @@ StatusOr<std::vector<ExecutionPoint>> ReadExecutionPoints(const Table& table,
   });
 }
 
-StatusOr<std::vector<GpuInterval>> ReadGpuIntervals(const Table& table,
-                                                    Diagnostics* diagnostics) {
+StatusOr<std::vector<GpuInterval>> ReadGpuIntervals(const Table& table, Diagnostics* diagnostics) {
   PERFGATE_RETURN_IF_ERROR(CheckSchema(table, GpuInterval::kSchema));
   ColumnBinder b(table);
   const BoundColumn start = b.RequiredValue("start");
@@ -496,24 +492,23 @@ StatusOr<std::vector<Row>> ReadMetalTable(const Document& document, Diagnostics*
       if (!has.empty()) has += ", ";
       has += document.table(i).schema();
     }
-    return Status::Error(std::string(kWrongSchemaCode),
-                         "the export has no " + std::string(Row::kSchema) + " table (has: " +
-                             (has.empty() ? "no tables" : has) + ")",
+    return Status::Error(std::string(kMissingTableCode),
+                         "the export has no " + std::string(Row::kSchema) +
+                             " table (has: " + (has.empty() ? "no tables" : has) + ")",
                          SourceLocation{document.path()});
   }
   return ReaderFor(static_cast<const Row*>(nullptr))(*table, diagnostics);
 }
 
-template StatusOr<std::vector<ExecutionPoint>> ReadMetalTable<ExecutionPoint>(
-    const Document&, Diagnostics*);
+template StatusOr<std::vector<ExecutionPoint>> ReadMetalTable<ExecutionPoint>(const Document&,
+                                                                              Diagnostics*);
 template StatusOr<std::vector<GpuInterval>> ReadMetalTable<GpuInterval>(const Document&,
                                                                         Diagnostics*);
 template StatusOr<std::vector<EncoderRow>> ReadMetalTable<EncoderRow>(const Document&,
                                                                       Diagnostics*);
-template StatusOr<std::vector<SubmissionMapRow>> ReadMetalTable<SubmissionMapRow>(
-    const Document&, Diagnostics*);
-template StatusOr<std::vector<ShaderRow>> ReadMetalTable<ShaderRow>(const Document&,
-                                                                    Diagnostics*);
+template StatusOr<std::vector<SubmissionMapRow>> ReadMetalTable<SubmissionMapRow>(const Document&,
+                                                                                  Diagnostics*);
+template StatusOr<std::vector<ShaderRow>> ReadMetalTable<ShaderRow>(const Document&, Diagnostics*);
 template StatusOr<std::vector<CommandBufferSubmission>> ReadMetalTable<CommandBufferSubmission>(
     const Document&, Diagnostics*);
 template StatusOr<std::vector<DriverInterval>> ReadMetalTable<DriverInterval>(const Document&,

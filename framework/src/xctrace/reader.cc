@@ -42,7 +42,8 @@ IntKind IntKindOf(std::string_view type) {
       {"pid", IntKind::kSigned64},          {"tid", IntKind::kUnsigned64},
       {"uint64", IntKind::kUnsigned64},     {"metal-command-buffer-id", IntKind::kUnsigned64},
       {"uint32", IntKind::kUnsigned32},     {"uint16", IntKind::kUnsigned16},
-      {"uint8", IntKind::kUnsigned8},
+      {"uint8", IntKind::kUnsigned8},       {"metal-nesting-level", IntKind::kUnsigned32},
+      {"gpu-frame-number", IntKind::kUnsigned64}, {"size-in-bytes", IntKind::kUnsigned64},
   };
   auto it = kKinds.find(type);
   return it == kKinds.end() ? IntKind::kNone : it->second;

@@ -14,6 +14,8 @@
 //     (std::nullopt ids, ProcessRef::is_null);
 //   - optional: the column may be absent; absent or null gives std::nullopt (an empty
 //     string for labels).
+// A key or optional cell whose text is not an integer becomes std::nullopt and is
+// counted with the same code; its row is kept.
 // A missing required-value or key column is an xctrace.missing_column error naming the
 // table and listing its mnemonics. Optional 64-bit ids equal to kNoId (UINT64_MAX,
 // Apple's "none") become std::nullopt. When `diagnostics` is null, a row that would be
@@ -80,13 +82,13 @@ ProcessRef ReadProcess(const Value& cell);
 // submission, system-wide. Required values: timestamp, function, gpu-submission-id.
 struct ExecutionPoint {
   static constexpr std::string_view kSchema = "metal-gpu-execution-points";
-  int64_t timestamp_ns = 0;                   // since run start
-  uint64_t channel_id = kNoId;                // kNoId when the column is absent or null
-  uint32_t function = 0;                      // 1 = start, 2 = end
+  int64_t timestamp_ns = 0;     // since run start
+  uint64_t channel_id = kNoId;  // kNoId when the column is absent or null
+  uint32_t function = 0;        // 1 = start, 2 = end
   SubmissionId submission;
-  std::optional<uint64_t> slot_id;            // equals the submission id in real exports
-  std::optional<uint64_t> accelerator_id;     // kNoId in every real row, hence nullopt
-  size_t row = 0;                             // row index in the table (for locations)
+  std::optional<uint64_t> slot_id;         // equals the submission id in real exports
+  std::optional<uint64_t> accelerator_id;  // kNoId in every real row, hence nullopt
+  size_t row = 0;                          // row index in the table (for locations)
 };
 
 // metal-gpu-intervals: GPU time of about one encoder (segment) on one channel.
@@ -95,15 +97,15 @@ struct GpuInterval {
   static constexpr std::string_view kSchema = "metal-gpu-intervals";
   int64_t start_ns = 0;
   int64_t duration_ns = 0;
-  std::string channel_name;                   // "Compute", "Vertex", "Fragment", "Blit"
-  std::string event_label;                    // e.g. "Command Buffer 0:Compute Command 0 …"
+  std::string channel_name;  // "Compute", "Vertex", "Fragment", "Blit"
+  std::string event_label;   // e.g. "Command Buffer 0:Compute Command 0 …"
   ProcessRef process;
   std::optional<CommandBufferId> cmdbuffer;
   std::optional<EncoderId> encoder;
-  std::optional<SubmissionId> submission;     // typed uint64 in this table
-  std::optional<int64_t> start_latency_ns;    // "CPU to GPU Latency"
-  std::optional<int64_t> depth;               // event-depth (metal-nesting-level)
-  std::optional<uint64_t> frame_number;       // null on most compute rows
+  std::optional<SubmissionId> submission;   // typed uint64 in this table
+  std::optional<int64_t> start_latency_ns;  // "CPU to GPU Latency"
+  std::optional<int64_t> depth;             // event-depth (metal-nesting-level)
+  std::optional<uint64_t> frame_number;     // null on most compute rows
   size_t row = 0;
 };
 
@@ -114,12 +116,12 @@ struct EncoderRow {
   int64_t start_ns = 0;
   int64_t duration_ns = 0;
   ProcessRef process;
-  std::optional<int64_t> thread_tid;          // from the thread cell's `tid` child
-  std::string cmdbuffer_label;                // e.g. "Command Buffer 0" or a setLabel text
-  std::string cmdbuffer_label_indexed;        // e.g. "[0] Command Buffer 0"
-  std::string encoder_label;                  // e.g. "Compute Command 0"
-  std::string encoder_label_indexed;          // e.g. "[0] Compute Command 0"
-  std::string event_type;                     // e.g. "Encoding"
+  std::optional<int64_t> thread_tid;    // from the thread cell's `tid` child
+  std::string cmdbuffer_label;          // e.g. "Command Buffer 0" or a setLabel text
+  std::string cmdbuffer_label_indexed;  // e.g. "[0] Command Buffer 0"
+  std::string encoder_label;            // e.g. "Compute Command 0"
+  std::string encoder_label_indexed;    // e.g. "[0] Compute Command 0"
+  std::string event_type;               // e.g. "Encoding"
   std::optional<CommandBufferId> cmdbuffer;
   std::optional<EncoderId> encoder;
   size_t row = 0;
@@ -134,7 +136,7 @@ struct SubmissionMapRow {
   SubmissionId submission;
   std::optional<CommandBufferId> cmdbuffer;
   std::optional<EncoderId> encoder;
-  std::optional<int64_t> pid;                 // the uint32 `pid` column
+  std::optional<int64_t> pid;  // the uint32 `pid` column
   ProcessRef process;
   std::optional<uint32_t> num_coalesced_encoders;  // mnemonic `num-coalasced-encoders` (sic)
   std::optional<uint64_t> segment_id;
@@ -148,11 +150,11 @@ struct SubmissionMapRow {
 struct ShaderRow {
   static constexpr std::string_view kSchema = "metal-shader-profiler-shader-list";
   std::optional<int64_t> timestamp_ns;
-  std::string name;                           // e.g. "kernel_mul_mv_q4_0_f32 (35)"
-  std::string label;                          // often empty
+  std::string name;   // e.g. "kernel_mul_mv_q4_0_f32 (35)"
+  std::string label;  // often empty
   std::string pso_name;
   std::optional<uint64_t> id;
-  std::string shader_type;                    // e.g. "Compute"
+  std::string shader_type;  // e.g. "Compute"
   ProcessRef process;
   size_t row = 0;
 };
@@ -164,10 +166,10 @@ struct CommandBufferSubmission {
   static constexpr std::string_view kSchema = "metal-application-command-buffer-submissions";
   int64_t start_ns = 0;
   int64_t duration_ns = 0;
-  std::string track_label;                    // the command buffer's label
+  std::string track_label;  // the command buffer's label
   std::optional<uint32_t> num_encoders;
   std::optional<int64_t> encoder_time_ns;
-  std::string event_label;                    // e.g. `Committed "Command Buffer 0" with 1 encoders`
+  std::string event_label;  // e.g. `Committed "Command Buffer 0" with 1 encoders`
   ProcessRef process;
   std::optional<CommandBufferId> cmdbuffer;
   size_t row = 0;
@@ -179,12 +181,12 @@ struct DriverInterval {
   static constexpr std::string_view kSchema = "metal-driver-intervals";
   int64_t start_ns = 0;
   int64_t duration_ns = 0;
-  std::string event_type;                     // "Command Buffer" or "Command Encoder"
-  std::optional<int64_t> depth;               // 0 = command buffer, 1 = encoder
-  std::string event_label;                    // the formatted-label's display string
+  std::string event_type;        // "Command Buffer" or "Command Encoder"
+  std::optional<int64_t> depth;  // 0 = command buffer, 1 = encoder
+  std::string event_label;       // the formatted-label's display string
   ProcessRef process;
   std::optional<int64_t> thread_tid;
-  std::optional<uint64_t> object_id;          // kNoId in every real row, hence nullopt
+  std::optional<uint64_t> object_id;  // kNoId in every real row, hence nullopt
   size_t row = 0;
 };
 
@@ -194,7 +196,7 @@ struct ShaderProfilerInterval {
   static constexpr std::string_view kSchema = "metal-shader-profiler-intervals";
   int64_t start_ns = 0;
   int64_t duration_ns = 0;
-  std::optional<SubmissionId> submission;     // a uint32 column here
+  std::optional<SubmissionId> submission;  // a uint32 column here
   std::optional<uint64_t> pc;
   size_t row = 0;
 };
@@ -202,8 +204,7 @@ struct ShaderProfilerInterval {
 // One reader per table. Each checks the columns first, then decodes every row.
 StatusOr<std::vector<ExecutionPoint>> ReadExecutionPoints(const Table& table,
                                                           Diagnostics* diagnostics);
-StatusOr<std::vector<GpuInterval>> ReadGpuIntervals(const Table& table,
-                                                    Diagnostics* diagnostics);
+StatusOr<std::vector<GpuInterval>> ReadGpuIntervals(const Table& table, Diagnostics* diagnostics);
 StatusOr<std::vector<EncoderRow>> ReadEncoderRows(const Table& table, Diagnostics* diagnostics);
 StatusOr<std::vector<SubmissionMapRow>> ReadSubmissionMap(const Table& table,
                                                           Diagnostics* diagnostics);
@@ -212,8 +213,8 @@ StatusOr<std::vector<CommandBufferSubmission>> ReadCommandBufferSubmissions(
     const Table& table, Diagnostics* diagnostics);
 StatusOr<std::vector<DriverInterval>> ReadDriverIntervals(const Table& table,
                                                           Diagnostics* diagnostics);
-StatusOr<std::vector<ShaderProfilerInterval>> ReadShaderProfilerIntervals(
-    const Table& table, Diagnostics* diagnostics);
+StatusOr<std::vector<ShaderProfilerInterval>> ReadShaderProfilerIntervals(const Table& table,
+                                                                          Diagnostics* diagnostics);
 
 // Finds the first table of schema Row::kSchema in `document` and reads it with the
 // matching reader above, e.g. ReadMetalTable<GpuInterval>(doc, &diags). A document
