@@ -1,0 +1,60 @@
+// Attribution of Metal System Trace GPU time per decode token.
+//
+// LoadTrial reads one trial's exported tables; SummarizeTrial pairs execution points
+// into submissions, filters them to the target process and the decode window, buckets
+// them by duration and joins them to encoder families, command-buffer phases and the
+// kernel registry; SummarizeEngine takes medians over trials; Compare puts an engine
+// beside its baseline. The method and the seed's defects are in
+// shared/docs/attribution-method.md; --seed-compat reproduces the seed.
+#ifndef PERFGATE_ATTRIBUTION_ATTRIBUTE_H_
+#define PERFGATE_ATTRIBUTION_ATTRIBUTE_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "perfgate/attribution/options.h"
+#include "perfgate/attribution/summary.h"
+#include "perfgate/core/status.h"
+#include "perfgate/xctrace/metal_tables.h"
+
+namespace perfgate::attribution {
+
+// The exported tables of one trial. Optional tables are nullopt when not exported.
+struct TrialTables {
+  std::string path;
+  std::vector<xctrace::ExecutionPoint> execution_points;  // required
+  std::optional<std::vector<xctrace::EncoderRow>> encoders;
+  std::optional<std::vector<xctrace::SubmissionMapRow>> submission_map;
+  std::optional<std::vector<xctrace::ShaderRow>> shaders;
+  std::optional<int64_t> shader_timeline_rows;
+  std::optional<std::vector<xctrace::GpuInterval>> gpu_intervals;
+  Diagnostics diagnostics;  // anomalies counted while decoding (lenient reads)
+};
+
+// Reads a trial: a directory of `<schema>.xml` files as `xctrace export` wrote them
+// (a recording bundle's trial-K/), or one XML file holding several tables.
+// metal-gpu-execution-points is required; a missing one is an error naming it.
+StatusOr<TrialTables> LoadTrial(const std::string& path);
+
+// Expands a --trace PATH into trial paths: a recording directory of trial
+// subdirectories gives each subdirectory (sorted); a trial directory or file gives itself.
+StatusOr<std::vector<std::string>> ExpandTrialPaths(const std::string& path);
+
+// Attributes one trial. Errors: no token count; the target process has no
+// submissions (attr.no_target_rows); the process filter needs the submission map.
+StatusOr<TrialSummary> SummarizeTrial(const TrialTables& tables, const AttributionOptions& options);
+
+// Medians over trials (trials must be non-empty). seed_compat keeps the seed's
+// p50 = 0 contribution of trials with an empty bucket.
+EngineSummary SummarizeEngine(std::string name, std::vector<TrialSummary> trials,
+                              const std::vector<Bucket>& buckets, bool seed_compat = false);
+
+// Engine minus baseline, per bucket, family and phase, with Mann-Whitney p-values.
+// seed_compat picks an attack target even when every Δ is negative, as the seed did.
+Comparison Compare(const EngineSummary& engine, const EngineSummary& baseline,
+                   const std::vector<Bucket>& buckets, bool seed_compat = false);
+
+}  // namespace perfgate::attribution
+
+#endif  // PERFGATE_ATTRIBUTION_ATTRIBUTE_H_

@@ -1,0 +1,99 @@
+// What attribution is configured with: duration buckets, kernel-family rules, the
+// process filter, the decode window and the token count. The seed's tables are the
+// defaults; buckets and kernel families are data that users can replace.
+#ifndef PERFGATE_ATTRIBUTION_OPTIONS_H_
+#define PERFGATE_ATTRIBUTION_OPTIONS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "perfgate/core/status.h"
+
+namespace perfgate::attribution {
+
+// A half-open duration band [lo_ns, hi_ns); hi_ns == kOpenEnd means no upper bound.
+struct Bucket {
+  static constexpr int64_t kOpenEnd = INT64_MAX;
+  std::string name;
+  int64_t lo_ns = 0;
+  int64_t hi_ns = kOpenEnd;
+  std::string hint;  // the kernel class that usually lands here, for the attack target
+};
+
+// The seed's five bands: xs_<2us, sm_2_8us, md_8_32us, lg_32_80us, xl_>=80us.
+std::vector<Bucket> DefaultBuckets();
+
+// Parses "NAME:LO_NS:HI_NS,..." (HI_NS empty for an open end), e.g.
+// "fast:0:10000,slow:10000:". Bands must be non-empty, sorted and contiguous from 0.
+StatusOr<std::vector<Bucket>> ParseBuckets(std::string_view spec);
+
+// Prefix rules that name kernel families from shader names.
+struct KernelFamilyRule {
+  std::string prefix;
+  std::string family;
+};
+struct KernelFamilyTable {
+  std::string strip_prefix = "kernel_";  // removed before matching
+  std::vector<KernelFamilyRule> rules;   // first match wins
+};
+
+// The seed's table (mul_mm_id_map0 -> moe_map0, ..., kv_cache_copy -> kv_cache).
+KernelFamilyTable DefaultKernelFamilies();
+
+// Reads {"strip_prefix": "...", "rules": [{"prefix": "...", "family": "..."}]} from a
+// JSON file, so users extend the table without recompiling.
+StatusOr<KernelFamilyTable> LoadKernelFamilies(const std::string& path);
+
+// Which submissions count as decode.
+struct DecodeWindow {
+  enum class Mode { kWholeTrace, kLabel, kTimeRange, kSkipSubmissions };
+  Mode mode = Mode::kWholeTrace;
+  std::string label;        // kLabel: from the end of its first command buffer to the end of its last
+  int64_t start_ns = 0;     // kTimeRange: [start_ns, end_ns) in trace time
+  int64_t end_ns = INT64_MAX;
+  int64_t skip = 0;         // kSkipSubmissions: drop the first N target submissions
+};
+
+// Parses "label:NAME", "time:START_NS:END_NS" or "skip:N".
+StatusOr<DecodeWindow> ParseWindow(std::string_view spec);
+
+struct AttributionOptions {
+  // Keep submissions whose process name starts with this (the CLI defaults it to the
+  // engine name). Ignored with all_processes.
+  std::string process_prefix;
+  bool all_processes = false;
+  // Reproduce the seed's numbers exactly (no filter, no window, overwrite pairing,
+  // unsorted p95, p50 = 0 medians, kernel families only for kernel_ names).
+  bool seed_compat = false;
+  DecodeWindow window;
+  // The configured decode-token count; when token_label is set the count comes from
+  // the trace instead and a disagreement with this one is a diagnostic.
+  std::optional<int64_t> tokens;
+  std::string token_label;
+  std::vector<Bucket> buckets = DefaultBuckets();
+  KernelFamilyTable kernel_families = DefaultKernelFamilies();
+};
+
+// The seed's label normalisation: drop a leading "[n] " and purely numeric dotted
+// parts ("layer.12.attn" -> "layer.attn"); "" -> "(unknown)".
+std::string NormalizePhaseLabel(std::string_view label);
+
+// compute / blit / render / accel from the encoder label, else its first word
+// lowercased; "" -> "(unknown)".
+std::string EncoderFamily(std::string_view encoder_label);
+
+// The kernel family of a shader name (cut at "|" and " (" first). With
+// `require_prefix` (the seed) names without strip_prefix are their own family.
+std::string KernelFamily(const KernelFamilyTable& table, std::string_view shader_name,
+                         bool require_prefix = false);
+
+// True for generic labels that carry no phase: "Command Buffer…", "Compute Command…",
+// "(unknown)".
+bool IsGenericPhase(std::string_view phase);
+
+}  // namespace perfgate::attribution
+
+#endif  // PERFGATE_ATTRIBUTION_OPTIONS_H_
