@@ -41,6 +41,7 @@ StatusOr<TrialTables> LoadTrial(const std::string& path) {
          {kExecutionPoints, xctrace::EncoderRow::kSchema, xctrace::SubmissionMapRow::kSchema,
           xctrace::ShaderRow::kSchema, kShaderTimeline, xctrace::GpuInterval::kSchema}) {
       fs::path file = fs::path(path) / (std::string(schema) + ".xml");
+      if (!fs::exists(file, ec)) file += ".gz";
       if (!fs::exists(file, ec)) continue;
       xctrace::ReadOptions options;
       options.expected_schema = std::string(schema);
@@ -90,15 +91,18 @@ StatusOr<std::vector<std::string>> ExpandTrialPaths(const std::string& path) {
   if (!fs::exists(path, ec)) return Status::Error("io.not_found", "no such trial file or directory", {path});
   if (!fs::is_directory(path, ec)) return std::vector<std::string>{path};
   const std::string marker = std::string(kExecutionPoints) + ".xml";
-  if (fs::exists(fs::path(path) / marker, ec)) return std::vector<std::string>{path};
+  auto is_trial = [&](const fs::path& dir) {
+    return fs::exists(dir / marker, ec) || fs::exists(dir / (marker + ".gz"), ec);
+  };
+  if (is_trial(path)) return std::vector<std::string>{path};
   std::vector<std::string> trials;
   for (const auto& entry : fs::directory_iterator(path, ec)) {
-    if (entry.is_directory() && fs::exists(entry.path() / marker, ec)) trials.push_back(entry.path().string());
+    if (entry.is_directory() && is_trial(entry.path())) trials.push_back(entry.path().string());
     if (entry.path().extension() == ".trace") trials.push_back(entry.path().string());
   }
   if (trials.empty()) {
     return Status::Error("attr.no_trials",
-                         "neither a trial directory (no " + marker + ") nor a recording of trial subdirectories",
+                         "neither a trial directory (no " + marker + "[.gz]) nor a recording of trial subdirectories",
                          {path});
   }
   // Natural order, so trial-10 follows trial-9.

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include <zlib.h>
+
 namespace perfgate::internal {
 
 StatusOr<std::string> ReadWholeFile(const std::string& path) {
@@ -25,6 +27,42 @@ StatusOr<std::string> ReadWholeFile(const std::string& path) {
   bool failed = std::ferror(f) != 0;
   std::fclose(f);
   if (failed) return Status::Error("io.read_failed", "read error", {path});
+  if (out.size() >= 2 && static_cast<unsigned char>(out[0]) == 0x1f && static_cast<unsigned char>(out[1]) == 0x8b) {
+    return Gunzip(out, path);
+  }
+  return out;
+}
+
+StatusOr<std::string> Gunzip(std::string_view compressed, const std::string& path) {
+  z_stream zs{};
+  if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) return Status::Error("io.bad_gzip", "zlib init failed", {path});
+  std::string out;
+  out.reserve(compressed.size() * 8);
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(compressed.data()));
+  zs.avail_in = static_cast<uInt>(compressed.size());
+  char buf[1 << 16];
+  int rc = Z_OK;
+  while (true) {
+    zs.next_out = reinterpret_cast<Bytef*>(buf);
+    zs.avail_out = sizeof buf;
+    rc = inflate(&zs, Z_NO_FLUSH);
+    out.append(buf, sizeof buf - zs.avail_out);
+    if (rc == Z_STREAM_END) {
+      if (zs.avail_in == 0) break;
+      inflateReset(&zs);  // another gzip member follows
+      continue;
+    }
+    if (rc != Z_OK) break;
+    if (zs.avail_in == 0 && zs.avail_out != 0) break;  // input ended mid-stream
+  }
+  const size_t consumed = compressed.size() - zs.avail_in;
+  inflateEnd(&zs);
+  if (rc != Z_STREAM_END) {
+    return Status::Error("io.bad_gzip",
+                         "corrupt or truncated gzip data after " + std::to_string(consumed) + " compressed bytes" +
+                             (zs.msg != nullptr ? std::string(" (") + zs.msg + ")" : std::string()),
+                         {path});
+  }
   return out;
 }
 

@@ -13,8 +13,12 @@
 
 namespace perfgate::internal {
 
-// Reads a whole file. Errors: io.not_found, io.read_failed.
+// Reads a whole file, inflating it when it is gzip-compressed (by its magic bytes,
+// whatever its name). Errors: io.not_found, io.read_failed, io.bad_gzip.
 StatusOr<std::string> ReadWholeFile(const std::string& path);
+
+// Inflates a gzip stream (several members are concatenated). Errors: io.bad_gzip.
+StatusOr<std::string> Gunzip(std::string_view compressed, const std::string& path);
 
 // Offset of the first byte that breaks UTF-8 (overlongs, surrogates and code points
 // above U+10FFFF included), or npos when `bytes` is valid.

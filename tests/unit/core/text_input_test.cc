@@ -1,6 +1,9 @@
 #include "core/text_input.h"
 
 #include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <cstdio>
 
 namespace perfgate::internal {
 namespace {
@@ -38,6 +41,55 @@ TEST(ReadWholeFile, MissingFileIsNotFound) {
   auto r = ReadWholeFile("/nonexistent/file");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), "io.not_found");
+}
+
+}  // namespace
+}  // namespace perfgate::internal
+
+namespace perfgate::internal {
+namespace {
+
+std::string GzipForTest(const std::string& plain) {
+  z_stream zs{};
+  deflateInit2(&zs, Z_BEST_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+  std::string out(deflateBound(&zs, plain.size()) + 32, '\0');
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(plain.data()));
+  zs.avail_in = static_cast<uInt>(plain.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(out.size());
+  deflate(&zs, Z_FINISH);
+  out.resize(zs.total_out);
+  deflateEnd(&zs);
+  return out;
+}
+
+TEST(Gzip, ReadWholeFileInflatesByMagicBytes) {
+  std::string plain;
+  for (int i = 0; i < 5000; ++i) plain += "<row>" + std::to_string(i) + "</row>\n";
+  const std::string gz = GzipForTest(plain);
+  ASSERT_LT(gz.size(), plain.size() / 4);
+  std::string path = "/tmp/perfgate-gzip-test.xml.gz";
+  { std::FILE* f = std::fopen(path.c_str(), "wb"); std::fwrite(gz.data(), 1, gz.size(), f); std::fclose(f); }
+  auto r = ReadWholeFile(path);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(*r, plain);
+  // Two concatenated members inflate to the concatenation.
+  auto two = Gunzip(gz + GzipForTest("tail"), "x.gz");
+  ASSERT_TRUE(two.ok());
+  EXPECT_EQ(*two, plain + "tail");
+  std::remove(path.c_str());
+}
+
+TEST(Gzip, TruncatedOrCorruptStreamIsAnError) {
+  const std::string gz = GzipForTest(std::string(10000, 'x') + "end");
+  auto cut = Gunzip(gz.substr(0, gz.size() / 2), "cut.gz");
+  ASSERT_FALSE(cut.ok());
+  EXPECT_EQ(cut.status().code(), "io.bad_gzip");
+  EXPECT_NE(cut.status().ToString().find("cut.gz: error[io.bad_gzip]: corrupt or truncated gzip data"),
+            std::string::npos);
+  std::string corrupt = gz;
+  corrupt[12] ^= 0x55;
+  EXPECT_FALSE(Gunzip(corrupt, "bad.gz").ok());
 }
 
 }  // namespace

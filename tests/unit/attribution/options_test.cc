@@ -1,0 +1,118 @@
+#include "perfgate/attribution/options.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+
+namespace perfgate::attribution {
+namespace {
+
+TEST(Options, DefaultBucketsAreTheSeeds) {
+  auto b = DefaultBuckets();
+  ASSERT_EQ(b.size(), 5u);
+  EXPECT_EQ(b[0].name, "xs_<2us");
+  EXPECT_EQ(b[2].lo_ns, 8000);
+  EXPECT_EQ(b[2].hi_ns, 32000);
+  EXPECT_EQ(b[4].name, "xl_>=80us");
+  EXPECT_EQ(b[4].hi_ns, Bucket::kOpenEnd);
+}
+
+TEST(Options, ParseBuckets) {
+  auto b = ParseBuckets("fast:0:10000,mid:10000:50000,slow:50000:");
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  ASSERT_EQ(b->size(), 3u);
+  EXPECT_EQ((*b)[1].hi_ns, 50000);
+  EXPECT_EQ((*b)[2].hi_ns, Bucket::kOpenEnd);
+  EXPECT_EQ(ParseBuckets("a:5:10,b:10:").status().message(),
+            "bucket 'a' starts at 5 ns, expected 0 (bands must be contiguous from 0)");
+  EXPECT_EQ(ParseBuckets("a:0:10,b:12:").status().code(), "cli.usage");
+  EXPECT_EQ(ParseBuckets("a:0:10").status().message(), "the last bucket must be open-ended (NAME:LO_NS:)");
+  EXPECT_EQ(ParseBuckets("a:0:x,b:1:").status().message(), "bucket 'a': bad upper bound");
+  EXPECT_EQ(ParseBuckets("a:0").status().message(), "bucket 'a:0' is not NAME:LO_NS:HI_NS");
+}
+
+TEST(Options, ParseWindow) {
+  auto l = ParseWindow("label:output_head.fused_norm_lm_argmax");
+  ASSERT_TRUE(l.ok());
+  EXPECT_EQ(l->mode, DecodeWindow::Mode::kLabel);
+  EXPECT_EQ(l->label, "output_head.fused_norm_lm_argmax");
+  auto t = ParseWindow("time:100:900");
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->start_ns, 100);
+  EXPECT_EQ(t->end_ns, 900);
+  auto s = ParseWindow("skip:6");
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->skip, 6);
+  EXPECT_FALSE(ParseWindow("time:9:1").ok());
+  EXPECT_FALSE(ParseWindow("skip:x").ok());
+  EXPECT_FALSE(ParseWindow("whatever").ok());
+}
+
+TEST(Options, NormalizePhaseLabelLikeTheSeed) {
+  EXPECT_EQ(NormalizePhaseLabel(""), "(unknown)");
+  EXPECT_EQ(NormalizePhaseLabel("layer.12.attn_moe_ffn"), "layer.attn_moe_ffn");
+  EXPECT_EQ(NormalizePhaseLabel("[3] layer.12.attn"), "layer.attn");
+  EXPECT_EQ(NormalizePhaseLabel("Command Buffer 0"), "Command Buffer 0");
+  EXPECT_EQ(NormalizePhaseLabel("1.2.3"), "1.2.3");  // nothing left: kept as is
+  EXPECT_EQ(NormalizePhaseLabel("[0] 12"), "12");
+  EXPECT_EQ(NormalizePhaseLabel("a..b"), "a..b");
+}
+
+TEST(Options, EncoderFamilyLikeTheSeed) {
+  EXPECT_EQ(EncoderFamily("Compute Command 0"), "compute");
+  EXPECT_EQ(EncoderFamily("Blit Command 3"), "blit");
+  EXPECT_EQ(EncoderFamily("Render Command 1"), "render");
+  EXPECT_EQ(EncoderFamily("Acceleration Structure"), "accel");
+  EXPECT_EQ(EncoderFamily("MoE Dispatch"), "moe");
+  EXPECT_EQ(EncoderFamily(""), "(unknown)");
+}
+
+TEST(Options, KernelFamiliesFollowTheSeedsTableInOrder) {
+  const KernelFamilyTable t = DefaultKernelFamilies();
+  EXPECT_EQ(KernelFamily(t, "kernel_mul_mm_id_map0_f16"), "moe_map0");
+  EXPECT_EQ(KernelFamily(t, "kernel_mul_mm_id_q4_0_f32"), "moe_mm");
+  EXPECT_EQ(KernelFamily(t, "kernel_mul_mv_q4_0_f32 (35)"), "dense_q4_0_mv");
+  EXPECT_EQ(KernelFamily(t, "kernel_mul_mv_f16_f32|variant"), "dense_mv");
+  EXPECT_EQ(KernelFamily(t, "kernel_kv_cache_copy_f16"), "kv_cache");
+  EXPECT_EQ(KernelFamily(t, "kernel_get_rows_q4_0"), "other_get");
+  EXPECT_EQ(KernelFamily(t, "  kernel_rope_norm_f32  "), "rope");
+  EXPECT_EQ(KernelFamily(t, ""), "(unknown)");
+  // Names without the prefix: the corrected method still applies the rules; the seed
+  // made each its own family.
+  EXPECT_EQ(KernelFamily(t, "rms_norm_f32"), "rms_norm");
+  EXPECT_EQ(KernelFamily(t, "rms_norm_f32", true), "rms_norm_f32");
+}
+
+TEST(Options, KernelFamiliesLoadFromJson) {
+  const std::string path = "/tmp/perfgate-families-test.json";
+  {
+    std::ofstream out(path);
+    out << R"({"strip_prefix": "", "rules": [{"prefix": "gemm", "family": "matmul"}, {"prefix": "softmax", "family": "softmax"}]})";
+  }
+  auto t = LoadKernelFamilies(path);
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ(KernelFamily(*t, "gemm_bf16_128x128"), "matmul");
+  EXPECT_EQ(KernelFamily(*t, "elementwise_add"), "other_elementwise");
+  {
+    std::ofstream out(path);
+    out << R"({"rules": [{"prefix": ""}]})";
+  }
+  EXPECT_EQ(LoadKernelFamilies(path).status().message(), "rules[0] needs non-empty string prefix and family");
+  {
+    std::ofstream out(path);
+    out << "{not json";
+  }
+  EXPECT_EQ(LoadKernelFamilies(path).status().code(), "families.bad_json");
+  std::remove(path.c_str());
+}
+
+TEST(Options, GenericPhases) {
+  EXPECT_TRUE(IsGenericPhase("Command Buffer 0"));
+  EXPECT_TRUE(IsGenericPhase("Compute Command 3"));
+  EXPECT_TRUE(IsGenericPhase("(unknown)"));
+  EXPECT_FALSE(IsGenericPhase("layer.attn_moe_ffn"));
+}
+
+}  // namespace
+}  // namespace perfgate::attribution
