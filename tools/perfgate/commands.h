@@ -19,6 +19,7 @@ inline constexpr int kExitEnvironment = 3;
 int ReportError(const Status& status);
 
 void RegisterXctraceCommands(CLI::App& app, int* exit_code);
+void RegisterAttributeCommand(CLI::App& app, int* exit_code);
 
 }  // namespace perfgate::cli
 

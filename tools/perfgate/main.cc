@@ -1,4 +1,5 @@
 // perfgate: GPU trace attribution and perf gates from the command line.
+#include <algorithm>
 #include <iostream>
 
 #include "commands.h"
@@ -33,6 +34,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   int exit_code = kExitOk;
   RegisterXctraceCommands(app, &exit_code);
+  RegisterAttributeCommand(app, &exit_code);
   RegisterDiagnosticsCommand(app, &exit_code);
   try {
     app.parse(argc, argv);

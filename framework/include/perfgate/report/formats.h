@@ -1,0 +1,53 @@
+// Report formats: one attribution result rendered as text, Markdown, JSON or SVG.
+//
+// A Report is plain data: the per-engine summaries, the comparison when a baseline
+// was given, and the configured buckets (for their hints). The renderers are pure
+// functions of it; they never call back into attribution and never fail. Every format
+// says plainly that a "submission" is one GPU execution-point pair (about one
+// encoder), not a kernel dispatch, and gives time in microseconds per decode token.
+#ifndef PERFGATE_REPORT_FORMATS_H_
+#define PERFGATE_REPORT_FORMATS_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "perfgate/attribution/options.h"
+#include "perfgate/attribution/summary.h"
+
+namespace perfgate::report {
+
+// What every format renders.
+struct Report {
+  // The engine first; with a comparison, the baseline second. The comparison's
+  // engine and baseline names pick the summaries when they match.
+  std::vector<attribution::EngineSummary> engines;
+  // Engine minus baseline, present when a baseline was given; without it the
+  // formats print an engine-only partial report.
+  std::optional<attribution::Comparison> comparison;
+  // The configured duration bands: their names and the kernel-class hints.
+  std::vector<attribution::Bucket> buckets;
+  // True when the figures were computed with the seed's method (--seed-compat).
+  bool seed_compat = false;
+};
+
+// The seed's report: side-by-side bucket, family and phase tables, the attack target,
+// the kernel registry, per-trial pairing counts and diagnostics. Every line is at most
+// 110 columns (long labels end in an ellipsis). Ends with a newline.
+std::string RenderText(const Report& report);
+
+// A short Markdown summary (headings and pipe tables, about 60 lines for two engines)
+// that fits a GitHub or GitLab CI job summary.
+std::string RenderMarkdown(const Report& report);
+
+// The stable machine-readable form, "schema_version": 1: keys sorted, 2-space indent,
+// trailing newline, integers as integers and doubles rounded to 6 significant digits.
+std::string RenderJson(const Report& report);
+
+// A self-contained SVG (no scripts, no external fonts) with two grouped horizontal bar
+// charts: µs/token per bucket and per phase (top 10), engine beside baseline.
+std::string RenderSvg(const Report& report);
+
+}  // namespace perfgate::report
+
+#endif  // PERFGATE_REPORT_FORMATS_H_

@@ -1,0 +1,249 @@
+// The Markdown report: a short CI job summary (GitHub $GITHUB_STEP_SUMMARY, GitLab
+// job summary) with the attack target, the totals and pipe tables for buckets,
+// encoder families and the top 10 phases.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "perfgate/report/formats.h"
+#include "report/report_util.h"
+
+namespace perfgate::report {
+namespace {
+
+using attribution::Delta;
+using attribution::EngineSummary;
+using util::Fixed;
+using util::Percent;
+using util::PValue;
+using util::Signed;
+
+constexpr size_t kTopPhases = 10;
+
+// Plain text inside Markdown: backslash-escapes the characters that format.
+std::string Esc(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (std::string_view("\\`*_[]<>|#").find(c) != std::string_view::npos) out += '\\';
+    out += (c == '\n' || c == '\r') ? ' ' : c;
+  }
+  return out;
+}
+
+// A name as inline code; pipes stay escaped so tables keep their columns.
+std::string Code(std::string_view s) {
+  std::string out = "`";
+  for (char c : s) {
+    if (c == '|')
+      out += "\\|";
+    else if (c == '`')
+      out += '\'';
+    else if (c == '\n' || c == '\r')
+      out += ' ';
+    else
+      out += c;
+  }
+  return out + "`";
+}
+
+std::string TableRow(const std::vector<std::string>& cells) {
+  std::string line = "|";
+  for (const auto& c : cells) line += " " + c + " |";
+  return line;
+}
+
+// The header and the alignment row: the first column left, the rest right.
+void Table(std::vector<std::string>& out, const std::vector<std::string>& headers) {
+  out.push_back(TableRow(headers));
+  std::string align = "|---|";
+  for (size_t i = 1; i < headers.size(); ++i) align += "---:|";
+  out.push_back(align);
+}
+
+std::string Join(const std::vector<double>& v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + Fixed(v[i], 1);
+  return s;
+}
+
+void TwoSided(const Report& report, const util::Sides& sides, std::vector<std::string>& out) {
+  const EngineSummary& e = *sides.engine;
+  const EngineSummary& b = *sides.baseline;
+  const auto& c = *report.comparison;
+  const std::string en = Esc(util::SideName(report, &e, false));
+  const std::string bn = Esc(util::SideName(report, &b, true));
+  const std::string n =
+      "n = " + std::to_string(e.trials.size()) + "/" + std::to_string(b.trials.size());
+
+  out.push_back("## perfgate: " + en + " vs " + bn + ", GPU µs per decode token");
+  out.push_back("");
+  if (c.attack_target) {
+    auto it = std::find_if(c.buckets.begin(), c.buckets.end(),
+                           [&](const Delta& d) { return d.name == *c.attack_target; });
+    std::string hint =
+        c.attack_hint.empty() ? util::BucketHint(report, *c.attack_target) : c.attack_hint;
+    std::string line = "**Attack target: " + Code(*c.attack_target) + "**";
+    if (it != c.buckets.end())
+      line += " (" + Signed(it->delta, 1) + " µs/tok, p = " + PValue(it->p_value) + ")";
+    if (!hint.empty()) line += "; likely " + Esc(hint);
+    out.push_back(line);
+  } else {
+    out.push_back("**Attack target: none** (no bucket regressed)");
+  }
+  out.push_back("");
+  const Delta& t = c.total;
+  const Delta& s = c.submissions_per_token;
+  out.push_back("Total GPU time **" + Fixed(t.engine, 1) + " vs " + Fixed(t.baseline, 1) +
+                " µs/tok, Δ " + Signed(t.delta, 1) + " (" + Percent(t.delta_pct) +
+                ")**, p = " + PValue(t.p_value) + " (" + n + " trials). Busy (union) " +
+                Fixed(e.busy_us_per_token.median, 1) + " vs " +
+                Fixed(b.busy_us_per_token.median, 1) + " µs/tok. Submissions/tok " +
+                Fixed(s.engine, 1) + " vs " + Fixed(s.baseline, 1) + ".");
+  out.push_back("");
+
+  out.push_back("### Buckets");
+  out.push_back("");
+  Table(out, {"Bucket", en + " sub/tok", en + " p50 µs", en + " µs/tok", bn + " sub/tok",
+              bn + " p50 µs", bn + " µs/tok", "Δ µs/tok", "Δ%", "p (" + n + ")"});
+  for (const Delta& d : c.buckets) {
+    const auto& eb = util::FindBucket(e, d.name);
+    const auto& bb = util::FindBucket(b, d.name);
+    out.push_back(TableRow(
+        {Code(d.name), Fixed(eb.dispatches_per_token.median, 1), Fixed(eb.p50_us.median, 2),
+         Fixed(d.engine, 1), Fixed(bb.dispatches_per_token.median, 1), Fixed(bb.p50_us.median, 2),
+         Fixed(d.baseline, 1), Signed(d.delta, 1), Percent(d.delta_pct), PValue(d.p_value)}));
+  }
+  out.push_back(
+      TableRow({"**TOTAL**", Fixed(e.dispatches_per_token.median, 1), "", Fixed(t.engine, 1),
+                Fixed(b.dispatches_per_token.median, 1), "", Fixed(t.baseline, 1),
+                Signed(t.delta, 1), Percent(t.delta_pct), PValue(t.p_value)}));
+  out.push_back("");
+
+  if (!c.families.empty()) {
+    out.push_back("### Encoder families");
+    out.push_back("");
+    Table(out, {"Family", en + " enc/tok", en + " µs/tok", bn + " enc/tok", bn + " µs/tok",
+                "Δ µs/tok", "Δ%", "p (" + n + ")"});
+    std::vector<Delta> rows = c.families;
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const Delta& x, const Delta& y) { return x.delta > y.delta; });
+    for (const Delta& d : rows) {
+      out.push_back(TableRow(
+          {Code(d.name), Fixed(util::FindOr(e.encoder_gpu, d.name).encoders_per_token.median, 2),
+           Fixed(d.engine, 1),
+           Fixed(util::FindOr(b.encoder_gpu, d.name).encoders_per_token.median, 2),
+           Fixed(d.baseline, 1), Signed(d.delta, 1), Percent(d.delta_pct), PValue(d.p_value)}));
+    }
+    out.push_back("");
+  }
+
+  if (!c.phases.empty()) {
+    std::vector<Delta> rows = c.phases;
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const Delta& x, const Delta& y) { return x.engine > y.engine; });
+    out.push_back("### Phases (top " + std::to_string(std::min(kTopPhases, rows.size())) + " of " +
+                  std::to_string(rows.size()) + " by " + en + " GPU µs/tok; label coverage " +
+                  Fixed(e.label_coverage * 100.0, 1) + "%)");
+    out.push_back("");
+    Table(out, {"Phase", en + " CBs/tok", en + " µs/tok", bn + " CBs/tok", bn + " µs/tok",
+                "Δ µs/tok", "Δ%", "p (" + n + ")"});
+    for (size_t i = 0; i < rows.size() && i < kTopPhases; ++i) {
+      const Delta& d = rows[i];
+      out.push_back(TableRow(
+          {Code(d.name), Fixed(util::FindOr(e.cb_label_gpu, d.name).cbs_per_token.median, 2),
+           Fixed(d.engine, 1), Fixed(util::FindOr(b.cb_label_gpu, d.name).cbs_per_token.median, 2),
+           Fixed(d.baseline, 1), Signed(d.delta, 1), Percent(d.delta_pct), PValue(d.p_value)}));
+    }
+    out.push_back("");
+  }
+}
+
+void EngineOnly(const Report& report, const EngineSummary& e, std::vector<std::string>& out) {
+  const std::string en = Esc(util::SideName(report, &e, false));
+  out.push_back("## perfgate: " + en + ", GPU µs per decode token (no baseline)");
+  out.push_back("");
+  out.push_back("Total GPU time **" + Fixed(e.gpu_us_per_token.median, 1) +
+                " µs/tok** (busy, union: " + Fixed(e.busy_us_per_token.median, 1) + "), " +
+                Fixed(e.dispatches_per_token.median, 1) + " submissions/tok, median of " +
+                std::to_string(e.trials.size()) + " trials.");
+  out.push_back("");
+  out.push_back("### Buckets");
+  out.push_back("");
+  Table(out, {"Bucket", "sub/tok", "p50 µs", "µs/tok"});
+  for (const auto& [name, b] : e.buckets) {
+    out.push_back(TableRow({Code(name), Fixed(b.dispatches_per_token.median, 1),
+                            Fixed(b.p50_us.median, 2), Fixed(b.us_per_token.median, 1)}));
+  }
+  out.push_back(TableRow({"**TOTAL**", Fixed(e.dispatches_per_token.median, 1), "",
+                          Fixed(e.gpu_us_per_token.median, 1)}));
+  out.push_back("");
+  if (!e.encoder_gpu.empty()) {
+    out.push_back("### Encoder families");
+    out.push_back("");
+    Table(out, {"Family", "enc/tok", "µs/tok"});
+    for (const auto& [name, f] : e.encoder_gpu) {
+      out.push_back(TableRow({Code(name), Fixed(f.encoders_per_token.median, 2),
+                              Fixed(f.gpu_us_per_token.median, 1)}));
+    }
+    out.push_back("");
+  }
+  auto phases = util::PhasesByGpu(e);
+  if (!phases.empty()) {
+    out.push_back("### Phases (top " + std::to_string(std::min(kTopPhases, phases.size())) +
+                  " of " + std::to_string(phases.size()) + "; label coverage " +
+                  Fixed(e.label_coverage * 100.0, 1) + "%)");
+    out.push_back("");
+    Table(out, {"Phase", "CBs/tok", "µs/tok", "µs/CB"});
+    for (size_t i = 0; i < phases.size() && i < kTopPhases; ++i) {
+      const auto& p = e.cb_label_gpu.at(phases[i]);
+      out.push_back(TableRow({Code(phases[i]), Fixed(p.cbs_per_token.median, 2),
+                              Fixed(p.gpu_us_per_token.median, 1), Fixed(p.mean_us_per_cb, 1)}));
+    }
+    out.push_back("");
+  }
+}
+
+}  // namespace
+
+std::string RenderMarkdown(const Report& report) {
+  std::vector<std::string> out;
+  util::Sides sides = util::FindSides(report);
+  if (sides.engine == nullptr) {
+    out.push_back("## perfgate: no traces summarised");
+  } else {
+    if (sides.baseline != nullptr) {
+      TwoSided(report, sides, out);
+    } else {
+      EngineOnly(report, *sides.engine, out);
+    }
+    // Per-trial values and anomaly counts, one line per engine.
+    std::vector<const EngineSummary*> sv = {sides.engine};
+    if (sides.baseline) sv.push_back(sides.baseline);
+    for (const EngineSummary* s : sv) {
+      std::string line =
+          "- " + Esc(util::SideName(report, s, s == sides.baseline)) + ": per-trial GPU µs/tok " +
+          (s->gpu_us_per_token.per_trial.empty() ? "n/a" : Join(s->gpu_us_per_token.per_trial));
+      std::vector<std::string> diags;
+      for (const auto& d : s->diagnostics.Entries())
+        diags.push_back(Code(d.code) + " ×" + std::to_string(d.count));
+      if (!diags.empty()) {
+        line += "; diagnostics ";
+        for (size_t i = 0; i < diags.size(); ++i) line += (i ? ", " : "") + diags[i];
+      }
+      out.push_back(line);
+    }
+    out.push_back("");
+  }
+  out.push_back(
+      std::string("_Submission = one GPU execution-point pair (about one encoder), not a kernel "
+                  "dispatch. ") +
+      "Medians over trials" +
+      (report.comparison ? "; p: two-sided Mann-Whitney U over per-trial values" : "") +
+      ". Method: " +
+      (report.seed_compat ? "seed-compatible (whole trace, all processes)" : "corrected") + "._");
+  std::string text;
+  for (const auto& l : out) text += l + "\n";
+  return text;
+}
+
+}  // namespace perfgate::report

@@ -1,0 +1,247 @@
+// Private helpers shared by the report formats: which summary is the engine and which
+// the baseline, UTF-8-aware padding and truncation, number formats and escaping.
+#ifndef PERFGATE_SRC_REPORT_REPORT_UTIL_H_
+#define PERFGATE_SRC_REPORT_REPORT_UTIL_H_
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "perfgate/attribution/summary.h"
+#include "perfgate/report/formats.h"
+
+namespace perfgate::report::util {
+
+// The summaries a report compares. `baseline` is null without a comparison; with one
+// it always points somewhere (an empty summary when the report lacks it).
+struct Sides {
+  const attribution::EngineSummary* engine = nullptr;  // null only when nothing was summarised
+  const attribution::EngineSummary* baseline = nullptr;
+};
+
+inline const attribution::EngineSummary& EmptySummary() {
+  static const attribution::EngineSummary kEmpty;
+  return kEmpty;
+}
+
+inline Sides FindSides(const Report& report) {
+  Sides sides;
+  const auto& engines = report.engines;
+  auto find = [&](const std::string& name,
+                  const attribution::EngineSummary* not_this) -> const attribution::EngineSummary* {
+    for (const auto& e : engines) {
+      if (e.name == name && &e != not_this) return &e;
+    }
+    return nullptr;
+  };
+  if (!report.comparison) {
+    if (!engines.empty()) sides.engine = &engines[0];
+    return sides;
+  }
+  const auto& c = *report.comparison;
+  sides.engine = find(c.engine, nullptr);
+  if (sides.engine == nullptr) sides.engine = engines.empty() ? &EmptySummary() : &engines[0];
+  sides.baseline = find(c.baseline, sides.engine);
+  if (sides.baseline == nullptr) {
+    for (const auto& e : engines) {
+      if (&e != sides.engine) {
+        sides.baseline = &e;
+        break;
+      }
+    }
+  }
+  if (sides.baseline == nullptr) sides.baseline = &EmptySummary();
+  return sides;
+}
+
+// The display name of a side: the summary's name, else the comparison's, else a role.
+inline std::string SideName(const Report& report, const attribution::EngineSummary* s,
+                            bool is_baseline) {
+  if (s != nullptr && !s->name.empty()) return s->name;
+  if (report.comparison)
+    return is_baseline ? report.comparison->baseline : report.comparison->engine;
+  return is_baseline ? "baseline" : "engine";
+}
+
+// The configured hint for a bucket, or "".
+inline std::string BucketHint(const Report& report, std::string_view bucket) {
+  for (const auto& b : report.buckets) {
+    if (b.name == bucket) return b.hint;
+  }
+  return "";
+}
+
+// Columns a UTF-8 string occupies: one per code point (no wide characters expected).
+inline size_t DisplayWidth(std::string_view s) {
+  size_t n = 0;
+  for (unsigned char c : s) {
+    if ((c & 0xC0) != 0x80) ++n;
+  }
+  return n;
+}
+
+// `s` cut to at most `width` columns, ending in "…" when cut; never splits a code point.
+inline std::string Truncate(std::string_view s, size_t width) {
+  if (DisplayWidth(s) <= width) return std::string(s);
+  if (width == 0) return "";
+  std::string out;
+  size_t cols = 0;
+  for (size_t i = 0; i < s.size();) {
+    size_t len = 1;
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0xF0)
+      len = 4;
+    else if (c >= 0xE0)
+      len = 3;
+    else if (c >= 0xC0)
+      len = 2;
+    if (cols + 1 > width - 1) break;
+    out.append(s.substr(i, len));
+    ++cols;
+    i += len;
+  }
+  return out + "\xE2\x80\xA6";  // …
+}
+
+// Right-aligned in `width` columns (never truncated: numbers must stay whole).
+inline std::string Right(std::string_view s, size_t width) {
+  size_t w = DisplayWidth(s);
+  return std::string(w < width ? width - w : 0, ' ') + std::string(s);
+}
+
+// Left-aligned in exactly `width` columns, truncated with an ellipsis when longer.
+inline std::string Left(std::string_view s, size_t width) {
+  std::string t = Truncate(s, width);
+  return t + std::string(width - DisplayWidth(t), ' ');
+}
+
+// `s` centred in `width` columns filled with `fill`.
+inline std::string Center(std::string_view s, size_t width, char fill) {
+  std::string t = Truncate(s, width);
+  size_t w = DisplayWidth(t);
+  size_t left = (width - w) / 2;
+  return std::string(left, fill) + t + std::string(width - w - left, fill);
+}
+
+// printf("%.*f"), with a negative zero printed without its sign.
+inline std::string Fixed(double v, int precision) {
+  if (!std::isfinite(v)) return "n/a";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", precision, v);
+  std::string s = buf;
+  if (s[0] == '-' && s.find_first_not_of("-0.") == std::string::npos) s.erase(0, 1);
+  return s;
+}
+
+// printf("%+.*f"): always signed, "+0.0" rather than "-0.0".
+inline std::string Signed(double v, int precision) {
+  std::string s = Fixed(v, precision);
+  if (s == "n/a") return s;
+  return s[0] == '-' ? s : "+" + s;
+}
+
+// A signed percentage ("+8.9%"), or "n/a".
+inline std::string Percent(std::optional<double> pct, int precision = 1) {
+  if (!pct || !std::isfinite(*pct)) return "n/a";
+  return Signed(*pct, precision) + "%";
+}
+
+// Δ as a percentage of `base`, nullopt when the base is 0.
+inline std::optional<double> PercentOf(double delta, double base) {
+  if (base == 0) return std::nullopt;
+  return delta / base * 100.0;
+}
+
+// A p-value: "0.008", or "<0.001".
+inline std::string PValue(double p) {
+  if (!std::isfinite(p)) return "n/a";
+  if (p < 0.001) return "<0.001";
+  return Fixed(p, 3);
+}
+
+// `v` rounded to `digits` significant decimal digits (non-finite values unchanged).
+inline double RoundSignificant(double v, int digits = 6) {
+  if (!std::isfinite(v) || v == 0) return v;
+  digits = std::clamp(digits, 1, 17);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  return std::strtod(buf, nullptr);
+}
+
+// The last component of a path ("a/b/trial-1/" -> "trial-1").
+inline std::string BaseName(std::string_view path) {
+  while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
+  size_t slash = path.find_last_of('/');
+  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
+}
+
+// Escapes the five XML special characters.
+inline std::string XmlEscape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        // Control characters other than tab/newline are not allowed in XML 1.0.
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n') {
+          out += ' ';
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out;
+}
+
+// The value of a named per-engine map entry, or a default-constructed one.
+template <typename Map>
+const typename Map::mapped_type& FindOr(const Map& map, const std::string& key) {
+  static const typename Map::mapped_type kEmpty{};
+  auto it = map.find(key);
+  return it == map.end() ? kEmpty : it->second;
+}
+
+// The bucket medians named `name` in an engine summary, or zeros.
+inline const attribution::BucketMedians& FindBucket(const attribution::EngineSummary& s,
+                                                    const std::string& name) {
+  static const attribution::BucketMedians kEmpty{};
+  for (const auto& [n, b] : s.buckets) {
+    if (n == name) return b;
+  }
+  return kEmpty;
+}
+
+// Phases of one engine sorted by median GPU µs/token, descending (name breaks ties).
+inline std::vector<std::string> PhasesByGpu(const attribution::EngineSummary& s) {
+  std::vector<std::string> names;
+  for (const auto& [name, m] : s.cb_label_gpu) names.push_back(name);
+  std::stable_sort(names.begin(), names.end(), [&](const std::string& a, const std::string& b) {
+    return s.cb_label_gpu.at(a).gpu_us_per_token.median >
+           s.cb_label_gpu.at(b).gpu_us_per_token.median;
+  });
+  return names;
+}
+
+}  // namespace perfgate::report::util
+
+#endif  // PERFGATE_SRC_REPORT_REPORT_UTIL_H_

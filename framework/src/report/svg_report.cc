@@ -1,0 +1,218 @@
+// The SVG report: two grouped horizontal bar charts (µs/token per bucket and per
+// phase), engine beside baseline. Self-contained: no scripts, no external fonts or
+// stylesheets, every label XML-escaped. Bars carry class "bar-engine" or
+// "bar-baseline"; legend swatches "legend-swatch"; the background "background".
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "perfgate/report/formats.h"
+#include "report/report_util.h"
+
+namespace perfgate::report {
+namespace {
+
+using attribution::Delta;
+using attribution::EngineSummary;
+using util::XmlEscape;
+
+constexpr double kWidth = 900;
+constexpr double kLabelWidth = 250;  // category labels, right-aligned at this x
+constexpr double kPlotLeft = 260;
+constexpr double kPlotWidth = 540;  // value labels fit in the remaining 100 px
+constexpr double kBarHeight = 14;
+constexpr double kGroupGap = 10;
+constexpr size_t kTopPhases = 10;
+constexpr size_t kLabelChars = 38;
+const char* const kEngineColour = "#4e79a7";
+const char* const kBaselineColour = "#f28e2b";
+
+std::string Num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
+}
+
+struct Category {
+  std::string name;
+  double engine = 0;
+  double baseline = 0;
+};
+
+struct Series {
+  std::string engine;
+  std::string baseline;
+  bool two = false;  // false: engine-only
+};
+
+// A "nice" tick step (1, 2 or 5 × 10^k) giving about five ticks up to `max`.
+double TickStep(double max) {
+  double raw = max / 5.0;
+  double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  double norm = raw / mag;
+  double step = norm <= 1 ? 1 : norm <= 2 ? 2 : norm <= 5 ? 5 : 10;
+  return step * mag;
+}
+
+std::string TickLabel(double v, double step) {
+  int decimals = step >= 1 ? 0 : static_cast<int>(std::ceil(-std::log10(step)));
+  return util::Fixed(v, decimals);
+}
+
+// Draws one chart at vertical offset `y`; returns the y below it.
+double Chart(const std::string& title, const std::vector<Category>& cats, const Series& series,
+             double y, std::string& svg) {
+  const bool two = series.two;
+  svg += "<text x=\"20\" y=\"" + Num(y + 16) + "\" font-size=\"15\" font-weight=\"bold\">" +
+         XmlEscape(title) + "</text>\n";
+  y += 30;
+  if (cats.empty()) {
+    svg += "<text x=\"" + Num(kPlotLeft) + "\" y=\"" + Num(y + 12) +
+           "\" font-size=\"12\">(no data)</text>\n";
+    return y + 30;
+  }
+  double max = 0;
+  for (const auto& c : cats) max = std::max({max, c.engine, c.baseline});
+  if (!(max > 0)) max = 1;
+  const double step = TickStep(max);
+  const double axis_max = std::ceil(max / step - 1e-9) * step;
+  auto x_of = [&](double v) { return kPlotLeft + std::max(0.0, v) / axis_max * kPlotWidth; };
+
+  const double group_h = (two ? 2 : 1) * kBarHeight + kGroupGap;
+  const double plot_top = y;
+  const double plot_bottom = y + group_h * static_cast<double>(cats.size());
+
+  // Grid lines and tick labels.
+  svg += "<g class=\"axis\" font-size=\"11\" fill=\"#444\">\n";
+  const int ticks = static_cast<int>(std::lround(axis_max / step));
+  for (int i = 0; i <= ticks; ++i) {
+    const double t = step * i;
+    double x = x_of(t);
+    svg += "<line x1=\"" + Num(x) + "\" y1=\"" + Num(plot_top) + "\" x2=\"" + Num(x) + "\" y2=\"" +
+           Num(plot_bottom + 4) + "\" stroke=\"#ddd\"/>\n";
+    svg += "<text x=\"" + Num(x) + "\" y=\"" + Num(plot_bottom + 17) +
+           "\" text-anchor=\"middle\">" + TickLabel(t, step) + "</text>\n";
+  }
+  svg += "<line x1=\"" + Num(kPlotLeft) + "\" y1=\"" + Num(plot_bottom) + "\" x2=\"" +
+         Num(kPlotLeft + kPlotWidth) + "\" y2=\"" + Num(plot_bottom) + "\" stroke=\"#444\"/>\n";
+  svg += "<text x=\"" + Num(kPlotLeft + kPlotWidth / 2) + "\" y=\"" + Num(plot_bottom + 34) +
+         "\" text-anchor=\"middle\">µs per decode token</text>\n";
+  svg += "</g>\n";
+
+  for (size_t i = 0; i < cats.size(); ++i) {
+    const Category& c = cats[i];
+    double gy = plot_top + group_h * static_cast<double>(i) + kGroupGap / 2;
+    svg += "<g class=\"category\">\n<title>" + XmlEscape(c.name) + "</title>\n";
+    svg += "<text x=\"" + Num(kLabelWidth) + "\" y=\"" +
+           Num(gy + (two ? kBarHeight : kBarHeight / 2) + 4) +
+           "\" text-anchor=\"end\" font-size=\"12\">" +
+           XmlEscape(util::Truncate(c.name, kLabelChars)) + "</text>\n";
+    struct Bar {
+      const char* cls;
+      const char* colour;
+      const std::string* who;
+      double value;
+    };
+    std::vector<Bar> bars = {{"bar-engine", kEngineColour, &series.engine, c.engine}};
+    if (two) bars.push_back({"bar-baseline", kBaselineColour, &series.baseline, c.baseline});
+    for (size_t k = 0; k < bars.size(); ++k) {
+      double by = gy + kBarHeight * static_cast<double>(k);
+      double w = x_of(bars[k].value) - kPlotLeft;
+      svg += "<rect class=\"" + std::string(bars[k].cls) + "\" x=\"" + Num(kPlotLeft) + "\" y=\"" +
+             Num(by) + "\" width=\"" + Num(w) + "\" height=\"" + Num(kBarHeight - 2) +
+             "\" fill=\"" + bars[k].colour + "\"><title>" +
+             XmlEscape(*bars[k].who + " " + c.name + ": " + util::Fixed(bars[k].value, 1) +
+                       " µs/tok") +
+             "</title></rect>\n";
+      svg += "<text x=\"" + Num(kPlotLeft + w + 4) + "\" y=\"" + Num(by + kBarHeight - 3) +
+             "\" font-size=\"11\">" + util::Fixed(bars[k].value, 1) + "</text>\n";
+    }
+    svg += "</g>\n";
+  }
+  return plot_bottom + 50;
+}
+
+}  // namespace
+
+std::string RenderSvg(const Report& report) {
+  util::Sides sides = util::FindSides(report);
+  Series series;
+  std::vector<Category> buckets, phases;
+  if (sides.engine != nullptr) {
+    series.engine = util::SideName(report, sides.engine, false);
+    if (sides.baseline != nullptr) {
+      series.baseline = util::SideName(report, sides.baseline, true);
+      series.two = true;
+      for (const Delta& d : report.comparison->buckets)
+        buckets.push_back({d.name, d.engine, d.baseline});
+      for (const Delta& d : report.comparison->phases)
+        phases.push_back({d.name, d.engine, d.baseline});
+    } else {
+      for (const auto& [name, b] : sides.engine->buckets)
+        buckets.push_back({name, b.us_per_token.median, 0});
+      for (const auto& [name, p] : sides.engine->cb_label_gpu) {
+        phases.push_back({name, p.gpu_us_per_token.median, 0});
+      }
+    }
+    std::stable_sort(phases.begin(), phases.end(), [](const Category& a, const Category& b) {
+      return std::max(a.engine, a.baseline) > std::max(b.engine, b.baseline);
+    });
+    if (phases.size() > kTopPhases) phases.resize(kTopPhases);
+  }
+
+  std::string body;
+  double y = 20;
+  std::string heading = "perfgate: GPU µs per decode token";
+  if (sides.engine != nullptr) {
+    heading += ", " + series.engine + (series.two ? " vs " + series.baseline : " (no baseline)");
+  } else {
+    heading += " (no traces summarised)";
+  }
+  body += "<text x=\"20\" y=\"" + Num(y + 8) + "\" font-size=\"17\" font-weight=\"bold\">" +
+          XmlEscape(heading) + "</text>\n";
+  y += 22;
+  if (sides.engine != nullptr) {
+    // Legend.
+    body += "<g class=\"legend\" font-size=\"12\">\n";
+    double lx = 20;
+    for (int k = 0; k < (series.two ? 2 : 1); ++k) {
+      const std::string& who = k == 0 ? series.engine : series.baseline;
+      std::string label = util::Truncate(who, 30) + (k == 0 ? " (engine)" : " (baseline)");
+      body += "<rect class=\"legend-swatch\" x=\"" + Num(lx) + "\" y=\"" + Num(y) +
+              "\" width=\"12\" height=\"12\" fill=\"" + (k == 0 ? kEngineColour : kBaselineColour) +
+              "\"/>\n";
+      body += "<text x=\"" + Num(lx + 16) + "\" y=\"" + Num(y + 10) + "\">" + XmlEscape(label) +
+              "</text>\n";
+      lx += 40 + 7.0 * static_cast<double>(util::DisplayWidth(label));
+    }
+    body += "</g>\n";
+    y += 24;
+    body += "<text x=\"20\" y=\"" + Num(y + 8) + "\" font-size=\"11\" fill=\"#555\">" +
+            XmlEscape(
+                "Medians over trials. A submission is one GPU execution-point pair (about one "
+                "encoder), "
+                "not a kernel dispatch.") +
+            "</text>\n";
+    y += 24;
+    y = Chart("GPU µs/token by submission-duration bucket", buckets, series, y, body);
+    y = Chart("GPU µs/token by command-buffer phase (top " + std::to_string(kTopPhases) + ")",
+              phases, series, y, body);
+  } else {
+    y += 20;
+  }
+
+  std::string svg = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  svg += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + Num(kWidth) + "\" height=\"" +
+         Num(y) + "\" viewBox=\"0 0 " + Num(kWidth) + " " + Num(y) +
+         "\" font-family=\"sans-serif\">\n";
+  svg += "<title>" + XmlEscape(heading) + "</title>\n";
+  svg += "<rect class=\"background\" x=\"0\" y=\"0\" width=\"" + Num(kWidth) + "\" height=\"" +
+         Num(y) + "\" fill=\"#ffffff\"/>\n";
+  svg += body;
+  svg += "</svg>\n";
+  return svg;
+}
+
+}  // namespace perfgate::report

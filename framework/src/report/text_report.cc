@@ -1,0 +1,642 @@
+// The text report: the seed's write_report() sections and column layouts, narrowed to
+// 110 columns, with units named honestly and the pairing and filter counts printed.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "perfgate/attribution/options.h"
+#include "perfgate/report/formats.h"
+#include "report/report_util.h"
+
+namespace perfgate::report {
+namespace {
+
+using attribution::Delta;
+using attribution::EngineSummary;
+using attribution::TrialSummary;
+using util::Center;
+using util::Fixed;
+using util::Left;
+using util::Percent;
+using util::PValue;
+using util::Right;
+using util::Signed;
+
+constexpr size_t kWidth = 110;
+
+// Collects lines; any line longer than kWidth is cut with an ellipsis (a safety net:
+// every layout below is designed to fit).
+class Lines {
+ public:
+  void Add(const std::string& line) {
+    std::string l = line;
+    while (!l.empty() && l.back() == ' ') l.pop_back();
+    lines_.push_back(util::Truncate(l, kWidth));
+  }
+  void Blank() { lines_.emplace_back(); }
+  void Rule(char c) { lines_.push_back(std::string(kWidth, c)); }
+  void Banner(const std::string& title) {
+    Rule('=');
+    Add(title);
+    Rule('=');
+  }
+  // `prefix` then the items separated by ", " (the last followed by `suffix`),
+  // continuing on indented lines when the width would be exceeded.
+  void AddWrapped(const std::string& prefix, const std::vector<std::string>& items,
+                  const std::string& suffix = "") {
+    const std::string indent(std::min<size_t>(util::DisplayWidth(prefix), 40), ' ');
+    std::string line = prefix;
+    for (size_t i = 0; i < items.size(); ++i) {
+      std::string piece = items[i] + (i + 1 < items.size() ? "," : suffix);
+      if (i > 0 && util::DisplayWidth(line) + 1 + util::DisplayWidth(piece) > kWidth) {
+        Add(line);
+        line = indent;
+      }
+      line += " " + piece;
+    }
+    if (items.empty()) line += suffix;
+    Add(line);
+  }
+  // Word-wraps `text` to the line width: the first line starts with `first`, the
+  // others with `rest`.
+  void Paragraph(const std::string& first, const std::string& rest, const std::string& text) {
+    std::string line = first;
+    bool empty = true;
+    size_t i = 0;
+    while (i < text.size()) {
+      size_t j = text.find(' ', i);
+      if (j == std::string::npos) j = text.size();
+      std::string word = text.substr(i, j - i);
+      i = j + 1;
+      if (word.empty()) continue;
+      if (!empty && util::DisplayWidth(line) + 1 + util::DisplayWidth(word) > kWidth) {
+        Add(line);
+        line = rest;
+        empty = true;
+      }
+      line += (empty ? "" : " ") + word;
+      empty = false;
+    }
+    Add(line);
+  }
+  std::string Join() const {
+    std::string out;
+    for (const auto& l : lines_) {
+      out += l;
+      out += '\n';
+    }
+    return out;
+  }
+
+ private:
+  std::vector<std::string> lines_;
+};
+
+// One column of a table: header text, width and alignment.
+struct Col {
+  std::string header;
+  size_t width;
+  bool left = false;
+};
+
+std::string Row(const std::vector<Col>& cols, const std::vector<std::string>& cells) {
+  std::string line;
+  for (size_t i = 0; i < cols.size(); ++i) {
+    if (i > 0) line += ' ';
+    const std::string& cell = i < cells.size() ? cells[i] : std::string();
+    line += cols[i].left ? Left(cell, cols[i].width) : Right(cell, cols[i].width);
+  }
+  return line;
+}
+
+std::string Header(const std::vector<Col>& cols) {
+  std::vector<std::string> cells;
+  for (const auto& c : cols) cells.push_back(c.header);
+  return Row(cols, cells);
+}
+
+// A line of dashed group titles ("--- hf2q (engine) ---") over column ranges
+// [first, last] of `cols`; the other columns stay blank.
+struct Group {
+  size_t first;
+  size_t last;
+  std::string title;
+};
+std::string GroupHeader(const std::vector<Col>& cols, const std::vector<Group>& groups) {
+  std::string line;
+  size_t i = 0;
+  while (i < cols.size()) {
+    if (i > 0) line += ' ';
+    const Group* g = nullptr;
+    for (const auto& gr : groups) {
+      if (gr.first == i) g = &gr;
+    }
+    if (g == nullptr) {
+      line += std::string(cols[i].width, ' ');
+      ++i;
+      continue;
+    }
+    size_t span = 0;
+    for (size_t k = g->first; k <= g->last; ++k) span += cols[k].width + (k > g->first ? 1 : 0);
+    line += Center(" " + g->title + " ", span, '-');
+    i = g->last + 1;
+  }
+  return line;
+}
+
+// Widens the first (label) column to the longest label, as far as the line width
+// allows; longer labels are cut with an ellipsis.
+void FitFirstColumn(std::vector<Col>& cols, const std::vector<std::string>& labels) {
+  size_t rest = 0;
+  for (size_t i = 1; i < cols.size(); ++i) rest += 1 + cols[i].width;
+  size_t want = cols[0].width;
+  for (const auto& l : labels) want = std::max(want, util::DisplayWidth(l));
+  cols[0].width = std::min(want, kWidth - rest);
+}
+
+std::string RuleFor(const std::vector<Col>& cols) {
+  return std::string(util::DisplayWidth(Header(cols)), '-');
+}
+
+double Spread(const std::vector<double>& v) {
+  if (v.empty()) return 0;
+  auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  return *lo > 0 ? (*hi - *lo) / *lo * 100.0 : 0;
+}
+
+std::vector<std::string> FormatAll(const std::vector<double>& v, int precision) {
+  std::vector<std::string> out;
+  for (double x : v) out.push_back(Fixed(x, precision));
+  return out;
+}
+
+// ---- Sections ---------------------------------------------------------------
+
+void Methodology(const Report& report, Lines& out) {
+  out.Add("Method:");
+  out.Paragraph(" - ", "   ",
+                "GPU time comes from metal-gpu-execution-points: a start (function 1) and an end "
+                "(function 2) are paired per submission id. A \"submission\" is one such "
+                "execution-point pair (about one encoder), NOT a kernel dispatch; kernel dispatch "
+                "counts need the engine's own counter. \"sub\" = submissions.");
+  out.Paragraph(" - ", "   ",
+                "Figures are per decode token, medians over trials. \"summed\" adds submission "
+                "durations; \"busy\" is their union (concurrent submissions counted once). "
+                "Δ = engine - baseline; Δ% is n/a when the baseline is 0; p is a two-sided "
+                "Mann-Whitney U test over the per-trial values.");
+  out.Paragraph(" - ", "   ",
+                "Buckets are bands of a single submission's duration, so count × p50 need not "
+                "equal µs/tok (durations are skewed).");
+  out.Paragraph(" - ", "   ",
+                "Families and phases join submissions to encoders via "
+                "metal-gpu-submission-to-command-buffer-id and metal-application-encoders-list; "
+                "the kernel registry lists pipelines but is not joined to time.");
+  out.Paragraph(" - ", "   ",
+                report.seed_compat
+                    ? "Mode: seed-compatible: whole trace, every process, the seed's pairing and "
+                      "p95, as in hf2q ADR-015."
+                    : "Mode: corrected: target process only, decode window, FIFO pairing, "
+                      "nearest-rank percentiles.");
+  out.Blank();
+}
+
+void TrialLines(const TrialSummary& t, Lines& out) {
+  out.Add("  - " + util::Truncate(util::BaseName(t.path), 36) +
+          ": submissions=" + Right(std::to_string(t.submissions), 6) + " (" +
+          Fixed(t.dispatches_per_token, 1) + "/tok), gpu=" + Fixed(t.gpu_us_per_token, 1) +
+          " µs/tok summed, " + Fixed(t.busy_us_per_token, 1) + " µs/tok busy (union)");
+  out.Add("      pairing: paired " + std::to_string(t.paired) + ", unpaired ends " +
+          std::to_string(t.unpaired_ends) + ", leftover starts " +
+          std::to_string(t.leftover_starts) + ", duplicate starts " +
+          std::to_string(t.duplicate_starts) + "; rows " + std::to_string(t.rows));
+  out.Add("      excluded: other-process " + std::to_string(t.excluded_other_process) +
+          ", unmapped " + std::to_string(t.excluded_unmapped) + ", unattributed " +
+          std::to_string(t.excluded_unattributed) + ", outside-window " +
+          std::to_string(t.excluded_outside_window));
+  std::string tokens = "      tokens: " + std::to_string(t.tokens) + " (" +
+                       (t.tokens_source.empty() ? std::string("given") : t.tokens_source) + ")";
+  if (t.tokens_in_trace && *t.tokens_in_trace != t.tokens) {
+    tokens += ", " + std::to_string(*t.tokens_in_trace) + " counted in the trace";
+  }
+  if (t.gpu_intervals_union_ns) {
+    double us = static_cast<double>(*t.gpu_intervals_union_ns) / 1000.0 /
+                static_cast<double>(std::max<int64_t>(t.tokens, 1));
+    tokens +=
+        " | gpu-intervals union " + Fixed(us, 1) + " µs/tok (" +
+        Percent(util::PercentOf(static_cast<double>(*t.gpu_intervals_union_ns - t.busy_union_ns),
+                                static_cast<double>(t.busy_union_ns)),
+                2) +
+        " vs busy)";
+  }
+  out.Add(tokens);
+}
+
+void Inputs(const Report& report, Lines& out) {
+  out.Add("Inputs:");
+  for (const auto& e : report.engines) {
+    out.Add(" " + e.name + " trials: " + std::to_string(e.trials.size()));
+    for (const auto& t : e.trials) TrialLines(t, out);
+  }
+  out.Blank();
+}
+
+// Rows of the bucket table: for each bucket, the engine and baseline medians.
+void BucketTable(const Report& report, const util::Sides& sides, Lines& out) {
+  const EngineSummary& e = *sides.engine;
+  const EngineSummary& b = *sides.baseline;
+  const auto& c = *report.comparison;
+  std::string en = util::SideName(report, &e, false);
+  std::string bn = util::SideName(report, &b, true);
+  out.Banner("Side-by-side bucketed attribution (medians across trials)");
+  out.Paragraph("", "",
+                "Columns: sub/tok = submissions per token; p50 µs/sub = median submission duration "
+                "(median over trials); p = two-sided Mann-Whitney U over per-trial values, n = " +
+                    std::to_string(e.trials.size()) + " vs " + std::to_string(b.trials.size()) +
+                    " trials.");
+  std::vector<Col> cols = {
+      {"BUCKET", 14, true}, {"sub/tok", 9}, {"p50 µs/sub", 10}, {"µs/tok", 10}, {"sub/tok", 9},
+      {"p50 µs/sub", 10},   {"µs/tok", 10}, {"Δµs/tok", 10},    {"Δ%", 8},      {"p", 6}};
+  std::vector<std::string> labels;
+  for (const Delta& d : c.buckets) labels.push_back(d.name);
+  FitFirstColumn(cols, labels);
+  out.Add(GroupHeader(cols, {{1, 3, en + " (engine)"}, {4, 6, bn + " (baseline)"}}));
+  out.Add(Header(cols));
+  out.Add(RuleFor(cols));
+  for (const Delta& d : c.buckets) {
+    const auto& eb = util::FindBucket(e, d.name);
+    const auto& bb = util::FindBucket(b, d.name);
+    out.Add(Row(cols, {d.name, Fixed(eb.dispatches_per_token.median, 1), Fixed(eb.p50_us.median, 2),
+                       Fixed(d.engine, 1), Fixed(bb.dispatches_per_token.median, 1),
+                       Fixed(bb.p50_us.median, 2), Fixed(d.baseline, 1), Signed(d.delta, 1),
+                       Percent(d.delta_pct), PValue(d.p_value)}));
+  }
+  out.Add(RuleFor(cols));
+  const Delta& t = c.total;
+  out.Add(Row(cols, {"TOTAL", Fixed(e.dispatches_per_token.median, 1), "-", Fixed(t.engine, 1),
+                     Fixed(b.dispatches_per_token.median, 1), "-", Fixed(t.baseline, 1),
+                     Signed(t.delta, 1), Percent(t.delta_pct), PValue(t.p_value)}));
+  double busy_delta = e.busy_us_per_token.median - b.busy_us_per_token.median;
+  out.Add(Row(cols, {"busy (union)", "", "", Fixed(e.busy_us_per_token.median, 1), "", "",
+                     Fixed(b.busy_us_per_token.median, 1), Signed(busy_delta, 1),
+                     Percent(util::PercentOf(busy_delta, b.busy_us_per_token.median)), ""}));
+  const Delta& s = c.submissions_per_token;
+  out.Add("Submissions/tok: " + Fixed(s.engine, 1) + " vs " + Fixed(s.baseline, 1) + ", Δ " +
+          Signed(s.delta, 1) + " (" + Percent(s.delta_pct) + "), p = " + PValue(s.p_value));
+  out.Blank();
+
+  // The seed's md-bucket summary: count/token x p50 = µs/token, Δ as % of the baseline total.
+  const std::string md = "md_8_32us";
+  auto md_delta = std::find_if(c.buckets.begin(), c.buckets.end(),
+                               [&](const Delta& d) { return d.name == md; });
+  if (md_delta != c.buckets.end()) {
+    std::string hint = util::BucketHint(report, md);
+    out.Add(md + " bucket summary" + (hint.empty() ? std::string() : " (" + hint + ")") + ":");
+    const auto& eb = util::FindBucket(e, md);
+    const auto& bb = util::FindBucket(b, md);
+    size_t w = std::max(util::DisplayWidth(en), util::DisplayWidth(bn));
+    w = std::min<size_t>(std::max<size_t>(w, 5), 24);
+    out.Add("  " + Left(en, w) + ": " + Fixed(eb.dispatches_per_token.median, 1) + " sub/tok × " +
+            Fixed(eb.p50_us.median, 2) + " µs/sub (p50) = " + Fixed(md_delta->engine, 1) +
+            " µs/tok");
+    out.Add("  " + Left(bn, w) + ": " + Fixed(bb.dispatches_per_token.median, 1) + " sub/tok × " +
+            Fixed(bb.p50_us.median, 2) + " µs/sub (p50) = " + Fixed(md_delta->baseline, 1) +
+            " µs/tok");
+    out.Add("  " + Left("delta", w) + ": " + Signed(md_delta->delta, 1) + " µs/tok (" +
+            Percent(util::PercentOf(md_delta->delta, t.baseline), 2) +
+            " of the baseline's total GPU µs/tok)");
+    out.Blank();
+  }
+
+  out.Add("Attack target (bucket with the largest positive Δµs/tok): " +
+          (c.attack_target ? *c.attack_target : std::string("none: no bucket regressed")));
+  if (c.attack_target) {
+    auto it = std::find_if(c.buckets.begin(), c.buckets.end(),
+                           [&](const Delta& d) { return d.name == *c.attack_target; });
+    if (it != c.buckets.end()) {
+      out.Add("  Δµs/tok: " + Signed(it->delta, 1) + " (" + Percent(it->delta_pct) +
+              "), p = " + PValue(it->p_value));
+    }
+    std::string hint =
+        c.attack_hint.empty() ? util::BucketHint(report, *c.attack_target) : c.attack_hint;
+    out.Add("  likely kernel class: " + (hint.empty() ? std::string("unknown") : hint));
+  }
+  out.Blank();
+}
+
+void EngineOnlyBucketTable(const Report& report, const EngineSummary& e, Lines& out) {
+  out.Banner(e.name + "-only partial attribution (no baseline given)");
+  std::vector<Col> cols = {
+      {"BUCKET", 14, true}, {"sub/tok", 10}, {"p50 µs/sub", 14}, {"µs/tok", 10}};
+  std::vector<std::string> labels;
+  for (const auto& [name, b] : e.buckets) labels.push_back(name);
+  FitFirstColumn(cols, labels);
+  out.Add(Header(cols));
+  out.Add(RuleFor(cols));
+  for (const auto& [name, b] : e.buckets) {
+    out.Add(Row(cols, {name, Fixed(b.dispatches_per_token.median, 1), Fixed(b.p50_us.median, 2),
+                       Fixed(b.us_per_token.median, 1)}));
+  }
+  out.Add(RuleFor(cols));
+  out.Add(Row(cols, {"TOTAL", Fixed(e.dispatches_per_token.median, 1), "-",
+                     Fixed(e.gpu_us_per_token.median, 1)}));
+  out.Add(Row(cols, {"busy (union)", "", "", Fixed(e.busy_us_per_token.median, 1)}));
+  out.Add("Attack target: n/a (no baseline to compare against)");
+  out.Blank();
+}
+
+void FamilyTable(const Report& report, const util::Sides& sides, Lines& out) {
+  const EngineSummary& e = *sides.engine;
+  bool two = sides.baseline != nullptr;
+  if (e.encoder_gpu.empty() && (!two || sides.baseline->encoder_gpu.empty()) &&
+      (!two || report.comparison->families.empty())) {
+    return;
+  }
+  out.Banner("Per-encoder-family GPU time (submissions joined to encoders)");
+  out.Paragraph("", "",
+                "Families come from encoder labels (compute / blit / render / accel, else the "
+                "first word). Most engines label encoders generically, so a family is coarser "
+                "than a kernel. enc = encoders.");
+  out.Blank();
+  if (two) {
+    const EngineSummary& b = *sides.baseline;
+    std::vector<Col> cols = {
+        {"family", 14, true}, {"enc/tok", 9},  {"gpu µs/tok", 10}, {"enc/tok", 9},
+        {"gpu µs/tok", 10},   {"Δµs/tok", 10}, {"Δ%", 8},          {"p", 6}};
+    std::vector<Delta> rows = report.comparison->families;
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const Delta& x, const Delta& y) { return x.delta > y.delta; });
+    std::vector<std::string> labels;
+    for (const Delta& d : rows) labels.push_back(d.name);
+    FitFirstColumn(cols, labels);
+    out.Add(GroupHeader(cols, {{1, 2, util::SideName(report, &e, false)},
+                               {3, 4, util::SideName(report, &b, true)}}));
+    out.Add(Header(cols));
+    out.Add(RuleFor(cols));
+    double et = 0, bt = 0;
+    for (const Delta& d : rows) {
+      et += d.engine;
+      bt += d.baseline;
+      out.Add(
+          Row(cols,
+              {d.name, Fixed(util::FindOr(e.encoder_gpu, d.name).encoders_per_token.median, 2),
+               Fixed(d.engine, 1),
+               Fixed(util::FindOr(b.encoder_gpu, d.name).encoders_per_token.median, 2),
+               Fixed(d.baseline, 1), Signed(d.delta, 1), Percent(d.delta_pct), PValue(d.p_value)}));
+    }
+    out.Add(RuleFor(cols));
+    out.Add(Row(cols, {"TOTAL", "-", Fixed(et, 1), "-", Fixed(bt, 1), Signed(et - bt, 1),
+                       Percent(util::PercentOf(et - bt, bt)), ""}));
+    out.Blank();
+    out.Add("Per-trial family gpu µs/tok:");
+    for (const Delta& d : rows) {
+      for (const EngineSummary* s : {&e, &b}) {
+        auto it = s->encoder_gpu.find(d.name);
+        if (it == s->encoder_gpu.end() || it->second.gpu_us_per_token.per_trial.empty()) continue;
+        out.AddWrapped("  " + util::Truncate(util::SideName(report, s, s == &b), 16) + " " +
+                           util::Truncate(d.name, 40) + ":",
+                       FormatAll(it->second.gpu_us_per_token.per_trial, 1));
+      }
+    }
+  } else {
+    std::vector<Col> cols = {
+        {"family", 14, true}, {"enc/tok", 10}, {"gpu µs/tok", 12}, {"host µs/tok", 12}};
+    std::vector<std::string> names;
+    for (const auto& [name, f] : e.encoder_gpu) names.push_back(name);
+    std::stable_sort(names.begin(), names.end(), [&](const std::string& x, const std::string& y) {
+      return e.encoder_gpu.at(x).gpu_us_per_token.median >
+             e.encoder_gpu.at(y).gpu_us_per_token.median;
+    });
+    FitFirstColumn(cols, names);
+    out.Add(Header(cols));
+    out.Add(RuleFor(cols));
+    double total = 0;
+    for (const auto& name : names) {
+      const auto& f = e.encoder_gpu.at(name);
+      total += f.gpu_us_per_token.median;
+      out.Add(
+          Row(cols, {name, Fixed(f.encoders_per_token.median, 2),
+                     Fixed(f.gpu_us_per_token.median, 1), Fixed(f.host_us_per_token.median, 1)}));
+    }
+    out.Add(RuleFor(cols));
+    out.Add(Row(cols, {"TOTAL", "-", Fixed(total, 1), ""}));
+  }
+  out.Blank();
+}
+
+struct PhaseRow {
+  std::string name;
+  double engine = 0;
+  double baseline = 0;
+  double delta = 0;
+  double p_value = 1;
+};
+
+void PhaseTable(const Report& report, const util::Sides& sides, Lines& out) {
+  const EngineSummary& e = *sides.engine;
+  bool two = sides.baseline != nullptr;
+  std::vector<PhaseRow> rows;
+  if (two) {
+    for (const Delta& d : report.comparison->phases) {
+      rows.push_back({d.name, d.engine, d.baseline, d.delta, d.p_value});
+    }
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const PhaseRow& x, const PhaseRow& y) { return x.engine > y.engine; });
+  } else {
+    for (const auto& name : util::PhasesByGpu(e)) {
+      double v = e.cb_label_gpu.at(name).gpu_us_per_token.median;
+      rows.push_back({name, v, 0, 0, 1});
+    }
+  }
+  if (rows.empty()) return;
+  std::vector<std::string> labels;
+  for (const auto& r : rows) labels.push_back(r.name);
+  const std::string en = util::SideName(report, &e, false);
+  out.Banner("Per-command-buffer-phase GPU time (command-buffer labels, numeric parts removed)");
+  out.Paragraph("", "",
+                "CBs = distinct encoders carrying the phase label (the seed's count). Engines that "
+                "do not label their command buffers appear under generic \"Command Buffer N\" "
+                "phases.");
+  if (!e.trials.empty()) {
+    const TrialSummary& t0 = e.trials[0];
+    out.Add(en + " label coverage (trial 0): " + std::to_string(t0.labelled_encoders) + " / " +
+            std::to_string(t0.total_encoders) + " encoders carry a phase label (" +
+            Fixed(e.label_coverage * 100.0, 1) + "%)");
+  } else {
+    out.Add(en + " label coverage: " + Fixed(e.label_coverage * 100.0, 1) + "%");
+  }
+  out.Blank();
+  double et = 0, bt = 0;
+  if (two) {
+    const EngineSummary& b = *sides.baseline;
+    std::vector<Col> cols = {{"phase", 36, true}, {"CBs/tok", 8}, {"sub/tok", 8},
+                             {"µs/tok", 9},       {"µs/CB", 8},   {"CBs/tok", 8},
+                             {"µs/tok", 9},       {"Δµs/tok", 9}, {"p", 6}};
+    FitFirstColumn(cols, labels);
+    out.Add(GroupHeader(cols, {{1, 4, en}, {5, 6, util::SideName(report, &b, true)}}));
+    out.Add(Header(cols));
+    out.Add(RuleFor(cols));
+    for (const auto& r : rows) {
+      const auto& ep = util::FindOr(e.cb_label_gpu, r.name);
+      const auto& bp = util::FindOr(b.cb_label_gpu, r.name);
+      et += r.engine;
+      bt += r.baseline;
+      out.Add(Row(cols, {r.name, Fixed(ep.cbs_per_token.median, 2),
+                         Fixed(ep.dispatches_per_token.median, 2), Fixed(r.engine, 1),
+                         Fixed(ep.mean_us_per_cb, 1), Fixed(bp.cbs_per_token.median, 2),
+                         Fixed(r.baseline, 1), Signed(r.delta, 1), PValue(r.p_value)}));
+    }
+    out.Add(RuleFor(cols));
+    out.Add(Row(cols,
+                {"TOTAL", "-", "-", Fixed(et, 1), "", "-", Fixed(bt, 1), Signed(et - bt, 1), ""}));
+  } else {
+    std::vector<Col> cols = {
+        {"phase", 48, true}, {"CBs/tok", 9}, {"sub/tok", 9}, {"gpu µs/tok", 11}, {"µs/CB", 9}};
+    FitFirstColumn(cols, labels);
+    out.Add(Header(cols));
+    out.Add(RuleFor(cols));
+    for (const auto& r : rows) {
+      const auto& ep = util::FindOr(e.cb_label_gpu, r.name);
+      et += r.engine;
+      out.Add(Row(cols, {r.name, Fixed(ep.cbs_per_token.median, 2),
+                         Fixed(ep.dispatches_per_token.median, 2), Fixed(r.engine, 1),
+                         Fixed(ep.mean_us_per_cb, 1)}));
+    }
+    out.Add(RuleFor(cols));
+    out.Add(Row(cols, {"TOTAL", "-", "-", Fixed(et, 1), ""}));
+  }
+  out.Blank();
+  std::vector<const PhaseRow*> labelled;
+  for (const auto& r : rows) {
+    if (!r.name.empty() && !attribution::IsGenericPhase(r.name) && r.engine > 0)
+      labelled.push_back(&r);
+  }
+  if (!labelled.empty()) {
+    out.Add("Top-3 labelled " + en +
+            " phases by GPU µs/tok (generic Command Buffer / Compute Command excluded):");
+    for (size_t i = 0; i < labelled.size() && i < 3; ++i) {
+      const auto& ep = util::FindOr(e.cb_label_gpu, labelled[i]->name);
+      out.Add("  " + util::Truncate(labelled[i]->name, 48) + ": " +
+              Fixed(ep.cbs_per_token.median, 2) + " CBs/tok × ~" + Fixed(ep.mean_us_per_cb, 1) +
+              " µs/CB = " + Fixed(labelled[i]->engine, 1) + " µs/tok (" +
+              Fixed(ep.dispatches_per_token.median, 1) + " sub/tok)");
+    }
+    out.Blank();
+  }
+}
+
+void Registry(const Report& report, const util::Sides& sides, Lines& out) {
+  out.Banner("Kernel registry (metal-shader-profiler-shader-list)");
+  out.Paragraph("", "",
+                "Pipeline names per kernel family, distinct, unioned over trials. No "
+                "per-submission table carries a pipeline id, so the registry says which kernels "
+                "ran, not how long each took.");
+  std::vector<const EngineSummary*> sv = {sides.engine};
+  if (sides.baseline) sv.push_back(sides.baseline);
+  for (const EngineSummary* s : sv) {
+    if (s == nullptr) continue;
+    out.Blank();
+    std::string name = util::SideName(report, s, s == sides.baseline);
+    if (s->shader_registry.empty()) {
+      out.Add(name + " registry: (no shaders listed)");
+    } else {
+      out.Add(name + " registry (pipeline names by family):");
+      for (const auto& [fam, names] : s->shader_registry) {
+        std::string line = " " + Right(util::Truncate(fam, 20), 20) + " (" +
+                           Right(std::to_string(names.size()), 2) + "):";
+        size_t shown = 0;
+        for (const auto& n : names) {
+          if (shown == 5) break;
+          std::string piece = (shown ? ", " : " ") + n;
+          if (util::DisplayWidth(line) + util::DisplayWidth(piece) + 2 > kWidth) break;
+          line += piece;
+          ++shown;
+        }
+        if (shown < names.size()) line += " …";
+        out.Add(line);
+      }
+    }
+    out.Add("  Shader Timeline rows (metal-shader-profiler-intervals): " +
+            std::to_string(s->shader_timeline_rows) +
+            (s->shader_timeline_rows == 0 ? " (empty: no per-kernel timing in these traces)" : ""));
+  }
+  out.Blank();
+}
+
+void PerTrial(const Report& report, const util::Sides& sides, Lines& out) {
+  std::vector<const EngineSummary*> sv = {sides.engine};
+  if (sides.baseline) sv.push_back(sides.baseline);
+  bool any = false;
+  for (const EngineSummary* s : sv) {
+    if (s == nullptr) continue;
+    std::string name = util::Truncate(util::SideName(report, s, s == sides.baseline), 24);
+    const auto& gpu = s->gpu_us_per_token.per_trial;
+    if (!gpu.empty()) {
+      out.AddWrapped(name + " per-trial gpu µs/tok (summed):", FormatAll(gpu, 1),
+                     " (spread " + Fixed(Spread(gpu), 1) + "%)");
+      any = true;
+    }
+    const auto& busy = s->busy_us_per_token.per_trial;
+    if (!busy.empty()) {
+      out.AddWrapped(name + " per-trial busy µs/tok (union):", FormatAll(busy, 1));
+      any = true;
+    }
+  }
+  if (any) out.Blank();
+}
+
+void DiagnosticsSection(const Report& report, Lines& out) {
+  bool any = false;
+  for (const auto& e : report.engines) any = any || !e.diagnostics.empty();
+  if (!any) return;
+  out.Banner("Diagnostics (counted anomalies, merged over trials)");
+  std::vector<Col> cols = {{"engine", 10, true},
+                           {"code", 26, true},
+                           {"severity", 8, true},
+                           {"count", 7},
+                           {"meaning", 55, true}};
+  out.Add(Header(cols));
+  out.Add(RuleFor(cols));
+  for (const auto& e : report.engines) {
+    for (const auto& entry : e.diagnostics.Entries()) {
+      const DiagnosticDescriptor* d = FindDiagnostic(entry.code);
+      out.Add(
+          Row(cols, {e.name, entry.code, std::string(SeverityName(entry.severity)),
+                     std::to_string(entry.count), d ? std::string(d->summary) : std::string()}));
+    }
+  }
+  out.Blank();
+}
+
+}  // namespace
+
+std::string RenderText(const Report& report) {
+  Lines out;
+  util::Sides sides = util::FindSides(report);
+  std::string title = "perfgate GPU attribution per decode token (Metal System Trace)";
+  if (sides.engine != nullptr) {
+    title += ": " + util::SideName(report, sides.engine, false);
+    if (sides.baseline) title += " vs " + util::SideName(report, sides.baseline, true);
+  }
+  out.Banner(title);
+  out.Blank();
+  Methodology(report, out);
+  Inputs(report, out);
+  if (sides.engine == nullptr) {
+    out.Add("(no traces summarised)");
+    return out.Join();
+  }
+  if (sides.baseline != nullptr) {
+    BucketTable(report, sides, out);
+  } else {
+    EngineOnlyBucketTable(report, *sides.engine, out);
+  }
+  FamilyTable(report, sides, out);
+  PhaseTable(report, sides, out);
+  Registry(report, sides, out);
+  PerTrial(report, sides, out);
+  DiagnosticsSection(report, out);
+  return out.Join();
+}
+
+}  // namespace perfgate::report

@@ -1,0 +1,190 @@
+// The JSON report: schema_version 1, exact keys, exact values after a round trip.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+
+#include "perfgate/report/formats.h"
+#include "report/report_util.h"
+#include "unit/report/report_test_data.h"
+
+namespace perfgate::report {
+namespace {
+
+using nlohmann::json;
+using ::testing::ElementsAre;
+using ::testing::UnorderedElementsAreArray;
+
+std::set<std::string> Keys(const json& j) {
+  std::set<std::string> keys;
+  for (const auto& [k, v] : j.items()) keys.insert(k);
+  return keys;
+}
+
+TEST(JsonReport, RoundSignificantKeepsSixDigits) {
+  EXPECT_EQ(util::RoundSignificant(2.0 / 252.0), 0.00793651);
+  EXPECT_EQ(util::RoundSignificant(9735.6 - 8937.5), 798.1);  // 798.1000000000004 in binary
+  EXPECT_EQ(util::RoundSignificant(123456789.0), 123457000.0);
+  EXPECT_EQ(util::RoundSignificant(-1.23456789), -1.23457);
+  EXPECT_EQ(util::RoundSignificant(0.0), 0.0);
+  EXPECT_EQ(util::RoundSignificant(1e-12 / 3), 3.33333e-13);
+  EXPECT_TRUE(std::isnan(util::RoundSignificant(std::nan(""))));
+}
+
+TEST(JsonReport, TopLevelShape) {
+  std::string out = RenderJson(testdata::Iter22());
+  ASSERT_FALSE(out.empty());
+  EXPECT_EQ(out.back(), '\n');
+  json j = json::parse(out);
+  EXPECT_EQ(Keys(j), (std::set<std::string>{"comparison", "engines", "schema_version",
+                                            "seed_compat", "units"}));
+  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_TRUE(j["schema_version"].is_number_integer());
+  EXPECT_EQ(j["seed_compat"], true);
+  EXPECT_EQ(j["units"]["submission"],
+            "one GPU execution-point pair (about one encoder), not a kernel dispatch");
+  EXPECT_EQ(j["units"]["time"], "microseconds per decode token unless the key ends in _ns");
+  EXPECT_EQ(Keys(j["engines"]), (std::set<std::string>{"hf2q", "llama"}));
+  // Sorted keys, 2-space indent: the output is nlohmann's canonical dump of itself.
+  EXPECT_EQ(out, j.dump(2) + "\n");
+  EXPECT_EQ(out.substr(0, 18), "{\n  \"comparison\": ");
+}
+
+TEST(JsonReport, EngineKeysAndMedians) {
+  json e = json::parse(RenderJson(testdata::Iter22()))["engines"]["hf2q"];
+  EXPECT_EQ(Keys(e), (std::set<std::string>{
+                         "n_trials", "median_dispatches_per_token", "median_submissions_per_token",
+                         "median_gpu_us_per_token", "median_busy_us_per_token", "buckets",
+                         "encoder_gpu", "cb_label_gpu", "shader_registry", "shader_timeline_rows",
+                         "label_coverage", "gpu_us_per_token_per_trial", "trials", "diagnostics"}));
+  EXPECT_EQ(e["n_trials"], 5);
+  EXPECT_EQ(e["median_dispatches_per_token"].get<double>(), 44.2);
+  EXPECT_EQ(e["median_submissions_per_token"].get<double>(), 44.2);
+  EXPECT_EQ(e["median_gpu_us_per_token"].get<double>(), 9735.6);
+  EXPECT_EQ(e["median_busy_us_per_token"].get<double>(), 9735.6);
+  EXPECT_EQ(e["label_coverage"].get<double>(), 0.927136);  // 2583 / 2786
+  EXPECT_EQ(e["shader_timeline_rows"], 0);
+  EXPECT_EQ(e["gpu_us_per_token_per_trial"],
+            json::parse("[9768.9, 9697.5, 9741.1, 9520.9, 9735.6]"));
+  EXPECT_EQ(e["diagnostics"], json::parse(R"({"attr.unpaired_end": 3})"));
+
+  json xl = e["buckets"]["xl_>=80us"];
+  EXPECT_EQ(Keys(xl),
+            (std::set<std::string>{"median_dispatches_per_token", "median_submissions_per_token",
+                                   "median_us_per_token", "median_p50_us_per_dispatch"}));
+  EXPECT_EQ(xl["median_dispatches_per_token"].get<double>(), 42.1);
+  EXPECT_EQ(xl["median_submissions_per_token"].get<double>(), 42.1);
+  EXPECT_EQ(xl["median_p50_us_per_dispatch"].get<double>(), 194.23);
+  EXPECT_EQ(xl["median_us_per_token"].get<double>(), 9703.2);
+  EXPECT_EQ(Keys(e["buckets"]).size(), 5u);
+
+  EXPECT_EQ(e["encoder_gpu"]["compute"],
+            json::parse(R"({"median_gpu_us_per_token": 3711.0, "median_host_us_per_token": 0.0,
+                            "median_encoders_per_token": 13.7})"));
+  EXPECT_EQ(e["cb_label_gpu"]["layer.attn_moe_ffn"],
+            json::parse(R"({"median_gpu_us_per_token": 7779.8, "median_cbs_per_token": 39.38,
+                            "median_dispatches_per_token": 39.38, "median_submissions_per_token": 39.38,
+                            "mean_us_per_cb": 197.6})"));
+  EXPECT_EQ(e["shader_registry"]["rms_norm"],
+            json::parse(R"(["kernel_rms_norm_f32", "kernel_rms_norm_fuse_f32"])"));
+}
+
+TEST(JsonReport, TrialsKeepIntegersAndNullCrossCheck) {
+  const Report r = testdata::Iter22();
+  json trials = json::parse(RenderJson(r))["engines"]["hf2q"]["trials"];
+  ASSERT_EQ(trials.size(), 5u);
+  json t = trials[0];  // not const: a missing key reads as null instead of asserting
+  EXPECT_EQ(Keys(t), (std::set<std::string>{
+                         "path", "tokens", "tokens_source", "paired", "unpaired_ends",
+                         "leftover_starts", "duplicate_starts", "submissions", "excluded",
+                         "dispatches_per_token", "submissions_per_token", "gpu_us_per_token",
+                         "busy_us_per_token", "gpu_intervals_union_ns", "buckets", "diagnostics"}));
+  EXPECT_EQ(t["path"], "recordings/hf2q/trial-1");
+  EXPECT_EQ(t["tokens"], 64);
+  EXPECT_EQ(t["tokens_source"], "given");
+  for (const char* k : {"tokens", "paired", "unpaired_ends", "leftover_starts", "duplicate_starts",
+                        "submissions", "gpu_intervals_union_ns"}) {
+    EXPECT_TRUE(t[k].is_number_integer()) << k;
+  }
+  EXPECT_EQ(t["paired"], 2829);
+  EXPECT_EQ(t["unpaired_ends"], 3);
+  EXPECT_EQ(t["excluded"], json::parse(R"({"other_process": 0, "unmapped": 0, "unattributed": 0,
+                                          "outside_window": 0})"));
+  EXPECT_EQ(t["gpu_intervals_union_ns"].get<int64_t>(),
+            *r.engines[0].trials[0].gpu_intervals_union_ns);
+  EXPECT_EQ(t["gpu_intervals_union_ns"].get<int64_t>(),
+            r.engines[0].trials[0].busy_union_ns - 64000);
+  EXPECT_TRUE(trials[1]["gpu_intervals_union_ns"].is_null());
+  EXPECT_EQ(t["gpu_us_per_token"].get<double>(), 9768.9);
+  EXPECT_EQ(t["submissions_per_token"], t["dispatches_per_token"]);
+  EXPECT_EQ(t["buckets"]["xl_>=80us"],
+            json::parse(R"({"count": 2694, "sum_ns": 175000000, "p50_ns": 194230,
+                                                      "p95_ns": 560000, "mean_ns": 64960})"));
+  EXPECT_TRUE(t["buckets"]["xl_>=80us"]["sum_ns"].is_number_integer());
+  EXPECT_EQ(t["diagnostics"], json::parse(R"({"attr.unpaired_end": 3})"));
+  EXPECT_EQ(trials[1]["diagnostics"], json::object());
+}
+
+TEST(JsonReport, ComparisonExactValues) {
+  json c = json::parse(RenderJson(testdata::Iter22()))["comparison"];
+  EXPECT_EQ(Keys(c), (std::set<std::string>{"engine", "baseline", "buckets", "total",
+                                            "submissions_per_token", "attack_target", "attack_hint",
+                                            "families", "phases"}));
+  EXPECT_EQ(c["engine"], "hf2q");
+  EXPECT_EQ(c["baseline"], "llama");
+  EXPECT_EQ(c["attack_target"], "xl_>=80us");
+  EXPECT_EQ(c["attack_hint"], "prefill mul_mm_id / lm_head / large blits");
+  EXPECT_EQ(c["total"],
+            json::parse(R"({"engine_us_per_token": 9735.6, "baseline_us_per_token": 8937.5,
+                                       "delta_us_per_token": 798.1, "delta_pct": 8.92979,
+                                       "p_value": 0.00793651})"));
+  EXPECT_EQ(c["buckets"]["xl_>=80us"]["delta_us_per_token"].get<double>(), 772.9);
+  EXPECT_EQ(c["buckets"]["xl_>=80us"]["delta_pct"].get<double>(), 8.6548);
+  EXPECT_TRUE(c["buckets"]["lg_32_80us"]["delta_pct"].is_null());  // baseline 0
+  EXPECT_EQ(c["buckets"]["lg_32_80us"]["delta_us_per_token"].get<double>(), 14.8);
+  EXPECT_EQ(
+      c["submissions_per_token"],
+      json::parse(R"({"engine_submissions_per_token": 44.2, "baseline_submissions_per_token": 3.3,
+                            "delta_submissions_per_token": 40.9, "delta_pct": 1239.39, "p_value": 0.00793651})"));
+  EXPECT_EQ(Keys(c["families"]), (std::set<std::string>{"blit", "compute"}));
+  EXPECT_EQ(c["families"]["compute"]["delta_us_per_token"].get<double>(), -4118.9);
+  EXPECT_EQ(Keys(c["phases"]), (std::set<std::string>{"layer.attn_moe_ffn", "Command Buffer 0",
+                                                      "output_head.fused_norm_lm_argmax"}));
+  EXPECT_EQ(c["phases"]["Command Buffer 0"]["baseline_us_per_token"].get<double>(), 8933.8);
+}
+
+TEST(JsonReport, NoAttackTargetIsNull) {
+  Report r = testdata::Iter22();
+  r.comparison->attack_target.reset();
+  r.comparison->attack_hint.clear();
+  json c = json::parse(RenderJson(r))["comparison"];
+  EXPECT_TRUE(c["attack_target"].is_null());
+  EXPECT_EQ(c["attack_hint"], "");
+}
+
+TEST(JsonReport, EngineOnlyHasNullComparison) {
+  json j = json::parse(RenderJson(testdata::EngineOnly()));
+  EXPECT_TRUE(j["comparison"].is_null());
+  EXPECT_EQ(j["seed_compat"], false);
+  EXPECT_EQ(Keys(j["engines"]), (std::set<std::string>{"hf2q"}));
+}
+
+TEST(JsonReport, NonFiniteBecomesNullAndDuplicateNamesAreKept) {
+  Report r = testdata::EngineOnly();
+  r.engines[0].gpu_us_per_token.median = std::numeric_limits<double>::infinity();
+  r.engines.push_back(testdata::Hf2q());
+  json j = json::parse(RenderJson(r));
+  EXPECT_TRUE(j["engines"]["hf2q"]["median_gpu_us_per_token"].is_null());
+  EXPECT_EQ(Keys(j["engines"]), (std::set<std::string>{"hf2q", "hf2q#2"}));
+}
+
+TEST(JsonReport, StableAcrossCalls) {
+  EXPECT_EQ(RenderJson(testdata::Iter22()), RenderJson(testdata::Iter22()));
+}
+
+}  // namespace
+}  // namespace perfgate::report

@@ -1,0 +1,227 @@
+// `perfgate attribute`: per-token GPU attribution of several trials per engine, and
+// the engine-versus-baseline report.
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+
+#include "commands.h"
+#include "perfgate/attribution/attribute.h"
+#include "perfgate/report/formats.h"
+
+namespace perfgate::cli {
+namespace {
+
+struct AttributeArgs {
+  std::vector<std::string> traces;
+  std::string baseline;
+  std::vector<std::string> tokens;
+  std::vector<std::string> process;
+  bool all_processes = false;
+  std::vector<std::string> window;
+  bool seed_compat = false;
+  std::string buckets;
+  std::string kernel_families;
+  std::string format = "text";
+  std::string output;
+};
+
+Status Usage(std::string message) { return Status::Error("cli.usage", std::move(message), {}, ErrorKind::kUsage); }
+
+// Splits "NAME=VALUE"; false when there is no '=' or either side is empty.
+bool SplitAssignment(const std::string& s, std::string* name, std::string* value) {
+  size_t eq = s.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == s.size()) return false;
+  *name = s.substr(0, eq);
+  *value = s.substr(eq + 1);
+  return true;
+}
+
+// A per-engine setting given as NAME=VALUE, or a bare VALUE for every engine.
+std::map<std::string, std::string> PerEngine(const std::vector<std::string>& items, std::string* all) {
+  std::map<std::string, std::string> out;
+  for (const std::string& item : items) {
+    std::string name, value;
+    if (SplitAssignment(item, &name, &value)) {
+      out[name] = value;
+    } else {
+      *all = item;
+    }
+  }
+  return out;
+}
+
+// Applies "N" or "auto:LABEL" (empty: keep the default).
+Status ApplyTokens(const std::string& spec, attribution::AttributionOptions* options) {
+  if (spec.empty()) return Status();
+  if (spec.rfind("auto:", 0) == 0) {
+    if (options->seed_compat) return Usage("--tokens auto:LABEL is not available with --seed-compat");
+    options->token_label = spec.substr(5);
+    if (options->token_label.empty()) return Usage("--tokens auto: needs a label");
+    return Status();
+  }
+  try {
+    size_t used = 0;
+    long long n = std::stoll(spec, &used);
+    if (used != spec.size() || n <= 0) throw std::invalid_argument("");
+    options->tokens = n;
+  } catch (const std::exception&) {
+    return Usage("--tokens '" + spec + "': expected a positive count or auto:LABEL");
+  }
+  return Status();
+}
+
+Status WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out) return Status::Error("io.write_failed", "cannot write", {path});
+  return Status();
+}
+
+int RunAttribute(const AttributeArgs& args) {
+  attribution::AttributionOptions base;
+  base.seed_compat = args.seed_compat;
+  base.all_processes = args.all_processes;
+  if (args.seed_compat) base.tokens = 64;  // the seed's --n-tokens default
+  if (!args.buckets.empty()) {
+    auto b = attribution::ParseBuckets(args.buckets);
+    if (!b.ok()) return ReportError(b.status());
+    base.buckets = *b;
+  }
+  if (!args.kernel_families.empty()) {
+    auto k = attribution::LoadKernelFamilies(args.kernel_families);
+    if (!k.ok()) return ReportError(k.status());
+    base.kernel_families = *k;
+  }
+  std::string all_process_prefix, all_window, all_tokens;
+  const auto tokens_by_engine = PerEngine(args.tokens, &all_tokens);
+  const auto process_by_engine = PerEngine(args.process, &all_process_prefix);
+  const auto window_by_engine = PerEngine(args.window, &all_window);
+
+  // Trials per engine, in the order engines first appear.
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<std::string>> trial_paths;
+  for (const std::string& t : args.traces) {
+    std::string engine, path;
+    if (!SplitAssignment(t, &engine, &path)) return ReportError(Usage("--trace '" + t + "': expected ENGINE=PATH"));
+    auto expanded = attribution::ExpandTrialPaths(path);
+    if (!expanded.ok()) return ReportError(expanded.status());
+    if (!trial_paths.count(engine)) order.push_back(engine);
+    for (auto& p : *expanded) trial_paths[engine].push_back(std::move(p));
+  }
+  if (!args.baseline.empty() && !trial_paths.count(args.baseline)) {
+    return ReportError(Usage("--baseline " + args.baseline + " has no --trace " + args.baseline + "=PATH"));
+  }
+  if (!args.baseline.empty() && order.size() < 2) {
+    return ReportError(Usage("--baseline needs at least one other engine's traces"));
+  }
+  // The compared engine first, the baseline last.
+  if (!args.baseline.empty()) {
+    order.erase(std::find(order.begin(), order.end(), args.baseline));
+    order.push_back(args.baseline);
+  }
+
+  report::Report report;
+  report.buckets = base.buckets;
+  report.seed_compat = args.seed_compat;
+  for (const std::string& engine : order) {
+    attribution::AttributionOptions options = base;
+    auto p = process_by_engine.find(engine);
+    options.process_prefix = p != process_by_engine.end() ? p->second
+                             : !all_process_prefix.empty() ? all_process_prefix
+                                                           : engine;
+    auto tk = tokens_by_engine.find(engine);
+    Status tokens_ok = ApplyTokens(tk != tokens_by_engine.end() ? tk->second : all_tokens, &options);
+    if (!tokens_ok.ok()) return ReportError(tokens_ok);
+    auto w = window_by_engine.find(engine);
+    std::string window_spec = w != window_by_engine.end() ? w->second : all_window;
+    if (!window_spec.empty()) {
+      if (args.seed_compat) return ReportError(Usage("--window is not available with --seed-compat"));
+      auto parsed = attribution::ParseWindow(window_spec);
+      if (!parsed.ok()) return ReportError(parsed.status());
+      options.window = *parsed;
+    }
+    std::vector<attribution::TrialSummary> trials;
+    for (const std::string& path : trial_paths[engine]) {
+      auto tables = attribution::LoadTrial(path);
+      if (!tables.ok()) return ReportError(tables.status());
+      auto summary = attribution::SummarizeTrial(*tables, options);
+      if (!summary.ok()) return ReportError(summary.status());
+      std::cerr << "ok: " << engine << ' ' << path << ": " << summary->submissions << " submissions over "
+                << summary->tokens << " tokens (" << summary->tokens_source << "), "
+                << summary->shader_count << " shaders\n";
+      trials.push_back(std::move(summary).value());
+    }
+    report.engines.push_back(
+        attribution::SummarizeEngine(engine, std::move(trials), options.buckets, args.seed_compat));
+  }
+  if (!args.baseline.empty()) {
+    report.comparison = attribution::Compare(report.engines.front(), report.engines.back(), base.buckets,
+                                             args.seed_compat);
+    // Reports read the engine first and the baseline second.
+    if (report.engines.size() > 2) {
+      attribution::EngineSummary baseline = std::move(report.engines.back());
+      report.engines.pop_back();
+      report.engines.insert(report.engines.begin() + 1, std::move(baseline));
+    }
+  }
+
+  if (args.format == "all") {
+    if (args.output.empty()) return ReportError(Usage("--format all needs --output PREFIX (writes PREFIX.txt/.md/.json/.svg)"));
+    const std::pair<const char*, std::string (*)(const report::Report&)> formats[] = {
+        {".txt", report::RenderText}, {".md", report::RenderMarkdown},
+        {".json", report::RenderJson}, {".svg", report::RenderSvg}};
+    for (const auto& [ext, render] : formats) {
+      Status s = WriteFile(args.output + ext, render(report));
+      if (!s.ok()) return ReportError(s);
+      std::cerr << "wrote: " << args.output << ext << '\n';
+    }
+    return kExitOk;
+  }
+  std::string text = args.format == "markdown" ? report::RenderMarkdown(report)
+                     : args.format == "json"   ? report::RenderJson(report)
+                     : args.format == "svg"    ? report::RenderSvg(report)
+                                               : report::RenderText(report);
+  if (args.output.empty() || args.output == "-") {
+    std::cout << text;
+    return kExitOk;
+  }
+  Status s = WriteFile(args.output, text);
+  if (!s.ok()) return ReportError(s);
+  std::cerr << "wrote: " << args.output << '\n';
+  return kExitOk;
+}
+
+}  // namespace
+
+void RegisterAttributeCommand(CLI::App& app, int* exit_code) {
+  auto args = std::make_shared<AttributeArgs>();
+  auto* cmd = app.add_subcommand(
+      "attribute",
+      "Attribute GPU time per decode token over trials, and compare an engine with a baseline.\n"
+      "A 'submission' is one GPU execution-point pair (about one encoder), not a kernel dispatch.");
+  cmd->add_option("--trace", args->traces,
+                  "ENGINE=PATH, repeatable: a trial directory of <schema>.xml exports, one XML holding several "
+                  "tables, or a recording directory of trial subdirectories")
+      ->required();
+  cmd->add_option("--baseline", args->baseline, "the engine to compare against (e.g. llama)");
+  cmd->add_option("--tokens", args->tokens,
+                  "decode tokens per trial, VALUE or ENGINE=VALUE: N, or auto:LABEL to count a per-token "
+                  "command-buffer label in the trace");
+  cmd->add_option("--process", args->process,
+                  "process-name prefix of the target, PREFIX or ENGINE=PREFIX (default: the engine name)");
+  cmd->add_flag("--all-processes", args->all_processes, "keep every process's submissions (the seed's behaviour)");
+  cmd->add_option("--window", args->window,
+                  "decode window, SPEC or ENGINE=SPEC: label:NAME, time:START_NS:END_NS or skip:N");
+  cmd->add_flag("--seed-compat", args->seed_compat, "reproduce the seed script's numbers exactly");
+  cmd->add_option("--buckets", args->buckets, "duration bands NAME:LO_NS:HI_NS,... (last HI empty)");
+  cmd->add_option("--kernel-families", args->kernel_families, "JSON table of kernel-family prefix rules");
+  cmd->add_option("--format", args->format, "text (default), markdown, json, svg, or all")
+      ->check(CLI::IsMember({"text", "markdown", "json", "svg", "all"}));
+  cmd->add_option("--output,-o", args->output, "write here instead of stdout (a prefix with --format all)");
+  cmd->callback([args, exit_code] { *exit_code = RunAttribute(*args); });
+}
+
+}  // namespace perfgate::cli
