@@ -1,0 +1,153 @@
+// Noise-aware verdicts: is the current run the same as, worse than or better than the
+// baseline, or can these trials not tell?
+//
+// Two metric classes (gating.md §1 item 2, §2 "Statistics"):
+//  * noisy metrics (GPU µs/token, tok/s, ratios) need an effect size AND significance:
+//    a two-sided Mann-Whitney U test on the per-trial values, plus a minimum effect
+//    max(rel · |baseline median|, abs floor) on the difference of medians;
+//  * exact metrics (submissions/token, command buffers/token) are counts from a
+//    deterministic decode window: compared exactly or within an explicit tolerance,
+//    with no statistical test.
+//
+// The gate is fail-closed: too few trials to reach alpha, empty or non-finite inputs
+// and invalid policies give kInconclusive, never kSame. An inconclusive metric may be
+// rerun once, at NextTrialCount() trials per side; never `ctest --repeat until-pass`,
+// which turns every false alarm into a pass and every real regression into a retry.
+//
+// Defaults, validated by tests/unit/gates/verdict_simulation_test.cc (5 vs 5 trials,
+// 3 % CV lognormal noise, 2000 runs): a true 10 % regression is REGRESSED in 96.4 % of
+// runs (SAME in 1.8 %), no change is REGRESSED in 0.65 % (SAME in 97 %). Use at least 5
+// trials per side: 3 vs 3 can never reach alpha = 0.05 (smallest p = 0.1) and is
+// always inconclusive.
+#ifndef PERFGATE_GATES_VERDICT_H_
+#define PERFGATE_GATES_VERDICT_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace perfgate::gates {
+
+// The outcome for one metric.
+enum class Verdict {
+  kSame,          // no change of at least the minimum effect (or the tolerance)
+  kRegressed,     // a significant change of at least the minimum effect, bad direction
+  kImproved,      // the same, good direction
+  kInconclusive,  // these trials cannot decide; rerun once with more trials
+};
+
+// "same", "regressed", "improved" or "inconclusive".
+std::string_view VerdictName(Verdict verdict);
+
+// Which way is bad: a larger µs/token is worse, a larger tok/s is better.
+enum class Direction { kLowerIsBetter, kHigherIsBetter };
+
+// The trial count per side the defaults were validated with; fewer is allowed but
+// loses power (and 3 or fewer per side can never reach alpha = 0.05).
+inline constexpr int kRecommendedTrialsPerSide = 5;
+
+// more_trials_needed estimates stop here; a larger need is reported as
+// kMoreTrialsCap + 1, meaning "more than 50".
+inline constexpr int kMoreTrialsCap = 50;
+
+// Policy for a noisy metric. Per-metric values live in the golden next to the value.
+struct NoisyPolicy {
+  // Significance level of the two-sided Mann-Whitney U test.
+  double alpha = 0.05;
+  // Minimum relative effect, a fraction of |baseline median| (0.05 = 5 %).
+  double min_rel_effect = 0.05;
+  // Minimum absolute effect in the metric's units; the suite sets it per metric
+  // (e.g. 20 for GPU µs/token). The effect used is max(rel · |baseline|, abs).
+  double min_abs_effect = 0;
+  Direction direction = Direction::kLowerIsBetter;
+};
+
+// Policy for an exact metric (a count per token).
+struct ExactPolicy {
+  // Largest |current - baseline| still judged the same, in the metric's units;
+  // 0 demands equality.
+  double tolerance = 0;
+  Direction direction = Direction::kLowerIsBetter;
+};
+
+// Flat result for one metric, ready for tables, goldens and gtest properties.
+struct MetricVerdict {
+  std::string metric;
+  Verdict verdict = Verdict::kInconclusive;
+  double baseline = 0;               // median of the baseline trials
+  double current = 0;                // median of the current trials
+  double delta = 0;                  // current - baseline, in the metric's units
+  std::optional<double> delta_pct;   // 100 · delta / |baseline|; none when baseline is 0
+  double threshold = 0;              // minimum effect (noisy) or tolerance (exact), units
+  std::optional<double> p_value;     // two-sided MWU p (Holm-adjusted in a family); noisy only
+  std::optional<double> raw_p_value; // the unadjusted p when it differs from p_value
+  std::optional<double> min_attainable_p;  // 2 / C(n_b + n_c, n_b); noisy only
+  int n_baseline = 0;
+  int n_current = 0;
+  double baseline_spread = 0;        // max - min of the baseline trials
+  double current_spread = 0;         // max - min of the current trials
+  // For kInconclusive: estimated extra trials per side that would decide (at least 1;
+  // kMoreTrialsCap + 1 means "more than 50"): enough to reach alpha and, when the
+  // observed change reached the minimum effect, 80 % power for it at the pooled spread.
+  // 0 for decided verdicts and for input that more trials cannot fix (invalid policy,
+  // non-finite values).
+  int more_trials_needed = 0;
+  // One line: "<metric> <current> vs <baseline> (<Δ%>, limit <±x %>, p = .., n = b/c):
+  // <verdict>[ (reason)]". Never contains the CTest skip marker.
+  std::string explanation;
+};
+
+// Judges a noisy metric from per-trial values (gating.md §2):
+//  REGRESSED  p <= alpha and |Δ| >= max(rel · |baseline median|, abs) in the bad direction;
+//  IMPROVED   the same in the good direction;
+//  SAME       |Δ| below that minimum effect, or p > alpha while these trial counts had
+//             >= 80 % power to detect the minimum effect at the measured pooled spread;
+//  INCONCLUSIVE otherwise, and always when the sample sizes cannot reach alpha.
+// Δ is the difference of medians; the power check is a normal approximation scaled by
+// the test's asymptotic efficiency (3/π).
+MetricVerdict JudgeNoisy(std::string metric, const std::vector<double>& baseline,
+                         const std::vector<double>& current, const NoisyPolicy& policy = {});
+
+// Judges an exact metric on medians: REGRESSED or IMPROVED when |Δ| > tolerance in the
+// bad or good direction, SAME otherwise. Trials that differ within a side are reported
+// (with their spread) in the explanation; they do not change the verdict.
+MetricVerdict JudgeExact(std::string metric, const std::vector<double>& baseline,
+                         const std::vector<double>& current, const ExactPolicy& policy = {});
+
+// Holm-Bonferroni adjusted p-values, in input order: sorted ascending, the i-th
+// (1-based) of m becomes min(1, max over j <= i of (m - j + 1) · p_(j)). Reject where
+// adjusted p <= alpha. NaN counts as 1.
+std::vector<double> HolmAdjust(const std::vector<double>& p_values);
+
+// One noisy metric of a family.
+struct NoisyMetric {
+  std::string metric;
+  std::vector<double> baseline;
+  std::vector<double> current;
+  NoisyPolicy policy;
+};
+
+// Judges a suite's noisy metrics together, controlling the family-wise false-alarm rate
+// with Holm's method: each verdict uses its Holm-adjusted p. Reachability and power are
+// planned at alpha / m, Holm's first step, so a family of m metrics needs
+// MinimumAttainablePValue <= alpha / m. Results are in input order.
+std::vector<MetricVerdict> JudgeNoisyFamily(const std::vector<NoisyMetric>& metrics);
+
+// The fixed rerun schedule: the per-side trial count for the single rerun after an
+// inconclusive verdict (double, at least kRecommendedTrialsPerSide: 3 -> 6, 5 -> 10).
+// Rerun once; a second inconclusive verdict is reported as inconclusive.
+int NextTrialCount(int current_per_side);
+
+// The smallest equal trial count per side whose smallest attainable p is <= alpha
+// (alpha = 0.05 -> 4, 0.01 -> 5); check it before a run. 0 for alpha outside (0, 1).
+int MinimumTrialsPerSide(double alpha);
+
+// An aligned plain-text table: metric, baseline, current, Δ, Δ%, threshold, p-value,
+// n, verdict; one row per result, a header, a trailing newline. Never contains the
+// CTest skip marker "[  SKIPPED ]" (gating.md §4), even from metric names.
+std::string FormatVerdictTable(const std::vector<MetricVerdict>& verdicts);
+
+}  // namespace perfgate::gates
+
+#endif  // PERFGATE_GATES_VERDICT_H_
