@@ -1,0 +1,128 @@
+// GoogleTest fixtures and one-line assertions for perf-regression suites.
+//
+//   class Hf2qDecode : public perfgate::testing::MetalTraceFixture {
+//     perfgate::testing::SuiteConfig Config() const override { return MySuite(); }
+//   };
+//   TEST_F(Hf2qDecode, Budget) { PERFGATE_EXPECT_SUBMISSIONS_PER_TOKEN_AT_MOST(engine("hf2q"), 45); }
+//
+// Every failed assertion prints a table (metric, baseline, current, Δ, Δ%, threshold,
+// p-value, n, verdict) with the recordings it read, and records its figures with
+// RecordProperty so they reach the gtest XML/JSON output. No message ever contains
+// gtest's skip marker, so CTest cannot mistake a failure for a skip.
+#ifndef PERFGATE_GTEST_PERFGATE_GTEST_H_
+#define PERFGATE_GTEST_PERFGATE_GTEST_H_
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "perfgate/attribution/summary.h"
+#include "perfgate/gates/verdict.h"
+#include "perfgate/golden/golden.h"
+#include "perfgate/gtest/suite.h"
+
+namespace perfgate::testing {
+
+// Replays (or, where possible, records) the suite's recordings once per program and
+// hands each test the per-engine summaries. A missing recording where recording is
+// impossible skips with the reason; a bad recording fails.
+class MetalTraceFixture : public ::testing::Test {
+ protected:
+  // The suite's engines, baseline and directories.
+  virtual SuiteConfig Config() const = 0;
+
+  void SetUp() override;
+
+  const SuiteData& data() const { return *data_; }
+  const attribution::EngineSummary& engine(const std::string& name) const { return data_->engine(name); }
+  // First engine versus the baseline; the test fails when the suite has no baseline.
+  const attribution::Comparison& comparison() const;
+  // golden/<suite>/<current test name>.json; PERFGATE_GOLDEN_DIR replaces golden/<suite>.
+  std::string GoldenPath() const;
+  // Compares every figure of the engine with GoldenPath() under GoldenOf's policies;
+  // PERFGATE_UPDATE_GOLDEN=new|all writes it instead (refused under CI unless forced).
+  ::testing::AssertionResult MatchesGolden(const std::string& engine_name) const;
+
+ private:
+  std::shared_ptr<const SuiteData> data_;
+  std::string golden_dir_;
+};
+
+// --- budgets on exact (count) metrics -------------------------------------------
+
+// Median submissions per token over trials is at most `budget`.
+::testing::AssertionResult SubmissionsPerTokenAtMost(const attribution::EngineSummary& engine, double budget);
+// Median submissions per token equals `expected` within `tolerance`.
+::testing::AssertionResult SubmissionsPerTokenExactly(const attribution::EngineSummary& engine, double expected,
+                                                      double tolerance = 0);
+// Per phase (normalised command-buffer label): submissions, CBs and GPU µs per token.
+::testing::AssertionResult PhaseSubmissionsPerTokenAtMost(const attribution::EngineSummary& engine,
+                                                          const std::string& phase, double budget);
+::testing::AssertionResult PhaseCbsPerTokenAtMost(const attribution::EngineSummary& engine, const std::string& phase,
+                                                  double budget);
+::testing::AssertionResult PhaseGpuUsPerTokenAtMost(const attribution::EngineSummary& engine,
+                                                    const std::string& phase, double budget_us);
+
+// --- engine versus baseline (noisy metrics, per-trial rank test) ----------------
+
+// The bucket's µs/token exceeds the baseline's by at most `max_delta_us` (absolute) ...
+::testing::AssertionResult BucketDeltaAtMostUs(const attribution::EngineSummary& engine,
+                                               const attribution::EngineSummary& baseline,
+                                               const std::string& bucket, double max_delta_us);
+// ... or by at most `max_delta_pct` percent of the baseline's.
+::testing::AssertionResult BucketDeltaAtMostPercent(const attribution::EngineSummary& engine,
+                                                    const attribution::EngineSummary& baseline,
+                                                    const std::string& bucket, double max_delta_pct);
+// Total GPU µs/token of engine over baseline is at most `max_ratio`.
+::testing::AssertionResult GpuTimeRatioAtMost(const attribution::EngineSummary& engine,
+                                              const attribution::EngineSummary& baseline, double max_ratio);
+// A noisy metric of the engine shows no regression against the baseline under
+// `policy` (gates::JudgeNoisy); INCONCLUSIVE fails too, saying how many trials decide.
+::testing::AssertionResult NoNoisyRegression(const std::string& metric, const std::vector<double>& baseline,
+                                             const std::vector<double>& current, const gates::NoisyPolicy& policy);
+
+// --- goldens ------------------------------------------------------------------------
+
+// Every figure of an engine as golden values, with default policies: counts per token
+// exact within 0.5; GPU µs/token noisy (5 %, floor 20 µs, lower is better); per bucket
+// and phase µs/token noisy (10 %, floor 20 µs); kernel families exact. Per-trial
+// samples are kept. `context` is recorded and never compared.
+golden::GoldenFile GoldenOf(const attribution::EngineSummary& engine,
+                            std::map<std::string, std::string> context = {});
+
+// Checks `actual` against the golden file under the update mode of the environment;
+// failures list each field by JSON pointer with the tolerance that failed.
+::testing::AssertionResult MatchesGolden(const std::string& golden_path, const golden::GoldenFile& actual,
+                                         const std::string& accept_command);
+
+// --- kernel registry --------------------------------------------------------------
+
+::testing::AssertionResult KernelFamilyPresent(const attribution::EngineSummary& engine, const std::string& family);
+::testing::AssertionResult KernelFamilyAbsent(const attribution::EngineSummary& engine, const std::string& family);
+
+}  // namespace perfgate::testing
+
+#define PERFGATE_EXPECT_SUBMISSIONS_PER_TOKEN_AT_MOST(engine, budget) \
+  EXPECT_TRUE(::perfgate::testing::SubmissionsPerTokenAtMost(engine, budget))
+#define PERFGATE_EXPECT_SUBMISSIONS_PER_TOKEN_EXACTLY(engine, expected) \
+  EXPECT_TRUE(::perfgate::testing::SubmissionsPerTokenExactly(engine, expected))
+#define PERFGATE_EXPECT_PHASE_SUBMISSIONS_PER_TOKEN_AT_MOST(engine, phase, budget) \
+  EXPECT_TRUE(::perfgate::testing::PhaseSubmissionsPerTokenAtMost(engine, phase, budget))
+#define PERFGATE_EXPECT_PHASE_CBS_PER_TOKEN_AT_MOST(engine, phase, budget) \
+  EXPECT_TRUE(::perfgate::testing::PhaseCbsPerTokenAtMost(engine, phase, budget))
+#define PERFGATE_EXPECT_PHASE_GPU_US_PER_TOKEN_AT_MOST(engine, phase, budget_us) \
+  EXPECT_TRUE(::perfgate::testing::PhaseGpuUsPerTokenAtMost(engine, phase, budget_us))
+#define PERFGATE_EXPECT_BUCKET_DELTA_AT_MOST_US(engine, baseline, bucket, us) \
+  EXPECT_TRUE(::perfgate::testing::BucketDeltaAtMostUs(engine, baseline, bucket, us))
+#define PERFGATE_EXPECT_BUCKET_DELTA_AT_MOST_PERCENT(engine, baseline, bucket, pct) \
+  EXPECT_TRUE(::perfgate::testing::BucketDeltaAtMostPercent(engine, baseline, bucket, pct))
+#define PERFGATE_EXPECT_GPU_TIME_RATIO_AT_MOST(engine, baseline, ratio) \
+  EXPECT_TRUE(::perfgate::testing::GpuTimeRatioAtMost(engine, baseline, ratio))
+#define PERFGATE_EXPECT_MATCHES_GOLDEN(engine_name) EXPECT_TRUE(MatchesGolden(engine_name))
+#define PERFGATE_EXPECT_KERNEL_FAMILY_PRESENT(engine, family) \
+  EXPECT_TRUE(::perfgate::testing::KernelFamilyPresent(engine, family))
+#define PERFGATE_EXPECT_KERNEL_FAMILY_ABSENT(engine, family) \
+  EXPECT_TRUE(::perfgate::testing::KernelFamilyAbsent(engine, family))
+
+#endif  // PERFGATE_GTEST_PERFGATE_GTEST_H_

@@ -1,0 +1,344 @@
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <set>
+
+#include "perfgate/gtest/perfgate_gtest.h"
+#include "perfgate/stats/summary.h"
+
+namespace perfgate::testing {
+namespace {
+
+using attribution::EngineSummary;
+using attribution::TrialMedian;
+using gates::MetricVerdict;
+using gates::Verdict;
+
+// gtest property keys must be XML attribute names: letters, digits, '.', '_', '-'.
+std::string PropertyKey(const std::string& raw) {
+  std::string key;
+  for (char c : raw) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+              c == '_' || c == '-';
+    key += ok ? c : '_';
+  }
+  return key;
+}
+
+std::string Fixed(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+// Records a figure in the gtest output (doubles formatted here: gtest would print 17 digits).
+void Record(const std::string& key, double value) {
+  if (::testing::UnitTest::GetInstance()->current_test_info() == nullptr) return;
+  ::testing::Test::RecordProperty(PropertyKey(key), Fixed(value));
+}
+
+// The recordings an engine summary came from, for failure messages.
+std::string Provenance(const EngineSummary& e) {
+  std::string out = "\n  recordings of " + e.name + ":";
+  for (const auto& t : e.trials) out += "\n    " + t.path;
+  return out;
+}
+
+// A budget check as a one-row verdict table: limit as the baseline column.
+MetricVerdict BudgetRow(const std::string& metric, const TrialMedian& current, double limit, bool pass) {
+  MetricVerdict v;
+  v.metric = metric;
+  v.verdict = pass ? Verdict::kSame : Verdict::kRegressed;
+  v.baseline = limit;
+  v.current = current.median;
+  v.delta = current.median - limit;
+  if (limit != 0) v.delta_pct = v.delta / std::fabs(limit) * 100;
+  v.threshold = 0;
+  v.n_current = static_cast<int>(current.per_trial.size());
+  if (!current.per_trial.empty()) {
+    auto [lo, hi] = std::minmax_element(current.per_trial.begin(), current.per_trial.end());
+    v.current_spread = *hi - *lo;
+  }
+  v.explanation = metric + " median " + Fixed(current.median) + (pass ? " within " : " over ") + "budget " +
+                  Fixed(limit);
+  return v;
+}
+
+::testing::AssertionResult Outcome(bool pass, const std::vector<MetricVerdict>& rows, const std::string& what,
+                                   const std::string& provenance) {
+  for (const auto& r : rows) {
+    Record(r.metric + ".current", r.current);
+    Record(r.metric + ".baseline", r.baseline);
+  }
+  if (pass) return ::testing::AssertionSuccess() << what;
+  std::string why;
+  for (const auto& r : rows) why += "  " + r.explanation + "\n";
+  return ::testing::AssertionFailure() << what << "\n" << gates::FormatVerdictTable(rows) << why << provenance;
+}
+
+const TrialMedian* PhaseMetric(const EngineSummary& e, const std::string& phase,
+                               TrialMedian attribution::PhaseMedians::*field) {
+  auto it = e.cb_label_gpu.find(phase);
+  return it == e.cb_label_gpu.end() ? nullptr : &(it->second.*field);
+}
+
+std::string KnownPhases(const EngineSummary& e) {
+  std::string out;
+  for (const auto& [p, _] : e.cb_label_gpu) out += (out.empty() ? "" : ", ") + p;
+  return out.empty() ? "none" : out;
+}
+
+::testing::AssertionResult PhaseBudget(const EngineSummary& e, const std::string& phase, double budget,
+                                       TrialMedian attribution::PhaseMedians::*field, const std::string& unit) {
+  const TrialMedian* m = PhaseMetric(e, phase, field);
+  if (m == nullptr) {
+    return ::testing::AssertionFailure() << e.name << " has no phase '" << phase << "' (phases: " << KnownPhases(e)
+                                         << ")" << Provenance(e);
+  }
+  bool pass = m->median <= budget;
+  return Outcome(pass, {BudgetRow(e.name + "." + phase + "." + unit, *m, budget, pass)},
+                 e.name + " phase '" + phase + "' " + unit + " budget " + Fixed(budget), Provenance(e));
+}
+
+const attribution::BucketMedians* Bucket(const EngineSummary& e, const std::string& name) {
+  for (const auto& [n, b] : e.buckets) {
+    if (n == name) return &b;
+  }
+  return nullptr;
+}
+
+// Engine versus baseline shifted by the allowance: any median excess fails; the rank
+// test says whether the trials could tell (an excess the trials cannot confirm still
+// fails, as INCONCLUSIVE: a gate fails closed).
+::testing::AssertionResult DeltaWithin(const std::string& metric, const TrialMedian& engine,
+                                       const TrialMedian& baseline, double allowance, const std::string& what,
+                                       const std::string& provenance) {
+  std::vector<double> shifted = baseline.per_trial;
+  for (double& v : shifted) v += allowance;
+  gates::NoisyPolicy policy;
+  policy.min_rel_effect = 0;
+  policy.min_abs_effect = 0;
+  MetricVerdict v = gates::JudgeNoisy(metric, shifted, engine.per_trial, policy);
+  v.baseline = baseline.median;
+  v.delta = engine.median - baseline.median;
+  v.delta_pct = baseline.median != 0 ? std::optional<double>(v.delta / std::fabs(baseline.median) * 100) : std::nullopt;
+  v.threshold = allowance;
+  const bool pass = v.delta <= allowance;
+  if (pass) v.verdict = Verdict::kSame;
+  return Outcome(pass, {v}, what, provenance);
+}
+
+}  // namespace
+
+void MetalTraceFixture::SetUp() {
+  SuiteConfig config = Config();
+  const char* golden_override = std::getenv("PERFGATE_GOLDEN_DIR");
+  golden_dir_ = golden_override != nullptr && *golden_override ? golden_override : config.golden_dir;
+  SuiteLoad load = LoadSuite(config);
+  if (!load.error.ok()) {
+    FAIL() << "suite " << config.suite << ": " << load.error.ToString();
+  }
+  if (load.unavailable) {
+    GTEST_SKIP() << load.unavailable->reason;
+  }
+  data_ = load.data;
+  ::testing::Test::RecordProperty("perfgate_recordings", data_->recordings_dir);
+}
+
+const attribution::Comparison& MetalTraceFixture::comparison() const {
+  static const attribution::Comparison kNone;
+  if (!data_->comparison) {
+    ADD_FAILURE() << "this suite has no baseline, so there is no comparison";
+    return kNone;
+  }
+  return *data_->comparison;
+}
+
+std::string MetalTraceFixture::GoldenPath() const {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  return golden_dir_ + "/" + (info != nullptr ? info->name() : "unknown") + ".json";
+}
+
+::testing::AssertionResult SubmissionsPerTokenAtMost(const EngineSummary& e, double budget) {
+  bool pass = e.dispatches_per_token.median <= budget;
+  return Outcome(pass, {BudgetRow(e.name + ".submissions_per_token", e.dispatches_per_token, budget, pass)},
+                 e.name + " submissions/token budget " + Fixed(budget), Provenance(e));
+}
+
+::testing::AssertionResult SubmissionsPerTokenExactly(const EngineSummary& e, double expected, double tolerance) {
+  MetricVerdict v = gates::JudgeExact(e.name + ".submissions_per_token",
+                                      std::vector<double>(e.dispatches_per_token.per_trial.size(), expected),
+                                      e.dispatches_per_token.per_trial, gates::ExactPolicy{tolerance});
+  bool pass = std::fabs(e.dispatches_per_token.median - expected) <= tolerance;
+  v.verdict = pass ? Verdict::kSame : (e.dispatches_per_token.median > expected ? Verdict::kRegressed
+                                                                                 : Verdict::kImproved);
+  return Outcome(pass, {v}, e.name + " submissions/token exactly " + Fixed(expected), Provenance(e));
+}
+
+::testing::AssertionResult PhaseSubmissionsPerTokenAtMost(const EngineSummary& e, const std::string& phase,
+                                                          double budget) {
+  return PhaseBudget(e, phase, budget, &attribution::PhaseMedians::dispatches_per_token, "submissions_per_token");
+}
+
+::testing::AssertionResult PhaseCbsPerTokenAtMost(const EngineSummary& e, const std::string& phase, double budget) {
+  return PhaseBudget(e, phase, budget, &attribution::PhaseMedians::cbs_per_token, "cbs_per_token");
+}
+
+::testing::AssertionResult PhaseGpuUsPerTokenAtMost(const EngineSummary& e, const std::string& phase,
+                                                    double budget_us) {
+  return PhaseBudget(e, phase, budget_us, &attribution::PhaseMedians::gpu_us_per_token, "gpu_us_per_token");
+}
+
+::testing::AssertionResult BucketDeltaAtMostUs(const EngineSummary& engine, const EngineSummary& baseline,
+                                               const std::string& bucket, double max_delta_us) {
+  const auto* e = Bucket(engine, bucket);
+  const auto* b = Bucket(baseline, bucket);
+  if (e == nullptr || b == nullptr) {
+    return ::testing::AssertionFailure() << "no bucket '" << bucket << "' in " << (e == nullptr ? engine.name : baseline.name);
+  }
+  return DeltaWithin(engine.name + "." + bucket + ".us_per_token", e->us_per_token, b->us_per_token, max_delta_us,
+                     engine.name + " vs " + baseline.name + " bucket " + bucket + ": delta at most " +
+                         Fixed(max_delta_us) + " us/token",
+                     Provenance(engine) + Provenance(baseline));
+}
+
+::testing::AssertionResult BucketDeltaAtMostPercent(const EngineSummary& engine, const EngineSummary& baseline,
+                                                    const std::string& bucket, double max_delta_pct) {
+  const auto* e = Bucket(engine, bucket);
+  const auto* b = Bucket(baseline, bucket);
+  if (e == nullptr || b == nullptr) {
+    return ::testing::AssertionFailure() << "no bucket '" << bucket << "' in " << (e == nullptr ? engine.name : baseline.name);
+  }
+  double allowance = std::fabs(b->us_per_token.median) * max_delta_pct / 100.0;
+  return DeltaWithin(engine.name + "." + bucket + ".us_per_token", e->us_per_token, b->us_per_token, allowance,
+                     engine.name + " vs " + baseline.name + " bucket " + bucket + ": delta at most " +
+                         Fixed(max_delta_pct) + " %",
+                     Provenance(engine) + Provenance(baseline));
+}
+
+::testing::AssertionResult GpuTimeRatioAtMost(const EngineSummary& engine, const EngineSummary& baseline,
+                                              double max_ratio) {
+  const double b = baseline.gpu_us_per_token.median;
+  if (b <= 0) {
+    return ::testing::AssertionFailure() << baseline.name << " has no GPU time, so no ratio" << Provenance(baseline);
+  }
+  // Same-run ratio: scaling the baseline trials by the limit turns the ratio gate
+  // into a delta gate the rank test can judge.
+  TrialMedian scaled = baseline.gpu_us_per_token;
+  for (double& v : scaled.per_trial) v *= max_ratio;
+  scaled.median *= max_ratio;
+  const double ratio = engine.gpu_us_per_token.median / b;
+  Record(engine.name + ".gpu_time_ratio", ratio);
+  auto r = DeltaWithin(engine.name + ".gpu_us_per_token", engine.gpu_us_per_token, scaled, 0,
+                       engine.name + "/" + baseline.name + " GPU time ratio " + Fixed(ratio) + " at most " +
+                           Fixed(max_ratio),
+                       Provenance(engine) + Provenance(baseline));
+  return r;
+}
+
+::testing::AssertionResult NoNoisyRegression(const std::string& metric, const std::vector<double>& baseline,
+                                             const std::vector<double>& current, const gates::NoisyPolicy& policy) {
+  MetricVerdict v = gates::JudgeNoisy(metric, baseline, current, policy);
+  bool pass = v.verdict == Verdict::kSame || v.verdict == Verdict::kImproved;
+  return Outcome(pass, {v}, metric + ": " + v.explanation, "");
+}
+
+golden::GoldenFile GoldenOf(const EngineSummary& e, std::map<std::string, std::string> context) {
+  using golden::Direction;
+  using golden::FieldPolicy;
+  golden::GoldenFile g;
+  g.context = std::move(context);
+  g.context["engine"] = e.name;
+  g.context["trials"] = std::to_string(e.trials.size());
+  auto put = [&](const std::string& name, const TrialMedian& m, FieldPolicy policy) {
+    golden::GoldenValue v;
+    v.value = m.median;
+    v.policy = std::move(policy);
+    v.samples = m.per_trial;
+    g.values[name] = std::move(v);
+  };
+  const FieldPolicy count = FieldPolicy::Exact(0.5);
+  const FieldPolicy total_time = FieldPolicy::Noisy(0.05, 20, Direction::kLowerIsBetter);
+  const FieldPolicy part_time = FieldPolicy::Noisy(0.10, 20, Direction::kLowerIsBetter);
+  put("submissions_per_token", e.dispatches_per_token, count);
+  put("gpu_us_per_token", e.gpu_us_per_token, total_time);
+  put("busy_us_per_token", e.busy_us_per_token, total_time);
+  for (const auto& [name, b] : e.buckets) {
+    put("buckets/" + name + "/submissions_per_token", b.dispatches_per_token, count);
+    put("buckets/" + name + "/us_per_token", b.us_per_token, part_time);
+  }
+  for (const auto& [phase, p] : e.cb_label_gpu) {
+    put("phases/" + phase + "/cbs_per_token", p.cbs_per_token, count);
+    put("phases/" + phase + "/gpu_us_per_token", p.gpu_us_per_token, part_time);
+  }
+  for (const auto& [family, names] : e.shader_registry) {
+    golden::GoldenValue v;
+    v.value = static_cast<double>(names.size());
+    v.is_integer = true;
+    v.policy = FieldPolicy::Exact(0);
+    g.values["kernel_families/" + family] = std::move(v);
+  }
+  return g;
+}
+
+::testing::AssertionResult MatchesGolden(const std::string& golden_path, const golden::GoldenFile& actual,
+                                         const std::string& accept_command) {
+  auto mode = golden::UpdateModeFromEnv();
+  if (!mode.ok()) return ::testing::AssertionFailure() << mode.status().ToString();
+  golden::CheckOutcome out = golden::CheckGolden(golden_path, actual, *mode, accept_command);
+  for (const auto& f : out.compare.fields) {
+    if (!std::isnan(f.actual)) Record("golden." + f.name, f.actual);
+  }
+  switch (out.status) {
+    case golden::CheckStatus::kPass:
+      return ::testing::AssertionSuccess() << "matches " << golden_path;
+    case golden::CheckStatus::kUpdated:
+      std::cout << "perfgate: updated golden " << golden_path << " (PERFGATE_UPDATE_GOLDEN=" << golden::ToString(*mode)
+                << ")\n";
+      return ::testing::AssertionSuccess() << "updated " << golden_path;
+    case golden::CheckStatus::kError:
+      return ::testing::AssertionFailure() << out.error.ToString();
+    default:
+      return ::testing::AssertionFailure() << out.report;
+  }
+}
+
+::testing::AssertionResult MetalTraceFixture::MatchesGolden(const std::string& engine_name) const {
+  const EngineSummary& e = engine(engine_name);
+  if (e.trials.empty()) return ::testing::AssertionFailure() << "no engine '" << engine_name << "' in this suite";
+  std::map<std::string, std::string> context;
+  context["perfgate_version"] = PERFGATE_VERSION_STRING;
+  context["recordings"] = std::filesystem::path(data_->recordings_dir).filename().string();
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::string filter = info != nullptr ? std::string(info->test_suite_name()) + "." + info->name() : "";
+  return testing::MatchesGolden(GoldenPath(), GoldenOf(e, std::move(context)),
+                                "PERFGATE_UPDATE_GOLDEN=all ctest -R '" + filter + "'");
+}
+
+::testing::AssertionResult KernelFamilyPresent(const EngineSummary& e, const std::string& family) {
+  auto it = e.shader_registry.find(family);
+  if (it != e.shader_registry.end() && !it->second.empty()) {
+    return ::testing::AssertionSuccess() << family << " present in " << e.name;
+  }
+  std::string known;
+  for (const auto& [f, _] : e.shader_registry) known += (known.empty() ? "" : ", ") + f;
+  return ::testing::AssertionFailure() << "kernel family '" << family << "' is absent from " << e.name
+                                       << "'s shader registry (families: " << (known.empty() ? "none" : known) << ")"
+                                       << Provenance(e);
+}
+
+::testing::AssertionResult KernelFamilyAbsent(const EngineSummary& e, const std::string& family) {
+  auto it = e.shader_registry.find(family);
+  if (it == e.shader_registry.end() || it->second.empty()) {
+    return ::testing::AssertionSuccess() << family << " absent from " << e.name;
+  }
+  std::string names;
+  for (const auto& n : it->second) names += (names.empty() ? "" : ", ") + n;
+  return ::testing::AssertionFailure() << "kernel family '" << family << "' is present in " << e.name << ": " << names
+                                       << Provenance(e);
+}
+
+}  // namespace perfgate::testing
