@@ -20,6 +20,8 @@ int ReportError(const Status& status);
 
 void RegisterXctraceCommands(CLI::App& app, int* exit_code);
 void RegisterAttributeCommand(CLI::App& app, int* exit_code);
+void RegisterAneCommand(CLI::App& app, int* exit_code);     // cmd_ane.cc
+void RegisterRecordCommand(CLI::App& app, int* exit_code);  // cmd_record.cc
 
 }  // namespace perfgate::cli
 

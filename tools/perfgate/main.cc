@@ -35,6 +35,12 @@ int main(int argc, char** argv) {
   int exit_code = kExitOk;
   RegisterXctraceCommands(app, &exit_code);
   RegisterAttributeCommand(app, &exit_code);
+#ifdef PERFGATE_HAVE_ANE_COMMAND
+  RegisterAneCommand(app, &exit_code);
+#endif
+#ifdef PERFGATE_HAVE_RECORD_COMMAND
+  RegisterRecordCommand(app, &exit_code);
+#endif
   RegisterDiagnosticsCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
