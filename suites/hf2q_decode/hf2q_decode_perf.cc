@@ -1,39 +1,16 @@
 // hf2q decode versus llama.cpp: submission budgets, per-bucket deltas, phase budgets,
 // the total GPU-time ratio, the kernel registry, and a golden of every figure.
+#include "hf2q_decode_suite.h"
 #include "perfgate/gtest/perfgate_gtest.h"
 
 namespace {
 
-using perfgate::attribution::ParseWindow;
-using perfgate::testing::EngineSpec;
+using hf2q_decode::kOutputHead;
 using perfgate::testing::SuiteConfig;
-
-constexpr const char* kOutputHead = "output_head.fused_norm_lm_argmax";
-
-SuiteConfig Hf2qDecodeSuite() {
-  SuiteConfig c;
-  c.suite = PERFGATE_SUITE_NAME;
-  c.recordings_dir = PERFGATE_RECORDINGS_DIR;
-  c.golden_dir = PERFGATE_GOLDEN_DIR;
-  // hf2q labels its command buffers: decode runs from the first output head to the
-  // last, one token per output head.
-  EngineSpec hf2q{"hf2q", {}};
-  hf2q.options.process_prefix = "hf2q";
-  hf2q.options.window = *ParseWindow(std::string("label:") + kOutputHead);
-  hf2q.options.token_label = kOutputHead;
-  // llama.cpp does not label: skip its six prefill submissions, 64 decode tokens.
-  EngineSpec llama{"llama", {}};
-  llama.options.process_prefix = "llama";
-  llama.options.window = *ParseWindow("skip:6");
-  llama.options.tokens = 64;
-  c.engines = {hf2q, llama};
-  c.baseline = "llama";
-  return c;
-}
 
 class Hf2qDecode : public perfgate::testing::MetalTraceFixture {
  protected:
-  SuiteConfig Config() const override { return Hf2qDecodeSuite(); }
+  SuiteConfig Config() const override { return hf2q_decode::Suite(PERFGATE_RECORDINGS_DIR, PERFGATE_GOLDEN_DIR); }
 };
 
 TEST_F(Hf2qDecode, SubmissionsPerTokenBudget) {

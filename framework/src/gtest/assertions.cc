@@ -8,6 +8,7 @@
 
 #include "perfgate/gtest/perfgate_gtest.h"
 #include "perfgate/stats/summary.h"
+#include "perfgate/xctrace/toc.h"
 
 namespace perfgate::testing {
 namespace {
@@ -312,6 +313,20 @@ golden::GoldenFile GoldenOf(const EngineSummary& e, std::map<std::string, std::s
   std::map<std::string, std::string> context;
   context["perfgate_version"] = PERFGATE_VERSION_STRING;
   context["recordings"] = std::filesystem::path(data_->recordings_dir).filename().string();
+  // Where the figures were recorded (from the first trial's TOC), and what compared them.
+  if (auto toc = xctrace::ReadTocFile(e.trials.front().path + "/toc.xml"); toc.ok() && !toc->runs.empty()) {
+    const auto& run = toc->runs.front();
+    context["recording_device"] = run.device.model.empty() ? run.device.name : run.device.model;
+    context["recording_os"] = run.device.os_version;
+    context["instruments_version"] = run.instruments_version;
+    context["template"] = run.template_name;
+  }
+  for (const char* var : {"PERFGATE_COMMIT", "GITHUB_SHA", "CI_COMMIT_SHA"}) {
+    if (const char* v = std::getenv(var); v != nullptr && *v) {
+      context["commit"] = v;
+      break;
+    }
+  }
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
   std::string filter = info != nullptr ? std::string(info->test_suite_name()) + "." + info->name() : "";
   return testing::MatchesGolden(GoldenPath(), GoldenOf(e, std::move(context)),
