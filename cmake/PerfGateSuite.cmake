@@ -37,7 +37,7 @@ function(perfgate_add_perf_suite NAME)
   get_filename_component(recordings_dir "${ARG_RECORDINGS}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
 
   add_executable(${NAME} ${ARG_SOURCES})
-  target_link_libraries(${NAME} PRIVATE perfgate::gtest)
+  target_link_libraries(${NAME} PRIVATE perfgate::gtest GTest::gtest_main)
   target_compile_definitions(${NAME} PRIVATE
     PERFGATE_SUITE_NAME="${NAME}"
     PERFGATE_GOLDEN_DIR="${golden_dir}"
