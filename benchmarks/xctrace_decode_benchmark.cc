@@ -49,8 +49,11 @@ void Report(benchmark::State& state, const Input& in, size_t peak_bytes) {
   state.counters["file_MB"] = static_cast<double>(in.bytes.size()) / 1e6;
 }
 
-// pugixml's minimal in-situ parse of the whole file: the reference throughput.
-void BM_PugixmlInSitu(benchmark::State& state) {
+// Runs `decode` on a fresh copy of the input per iteration (the copy untimed) and
+// reports throughput and the peak heap of one decode, the copy included.
+// `decode` returns an error message, or "" on success.
+template <typename Decode>
+void MeasureDecode(benchmark::State& state, Decode decode) {
   const Input& in = GetInput(static_cast<int>(state.range(0)), static_cast<size_t>(state.range(1)));
   size_t peak = 0;
   for (auto _ : state) {
@@ -59,76 +62,54 @@ void BM_PugixmlInSitu(benchmark::State& state) {
     ResetPeak();
     std::string copy = in.bytes;
     state.ResumeTiming();
-    {
-      pugi::xml_document doc;
-      pugi::xml_parse_result r = doc.load_buffer_inplace(copy.data(), copy.size(), pugi::parse_minimal);
-      if (!r) state.SkipWithError(r.description());
-      benchmark::DoNotOptimize(doc.first_child());
-      state.PauseTiming();
-      peak = PeakHeapBytes() - base;
-    }
+    std::string error = decode(std::move(copy), in);
+    state.PauseTiming();
+    peak = PeakHeapBytes() - base;
     state.ResumeTiming();
+    if (!error.empty()) {
+      state.SkipWithError(error.c_str());
+      break;
+    }
   }
   Report(state, in, peak);
+}
+
+// pugixml's minimal in-situ parse of the whole file: the reference throughput.
+void BM_PugixmlInSitu(benchmark::State& state) {
+  MeasureDecode(state, [](std::string bytes, const Input&) -> std::string {
+    pugi::xml_document doc;
+    pugi::xml_parse_result r = doc.load_buffer_inplace(bytes.data(), bytes.size(), pugi::parse_minimal);
+    benchmark::DoNotOptimize(doc.first_child());
+    return r ? "" : r.description();
+  });
+}
+
+// The generic reader alone (no typed view), to split the cost of the two layers.
+void BM_GenericDecode(benchmark::State& state) {
+  MeasureDecode(state, [](std::string bytes, const Input& in) -> std::string {
+    auto doc = perfgate::xctrace::ReadExportBuffer(std::move(bytes), "bench.xml");
+    if (!doc.ok()) return doc.status().ToString();
+    return doc->table(0).row_count() == in.rows ? "" : "row count differs from the generator's";
+  });
 }
 
 // perfgate's typed decode: the generic reader plus the typed view of the table.
 void BM_TypedDecode(benchmark::State& state) {
   const int kind = static_cast<int>(state.range(0));
-  const Input& in = GetInput(kind, static_cast<size_t>(state.range(1)));
-  size_t peak = 0;
-  for (auto _ : state) {
-    state.PauseTiming();
-    const size_t base = LiveHeapBytes();
-    ResetPeak();
-    std::string copy = in.bytes;
-    state.ResumeTiming();
-    {
-      auto doc = perfgate::xctrace::ReadExportBuffer(std::move(copy), "bench.xml");
-      if (!doc.ok()) {
-        state.SkipWithError(doc.status().ToString().c_str());
-        break;
-      }
-      perfgate::Diagnostics diagnostics;
-      size_t rows = 0;
-      if (kind == kExecutionPoints) {
-        auto v = perfgate::xctrace::ReadExecutionPoints(doc->table(0), &diagnostics);
-        rows = v.ok() ? v->size() : 0;
-      } else {
-        auto v = perfgate::xctrace::ReadEncoderRows(doc->table(0), &diagnostics);
-        rows = v.ok() ? v->size() : 0;
-      }
-      if (rows != in.rows) state.SkipWithError("row count differs from the generator's");
-      state.PauseTiming();
-      peak = PeakHeapBytes() - base;
+  MeasureDecode(state, [kind](std::string bytes, const Input& in) -> std::string {
+    auto doc = perfgate::xctrace::ReadExportBuffer(std::move(bytes), "bench.xml");
+    if (!doc.ok()) return doc.status().ToString();
+    perfgate::Diagnostics diagnostics;
+    size_t rows = 0;
+    if (kind == kExecutionPoints) {
+      auto v = perfgate::xctrace::ReadExecutionPoints(doc->table(0), &diagnostics);
+      rows = v.ok() ? v->size() : 0;
+    } else {
+      auto v = perfgate::xctrace::ReadEncoderRows(doc->table(0), &diagnostics);
+      rows = v.ok() ? v->size() : 0;
     }
-    state.ResumeTiming();
-  }
-  Report(state, in, peak);
-}
-
-// The generic reader alone (no typed view), to split the cost of the two layers.
-void BM_GenericDecode(benchmark::State& state) {
-  const Input& in = GetInput(static_cast<int>(state.range(0)), static_cast<size_t>(state.range(1)));
-  size_t peak = 0;
-  for (auto _ : state) {
-    state.PauseTiming();
-    const size_t base = LiveHeapBytes();
-    ResetPeak();
-    std::string copy = in.bytes;
-    state.ResumeTiming();
-    {
-      auto doc = perfgate::xctrace::ReadExportBuffer(std::move(copy), "bench.xml");
-      if (!doc.ok() || doc->table(0).row_count() != in.rows) {
-        state.SkipWithError("decode failed or lost rows");
-        break;
-      }
-      state.PauseTiming();
-      peak = PeakHeapBytes() - base;
-    }
-    state.ResumeTiming();
-  }
-  Report(state, in, peak);
+    return rows == in.rows ? "" : "row count differs from the generator's";
+  });
 }
 
 // Sizes in MB: small ones for a quick look, the 250 MB / 100 MB for figures.
