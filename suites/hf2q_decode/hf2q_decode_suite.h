@@ -18,12 +18,14 @@ inline perfgate::testing::SuiteConfig Suite(std::string recordings_dir, std::str
   c.golden_dir = std::move(golden_dir);
   // hf2q labels its command buffers: decode runs from the first output head to the
   // last, one token per output head.
-  perfgate::testing::EngineSpec hf2q{"hf2q", {}};
+  perfgate::testing::EngineSpec hf2q;
+  hf2q.name = "hf2q";
   hf2q.options.process_prefix = "hf2q";
   hf2q.options.window = *perfgate::attribution::ParseWindow(std::string("label:") + kOutputHead);
   hf2q.options.token_label = kOutputHead;
   // llama.cpp does not label: skip its six prefill submissions, 64 decode tokens.
-  perfgate::testing::EngineSpec llama{"llama", {}};
+  perfgate::testing::EngineSpec llama;
+  llama.name = "llama";
   llama.options.process_prefix = "llama";
   llama.options.window = *perfgate::attribution::ParseWindow("skip:6");
   llama.options.tokens = 64;

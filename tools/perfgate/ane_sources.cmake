@@ -1,2 +1,2 @@
 # `perfgate ane-dma` sources, relative to tools/perfgate/.
-set(PERFGATE_CLI_ANE_SOURCES)
+set(PERFGATE_CLI_ANE_SOURCES cmd_ane.cc)

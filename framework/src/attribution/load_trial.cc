@@ -2,8 +2,12 @@
 #include <algorithm>
 #include <filesystem>
 
+#include <unistd.h>
+
 #include "perfgate/attribution/attribute.h"
 #include "perfgate/xctrace/reader.h"
+#include "perfgate/core/process.h"
+#include "perfgate/xctrace/recorder.h"
 
 namespace perfgate::attribution {
 namespace {
@@ -31,11 +35,52 @@ Status ReadOptional(const std::vector<xctrace::Document>& docs, ReadFn read, Dia
   return Status();
 }
 
+// Exports a .trace bundle's tables with xctrace into a fresh temporary trial
+// directory (macOS; elsewhere xctrace is missing and this says so).
+StatusOr<std::string> ExportTraceBundle(const std::string& trace) {
+  auto xctrace = xctrace::LocateXctrace();
+  if (!xctrace.ok()) {
+    return Status::Error("attr.trace_bundle",
+                         "reading a .trace bundle needs `xctrace export` (macOS): " + xctrace.status().message() +
+                             "; export its tables into a trial directory first",
+                         {trace}, ErrorKind::kEnvironment);
+  }
+  std::error_code ec;
+  fs::path dir = fs::temp_directory_path(ec) / ("perfgate-export-" + std::to_string(::getpid()) + "-" +
+                                                fs::path(trace).stem().string());
+  fs::remove_all(dir, ec);
+  fs::create_directories(dir, ec);
+  auto run = [&](std::vector<std::string> args, const fs::path& out) -> Status {
+    ProcessOptions options;
+    options.argv = xctrace->argv;
+    options.argv.insert(options.argv.end(), args.begin(), args.end());
+    options.stdout_path = out.string();
+    options.max_stdout_bytes = size_t{4} << 30;  // exports run to hundreds of MB
+    options.timeout_ms = 10 * 60 * 1000;
+    auto r = RunProcess(options);
+    if (!r.ok()) return r.status();
+    return CheckProcessSucceeded(*r, "xctrace export");
+  };
+  PERFGATE_RETURN_IF_ERROR(run({"export", "--input", trace, "--toc"}, dir / "toc.xml"));
+  for (const std::string& schema : xctrace::DefaultRecordTables()) {
+    const std::string xpath = "/trace-toc/run[@number=\"1\"]/data/table[@schema=\"" + schema + "\"]";
+    PERFGATE_RETURN_IF_ERROR(run({"export", "--input", trace, "--xpath", xpath}, dir / (schema + ".xml")));
+  }
+  return dir.string();
+}
+
 }  // namespace
 
 StatusOr<TrialTables> LoadTrial(const std::string& path) {
   std::vector<xctrace::Document> docs;
   std::error_code ec;
+  if (fs::is_directory(path, ec) && fs::path(path).extension() == ".trace") {
+    auto exported = ExportTraceBundle(path);
+    if (!exported.ok()) return exported.status();
+    auto t = LoadTrial(*exported);
+    if (t.ok()) t->path = path;
+    return t;
+  }
   if (fs::is_directory(path, ec)) {
     for (std::string_view schema :
          {kExecutionPoints, xctrace::EncoderRow::kSchema, xctrace::SubmissionMapRow::kSchema,
@@ -50,12 +95,7 @@ StatusOr<TrialTables> LoadTrial(const std::string& path) {
       docs.push_back(std::move(doc).value());
     }
   } else if (fs::exists(path, ec)) {
-    if (fs::path(path).extension() == ".trace") {
-      return Status::Error("attr.trace_bundle",
-                           "reading a .trace bundle needs `xctrace export` (macOS); export its tables into a "
-                           "trial directory first (see `perfgate record`)",
-                           {path}, ErrorKind::kEnvironment);
-    }
+    // (a .trace bundle is a directory: handled below)
     auto doc = xctrace::ReadExportFile(path);
     if (!doc.ok()) return doc.status();
     docs.push_back(std::move(doc).value());
@@ -89,16 +129,27 @@ StatusOr<TrialTables> LoadTrial(const std::string& path) {
 StatusOr<std::vector<std::string>> ExpandTrialPaths(const std::string& path) {
   std::error_code ec;
   if (!fs::exists(path, ec)) return Status::Error("io.not_found", "no such trial file or directory", {path});
-  if (!fs::is_directory(path, ec)) return std::vector<std::string>{path};
+  if (!fs::is_directory(path, ec) || fs::path(path).extension() == ".trace") {
+    return std::vector<std::string>{path};
+  }
   const std::string marker = std::string(kExecutionPoints) + ".xml";
+  // A trial whose recording failed holds only its INCOMPLETE marker: it is still a
+  // trial, and CheckTrialComplete refuses it rather than letting it vanish.
   auto is_trial = [&](const fs::path& dir) {
-    return fs::exists(dir / marker, ec) || fs::exists(dir / (marker + ".gz"), ec);
+    return fs::exists(dir / marker, ec) || fs::exists(dir / (marker + ".gz"), ec) ||
+           fs::exists(dir / std::string(xctrace::kIncompleteMarkerFile), ec);
   };
-  if (is_trial(path)) return std::vector<std::string>{path};
+  if (is_trial(path)) {
+    PERFGATE_RETURN_IF_ERROR(xctrace::CheckTrialComplete(path));
+    return std::vector<std::string>{path};
+  }
   std::vector<std::string> trials;
   for (const auto& entry : fs::directory_iterator(path, ec)) {
     if (entry.is_directory() && is_trial(entry.path())) trials.push_back(entry.path().string());
     if (entry.path().extension() == ".trace") trials.push_back(entry.path().string());
+  }
+  for (const std::string& t : trials) {
+    if (fs::is_directory(t, ec)) PERFGATE_RETURN_IF_ERROR(xctrace::CheckTrialComplete(t));
   }
   if (trials.empty()) {
     return Status::Error("attr.no_trials",

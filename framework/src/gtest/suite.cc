@@ -2,7 +2,10 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <iostream>
 #include <mutex>
+
+#include "perfgate/xctrace/recorder.h"
 
 namespace perfgate::testing {
 namespace {
@@ -30,12 +33,32 @@ std::string CacheKey(const SuiteConfig& c, const std::string& dir) {
 SuiteLoad Load(const SuiteConfig& config, const std::string& dir) {
   SuiteLoad out;
   if (Env("PERFGATE_RECORD") == "1") {
-    out.error = Status::Error("suite.record_unavailable",
-                              "PERFGATE_RECORD=1 asks to record, but this build cannot record Metal traces "
-                              "(xctrace is macOS-only and the recording pipeline is not available here); unset it "
-                              "to replay " + dir,
-                              {}, ErrorKind::kEnvironment);
-    return out;
+    if (auto why = xctrace::WhyRecordingImpossible()) {
+      out.error = Status::Error("suite.record_unavailable",
+                                "PERFGATE_RECORD=1 asks to record, but " + *why + "; unset it to replay " + dir,
+                                {}, ErrorKind::kEnvironment);
+      return out;
+    }
+    std::vector<xctrace::EngineRecordSpec> specs;
+    for (const EngineSpec& e : config.engines) {
+      if (e.record_command.empty() || e.record_tokens <= 0) {
+        out.error = Status::Error("suite.no_record_command",
+                                  "PERFGATE_RECORD=1, but engine '" + e.name +
+                                      "' has no record_command / record_tokens in the suite's config",
+                                  {}, ErrorKind::kUsage);
+        return out;
+      }
+      specs.push_back({e.name, e.record_command, e.record_tokens, e.options.process_prefix, {}});
+    }
+    xctrace::RecordOptions ro;
+    ro.trials = config.record_trials;
+    ro.cooldown_ms = config.record_cooldown_ms;
+    ro.progress = &std::cerr;
+    auto recorded = xctrace::RecordInterleaved(specs, ro, dir);
+    if (!recorded.ok()) {
+      out.error = recorded.status();
+      return out;
+    }
   }
   auto data = std::make_shared<SuiteData>();
   data->recordings_dir = dir;
@@ -43,9 +66,17 @@ SuiteLoad Load(const SuiteConfig& config, const std::string& dir) {
   for (const EngineSpec& e : config.engines) {
     const std::string engine_dir = (fs::path(dir) / e.name).string();
     if (!fs::exists(engine_dir, ec)) {
+      auto why = xctrace::WhyRecordingImpossible();
+      if (!why) {
+        out.error = Status::Error("suite.no_recording",
+                                  "no recording of engine '" + e.name + "' at " + engine_dir +
+                                      "; xctrace is available: record it with PERFGATE_RECORD=1",
+                                  {}, ErrorKind::kEnvironment);
+        return out;
+      }
       out.unavailable = Unavailable{"no recording of engine '" + e.name + "' at " + engine_dir +
-                                    ", and recording is impossible here (no xctrace: Metal traces are recorded on "
-                                    "macOS); set PERFGATE_RECORDINGS to a directory of recordings"};
+                                    ", and recording is impossible here (" + *why +
+                                    "); set PERFGATE_RECORDINGS to a directory of recordings"};
       return out;
     }
     auto paths = attribution::ExpandTrialPaths(engine_dir);

@@ -9,7 +9,8 @@ class ConsumerDecode : public perfgate::testing::MetalTraceFixture {
     c.suite = PERFGATE_SUITE_NAME;
     c.recordings_dir = PERFGATE_RECORDINGS_DIR;
     c.golden_dir = PERFGATE_GOLDEN_DIR;
-    perfgate::testing::EngineSpec hf2q{"hf2q", {}};
+    perfgate::testing::EngineSpec hf2q;
+    hf2q.name = "hf2q";
     hf2q.options.process_prefix = "hf2q";
     hf2q.options.window = *perfgate::attribution::ParseWindow("label:output_head.fused_norm_lm_argmax");
     hf2q.options.token_label = "output_head.fused_norm_lm_argmax";

@@ -19,10 +19,13 @@
 
 namespace perfgate::testing {
 
-// One engine of a suite: its name (also its recording subdirectory) and how to attribute it.
+// One engine of a suite: its name (also its recording subdirectory), how to attribute
+// it, and how to record it (used only with PERFGATE_RECORD=1 where xctrace exists).
 struct EngineSpec {
   std::string name;
   attribution::AttributionOptions options;
+  std::vector<std::string> record_command;  // argv; "{tokens}" is replaced by record_tokens
+  int64_t record_tokens = 0;
 };
 
 struct SuiteConfig {
@@ -32,6 +35,8 @@ struct SuiteConfig {
   std::vector<EngineSpec> engines;
   std::string baseline;            // an engine name, or "" for no comparison
   std::vector<attribution::Bucket> buckets = attribution::DefaultBuckets();
+  int record_trials = 5;          // trials per engine when recording (interleaved)
+  int64_t record_cooldown_ms = 0;  // pause between recordings
 };
 
 // What a suite's tests read: per-engine summaries and the comparison with the baseline.
@@ -56,8 +61,10 @@ struct SuiteLoad {
 };
 
 // Loads and attributes the suite's recordings, once per program for equal configs.
-// PERFGATE_RECORD=1 asks to record first; until the recording pipeline exists on this
-// platform that is an error, never a silent replay.
+// PERFGATE_RECORD=1 records every engine first, trials interleaved (engine, baseline,
+// engine, ...) so drift hits both alike, through `perfgate record`'s pipeline; where
+// xctrace is missing that is an error, never a silent replay. Without it, a missing
+// recording skips with the reason recording is impossible here.
 SuiteLoad LoadSuite(const SuiteConfig& config);
 
 // The recordings directory in force for `config` (PERFGATE_RECORDINGS or the default).

@@ -1,0 +1,145 @@
+// `perfgate record`: record Metal System Traces of a command with xctrace and export
+// them into a recording bundle that `perfgate attribute` reads.
+#include <atomic>
+#include <cmath>
+#include <csignal>
+#include <iostream>
+#include <memory>
+
+#include "commands.h"
+#include "perfgate/xctrace/recorder.h"
+
+namespace perfgate::cli {
+namespace {
+
+struct RecordArgs {
+  std::string engine;
+  int trials = 3;
+  int64_t tokens = 0;
+  std::string out;
+  double cooldown_s = 0;
+  double time_limit_s = 0;
+  std::vector<std::string> tables;
+  std::string process;
+  std::vector<std::string> env;
+  double timeout_s = 0;
+  double export_timeout_s = 600;
+  bool discard_trace = false;
+  bool force = false;
+  std::vector<std::string> command;
+};
+
+// Raised by SIGINT or SIGTERM while recording; the recorder stops xctrace and leaves
+// the trial marked INCOMPLETE. A second signal gets the default action.
+std::atomic<bool> g_interrupted{false};
+
+extern "C" void OnInterrupt(int signal) {
+  g_interrupted.store(true);
+  std::signal(signal, SIG_DFL);
+}
+
+// Installs OnInterrupt for SIGINT and SIGTERM for the object's lifetime.
+class InterruptGuard {
+ public:
+  InterruptGuard() {
+    old_int_ = std::signal(SIGINT, OnInterrupt);
+    old_term_ = std::signal(SIGTERM, OnInterrupt);
+  }
+  ~InterruptGuard() {
+    std::signal(SIGINT, old_int_ == SIG_ERR ? SIG_DFL : old_int_);
+    std::signal(SIGTERM, old_term_ == SIG_ERR ? SIG_DFL : old_term_);
+  }
+
+ private:
+  void (*old_int_)(int) = SIG_DFL;
+  void (*old_term_)(int) = SIG_DFL;
+};
+
+Status Usage(std::string message) { return Status::Error("cli.usage", std::move(message), {}, ErrorKind::kUsage); }
+
+int64_t Millis(double seconds) { return static_cast<int64_t>(std::llround(seconds * 1000.0)); }
+
+int RunRecord(const RecordArgs& args) {
+  if (args.command.empty()) {
+    return ReportError(Usage("no command to record: put it after `--`, e.g. perfgate record ... -- ./engine --n 64"));
+  }
+  xctrace::EngineRecordSpec spec;
+  spec.engine = args.engine;
+  spec.command = args.command;
+  spec.tokens = args.tokens;
+  spec.process_prefix = args.process;
+  for (const std::string& e : args.env) {
+    size_t eq = e.find('=');
+    if (eq == std::string::npos || eq == 0) return ReportError(Usage("--env '" + e + "': expected NAME=VALUE"));
+    spec.environment.emplace_back(e.substr(0, eq), e.substr(eq + 1));
+  }
+  xctrace::RecordOptions options;
+  options.trials = args.trials;
+  options.cooldown_ms = Millis(args.cooldown_s);
+  options.time_limit_ms = Millis(args.time_limit_s);
+  options.tables = args.tables;
+  options.force = args.force;
+  options.keep_trace = !args.discard_trace;
+  options.record_timeout_ms = Millis(args.timeout_s);
+  options.export_timeout_ms = Millis(args.export_timeout_s);
+  options.progress = &std::cerr;
+  options.cancel = &g_interrupted;
+
+  g_interrupted.store(false);
+  InterruptGuard guard;
+  auto recorded = xctrace::RecordInterleaved({spec}, options, args.out);
+  if (!recorded.ok()) return ReportError(recorded.status());
+  int fresh = 0;
+  for (const auto& t : recorded->trials) fresh += !t.resumed;
+  std::cerr << "perfgate record: " << fresh << " trial(s) recorded, " << recorded->trials.size() - fresh
+            << " kept; attribute with: perfgate attribute --trace " << args.engine << "="
+            << recorded->engine_dirs.front() << '\n';
+  std::cout << recorded->engine_dirs.front() << '\n';
+  return kExitOk;
+}
+
+}  // namespace
+
+void RegisterRecordCommand(CLI::App& app, int* exit_code) {
+  auto args = std::make_shared<RecordArgs>();
+  auto* cmd = app.add_subcommand(
+      "record",
+      "Record Metal System Traces of a command with xctrace (macOS) into OUT/ENGINE/trial-K/:\n"
+      "the exported tables (<schema>.xml), toc.xml and meta.json, as `perfgate attribute` reads them.\n"
+      "xctrace is found through PERFGATE_XCTRACE, then `xcrun xctrace`, then PATH (exit 3 without it).\n"
+      "Re-running resumes: complete trials are kept, incomplete ones redone.");
+  cmd->add_option("--engine", args->engine, "the engine's name: OUT's subdirectory, and the default process prefix")
+      ->required();
+  cmd->add_option("--trials", args->trials, "trials to record (1..1000)")->required()->check(CLI::Range(1, 1000));
+  cmd->add_option("--tokens", args->tokens,
+                  "decode tokens one run of the command generates (recorded in meta.json; {tokens} in the command "
+                  "is replaced by it)")
+      ->required()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--out", args->out, "the recordings directory")->required();
+  cmd->add_option("--cooldown", args->cooldown_s, "seconds to pause between trials (default 0)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--time-limit", args->time_limit_s,
+                  "stop each recording after this many seconds (xctrace --time-limit)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--tables", args->tables,
+                  "comma-separated tables to export, each required (default: the six attribution reads; absent "
+                  "optional ones are reported). The execution points and the submission map are always exported.")
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  cmd->add_option("--process", args->process, "process-name prefix of the target's rows (default: the engine name)");
+  cmd->add_option("--env", args->env, "NAME=VALUE for the launched command (xctrace record --env), repeatable")
+      ->allow_extra_args(false);
+  cmd->add_option("--timeout", args->timeout_s,
+                  "seconds one `xctrace record` may take (default: the time limit + 300, or 1800)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--export-timeout", args->export_timeout_s, "seconds one `xctrace export` may take (default 600)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_flag("--discard-trace", args->discard_trace, "delete trial-K.trace once its tables are exported");
+  cmd->add_flag("--force", args->force,
+                "redo trials recorded with another engine, command or token count, and remove trials beyond --trials");
+  cmd->add_option("command", args->command, "the command to record and its arguments, after `--`");
+  cmd->callback([args, exit_code] { *exit_code = RunRecord(*args); });
+}
+
+}  // namespace perfgate::cli
