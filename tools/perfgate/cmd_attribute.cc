@@ -145,9 +145,13 @@ int RunAttribute(const AttributeArgs& args) {
     }
     std::vector<attribution::TrialSummary> trials;
     for (const std::string& path : trial_paths[engine]) {
-      auto tables = attribution::LoadTrial(path);
-      if (!tables.ok()) return ReportError(tables.status());
-      auto summary = attribution::SummarizeTrial(*tables, options);
+      attribution::AttributionOptions trial_options = options;
+      // Profiler traces name the host process after the interpreter (python3), not the
+      // engine: without an explicit --process they keep every process.
+      if (p == process_by_engine.end() && all_process_prefix.empty() && attribution::IsTraceJsonTrial(path)) {
+        trial_options.all_processes = true;
+      }
+      auto summary = attribution::AttributeTrial(path, trial_options);
       if (!summary.ok()) return ReportError(summary.status());
       std::cerr << "ok: " << engine << ' ' << path << ": " << summary->submissions << " submissions over "
                 << summary->tokens << " tokens (" << summary->tokens_source << "), "

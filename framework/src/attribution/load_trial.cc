@@ -7,6 +7,8 @@
 #include "perfgate/attribution/attribute.h"
 #include "perfgate/xctrace/reader.h"
 #include "perfgate/core/process.h"
+#include "perfgate/json_trace/reader.h"
+#include "perfgate/json_trace/trial.h"
 #include "perfgate/xctrace/recorder.h"
 
 namespace perfgate::attribution {
@@ -126,9 +128,23 @@ StatusOr<TrialTables> LoadTrial(const std::string& path) {
   return t;
 }
 
+bool IsTraceJsonTrial(const std::string& path) { return json_trace::LooksLikeTraceJson(path); }
+
+StatusOr<TrialSummary> AttributeTrial(const std::string& path, const AttributionOptions& options) {
+  if (IsTraceJsonTrial(path)) {
+    auto s = json_trace::SummarizeJsonTrialFile(path, options);
+    if (s.ok()) s->source = "trace_json";
+    return s;
+  }
+  auto tables = LoadTrial(path);
+  if (!tables.ok()) return tables.status();
+  return SummarizeTrial(*tables, options);
+}
+
 StatusOr<std::vector<std::string>> ExpandTrialPaths(const std::string& path) {
   std::error_code ec;
   if (!fs::exists(path, ec)) return Status::Error("io.not_found", "no such trial file or directory", {path});
+  if (IsTraceJsonTrial(path)) return std::vector<std::string>{path};
   if (!fs::is_directory(path, ec) || fs::path(path).extension() == ".trace") {
     return std::vector<std::string>{path};
   }
@@ -145,6 +161,12 @@ StatusOr<std::vector<std::string>> ExpandTrialPaths(const std::string& path) {
   }
   std::vector<std::string> trials;
   for (const auto& entry : fs::directory_iterator(path, ec)) {
+    if (entry.is_directory()) {
+      for (const char* name : {"trace.json", "trace.json.gz"}) {
+        if (fs::exists(entry.path() / name, ec)) trials.push_back((entry.path() / name).string());
+      }
+    }
+    if (!entry.is_directory() && IsTraceJsonTrial(entry.path().string())) trials.push_back(entry.path().string());
     if (entry.is_directory() && is_trial(entry.path())) trials.push_back(entry.path().string());
     if (entry.path().extension() == ".trace") trials.push_back(entry.path().string());
   }
@@ -153,7 +175,8 @@ StatusOr<std::vector<std::string>> ExpandTrialPaths(const std::string& path) {
   }
   if (trials.empty()) {
     return Status::Error("attr.no_trials",
-                         "neither a trial directory (no " + marker + "[.gz]) nor a recording of trial subdirectories",
+                         "neither a trial directory (no " + marker + "[.gz]), a trace-event JSON file, nor a "
+                         "recording of trial subdirectories",
                          {path});
   }
   // Natural order, so trial-10 follows trial-9.

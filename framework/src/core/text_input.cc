@@ -7,6 +7,10 @@
 
 #include <zlib.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace perfgate::internal {
 
 StatusOr<std::string> ReadWholeFile(const std::string& path) {
@@ -71,7 +75,15 @@ size_t FindInvalidUtf8(std::string_view bytes) {
   const size_t n = bytes.size();
   size_t i = 0;
   while (i < n) {
-    // ASCII fast path, eight bytes at a time.
+    // ASCII fast path: 32 bytes at a time where SSE2 exists, then eight at a time.
+#if defined(__SSE2__)
+    while (i + 32 <= n) {
+      __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
+      __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i + 16));
+      if (_mm_movemask_epi8(_mm_or_si128(a, b)) != 0) break;
+      i += 32;
+    }
+#endif
     while (i + 8 <= n) {
       uint64_t w;
       std::memcpy(&w, s + i, 8);

@@ -220,6 +220,25 @@ std::string MetalTraceFixture::GoldenPath() const {
                      Provenance(engine) + Provenance(baseline));
 }
 
+::testing::AssertionResult FamilyDeltaAtMostPercent(const EngineSummary& engine, const EngineSummary& baseline,
+                                                    const std::string& family, double max_delta_pct) {
+  auto get = [&](const EngineSummary& e) {
+    auto it = e.encoder_gpu.find(family);
+    return it != e.encoder_gpu.end() ? it->second.gpu_us_per_token
+                                     : TrialMedian{0, std::vector<double>(e.trials.size(), 0.0)};
+  };
+  if (!engine.encoder_gpu.count(family) && !baseline.encoder_gpu.count(family)) {
+    return ::testing::AssertionFailure() << "no family '" << family << "' in " << engine.name << " or "
+                                         << baseline.name << Provenance(engine);
+  }
+  const TrialMedian e = get(engine), b = get(baseline);
+  return DeltaWithin(engine.name + ".family." + family + ".gpu_us_per_token", e, b,
+                     std::fabs(b.median) * max_delta_pct / 100.0,
+                     engine.name + " vs " + baseline.name + " family " + family + ": delta at most " +
+                         Fixed(max_delta_pct) + " %",
+                     Provenance(engine) + Provenance(baseline));
+}
+
 ::testing::AssertionResult GpuTimeRatioAtMost(const EngineSummary& engine, const EngineSummary& baseline,
                                               double max_ratio) {
   const double b = baseline.gpu_us_per_token.median;

@@ -86,12 +86,7 @@ SuiteLoad Load(const SuiteConfig& config, const std::string& dir) {
     }
     std::vector<attribution::TrialSummary> trials;
     for (const std::string& p : *paths) {
-      auto tables = attribution::LoadTrial(p);
-      if (!tables.ok()) {
-        out.error = tables.status();
-        return out;
-      }
-      auto summary = attribution::SummarizeTrial(*tables, e.options);
+      auto summary = attribution::AttributeTrial(p, e.options);
       if (!summary.ok()) {
         out.error = summary.status();
         return out;

@@ -173,8 +173,31 @@ std::vector<std::string> FormatAll(const std::vector<double>& v, int precision) 
 
 // ---- Sections ---------------------------------------------------------------
 
+bool IsTraceJson(const Report& report) {
+  for (const auto& e : report.engines) {
+    for (const auto& t : e.trials) {
+      if (t.source != "trace_json") return false;
+    }
+  }
+  return !report.engines.empty();
+}
+
 void Methodology(const Report& report, Lines& out) {
   out.Add("Method:");
+  if (IsTraceJson(report)) {
+    out.Paragraph(" - ", "   ",
+                  "Source: profiler trace-event JSON (PyTorch/Kineto, Perfetto). Each GPU kernel "
+                  "event is one dispatch (\"sub\" columns count kernels); memcpy and memset are "
+                  "families of their own. Phases are the innermost GPU annotation around a kernel "
+                  "(else the host annotation around its launch); families come from kernel names; "
+                  "tokens are instances of the per-token annotation.");
+    out.Paragraph(" - ", "   ",
+                  "Figures are per decode token, medians over trials. \"summed\" adds kernel "
+                  "durations; \"busy\" is their union. Δ = engine - baseline; Δ% is n/a when the "
+                  "baseline is 0; p is a two-sided Mann-Whitney U test over the per-trial values.");
+    out.Blank();
+    return;
+  }
   out.Paragraph(" - ", "   ",
                 "GPU time comes from metal-gpu-execution-points: a start (function 1) and an end "
                 "(function 2) are paired per submission id. A \"submission\" is one such "
@@ -613,7 +636,8 @@ void DiagnosticsSection(const Report& report, Lines& out) {
 std::string RenderText(const Report& report) {
   Lines out;
   util::Sides sides = util::FindSides(report);
-  std::string title = "perfgate GPU attribution per decode token (Metal System Trace)";
+  std::string title = std::string("perfgate GPU attribution per decode token (") +
+                      (IsTraceJson(report) ? "trace-event JSON" : "Metal System Trace") + ")";
   if (sides.engine != nullptr) {
     title += ": " + util::SideName(report, sides.engine, false);
     if (sides.baseline) title += " vs " + util::SideName(report, sides.baseline, true);

@@ -9,6 +9,7 @@
 #include <limits>
 #include <ostream>
 #include <type_traits>
+#include <unordered_map>
 #include <utility>
 
 namespace perfgate::xctrace {
@@ -111,9 +112,15 @@ std::optional<T> ParseNonNegative(std::string_view text) {
 }
 
 // Decodes the cells of one row and collects its first problem.
+// Decoded composites by Value::identity(): a table refs a handful of processes from
+// every row, so each is decoded once.
+struct DecodeCache {
+  std::unordered_map<uint32_t, ProcessRef> processes;
+};
+
 class RowDecoder {
  public:
-  RowDecoder(const Table& table, size_t row) : table_(table), row_(row) {}
+  RowDecoder(const Table& table, size_t row, DecodeCache* cache) : table_(table), row_(row), cache_(cache) {}
 
   // Required values: 0 after a problem, which also marks the row as skipped.
   int64_t Int64(const BoundColumn& c) { return Integer<int64_t>(c).value_or(0); }
@@ -147,7 +154,10 @@ class RowDecoder {
 
   ProcessRef Process(const BoundColumn& c) const {
     if (!c.index) return ProcessRef();
-    return ReadProcess(Cell(c));
+    const Value v = Cell(c);
+    auto it = cache_->processes.find(v.identity());
+    if (it == cache_->processes.end()) it = cache_->processes.emplace(v.identity(), ReadProcess(v)).first;
+    return it->second;
   }
 
   // The `tid` child of a thread cell.
@@ -207,6 +217,7 @@ class RowDecoder {
 
   const Table& table_;
   size_t row_;
+  DecodeCache* cache_;
   std::string_view problem_column_;
   std::string problem_;
   bool skip_ = false;
@@ -218,8 +229,9 @@ template <typename Row, typename Decode>
 StatusOr<std::vector<Row>> DecodeRows(const Table& table, Diagnostics* diagnostics, Decode decode) {
   std::vector<Row> rows;
   rows.reserve(table.row_count());
+  DecodeCache cache;
   for (size_t r = 0; r < table.row_count(); ++r) {
-    RowDecoder d(table, r);
+    RowDecoder d(table, r, &cache);
     Row row = decode(d);
     row.row = r;
     PERFGATE_ASSIGN_OR_RETURN(const bool keep, d.Finish(Row::kSchema, diagnostics));

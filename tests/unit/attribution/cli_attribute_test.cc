@@ -155,3 +155,25 @@ TEST(AttributeCli, BadInvocationsExitTwo) {
 
 }  // namespace
 }  // namespace perfgate
+
+namespace perfgate {
+namespace {
+
+// Trace-event JSON trials (the H200 recordings) go through the same command and flags.
+TEST(AttributeCli, TraceJsonTrialsUseTheSameFlags) {
+  const std::string rec = std::string(PERFGATE_SOURCE_DIR) + "/fixtures/recordings/torch_decode_h200";
+  auto r = testing_support::RunPerfgate("attribute --trace graphs=" + rec + "/graphs --trace eager=" + rec +
+                                        "/eager --baseline eager --tokens auto:decode_step --window label:decode_step "
+                                        "--format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["engines"]["graphs"]["n_trials"], 3);
+  EXPECT_EQ(j["engines"]["graphs"]["trials"][0]["tokens"], 64);
+  EXPECT_DOUBLE_EQ(j["engines"]["graphs"]["median_dispatches_per_token"].get<double>(), 160.0);
+  EXPECT_DOUBLE_EQ(j["engines"]["eager"]["median_dispatches_per_token"].get<double>(), 423.0);
+  EXPECT_LT(j["comparison"]["total"]["delta_pct"].get<double>(), -30.0);
+  EXPECT_TRUE(j["comparison"]["attack_target"].is_null());  // no bucket regressed
+}
+
+}  // namespace
+}  // namespace perfgate

@@ -38,8 +38,19 @@ struct TrialTables {
 StatusOr<TrialTables> LoadTrial(const std::string& path);
 
 // Expands a --trace PATH into trial paths: a recording directory of trial
-// subdirectories gives each subdirectory (sorted); a trial directory or file gives itself.
+// subdirectories gives each subdirectory (sorted); a trial directory or file gives
+// itself. Trace-event JSON (Chrome / Perfetto / PyTorch profiler) counts too: a JSON
+// file is a trial, a directory of them gives each, and a trial subdirectory holding
+// trace.json[.gz] gives that file.
 StatusOr<std::vector<std::string>> ExpandTrialPaths(const std::string& path);
+
+// Loads and attributes one trial of either source: Metal System Trace exports
+// (LoadTrial + SummarizeTrial) or a trace-event JSON file (json_trace). For JSON
+// trials a kernel event is a dispatch.
+StatusOr<TrialSummary> AttributeTrial(const std::string& path, const AttributionOptions& options);
+
+// True when `path` is a trace-event JSON trial rather than Metal exports.
+bool IsTraceJsonTrial(const std::string& path);
 
 // Attributes one trial. Errors: no token count; the target process has no
 // submissions (attr.no_target_rows); the process filter needs the submission map.

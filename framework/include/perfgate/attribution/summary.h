@@ -43,6 +43,9 @@ struct PhaseStats {
 
 struct TrialSummary {
   std::string path;
+  // "metal" (xctrace exports: a dispatch is an execution-point pair, a submission) or
+  // "trace_json" (profiler trace-event JSON: a dispatch is one kernel event).
+  std::string source = "metal";
   int64_t tokens = 0;
   std::string tokens_source;               // "given" or "label:NAME"
   std::optional<int64_t> tokens_in_trace;  // occurrences of the token label after the first

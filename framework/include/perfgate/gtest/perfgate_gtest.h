@@ -74,6 +74,12 @@ class MetalTraceFixture : public ::testing::Test {
 ::testing::AssertionResult BucketDeltaAtMostPercent(const attribution::EngineSummary& engine,
                                                     const attribution::EngineSummary& baseline,
                                                     const std::string& bucket, double max_delta_pct);
+// A family's GPU µs/token (encoder family for Metal, kernel family for trace JSON)
+// exceeds the baseline's by at most `max_delta_pct` percent (a family one side lacks
+// counts as 0 there).
+::testing::AssertionResult FamilyDeltaAtMostPercent(const attribution::EngineSummary& engine,
+                                                    const attribution::EngineSummary& baseline,
+                                                    const std::string& family, double max_delta_pct);
 // Total GPU µs/token of engine over baseline is at most `max_ratio`.
 ::testing::AssertionResult GpuTimeRatioAtMost(const attribution::EngineSummary& engine,
                                               const attribution::EngineSummary& baseline, double max_ratio);
@@ -117,6 +123,8 @@ golden::GoldenFile GoldenOf(const attribution::EngineSummary& engine,
   EXPECT_TRUE(::perfgate::testing::BucketDeltaAtMostUs(engine, baseline, bucket, us))
 #define PERFGATE_EXPECT_BUCKET_DELTA_AT_MOST_PERCENT(engine, baseline, bucket, pct) \
   EXPECT_TRUE(::perfgate::testing::BucketDeltaAtMostPercent(engine, baseline, bucket, pct))
+#define PERFGATE_EXPECT_FAMILY_DELTA_AT_MOST_PERCENT(engine, baseline, family, pct) \
+  EXPECT_TRUE(::perfgate::testing::FamilyDeltaAtMostPercent(engine, baseline, family, pct))
 #define PERFGATE_EXPECT_GPU_TIME_RATIO_AT_MOST(engine, baseline, ratio) \
   EXPECT_TRUE(::perfgate::testing::GpuTimeRatioAtMost(engine, baseline, ratio))
 #define PERFGATE_EXPECT_MATCHES_GOLDEN(engine_name) EXPECT_TRUE(MatchesGolden(engine_name))

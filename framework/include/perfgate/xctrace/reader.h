@@ -76,6 +76,10 @@ class Value {
   // a missing value when there is none.
   Value Find(std::string_view tag) const;
 
+  // The same number for every cell that resolves to the same interned value of this
+  // document (refs included), so a caller can decode a repeated composite once.
+  uint32_t identity() const { return index_; }
+
   // Attributes other than id, ref and fmt (e.g. a backtrace frame's name and addr).
   size_t attribute_count() const;
   std::pair<std::string_view, std::string_view> attribute(size_t index) const;

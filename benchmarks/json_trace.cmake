@@ -1,0 +1,12 @@
+# The trace-event JSON reader's benchmark; included from benchmarks/CMakeLists.txt.
+# It builds the Kineto-trace generator of the unit tests into the program.
+set(perfgate_json_trace_bench_root ${CMAKE_CURRENT_LIST_DIR}/..)
+add_executable(json_trace_benchmark
+  ${CMAKE_CURRENT_LIST_DIR}/json_trace_benchmark.cc
+  ${CMAKE_CURRENT_LIST_DIR}/heap_meter.cc
+  ${perfgate_json_trace_bench_root}/tests/unit/json_trace/kineto_gen.cc)
+target_include_directories(json_trace_benchmark PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}
+  ${perfgate_json_trace_bench_root}/tests/unit/json_trace)
+target_link_libraries(json_trace_benchmark PRIVATE perfgate::framework perfgate_build_flags benchmark::benchmark
+                      nlohmann_json::nlohmann_json pugixml::static ZLIB::ZLIB)

@@ -1,0 +1,152 @@
+// Read throughput of the trace-event JSON reader on synthetic Kineto traces, beside
+// nlohmann's SAX parser with a handler that does nothing (the ceiling any reader
+// built on it can reach), and the cost of attributing the trace read.
+//
+// Counters: bytes_per_second (MB/s of JSON text), events_per_second, peak_x_file
+// (peak heap during one read, the input buffer excluded, over the file size: what
+// the kept events cost; there is no DOM of the file), file_MB.
+//
+//   build/benchmarks/json_trace_benchmark --benchmark_counters_tabular=true
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "heap_meter.h"
+#include "kineto_gen.h"
+#include "perfgate/json_trace/reader.h"
+#include "perfgate/json_trace/trial.h"
+
+namespace {
+
+namespace gen = perfgate::json_trace::gen;
+namespace jt = perfgate::json_trace;
+using perfgate::bench::LiveHeapBytes;
+using perfgate::bench::PeakHeapBytes;
+using perfgate::bench::ResetPeak;
+
+struct Input {
+  std::string bytes;
+  int64_t events = 0;
+};
+
+// A decode trace of about `megabytes` MB (eager launches, or CUDA graphs), made once.
+const Input& GetInput(int64_t megabytes, bool graphs) {
+  static std::map<std::pair<int64_t, bool>, Input> cache;
+  auto key = std::make_pair(megabytes, graphs);
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
+  gen::DecodeTraceSpec spec;
+  spec.cuda_graphs = graphs;
+  spec.tokens = 4;
+  const double per_token = static_cast<double>(gen::DecodeTrace(spec).size()) / 4.0;
+  spec.tokens = std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(megabytes) * 1e6 / per_token));
+  Input in;
+  in.bytes = gen::DecodeTrace(spec);
+  auto t = jt::ReadTraceJsonBuffer(in.bytes, "bench.json");
+  in.events = t.ok() ? t->events : 0;
+  return cache.emplace(key, std::move(in)).first->second;
+}
+
+void Report(benchmark::State& state, const Input& in, size_t peak) {
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(in.bytes.size()));
+  state.counters["events_per_second"] =
+      benchmark::Counter(static_cast<double>(in.events), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["peak_x_file"] = static_cast<double>(peak) / static_cast<double>(in.bytes.size());
+  state.counters["file_MB"] = static_cast<double>(in.bytes.size()) / 1e6;
+}
+
+// A SAX handler that keeps nothing.
+struct NullSax {
+  bool null() { return true; }
+  bool boolean(bool) { return true; }
+  bool number_integer(int64_t) { return true; }
+  bool number_unsigned(uint64_t) { return true; }
+  bool number_float(double, const std::string&) { return true; }
+  bool string(std::string&) { return true; }
+  bool binary(nlohmann::json::binary_t&) { return true; }
+  bool start_object(size_t) { return true; }
+  bool end_object() { return true; }
+  bool start_array(size_t) { return true; }
+  bool end_array() { return true; }
+  bool key(std::string&) { return true; }
+  bool parse_error(size_t, const std::string&, const nlohmann::detail::exception&) { return false; }
+};
+
+// nlohmann's SAX parse of the same bytes with a no-op handler: the reference.
+void BM_NlohmannSaxNull(benchmark::State& state) {
+  const Input& in = GetInput(state.range(0), state.range(1) != 0);
+  for (auto _ : state) {
+    NullSax sax;
+    bool ok = nlohmann::json::sax_parse(in.bytes.data(), in.bytes.data() + in.bytes.size(), &sax);
+    if (!ok) state.SkipWithError("nlohmann rejected the trace");
+    benchmark::DoNotOptimize(ok);
+  }
+  Report(state, in, 0);
+}
+
+// ReadTraceJsonBuffer: everything the reader does, from bytes in memory.
+void BM_ReadTraceJson(benchmark::State& state) {
+  const Input& in = GetInput(state.range(0), state.range(1) != 0);
+  size_t peak = 0;
+  for (auto _ : state) {
+    const size_t base = LiveHeapBytes();
+    ResetPeak();
+    auto t = jt::ReadTraceJsonBuffer(in.bytes, "bench.json");
+    if (!t.ok()) state.SkipWithError(t.status().ToString().c_str());
+    peak = std::max(peak, PeakHeapBytes() - base);
+    benchmark::DoNotOptimize(t);
+  }
+  Report(state, in, peak);
+}
+
+// ReadTraceJsonFile on the gzip-compressed trace: inflation included.
+void BM_ReadTraceJsonGzipFile(benchmark::State& state) {
+  const Input& in = GetInput(state.range(0), state.range(1) != 0);
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("perfgate_bench_" + std::to_string(state.range(0)) + ".json.gz"))
+                               .string();
+  std::ofstream(path, std::ios::binary) << gen::Gzip(in.bytes);
+  for (auto _ : state) {
+    auto t = jt::ReadTraceJsonFile(path);
+    if (!t.ok()) state.SkipWithError(t.status().ToString().c_str());
+    benchmark::DoNotOptimize(t);
+  }
+  std::remove(path.c_str());
+  Report(state, in, 0);
+}
+
+// SummarizeJsonTrial on a trace already read: the attribution's own cost.
+void BM_SummarizeJsonTrial(benchmark::State& state) {
+  const Input& in = GetInput(state.range(0), state.range(1) != 0);
+  auto t = jt::ReadTraceJsonBuffer(in.bytes, "bench.json");
+  if (!t.ok()) {
+    state.SkipWithError(t.status().ToString().c_str());
+    return;
+  }
+  perfgate::attribution::AttributionOptions o;
+  o.process_prefix = "python";
+  o.window.mode = perfgate::attribution::DecodeWindow::Mode::kLabel;
+  o.window.label = "decode_step";
+  o.token_label = "decode_step";
+  for (auto _ : state) {
+    auto s = jt::SummarizeJsonTrial(*t, o);
+    if (!s.ok()) state.SkipWithError(s.status().ToString().c_str());
+    benchmark::DoNotOptimize(s);
+  }
+  Report(state, in, 0);
+}
+
+// Args: {megabytes, cuda_graphs}.
+BENCHMARK(BM_NlohmannSaxNull)->Args({20, 0})->Args({200, 0})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_ReadTraceJson)->Args({20, 0})->Args({200, 0})->Args({200, 1})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_ReadTraceJsonGzipFile)->Args({200, 0})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SummarizeJsonTrial)->Args({200, 0})->Args({200, 1})->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();

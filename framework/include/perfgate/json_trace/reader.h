@@ -1,0 +1,131 @@
+// Reader for Chrome trace-event JSON as PyTorch's profiler (Kineto) writes it and
+// Perfetto loads it: GPU kernels, memcpy and memset, CUDA runtime calls with their
+// correlation ids, user annotations on the CPU and on the GPU streams, and the
+// process and thread names of the metadata events. gzip-compressed files are
+// recognised by their magic bytes.
+//
+// The file is streamed through a SAX parser: one event is held at a time, only the
+// fields attribution needs are kept, and no DOM of the file is ever built. Times are
+// integer nanoseconds, converted exactly from the decimal text of the microsecond
+// `ts` and `dur` (rounded to the nearest nanosecond), so a 16-digit `ts` keeps its
+// precision where a double would not. The format is documented in
+// src/json_trace/FORMAT.md.
+//
+// Errors come in the xctrace reader's form, `path:line:col: error[json.code]: message`.
+#ifndef PERFGATE_JSON_TRACE_READER_H_
+#define PERFGATE_JSON_TRACE_READER_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "perfgate/core/diagnostics.h"
+#include "perfgate/core/status.h"
+
+namespace perfgate::json_trace {
+
+// Strict mode (the default) stops at the first malformed event (json.bad_event) with
+// its location; lenient mode counts malformed events, drops them and goes on.
+// Malformed JSON, truncation, invalid UTF-8 and empty files are errors in both modes.
+enum class ReadMode { kStrict, kLenient };
+
+struct ReadOptions {
+  ReadMode mode = ReadMode::kStrict;
+};
+
+// A `pid` or `tid` written as a string ("Spans", "Traces", "") that is not a decimal
+// integer gets a synthetic id at or below this value; GpuTrace::string_ids maps it
+// back to its text.
+inline constexpr int64_t kStringIdBase = -(int64_t{1} << 62);
+
+enum class GpuWorkKind { kKernel, kMemcpy, kMemset };
+
+// "kernel", "memcpy" or "memset".
+std::string_view GpuWorkKindName(GpuWorkKind kind);
+
+// One unit of GPU work: an `X` event of category `kernel`, `gpu_memcpy` or `gpu_memset`.
+// A kernel event is one real dispatch.
+struct GpuWork {
+  GpuWorkKind kind = GpuWorkKind::kKernel;
+  std::string name;  // the kernel's demangled name, or e.g. "Memcpy DtoH (Device -> Pinned)"
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  int64_t pid = 0;     // the event's pid: the device index in Kineto traces
+  int64_t tid = 0;     // the event's tid: the stream, i.e. the channel
+  int64_t device = 0;  // args.device, else pid
+  int64_t stream = 0;  // args.stream, else tid
+  std::optional<int64_t> correlation;  // args.correlation: joins to the launching RuntimeCall
+  int64_t duration_ns() const { return end_ns - start_ns; }
+};
+
+// A host-side CUDA call: an `X` event of category `cuda_runtime` or `cuda_driver`
+// (cudaLaunchKernel, cudaGraphLaunch, cudaMemcpyAsync, cuLaunchKernel, ...).
+struct RuntimeCall {
+  std::string name;
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  int64_t pid = 0;  // the host process
+  int64_t tid = 0;  // the host thread
+  std::optional<int64_t> correlation;  // args.correlation, shared with the GPU work it launched
+  bool driver = false;                 // category cuda_driver rather than cuda_runtime
+  int64_t duration_ns() const { return end_ns - start_ns; }
+};
+
+// A named range: `user_annotation` (record_function on a host thread) or
+// `gpu_user_annotation` (the same range projected onto a GPU stream by the profiler).
+struct Annotation {
+  std::string name;
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  int64_t pid = 0;  // host process, or the device for GPU annotations
+  int64_t tid = 0;  // host thread, or the stream for GPU annotations
+  std::optional<int64_t> external_id;  // args["External id"]: the same id on every copy of a range
+  int64_t duration_ns() const { return end_ns - start_ns; }
+};
+
+// The events of one trace file, in file order within each list.
+struct GpuTrace {
+  std::string path;
+  std::vector<GpuWork> gpu_work;
+  std::vector<RuntimeCall> runtime_calls;
+  std::vector<Annotation> cpu_annotations;  // cat "user_annotation"
+  std::vector<Annotation> gpu_annotations;  // cat "gpu_user_annotation"
+  std::map<int64_t, std::string> process_names;                    // `M` process_name: pid -> args.name
+  std::map<std::pair<int64_t, int64_t>, std::string> thread_names;  // `M` thread_name: (pid, tid) -> args.name
+  std::map<int64_t, std::string> string_ids;  // synthetic pid/tid (<= kStringIdBase) -> its text
+
+  int64_t events = 0;      // elements of traceEvents, malformed ones included
+  int64_t bad_events = 0;  // malformed events dropped (lenient mode)
+  // Events per kind, "ph/cat" for complete events ("X/kernel", "X/cpu_op") and
+  // "ph/name" for the others ("M/process_name", "s/ac2g", "i/Record Window End").
+  std::map<std::string, int64_t> event_kinds;
+  // Anomalies: skipped and unknown event kinds, malformed events (lenient), ...
+  Diagnostics diagnostics;
+};
+
+// Reads a trace file (gzip-compressed or not); errors name `path`.
+StatusOr<GpuTrace> ReadTraceJsonFile(const std::string& path, const ReadOptions& options = {});
+// Reads a trace held in memory (already inflated).
+StatusOr<GpuTrace> ReadTraceJsonBuffer(std::string_view bytes, std::string display_path,
+                                       const ReadOptions& options = {});
+
+// True when the first bytes (inflated when gzip-compressed) look like trace-event
+// JSON: after optional whitespace and a UTF-8 BOM the first byte is '{' or '[', and
+// "traceEvents" or "ph" appears as a key in the first 64 KiB. Reads at most that
+// much; false for unreadable files and directories.
+bool LooksLikeTraceJson(const std::string& path);
+bool LooksLikeTraceJsonBuffer(std::string_view first_bytes);
+
+// Expands a --trace PATH: a trace file gives itself; a directory gives the files in
+// it (not recursively) that LooksLikeTraceJson accepts, in natural order (shorter
+// names first, then bytewise, as attribution::ExpandTrialPaths orders trials).
+// Errors: io.not_found; json.no_traces when a directory holds no trace.
+StatusOr<std::vector<std::string>> ExpandTraceJsonPaths(const std::string& path);
+
+}  // namespace perfgate::json_trace
+
+#endif  // PERFGATE_JSON_TRACE_READER_H_

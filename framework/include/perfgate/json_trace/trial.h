@@ -1,0 +1,152 @@
+// Attribution of a trace-event JSON trial (a Kineto trace) into the same
+// attribution::TrialSummary as a Metal System Trace trial, so SummarizeEngine,
+// Compare, the reports, gates and goldens work on it unchanged.
+//
+// What the TrialSummary fields mean for this source:
+//  - a dispatch is one `kernel` event; `submissions`, `dispatches_per_token`, the
+//    duration buckets, `total_sum_ns`, `busy_union_ns` and the phases count kernels
+//    only. memcpy and memset work is reported beside them, as the families "memcpy"
+//    and "memset" of `encoder_gpu` and in JsonTrialExtras;
+//  - `encoder_gpu` is keyed by kernel family (CudaKernelFamily of the kernel name):
+//    `encoders` = `submissions` = kernels of the family, `gpu_sum_ns` their time,
+//    `host_sum_ns` the host time of their one-kernel launch calls (cudaLaunchKernel;
+//    a graph launch's time is not split over its kernels);
+//  - `cb_label_gpu` is keyed by phase: the innermost `gpu_user_annotation` on the
+//    kernel's stream that contains it, else the innermost `user_annotation` on the
+//    launching thread that contains its launch call, else "(unknown)"; names are
+//    normalised with attribution::NormalizePhaseLabel. `cbs` and `command_buffers`
+//    count the annotation instances (a range copied onto several streams counts
+//    once); `total_encoders` is the kept kernels and `labelled_encoders` those with
+//    an annotation, so the label coverage is the annotated share of kernels;
+//  - `shader_registry` maps each family to the sorted short names
+//    (CanonicalKernelName) of its kernels; `shader_count` counts distinct kernel names;
+//  - the process filter keeps GPU work whose launch call (joined by correlation id)
+//    ran in a process whose `process_name` starts with options.process_prefix.
+//    Excluded: `excluded_unmapped` (no launch call with the kernel's correlation),
+//    `excluded_unattributed` (the launching process has no name),
+//    `excluded_other_process`;
+//  - `matched_submissions` counts kept kernels with a launch call and
+//    `unmapped_submissions` those without (possible with all_processes only);
+//    `encoder_rows` and `encoder_total_ns` are the distinct launch calls behind the
+//    kept kernels and their host time;
+//  - `rows` counts the trace's events and `paired` its kernel events (a complete
+//    event is already a pair); `unpaired_ends`, `leftover_starts`,
+//    `duplicate_starts`, `shader_timeline_rows` are 0 and `gpu_intervals_union_ns`
+//    is empty;
+//  - the decode window and the token count: see SummarizeJsonTrial.
+#ifndef PERFGATE_JSON_TRACE_TRIAL_H_
+#define PERFGATE_JSON_TRACE_TRIAL_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "perfgate/attribution/options.h"
+#include "perfgate/attribution/summary.h"
+#include "perfgate/core/status.h"
+#include "perfgate/json_trace/reader.h"
+
+namespace perfgate::json_trace {
+
+// GPU time of one kernel name (exact, template arguments included).
+struct KernelStats {
+  std::string short_name;  // CanonicalKernelName
+  std::string family;      // CudaKernelFamily
+  int64_t count = 0;
+  int64_t gpu_sum_ns = 0;
+};
+
+// What a trace-event trial adds to its TrialSummary. Counts are of the kept work
+// (target process, decode window).
+struct JsonTrialExtras {
+  int64_t kernels = 0;
+  int64_t memcpys = 0;
+  int64_t memsets = 0;
+  int64_t memcpy_ns = 0;
+  int64_t memset_ns = 0;
+  // Distinct host calls behind the kept kernels, by kind: kernel launches
+  // (cudaLaunchKernel, cudaLaunchKernelExC, cuLaunchKernel, ...), CUDA-graph launches
+  // (cudaGraphLaunch, cuGraphLaunch), and anything else (cudaMemcpyAsync, ...).
+  int64_t kernel_launches = 0;
+  int64_t graph_launches = 0;
+  int64_t other_launches = 0;
+  int64_t graph_kernels = 0;       // kept kernels launched by a graph launch
+  int64_t unlaunched_kernels = 0;  // kept kernels without a launch call (all processes only)
+  int64_t launch_host_ns = 0;      // host time of those launch calls
+  double launches_per_token = 0;        // (kernel_launches + graph_launches) / tokens
+  double graph_launches_per_token = 0;
+  double kernels_per_token = 0;         // = TrialSummary::dispatches_per_token
+  double memcpy_us_per_token = 0;
+  double memset_us_per_token = 0;
+  // "gpu_user_annotation" or "user_annotation": where the window label and the token
+  // label were found; empty when neither was used.
+  std::string label_source;
+  int64_t label_occurrences = 0;  // distinct instances of the window (else token) label
+  std::map<std::string, KernelStats> per_kernel;  // by exact kernel name
+};
+
+// The short name a kernel family is matched on: the demangled name without its
+// return type, namespaces, template arguments and parameter list
+// ("void at::native::vectorized_elementwise_kernel<4, ...>(int, ...)" ->
+// "vectorized_elementwise_kernel"). For a generic wrapper (cutlass::Kernel,
+// cutlass::Kernel2, cutlass::device_kernel, ...) the first template argument is used
+// ("cutlass_80_tensorop_s1688gemm_64x64_32x6_tn_align4"). Names that are not C++
+// signatures ("Memcpy HtoD (Pageable -> Device)", "ampere_sgemm_128x64_tn") are kept
+// up to the first " (".
+std::string CanonicalKernelName(std::string_view kernel_name);
+
+// The default CUDA kernel-family table: data, in the attribution::KernelFamilyTable
+// format (`--kernel-families FILE.json` replaces it). No strip_prefix; first match
+// wins. A rule's prefix "*text" matches kernels whose short name contains text
+// (ASCII case-insensitive); any other prefix matches the start of the short name,
+// exactly as attribution::KernelFamily does. Families: memcpy, memset, triton_gemm,
+// triton_pointwise, triton_reduction, triton, moe, attention, gemm, norm, softmax,
+// rope, activation, sampling, reduction, elementwise, index, copy, embedding,
+// communication, quantization; anything else is other_<first word>.
+attribution::KernelFamilyTable CudaKernelFamilies();
+
+// The family of a kernel name under `table` (rules as described above), matched on
+// CanonicalKernelName(kernel_name); with no matching rule, attribution::KernelFamily
+// of the short name (other_<first word>, or "(unknown)" for an empty name).
+std::string CudaKernelFamily(const attribution::KernelFamilyTable& table, std::string_view kernel_name);
+
+// Attributes one trace-event trial. Differences from the Metal method, besides the
+// field meanings above:
+//  - options.kernel_families: when it equals attribution::DefaultKernelFamilies()
+//    (the Metal table, i.e. not replaced by the user), CudaKernelFamilies() is used.
+//  - Decode window, by options.window.mode:
+//      kLabel: the label's annotation instances: the `gpu_user_annotation`s with that
+//        (normalised) name, else, when there are none, the `user_annotation`s of the
+//        target processes. The window runs from the start of the first instance to
+//        the end of the last (an annotation encloses a whole decode step, where the
+//        Metal label marks a step's end). A kernel is inside when its own interval
+//        is (GPU annotations) or when its launch call starts inside (host
+//        annotations: the GPU may run the work after the host range has ended).
+//        One instance is enough.
+//      kTimeRange: kernels whose [start, end] lies in [start_ns, end_ns].
+//      kSkipSubmissions: all but the first `skip` kept kernels by start time.
+//    memcpy and memset work follows the same rule as kernels.
+//  - Tokens from options.token_label: the number of its instances when it is also the
+//    window label, else the number of its instances that contain at least one kept
+//    kernel. A range copied onto several GPU streams is one instance (same pid and
+//    External id). A disagreement with options.tokens is attr.token_count_mismatch.
+//  - options.seed_compat is refused (the seed's method is Metal's).
+// Errors (Status codes shared with the Metal path): attr.no_tokens (usage),
+// attr.no_target_rows (no kernel passes the process filter, or the trace has none),
+// attr.window_label, attr.token_label, attr.seed_compat (usage).
+// `extras`, when given, receives the launch counts and per-kernel figures.
+StatusOr<attribution::TrialSummary> SummarizeJsonTrial(const GpuTrace& trace,
+                                                       const attribution::AttributionOptions& options,
+                                                       JsonTrialExtras* extras = nullptr);
+
+// ReadTraceJsonFile, then SummarizeJsonTrial: one trace-event trial of
+// `perfgate attribute`. The trace's read anomalies are in the summary's diagnostics.
+StatusOr<attribution::TrialSummary> SummarizeJsonTrialFile(const std::string& path,
+                                                           const attribution::AttributionOptions& options,
+                                                           JsonTrialExtras* extras = nullptr,
+                                                           const ReadOptions& read_options = {});
+
+}  // namespace perfgate::json_trace
+
+#endif  // PERFGATE_JSON_TRACE_TRIAL_H_

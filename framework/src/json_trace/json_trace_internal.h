@@ -1,0 +1,50 @@
+// Private helpers of the trace-JSON source, exposed to its unit tests.
+#ifndef PERFGATE_SRC_JSON_TRACE_JSON_TRACE_INTERNAL_H_
+#define PERFGATE_SRC_JSON_TRACE_JSON_TRACE_INTERNAL_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "perfgate/attribution/options.h"
+#include "perfgate/core/status.h"
+#include "perfgate/json_trace/reader.h"
+
+namespace perfgate::json_trace::detail {
+
+// The SAX pass over `bytes` (not empty, not only whitespace) into `trace`: errors
+// json.not_json, json.truncated, json.bad_utf8, json.too_deep, json.no_events and,
+// in strict mode, json.bad_event, located in `path`.
+Status ReadEvents(std::string_view bytes, const std::string& path, const ReadOptions& options, GpuTrace* trace);
+
+// Converts the text of a JSON number of microseconds ("1234.5678", "-2", "1.5e3") to
+// nanoseconds exactly, rounding half away from zero to the nearest nanosecond
+// ("0.0005" -> 1, "0.00049" -> 0). The text must be a valid JSON number. False when
+// the result does not fit in int64_t.
+bool MicrosTextToNanos(std::string_view text, int64_t* ns);
+
+// The same for an integer number of microseconds given as sign and magnitude.
+bool MicrosIntegerToNanos(bool negative, uint64_t magnitude, int64_t* ns);
+
+// A kernel-family table prepared for matching many names: rules "*text" match short
+// names containing text (ASCII case-insensitive), other rules match a prefix after
+// strip_prefix; no match falls back to attribution::KernelFamily.
+class FamilyMatcher {
+ public:
+  explicit FamilyMatcher(const attribution::KernelFamilyTable& table);
+  std::string FamilyOfShortName(const std::string& short_name) const;
+
+ private:
+  struct Rule {
+    bool contains;
+    std::string text;  // lowercased for contains rules
+    std::string family;
+  };
+  attribution::KernelFamilyTable table_;
+  std::vector<Rule> rules_;
+};
+
+}  // namespace perfgate::json_trace::detail
+
+#endif  // PERFGATE_SRC_JSON_TRACE_JSON_TRACE_INTERNAL_H_

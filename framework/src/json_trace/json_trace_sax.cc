@@ -1,0 +1,859 @@
+// The SAX pass of the trace-event JSON reader: nlohmann::json tells a handler about
+// one token at a time and the handler builds one event at a time. Kept apart from
+// the rest of the reader so that GCC inlines the lexer's hot paths (a large
+// translation unit exhausts its inlining budget). The format is in FORMAT.md.
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <cstring>
+#include <iterator>
+#include <unordered_map>
+
+#include <nlohmann/json.hpp>
+
+#include "json_trace_internal.h"
+#include "text_input.h"
+
+namespace perfgate::json_trace {
+namespace {
+
+using Json = nlohmann::json;
+
+// Deeper nesting than any trace writes is refused (nlohmann's parser itself is not
+// recursive, so this guards memory and time, not the stack).
+constexpr int kMaxDepth = 256;
+
+// A char iterator that publishes its position, so the SAX handler knows the byte
+// offset of what it is told about (nlohmann's SAX interface has no positions).
+struct TrackingIterator {
+  using iterator_category = std::input_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const char*;
+  using reference = const char&;
+
+  const char* p;
+  const char** cursor;
+
+  reference operator*() const { return *p; }
+  TrackingIterator& operator++() {
+    *cursor = ++p;
+    return *this;
+  }
+  bool operator==(const TrackingIterator& o) const { return p == o.p; }
+  bool operator!=(const TrackingIterator& o) const { return p != o.p; }
+};
+
+// The reader's own anomaly codes, tallied with the offset of their first occurrence
+// and turned into Diagnostics (with line:col) once at the end.
+enum Tally : int {
+  kTallyBadEvent,
+  kTallySkippedEvent,
+  kTallyUnknownCategory,
+  kTallyUnknownPhase,
+  kTallyMissingCorrelation,
+  kTallyCount
+};
+constexpr std::array<const char*, kTallyCount> kTallyCodes = {
+    "json.bad_event", "json.skipped_event", "json.unknown_category", "json.unknown_phase",
+    "json.missing_correlation"};
+
+// Fields of an event and of its args that the reader keeps.
+enum class Field : uint8_t { kOther, kPh, kCat, kName, kTs, kDur, kPid, kTid, kArgs };
+enum class ArgField : uint8_t { kOther, kCorrelation, kDevice, kStream, kExternalId, kName };
+
+template <size_t N>
+bool Is(const std::string& k, const char (&literal)[N]) {
+  return k.size() == N - 1 && std::memcmp(k.data(), literal, N - 1) == 0;
+}
+
+Field FieldOf(const std::string& k) {
+  switch (k.size()) {
+    case 2:
+      if (Is(k, "ph")) return Field::kPh;
+      if (Is(k, "ts")) return Field::kTs;
+      return Field::kOther;
+    case 3:
+      if (Is(k, "cat")) return Field::kCat;
+      if (Is(k, "dur")) return Field::kDur;
+      if (Is(k, "pid")) return Field::kPid;
+      if (Is(k, "tid")) return Field::kTid;
+      return Field::kOther;
+    case 4:
+      if (Is(k, "name")) return Field::kName;
+      if (Is(k, "args")) return Field::kArgs;
+      return Field::kOther;
+    default:
+      return Field::kOther;
+  }
+}
+
+ArgField ArgFieldOf(const std::string& k) {
+  switch (k.size()) {
+    case 4:
+      return Is(k, "name") ? ArgField::kName : ArgField::kOther;
+    case 6:
+      if (Is(k, "device")) return ArgField::kDevice;
+      if (Is(k, "stream")) return ArgField::kStream;
+      return ArgField::kOther;
+    case 11:
+      if (Is(k, "correlation")) return ArgField::kCorrelation;
+      if (Is(k, "External id")) return ArgField::kExternalId;
+      return ArgField::kOther;
+    default:
+      return ArgField::kOther;
+  }
+}
+
+const char* FieldName(Field f) {
+  switch (f) {
+    case Field::kPh: return "ph";
+    case Field::kCat: return "cat";
+    case Field::kName: return "name";
+    case Field::kTs: return "ts";
+    case Field::kDur: return "dur";
+    case Field::kPid: return "pid";
+    case Field::kTid: return "tid";
+    case Field::kArgs: return "args";
+    case Field::kOther: break;
+  }
+  return "?";
+}
+
+const char* ArgFieldName(ArgField f) {
+  switch (f) {
+    case ArgField::kCorrelation: return "args.correlation";
+    case ArgField::kDevice: return "args.device";
+    case ArgField::kStream: return "args.stream";
+    case ArgField::kExternalId: return "args.External id";
+    case ArgField::kName: return "args.name";
+    case ArgField::kOther: break;
+  }
+  return "?";
+}
+
+// What the categories of complete events mean to the reader. Kineto's names, and
+// the capitalised ones of its first releases ("Kernel", "Runtime", ...).
+enum class Category { kKernel, kMemcpy, kMemset, kRuntime, kDriver, kCpuAnnotation, kGpuAnnotation, kSkipped,
+                      kUnknown };
+
+Category CategoryOf(std::string_view cat) {
+  char lower[32];
+  if (cat.size() >= sizeof lower) return Category::kUnknown;
+  for (size_t i = 0; i < cat.size(); ++i) {
+    char c = cat[i];
+    lower[i] = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+  }
+  const std::string_view c(lower, cat.size());
+  if (c == "kernel") return Category::kKernel;
+  if (c == "gpu_memcpy" || c == "memcpy") return Category::kMemcpy;
+  if (c == "gpu_memset" || c == "memset") return Category::kMemset;
+  if (c == "cuda_runtime" || c == "runtime") return Category::kRuntime;
+  if (c == "cuda_driver" || c == "driver") return Category::kDriver;
+  if (c == "user_annotation") return Category::kCpuAnnotation;
+  if (c == "gpu_user_annotation") return Category::kGpuAnnotation;
+  static constexpr std::string_view kKnownUnused[] = {
+      "cpu_op",         "operator",          "python_function", "cpu_instant_event", "trace",
+      "overhead",       "cuda_sync",         "fwdbwd",          "ac2g",              "gpu_pm_counter",
+      "collective_comm", "cuda_profiler_range", "privateuse1_runtime", "privateuse1_driver",
+      "mtia_runtime",   "mtia_ccp_events",   "xpu_runtime",     "hpu_op",            "glow_runtime",
+      "python",         "memory",            "cpu_memory",
+  };
+  for (std::string_view k : kKnownUnused) {
+    if (c == k) return Category::kSkipped;
+  }
+  return Category::kUnknown;
+}
+
+// Phases of the trace-event format that the reader knows and does not use.
+bool IsKnownUnusedPhase(char ph) {
+  return std::strchr("BEbeinIsftCPOND()RcTSpF", ph) != nullptr && ph != '\0';
+}
+
+const char* KindOfValue(Json::value_t t) {
+  switch (t) {
+    case Json::value_t::null: return "null";
+    case Json::value_t::boolean: return "a boolean";
+    case Json::value_t::string: return "a string";
+    case Json::value_t::number_integer:
+    case Json::value_t::number_unsigned: return "an integer";
+    case Json::value_t::number_float: return "a number";
+    case Json::value_t::object: return "an object";
+    case Json::value_t::array: return "an array";
+    default: return "a value";
+  }
+}
+
+// The event being read.
+struct PendingEvent {
+  size_t offset = 0;  // its '{'
+  std::string ph, cat, name, arg_name;
+  bool has_ph = false, has_cat = false, has_name = false, has_ts = false, has_dur = false;
+  bool has_pid = false, has_tid = false;
+  int64_t ts_ns = 0, dur_ns = 0, pid = 0, tid = 0;
+  std::optional<int64_t> correlation, device, stream, external_id;
+  bool bad = false;
+  std::string problem;
+  size_t problem_offset = 0;
+
+  void Reset(size_t at) {
+    offset = at;
+    ph.clear();
+    cat.clear();
+    name.clear();
+    arg_name.clear();
+    has_ph = has_cat = has_name = has_ts = has_dur = has_pid = has_tid = false;
+    ts_ns = dur_ns = pid = tid = 0;
+    correlation.reset();
+    device.reset();
+    stream.reset();
+    external_id.reset();
+    bad = false;
+  }
+};
+
+class Handler {
+ public:
+  Handler(std::string_view bytes, const std::string& path, const ReadOptions& options, GpuTrace* out)
+      : bytes_(bytes), path_(path), strict_(options.mode == ReadMode::kStrict), out_(out) {
+    cursor_ = bytes.data();
+    states_.reserve(64);
+  }
+
+  const char** cursor() { return &cursor_; }
+  const Status& error() const { return error_; }
+  bool saw_events() const { return saw_events_; }
+
+  // --- nlohmann SAX interface ---------------------------------------------------
+  bool null() { return Scalar(Json::value_t::null); }
+  bool boolean(bool) { return Scalar(Json::value_t::boolean); }
+  bool number_integer(int64_t v) {
+    if (states_.empty() || states_.back() == State::kSkip) return Top(Json::value_t::number_integer);
+    return Integer(v < 0, v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v));
+  }
+  bool number_unsigned(uint64_t v) {
+    if (states_.empty() || states_.back() == State::kSkip) return Top(Json::value_t::number_unsigned);
+    return Integer(false, v);
+  }
+  bool number_float(double, const std::string& text) {
+    if (states_.empty() || states_.back() == State::kSkip) return Top(Json::value_t::number_float);
+    return Float(text);
+  }
+  bool string(std::string& s) {
+    if (states_.empty() || states_.back() == State::kSkip) return Top(Json::value_t::string);
+    return String(s);
+  }
+  bool binary(Json::binary_t&) { return true; }
+  bool start_object(size_t) { return Open(true); }
+  bool start_array(size_t) { return Open(false); }
+  bool end_object() { return Close(); }
+  bool end_array() { return Close(); }
+  bool key(std::string& k);
+  bool parse_error(size_t position, const std::string& last_token, const nlohmann::detail::exception& ex);
+
+  // Turns the tallies into diagnostics and the kind counts into the trace.
+  void Finish();
+
+ private:
+  enum class State : uint8_t { kRootObject, kEvents, kEvent, kArgs, kSkip };
+
+  size_t Offset() const { return static_cast<size_t>(cursor_ - bytes_.data()); }
+  // Line and column of an offset. The line index covers only the prefix up to the
+  // furthest offset asked for, so locating the first diagnostics near the start of a
+  // large file costs little.
+  SourceLocation Locate(size_t offset) {
+    if (offset >= lines_limit_ || lines_limit_ == 0) {
+      lines_limit_ = std::min(bytes_.size(), offset + 1);
+      lines_ = ::perfgate::internal::LineIndex(bytes_.substr(0, lines_limit_));
+      if (lines_limit_ == bytes_.size()) lines_limit_ = SIZE_MAX;
+    }
+    return lines_.Locate(path_, offset);
+  }
+  bool Fail(const char* code, size_t offset, std::string message) {
+    if (error_.ok()) error_ = Status::Error(code, std::move(message), Locate(offset));
+    return false;
+  }
+  // Where a scalar that is just being reported starts: after the position of the
+  // previous structural callback, past whitespace and separators. (For numbers the
+  // cursor has already read one character ahead.)
+  size_t ValueStart() const {
+    size_t p = mark_;
+    if (p == 0 && bytes_.substr(0, 3) == "\xEF\xBB\xBF") p = 3;
+    while (p < bytes_.size() && (bytes_[p] == ' ' || bytes_[p] == '\t' || bytes_[p] == '\n' || bytes_[p] == '\r' ||
+                                 bytes_[p] == ',' || bytes_[p] == ':')) {
+      ++p;
+    }
+    return p;
+  }
+  // Offset of the key just read (its opening quote), else of the event.
+  size_t KeyOffset() const { return key_offset_; }
+  std::string EventContext() const {
+    std::string c = "in /traceEvents/" + std::to_string(event_index_);
+    if (ev_.has_ph) c += ", a \"" + ev_.ph + "\" event";
+    if (ev_.has_cat) c += " of cat \"" + ev_.cat + "\"";
+    if (ev_.has_name) {
+      std::string n = ev_.name.size() > 60 ? ev_.name.substr(0, 57) + "..." : ev_.name;
+      c += " named \"" + n + "\"";
+    }
+    return c;
+  }
+  void MarkBad(size_t offset, std::string problem) {
+    if (ev_.bad) return;
+    ev_.bad = true;
+    ev_.problem = std::move(problem);
+    ev_.problem_offset = offset;
+  }
+  void Count(Tally t, size_t offset, const std::string& detail) {
+    TallyEntry& e = tallies_[t];
+    if (e.count++ == 0) {
+      e.first_offset = offset;
+      e.first_detail = detail;
+    }
+  }
+  // A value inside a skipped container, or the root value.
+  bool Top(Json::value_t t) {
+    if (!states_.empty()) return true;  // inside a skipped container
+    return Fail("json.not_json", ValueStart(),
+                std::string("the top-level value is ") + KindOfValue(t) +
+                    "; expected an object with \"traceEvents\" or an array of events");
+  }
+  bool Scalar(Json::value_t t);
+  bool Integer(bool negative, uint64_t magnitude);
+  bool Float(const std::string& text);
+  bool String(std::string& s);
+  bool Open(bool object);
+  bool Close();
+  int64_t StringId(const std::string& s);
+  bool FinishEvent();
+  bool BadEvent(size_t offset, const std::string& problem);
+
+  std::string_view bytes_;
+  const std::string& path_;
+  bool strict_;
+  GpuTrace* out_;
+  const char* cursor_;
+  Status error_;
+  std::vector<State> states_;
+  int depth_ = 0;
+  bool saw_events_ = false;
+  bool root_key_is_events_ = false;
+  Field field_ = Field::kOther;
+  ArgField arg_field_ = ArgField::kOther;
+  size_t key_offset_ = 0;
+  size_t mark_ = 0;  // the cursor after the last container callback
+  int64_t event_index_ = -1;
+  PendingEvent ev_;
+  ::perfgate::internal::LineIndex lines_;
+  size_t lines_limit_ = 0;  // the index covers bytes [0, lines_limit_); SIZE_MAX: all
+  struct TallyEntry {
+    int64_t count = 0;
+    size_t first_offset = 0;
+    std::string first_detail;
+  };
+  std::array<TallyEntry, kTallyCount> tallies_;
+  std::unordered_map<std::string, int64_t> kinds_;
+  std::string kind_key_;
+  std::unordered_map<std::string, int64_t> string_ids_;
+};
+
+bool Handler::key(std::string& k) {
+  if (states_.empty()) return true;
+  switch (states_.back()) {
+    case State::kSkip:
+      return true;
+    case State::kEvent:
+      field_ = FieldOf(k);
+      break;
+    case State::kArgs:
+      arg_field_ = ArgFieldOf(k);
+      break;
+    case State::kRootObject:
+      root_key_is_events_ = Is(k, "traceEvents");
+      break;
+    case State::kEvents:
+      break;
+  }
+  // The cursor is just past the closing quote; escapes make the raw key longer, in
+  // which case the error points at the event instead.
+  size_t end = Offset();
+  key_offset_ = (end >= k.size() + 2 && bytes_[end - k.size() - 2] == '"') ? end - k.size() - 2 : ev_.offset;
+  return true;
+}
+
+bool Handler::Scalar(Json::value_t t) {
+  if (states_.empty() || states_.back() == State::kSkip) return Top(t);
+  switch (states_.back()) {
+    case State::kRootObject:
+      if (root_key_is_events_) {
+        return Fail("json.not_json", key_offset_,
+                    std::string("\"traceEvents\" is ") + KindOfValue(t) + "; expected an array of events");
+      }
+      return true;
+    case State::kEvents:
+      ++event_index_;
+      ev_.Reset(ValueStart());
+      mark_ = Offset();
+      return BadEvent(ev_.offset, std::string("the event is ") + KindOfValue(t) + ", not an object (in /traceEvents/" +
+                                      std::to_string(event_index_) + ")");
+    case State::kEvent:
+      // null and booleans are never what a kept field holds.
+      if (field_ != Field::kOther) {
+        MarkBad(KeyOffset(), std::string("\"") + FieldName(field_) + "\" is " + KindOfValue(t));
+      }
+      return true;
+    case State::kArgs:
+      // A null arg counts as absent; a boolean where a number belongs is wrong.
+      if (arg_field_ != ArgField::kOther && t != Json::value_t::null) {
+        MarkBad(KeyOffset(), std::string("\"") + ArgFieldName(arg_field_) + "\" is " + KindOfValue(t));
+      }
+      return true;
+    case State::kSkip:
+      return true;
+  }
+  return true;
+}
+
+bool Handler::Integer(bool negative, uint64_t magnitude) {
+  switch (states_.back()) {
+    case State::kRootObject:
+      return Scalar(Json::value_t::number_integer);
+    case State::kEvents:
+      return Scalar(Json::value_t::number_integer);
+    case State::kEvent: {
+      switch (field_) {
+        case Field::kTs:
+        case Field::kDur: {
+          int64_t ns = 0;
+          bool ok = detail::MicrosIntegerToNanos(negative, magnitude, &ns);
+          if (!ok) {
+            MarkBad(KeyOffset(), std::string("\"") + FieldName(field_) +
+                                     "\" is out of range for nanoseconds in 64 bits");
+          } else if (field_ == Field::kTs) {
+            ev_.ts_ns = ns;
+            ev_.has_ts = true;
+          } else {
+            ev_.dur_ns = ns;
+            ev_.has_dur = true;
+          }
+          return true;
+        }
+        case Field::kPid:
+        case Field::kTid: {
+          if (!negative && magnitude > static_cast<uint64_t>(INT64_MAX)) {
+            MarkBad(KeyOffset(), std::string("\"") + FieldName(field_) + "\" is out of range");
+            return true;
+          }
+          int64_t v = negative ? static_cast<int64_t>(0 - magnitude) : static_cast<int64_t>(magnitude);
+          if (field_ == Field::kPid) {
+            ev_.pid = v;
+            ev_.has_pid = true;
+          } else {
+            ev_.tid = v;
+            ev_.has_tid = true;
+          }
+          return true;
+        }
+        case Field::kOther:
+          return true;
+        default:
+          MarkBad(KeyOffset(), std::string("\"") + FieldName(field_) + "\" is a number");
+          return true;
+      }
+    }
+    case State::kArgs: {
+      if (arg_field_ == ArgField::kOther) return true;
+      if (arg_field_ == ArgField::kName) {
+        MarkBad(KeyOffset(), "\"args.name\" is a number");
+        return true;
+      }
+      if (negative || magnitude > static_cast<uint64_t>(INT64_MAX)) {
+        MarkBad(KeyOffset(), std::string("\"") + ArgFieldName(arg_field_) + "\" is out of range");
+        return true;
+      }
+      int64_t v = static_cast<int64_t>(magnitude);
+      switch (arg_field_) {
+        case ArgField::kCorrelation: ev_.correlation = v; break;
+        case ArgField::kDevice: ev_.device = v; break;
+        case ArgField::kStream: ev_.stream = v; break;
+        case ArgField::kExternalId: ev_.external_id = v; break;
+        default: break;
+      }
+      return true;
+    }
+    case State::kSkip:
+      return true;
+  }
+  return true;
+}
+
+bool Handler::Float(const std::string& text) {
+  switch (states_.back()) {
+    case State::kEvent:
+      if (field_ == Field::kTs || field_ == Field::kDur) {
+        int64_t ns = 0;
+        if (!detail::MicrosTextToNanos(text, &ns)) {
+          MarkBad(KeyOffset(), std::string("\"") + FieldName(field_) + "\" is " + text +
+                                   ", out of range for nanoseconds in 64 bits");
+        } else if (field_ == Field::kTs) {
+          ev_.ts_ns = ns;
+          ev_.has_ts = true;
+        } else {
+          ev_.dur_ns = ns;
+          ev_.has_dur = true;
+        }
+        return true;
+      }
+      if (field_ != Field::kOther) {
+        MarkBad(KeyOffset(), std::string("\"") + FieldName(field_) + "\" is " + text +
+                                 (field_ == Field::kPid || field_ == Field::kTid ? "; expected an integer or a string"
+                                                                                 : ", a number"));
+      }
+      return true;
+    case State::kArgs:
+      if (arg_field_ != ArgField::kOther) {
+        MarkBad(KeyOffset(), std::string("\"") + ArgFieldName(arg_field_) + "\" is " + text +
+                                 (arg_field_ == ArgField::kName ? ", a number" : "; expected an integer"));
+      }
+      return true;
+    default:
+      return Scalar(Json::value_t::number_float);
+  }
+}
+
+int64_t Handler::StringId(const std::string& s) {
+  // A decimal string is its number ("pid": "1234").
+  if (!s.empty() && s.size() <= 18) {
+    bool digits = true;
+    for (char c : s) digits = digits && c >= '0' && c <= '9';
+    if (digits) return std::stoll(s);
+  }
+  auto [it, inserted] = string_ids_.emplace(s, kStringIdBase - static_cast<int64_t>(string_ids_.size()));
+  if (inserted) out_->string_ids[it->second] = s;
+  return it->second;
+}
+
+bool Handler::String(std::string& s) {
+  switch (states_.back()) {
+    case State::kEvent:
+      switch (field_) {
+        case Field::kPh:
+          ev_.ph.assign(s);
+          ev_.has_ph = true;
+          return true;
+        case Field::kCat:
+          ev_.cat.assign(s);
+          ev_.has_cat = true;
+          return true;
+        case Field::kName:
+          ev_.name.assign(s);
+          ev_.has_name = true;
+          return true;
+        case Field::kPid:
+          ev_.pid = StringId(s);
+          ev_.has_pid = true;
+          return true;
+        case Field::kTid:
+          ev_.tid = StringId(s);
+          ev_.has_tid = true;
+          return true;
+        case Field::kOther:
+          return true;
+        default:
+          MarkBad(KeyOffset(), std::string("\"") + FieldName(field_) + "\" is a string" +
+                                   (field_ == Field::kTs || field_ == Field::kDur ? "; expected a number of microseconds"
+                                                                                  : ""));
+          return true;
+      }
+    case State::kArgs:
+      if (arg_field_ == ArgField::kName) {
+        ev_.arg_name.assign(s);
+      } else if (arg_field_ != ArgField::kOther) {
+        MarkBad(KeyOffset(), std::string("\"") + ArgFieldName(arg_field_) + "\" is a string; expected an integer");
+      }
+      return true;
+    default:
+      return Scalar(Json::value_t::string);
+  }
+}
+
+bool Handler::Open(bool object) {
+  mark_ = Offset();
+  if (++depth_ > kMaxDepth) {
+    return Fail("json.too_deep", Offset() == 0 ? 0 : Offset() - 1,
+                "values nest deeper than " + std::to_string(kMaxDepth) + " levels");
+  }
+  if (states_.empty()) {
+    if (depth_ != 1) return true;  // unreachable: depth and states move together
+    if (object) {
+      states_.push_back(State::kRootObject);
+    } else {
+      states_.push_back(State::kEvents);
+      saw_events_ = true;
+    }
+    return true;
+  }
+  const size_t at = Offset() == 0 ? 0 : Offset() - 1;
+  switch (states_.back()) {
+    case State::kSkip:
+      states_.push_back(State::kSkip);
+      return true;
+    case State::kRootObject:
+      if (root_key_is_events_) {
+        if (object) return Fail("json.not_json", key_offset_, "\"traceEvents\" is an object; expected an array of events");
+        if (saw_events_) {
+          return Fail("json.not_json", key_offset_, "a second \"traceEvents\" array");
+        }
+        saw_events_ = true;
+        states_.push_back(State::kEvents);
+      } else {
+        states_.push_back(State::kSkip);
+      }
+      return true;
+    case State::kEvents:
+      ++event_index_;
+      if (object) {
+        ev_.Reset(at);
+        states_.push_back(State::kEvent);
+        return true;
+      }
+      ev_.Reset(at);
+      states_.push_back(State::kSkip);
+      return BadEvent(at, "the event is an array, not an object (in /traceEvents/" + std::to_string(event_index_) + ")");
+    case State::kEvent:
+      if (field_ == Field::kArgs && object) {
+        states_.push_back(State::kArgs);
+        arg_field_ = ArgField::kOther;
+        return true;
+      }
+      if (field_ != Field::kOther) {
+        MarkBad(KeyOffset(), std::string("\"") + FieldName(field_) + "\" is " + (object ? "an object" : "an array"));
+      }
+      states_.push_back(State::kSkip);
+      return true;
+    case State::kArgs:
+      if (arg_field_ != ArgField::kOther) {
+        MarkBad(KeyOffset(),
+                std::string("\"") + ArgFieldName(arg_field_) + "\" is " + (object ? "an object" : "an array"));
+      }
+      states_.push_back(State::kSkip);
+      return true;
+  }
+  return true;
+}
+
+bool Handler::Close() {
+  mark_ = Offset();
+  --depth_;
+  if (states_.empty()) return true;
+  State s = states_.back();
+  states_.pop_back();
+  if (s == State::kEvent) return FinishEvent();
+  return true;
+}
+
+bool Handler::BadEvent(size_t offset, const std::string& problem) {
+  ++out_->events;
+  if (strict_) return Fail("json.bad_event", offset, problem);
+  ++out_->bad_events;
+  Count(kTallyBadEvent, offset, problem);
+  return true;
+}
+
+bool Handler::FinishEvent() {
+  if (ev_.bad) return BadEvent(ev_.problem_offset, ev_.problem + " (" + EventContext() + ")");
+  if (!ev_.has_ph) return BadEvent(ev_.offset, "the event has no \"ph\" (" + EventContext() + ")");
+  if (ev_.ph.size() != 1) {
+    ++out_->events;
+    Count(kTallyUnknownPhase, ev_.offset, "ph \"" + ev_.ph + "\"");
+    kind_key_ = ev_.ph;
+    ++kinds_[kind_key_];
+    return true;
+  }
+  const char ph = ev_.ph[0];
+  // The kind, for GpuTrace::event_kinds.
+  kind_key_.assign(1, ph);
+  kind_key_ += '/';
+  if (ev_.has_cat) {
+    kind_key_ += ev_.cat;
+  } else if (ph == 'M') {
+    kind_key_ += ev_.name;
+  }
+
+  if (ph == 'X') {
+    if (!ev_.has_ts) return BadEvent(ev_.offset, "the complete event has no \"ts\" (" + EventContext() + ")");
+    if (!ev_.has_dur) return BadEvent(ev_.offset, "the complete event has no \"dur\" (" + EventContext() + ")");
+    if (ev_.dur_ns < 0) return BadEvent(ev_.offset, "\"dur\" is negative (" + EventContext() + ")");
+    if (ev_.ts_ns > INT64_MAX - ev_.dur_ns) {
+      return BadEvent(ev_.offset, "\"ts\" + \"dur\" is out of range (" + EventContext() + ")");
+    }
+    ++out_->events;
+    ++kinds_[kind_key_];
+    const int64_t start = ev_.ts_ns;
+    const int64_t end = ev_.ts_ns + ev_.dur_ns;
+    const Category cat = ev_.has_cat ? CategoryOf(ev_.cat) : Category::kUnknown;
+    switch (cat) {
+      case Category::kKernel:
+      case Category::kMemcpy:
+      case Category::kMemset: {
+        GpuWork w;
+        w.kind = cat == Category::kKernel ? GpuWorkKind::kKernel
+                 : cat == Category::kMemcpy ? GpuWorkKind::kMemcpy
+                                            : GpuWorkKind::kMemset;
+        w.name = ev_.name;
+        w.start_ns = start;
+        w.end_ns = end;
+        w.pid = ev_.pid;
+        w.tid = ev_.tid;
+        w.device = ev_.device.value_or(ev_.pid);
+        w.stream = ev_.stream.value_or(ev_.tid);
+        w.correlation = ev_.correlation;
+        if (!w.correlation) Count(kTallyMissingCorrelation, ev_.offset, kind_key_ + " \"" + w.name + "\"");
+        out_->gpu_work.push_back(std::move(w));
+        return true;
+      }
+      case Category::kRuntime:
+      case Category::kDriver: {
+        RuntimeCall r;
+        r.name = ev_.name;
+        r.start_ns = start;
+        r.end_ns = end;
+        r.pid = ev_.pid;
+        r.tid = ev_.tid;
+        r.correlation = ev_.correlation;
+        r.driver = cat == Category::kDriver;
+        out_->runtime_calls.push_back(std::move(r));
+        return true;
+      }
+      case Category::kCpuAnnotation:
+      case Category::kGpuAnnotation: {
+        Annotation a;
+        a.name = ev_.name;
+        a.start_ns = start;
+        a.end_ns = end;
+        a.pid = ev_.pid;
+        a.tid = ev_.tid;
+        a.external_id = ev_.external_id;
+        (cat == Category::kCpuAnnotation ? out_->cpu_annotations : out_->gpu_annotations).push_back(std::move(a));
+        return true;
+      }
+      case Category::kSkipped:
+        Count(kTallySkippedEvent, ev_.offset, kind_key_);
+        return true;
+      case Category::kUnknown:
+        Count(kTallyUnknownCategory, ev_.offset, kind_key_);
+        return true;
+    }
+    return true;
+  }
+  if (ph == 'M') {
+    const bool process = Is(ev_.name, "process_name");
+    const bool thread = Is(ev_.name, "thread_name");
+    if (process || thread) {
+      if (!ev_.has_pid || (thread && !ev_.has_tid)) {
+        return BadEvent(ev_.offset, std::string("the ") + ev_.name + " event has no \"" +
+                                        (ev_.has_pid ? "tid" : "pid") + "\" (" + EventContext() + ")");
+      }
+      ++out_->events;
+      ++kinds_[kind_key_];
+      if (process) {
+        out_->process_names[ev_.pid] = ev_.arg_name;
+      } else {
+        out_->thread_names[{ev_.pid, ev_.tid}] = ev_.arg_name;
+      }
+      return true;
+    }
+    ++out_->events;
+    ++kinds_[kind_key_];
+    Count(kTallySkippedEvent, ev_.offset, kind_key_);
+    return true;
+  }
+  ++out_->events;
+  ++kinds_[kind_key_];
+  Count(IsKnownUnusedPhase(ph) ? kTallySkippedEvent : kTallyUnknownPhase, ev_.offset, kind_key_);
+  return true;
+}
+
+bool Handler::parse_error(size_t position, const std::string& last_token, const nlohmann::detail::exception& ex) {
+  if (!error_.ok()) return false;  // our own error stopped the parse
+  // nlohmann counts the characters read, the one where it failed included, so
+  // position - 1 is that character; a number that overflows is reported after its
+  // last digit, so it is located at its first.
+  size_t offset = position == 0 ? 0 : position - 1;
+  if (ex.id == 406 && position >= last_token.size()) offset = position - last_token.size();
+  offset = std::min(offset, bytes_.size());
+  // Invalid UTF-8 is the cause whenever a bad sequence starts at or before the error.
+  const size_t check = std::min(bytes_.size(), offset + 4);
+  const size_t bad = ::perfgate::internal::FindInvalidUtf8(bytes_.substr(0, check));
+  if (bad != std::string_view::npos && bad <= offset) {
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(bytes_[bad]));
+    return Fail("json.bad_utf8", bad, std::string("invalid UTF-8 sequence starting with byte ") + hex);
+  }
+  std::string message = ex.what();
+  size_t b = message.find("] ");
+  if (b != std::string::npos) message = message.substr(b + 2);
+  if (message.rfind("parse error", 0) == 0) {
+    size_t c = message.find(": ");
+    if (c != std::string::npos) message = message.substr(c + 2);
+  }
+  const bool truncated = message.find("unexpected end of input") != std::string::npos ||
+                         (message.find("missing closing quote") != std::string::npos && offset >= bytes_.size());
+  if (truncated) {
+    std::string where = "a value";
+    if (!states_.empty()) {
+      switch (states_.back()) {
+        case State::kEvent:
+        case State::kArgs: where = "event /traceEvents/" + std::to_string(event_index_); break;
+        case State::kEvents: where = "the \"traceEvents\" array"; break;
+        default: where = "the top-level value"; break;
+      }
+    }
+    return Fail("json.truncated", bytes_.size(), "the file ends inside " + where + " (" + message + ")");
+  }
+  return Fail("json.not_json", offset, message);
+}
+
+void Handler::Finish() {
+  size_t furthest = 0;
+  for (const TallyEntry& e : tallies_) {
+    if (e.count > 0) furthest = std::max(furthest, e.first_offset);
+  }
+  Locate(furthest);  // one index for all the first locations
+  for (int t = 0; t < kTallyCount; ++t) {
+    const TallyEntry& e = tallies_[t];
+    if (e.count == 0) continue;
+    out_->diagnostics.Add(kTallyCodes[t], Locate(e.first_offset), e.first_detail);
+    out_->diagnostics.AddCount(kTallyCodes[t], e.count - 1);
+  }
+  for (auto& [k, n] : kinds_) out_->event_kinds[k] += n;
+}
+
+}  // namespace
+
+namespace detail {
+
+Status ReadEvents(std::string_view bytes, const std::string& path, const ReadOptions& options, GpuTrace* trace) {
+  Handler handler(bytes, path, options, trace);
+  TrackingIterator begin{bytes.data(), handler.cursor()};
+  TrackingIterator end{bytes.data() + bytes.size(), handler.cursor()};
+  bool ok = false;
+  try {
+    ok = Json::sax_parse(begin, end, &handler, Json::input_format_t::json, /*strict=*/true,
+                         /*ignore_comments=*/false);
+  } catch (const std::exception& e) {
+    // The SAX parser reports errors through parse_error; anything thrown here is a
+    // resource failure (std::bad_alloc).
+    return Status::Error("json.not_json", std::string("the parser failed: ") + e.what(), {path});
+  }
+  if (!handler.error().ok()) return handler.error();
+  if (!ok) return Status::Error("json.not_json", "the parser stopped", {path});
+  if (!handler.saw_events()) {
+    return Status::Error("json.no_events", "no \"traceEvents\" array: not a trace-event file", {path, 1, 1});
+  }
+  if (trace->events == 0) return Status::Error("json.no_events", "\"traceEvents\" is empty", {path, 1, 1});
+  handler.Finish();
+  return Status();
+}
+
+}  // namespace detail
+}  // namespace perfgate::json_trace

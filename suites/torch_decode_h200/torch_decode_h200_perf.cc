@@ -1,0 +1,100 @@
+// A small Llama decoding 64 tokens on an H200, recorded with the PyTorch profiler:
+// the CUDA-graph (torch.compile) mode against eager. Kernels are real dispatches here.
+#include <algorithm>
+#include <cstdio>
+
+#include "perfgate/gtest/perfgate_gtest.h"
+#include "perfgate/json_trace/trial.h"
+#include "perfgate/stats/summary.h"
+
+namespace {
+
+using perfgate::testing::EngineSpec;
+using perfgate::testing::SuiteConfig;
+
+SuiteConfig TorchDecodeSuite() {
+  SuiteConfig c;
+  c.suite = PERFGATE_SUITE_NAME;
+  c.recordings_dir = PERFGATE_RECORDINGS_DIR;
+  c.golden_dir = PERFGATE_GOLDEN_DIR;
+  for (const char* mode : {"graphs", "eager"}) {
+    EngineSpec e;
+    e.name = mode;
+    // One process recorded (python3); decode runs inside record_function("decode_step").
+    e.options.all_processes = true;
+    e.options.window = *perfgate::attribution::ParseWindow("label:decode_step");
+    e.options.token_label = "decode_step";
+    c.engines.push_back(e);
+  }
+  c.baseline = "eager";
+  return c;
+}
+
+class TorchDecodeH200 : public perfgate::testing::MetalTraceFixture {
+ protected:
+  SuiteConfig Config() const override { return TorchDecodeSuite(); }
+
+  // Median host launch calls per token of one mode (cudaLaunchKernel + cudaGraphLaunch).
+  double LaunchesPerToken(const std::string& mode) {
+    const SuiteConfig config = Config();
+    const auto& spec = mode == "graphs" ? config.engines[0] : config.engines[1];
+    std::vector<double> per_trial;
+    for (const std::string& path : data().trial_paths.at(mode)) {
+      perfgate::json_trace::JsonTrialExtras extras;
+      auto s = perfgate::json_trace::SummarizeJsonTrialFile(path, spec.options, &extras);
+      EXPECT_TRUE(s.ok()) << s.status().ToString();
+      per_trial.push_back(extras.launches_per_token);
+    }
+    return perfgate::stats::Median(per_trial);
+  }
+};
+
+TEST_F(TorchDecodeH200, DispatchesPerTokenBudgets) {
+  PERFGATE_EXPECT_SUBMISSIONS_PER_TOKEN_EXACTLY(engine("graphs"), 160);
+  PERFGATE_EXPECT_SUBMISSIONS_PER_TOKEN_EXACTLY(engine("eager"), 423);
+  PERFGATE_EXPECT_SUBMISSIONS_PER_TOKEN_AT_MOST(engine("graphs"), 165);
+}
+
+TEST_F(TorchDecodeH200, GraphsCutGpuTimePerToken) {
+  PERFGATE_EXPECT_GPU_TIME_RATIO_AT_MOST(engine("graphs"), engine("eager"), 0.65);
+}
+
+TEST_F(TorchDecodeH200, BucketDeltasVsEager) {
+  // Fusion removes tiny kernels: no bucket may get slower than eager's.
+  for (const char* bucket : {"xs_<2us", "sm_2_8us", "md_8_32us", "lg_32_80us", "xl_>=80us"}) {
+    PERFGATE_EXPECT_BUCKET_DELTA_AT_MOST_US(engine("graphs"), engine("eager"), bucket, 1.0);
+  }
+}
+
+TEST_F(TorchDecodeH200, KernelFamilyDeltasVsEager) {
+  // The matmuls are the same cuBLAS kernels in both modes: within 5 %.
+  PERFGATE_EXPECT_FAMILY_DELTA_AT_MOST_PERCENT(engine("graphs"), engine("eager"), "gemm", 5);
+  PERFGATE_EXPECT_FAMILY_DELTA_AT_MOST_PERCENT(engine("graphs"), engine("eager"), "attention", 5);
+  // Eager's elementwise kernels are fused into Triton kernels.
+  PERFGATE_EXPECT_FAMILY_DELTA_AT_MOST_PERCENT(engine("graphs"), engine("eager"), "elementwise", -90);
+  PERFGATE_EXPECT_KERNEL_FAMILY_PRESENT(engine("graphs"), "triton_pointwise");
+  PERFGATE_EXPECT_KERNEL_FAMILY_ABSENT(engine("eager"), "triton_pointwise");
+}
+
+TEST_F(TorchDecodeH200, CompiledModeLaunchReduction) {
+  const double eager = LaunchesPerToken("eager");
+  const double graphs = LaunchesPerToken("graphs");
+  const double reduction = eager / std::max(graphs, 1e-9);
+  char line[160];
+  std::snprintf(line, sizeof line, "host launches per token: eager %.1f, graphs %.2f (%.0fx fewer)", eager, graphs,
+                reduction);
+  std::printf("%s\n", line);
+  RecordProperty("launches_per_token_eager", std::to_string(eager));
+  RecordProperty("launches_per_token_graphs", std::to_string(graphs));
+  RecordProperty("launch_reduction", std::to_string(reduction));
+  // One cudaGraphLaunch per decode step, plus the two small kernels outside the graph
+  // that feed the next token and its position back in.
+  EXPECT_LE(graphs, 3.5) << line;
+  EXPECT_GE(reduction, 100.0) << line;  // eager launches every kernel itself
+}
+
+TEST_F(TorchDecodeH200, GraphsGolden) { PERFGATE_EXPECT_MATCHES_GOLDEN("graphs"); }
+
+TEST_F(TorchDecodeH200, EagerGolden) { PERFGATE_EXPECT_MATCHES_GOLDEN("eager"); }
+
+}  // namespace

@@ -1,0 +1,599 @@
+// Attribution of trace-event trials on hand-placed Kineto-style traces whose every
+// figure is computed by hand (times in the comments are microseconds).
+#include "perfgate/json_trace/trial.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "kineto_gen.h"
+#include "perfgate/attribution/attribute.h"
+
+namespace perfgate::json_trace {
+namespace {
+
+using attribution::AttributionOptions;
+using attribution::DecodeWindow;
+using attribution::TrialSummary;
+
+constexpr int64_t kUs = 1'000;
+constexpr int64_t kPid = 4242;
+constexpr int64_t kOther = 5151;
+
+const char* const kGemm = "ampere_bf16_s16816gemm_bf16_128x64_ldg8_f2f_stages_64x4_tn";
+const char* const kFlash =
+    "void flash_fwd_splitkv_kernel<Flash_fwd_kernel_traits<128, 64, 128, 4, false, false, cutlass::bfloat16_t, "
+    "Flash_kernel_traits<128, 64, 128, 4, cutlass::bfloat16_t> >, false>(Flash_fwd_params)";
+const char* const kAdd =
+    "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::BFloat16>, "
+    "at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<c10::BFloat16>, at::detail::Array<char*, 3>)";
+const char* const kGraphKernels[] = {
+    "triton_poi_fused_add_mul_0",
+    "triton_red_fused_sum_1",
+    "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, float>(int, float, "
+    "c10::BFloat16 const*, c10::BFloat16 const*, c10::BFloat16 const*, float*, float*, c10::BFloat16*)",
+    "void cutlass::Kernel2<cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_16x16_128x2_tn_align8>("
+    "cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_16x16_128x2_tn_align8::Params)",
+    "void (anonymous namespace)::softmax_warp_forward<c10::BFloat16, c10::BFloat16, float, 10, false, false>("
+    "c10::BFloat16*, c10::BFloat16 const*, int, int, int, bool const*, int, bool)",
+};
+
+// Trace A: host annotations only.
+//  - python3 (4242): "prefill" [100, 150] launches a 100 µs gemm (corr 1).
+//  - three "decode_step" ranges [300, 400], [500, 600], [700, 800]; in each, a
+//    "layer.<i>.attn" range [b+5, b+35] launches flash (corr 10i+1, runs b+20.5 for
+//    10.25 µs) and the step launches an add (corr 10i+2, 1.5 µs at b+45.0005,
+//    545.0004 and 745.0015: 345001, 545000 and 745002 ns).
+//  - step 3 replays a CUDA graph (corr 100, cudaGraphLaunch at 760): five kernels of
+//    3, 3, 2.5, 9 and 40 µs from 770 to 830, past the host range.
+//  - a memset in step 1 (corr 51) and a memcpy in step 2 (corr 50).
+//  - other_worker (5151) has its own "decode_step" and a 7 µs kernel (corr 900).
+//  - an orphan kernel (corr 999, no runtime call) and one without a correlation.
+std::string TraceA() {
+  gen::KinetoWriter w;
+  w.ProcessName(kPid, "python3");
+  w.ThreadName(kPid, kPid, "thread 4242 (python3)");
+  w.ProcessName(kOther, "other_worker");
+  w.ProcessName(0, "GPU 0");
+  w.SortIndex(0, 5000000);
+  w.Annotation("prefill", false, kPid, kPid, 100 * kUs, 50 * kUs, 1);
+  w.CpuOp("aten::mm", kPid, kPid, 105 * kUs, 20 * kUs, 2);
+  w.Runtime("cudaLaunchKernel", kPid, kPid, 110 * kUs, 5 * kUs, 1);
+  w.Flow(1, kPid, kPid, 110 * kUs, 0, 7, 120 * kUs);
+  w.Kernel(kGemm, 0, 7, 120 * kUs, 100 * kUs, 1);
+  const char* const add_ts[] = {"345.0005", "545.0004", "745.0015"};
+  for (int i = 1; i <= 3; ++i) {
+    const int64_t b = (100 + 200 * i) * kUs;
+    w.Annotation("decode_step", false, kPid, kPid, b, 100 * kUs, 100 + i);
+    w.Annotation("layer." + std::to_string(i - 1) + ".attn", false, kPid, kPid, b + 5 * kUs, 30 * kUs, 200 + i);
+    w.Runtime("cudaLaunchKernel", kPid, kPid, b + 10 * kUs, 4 * kUs, 10 * i + 1);
+    w.Kernel(kFlash, 0, 7, b + 20'500, 10'250, 10 * i + 1);
+    w.Runtime("cudaLaunchKernel", kPid, kPid, b + 40 * kUs, 4 * kUs, 10 * i + 2);
+    w.Raw(std::string(R"({"ph": "X", "cat": "kernel", "name": ")") + kAdd + R"(", "pid": 0, "tid": 7, "ts": )" +
+          add_ts[i - 1] + R"(, "dur": 1.5, "args": {"device": 0, "stream": 7, "correlation": )" +
+          std::to_string(10 * i + 2) + "}}");
+  }
+  w.Runtime("cudaMemsetAsync", kPid, kPid, 360 * kUs, 3 * kUs, 51);
+  w.Memset("Memset (Device)", 0, 7, 362 * kUs, 750, 51);
+  w.Runtime("cudaMemcpyAsync", kPid, kPid, 560 * kUs, 6 * kUs, 50);
+  w.Memcpy("Memcpy DtoH (Device -> Pinned)", 0, 7, 570 * kUs, 2'250, 50);
+  w.Runtime("cudaGraphLaunch", kPid, kPid, 760 * kUs, 8 * kUs, 100);
+  const int64_t graph_ts[] = {770'000, 773'500, 777'000, 780'000, 790'000};
+  const int64_t graph_dur[] = {3'000, 3'000, 2'500, 9'000, 40'000};
+  for (int k = 0; k < 5; ++k) w.Kernel(kGraphKernels[k], 0, 7, graph_ts[k], graph_dur[k], 100);
+  w.Annotation("decode_step", false, kOther, kOther, 320 * kUs, 50 * kUs, 900);
+  w.Runtime("cudaLaunchKernel", kOther, kOther, 330 * kUs, 2 * kUs, 900);
+  w.Kernel("other_kernel_x", 0, 9, 340 * kUs, 7 * kUs, 900);
+  w.Kernel("orphan_kernel", 0, 7, 900 * kUs, 1 * kUs, 999);
+  w.Kernel("orphan_nocorr", 0, 7, 950 * kUs, 1 * kUs, std::nullopt);
+  w.PythonFunction("model.py(40): forward", kPid, kPid, 299 * kUs, 600 * kUs);
+  return w.Finish();
+}
+
+GpuTrace Read(const std::string& bytes, const std::string& path) {
+  auto t = ReadTraceJsonBuffer(bytes, path);
+  EXPECT_TRUE(t.ok()) << t.status().ToString();
+  return t.ok() ? std::move(t).value() : GpuTrace{};
+}
+
+AttributionOptions DecodeOptions() {
+  AttributionOptions o;
+  o.process_prefix = "python";
+  o.window.mode = DecodeWindow::Mode::kLabel;
+  o.window.label = "decode_step";
+  o.token_label = "decode_step";
+  return o;
+}
+
+const attribution::BucketStats& Bucket(const TrialSummary& s, const std::string& name) {
+  for (const auto& [n, b] : s.buckets) {
+    if (n == name) return b;
+  }
+  static attribution::BucketStats none;
+  ADD_FAILURE() << "no bucket " << name;
+  return none;
+}
+
+TEST(JsonTrial, DecodeWindowFromHostAnnotations) {
+  const GpuTrace trace = Read(TraceA(), "a.json");
+  JsonTrialExtras x;
+  auto s = SummarizeJsonTrial(trace, DecodeOptions(), &x);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->path, "a.json");
+  EXPECT_EQ(s->tokens, 3);
+  EXPECT_EQ(s->tokens_in_trace, 3);
+  EXPECT_EQ(s->tokens_source, "label:decode_step");
+  EXPECT_EQ(s->window_start_ns, 300'000);
+  EXPECT_EQ(s->window_end_ns, 800'000);
+  // 15 kernels read: gemm, 3 flash, 3 add, 5 graph, other_worker's, 2 orphans.
+  EXPECT_EQ(s->paired, 15);
+  EXPECT_EQ(s->excluded_other_process, 1);
+  EXPECT_EQ(s->excluded_unmapped, 2);
+  EXPECT_EQ(s->excluded_unattributed, 0);
+  EXPECT_EQ(s->excluded_outside_window, 1);  // the prefill gemm
+  EXPECT_EQ(s->submissions, 11);
+
+  // xs: 3 adds of 1.5; sm: 3, 3, 2.5; md: 3 flash of 10.25 and 9; lg: 40.
+  const auto& xs = Bucket(*s, "xs_<2us");
+  EXPECT_EQ(xs.count, 3);
+  EXPECT_EQ(xs.sum_ns, 4'500);
+  EXPECT_EQ(xs.p50_ns, 1'500);
+  EXPECT_EQ(xs.p95_ns, 1'500);
+  EXPECT_EQ(xs.mean_ns, 1'500);
+  const auto& sm = Bucket(*s, "sm_2_8us");
+  EXPECT_EQ(sm.count, 3);
+  EXPECT_EQ(sm.sum_ns, 8'500);
+  EXPECT_EQ(sm.p50_ns, 3'000);
+  EXPECT_EQ(sm.p95_ns, 3'000);
+  EXPECT_EQ(sm.mean_ns, 2'833);
+  const auto& md = Bucket(*s, "md_8_32us");
+  EXPECT_EQ(md.count, 4);
+  EXPECT_EQ(md.sum_ns, 39'750);
+  EXPECT_EQ(md.p50_ns, 10'250);
+  EXPECT_EQ(md.p95_ns, 10'250);
+  EXPECT_EQ(md.mean_ns, 9'937);
+  const auto& lg = Bucket(*s, "lg_32_80us");
+  EXPECT_EQ(lg.count, 1);
+  EXPECT_EQ(lg.sum_ns, 40'000);
+  EXPECT_EQ(Bucket(*s, "xl_>=80us").count, 0);
+  EXPECT_EQ(s->total_sum_ns, 92'750);
+  EXPECT_EQ(s->busy_union_ns, 92'750);
+  EXPECT_DOUBLE_EQ(s->dispatches_per_token, 11.0 / 3.0);
+  EXPECT_DOUBLE_EQ(s->gpu_us_per_token, 92.75 / 3.0);
+  EXPECT_DOUBLE_EQ(s->busy_us_per_token, 92.75 / 3.0);
+
+  // Kernel families (the CUDA table, since the options carry the Metal default).
+  const std::map<std::string, std::pair<int64_t, int64_t>> families = {
+      // family: {kernels, gpu ns}
+      {"attention", {3, 30'750}}, {"elementwise", {3, 4'500}}, {"gemm", {1, 9'000}},
+      {"norm", {1, 2'500}},       {"softmax", {1, 40'000}},    {"triton_pointwise", {1, 3'000}},
+      {"triton_reduction", {1, 3'000}}, {"memcpy", {1, 2'250}}, {"memset", {1, 750}},
+  };
+  ASSERT_EQ(s->encoder_gpu.size(), families.size());
+  for (const auto& [family, expected] : families) {
+    const auto& f = s->encoder_gpu.at(family);
+    EXPECT_EQ(f.encoders, expected.first) << family;
+    EXPECT_EQ(f.submissions, expected.first) << family;
+    EXPECT_EQ(f.gpu_sum_ns, expected.second) << family;
+  }
+  // Host time: 4 µs per cudaLaunchKernel; none for graph kernels; the copy calls.
+  EXPECT_EQ(s->encoder_gpu.at("attention").host_sum_ns, 12'000);
+  EXPECT_EQ(s->encoder_gpu.at("elementwise").host_sum_ns, 12'000);
+  EXPECT_EQ(s->encoder_gpu.at("softmax").host_sum_ns, 0);
+  EXPECT_EQ(s->encoder_gpu.at("memcpy").host_sum_ns, 6'000);
+  EXPECT_EQ(s->encoder_gpu.at("memset").host_sum_ns, 3'000);
+  EXPECT_EQ(s->matched_submissions, 11);
+  EXPECT_EQ(s->unmapped_submissions, 0);
+  EXPECT_EQ(s->unmatched_submissions, 0);
+
+  // Phases: flash inside "layer.<i>.attn" (normalised), the rest in "decode_step".
+  ASSERT_EQ(s->cb_label_gpu.size(), 2u);
+  const auto& attn = s->cb_label_gpu.at("layer.attn");
+  EXPECT_EQ(attn.submissions, 3);
+  EXPECT_EQ(attn.cbs, 3);
+  EXPECT_EQ(attn.command_buffers, 3);
+  EXPECT_EQ(attn.gpu_sum_ns, 30'750);
+  EXPECT_EQ(attn.gpu_union_ns, 30'750);
+  EXPECT_EQ(attn.host_sum_ns, 12'000);
+  const auto& step = s->cb_label_gpu.at("decode_step");
+  EXPECT_EQ(step.submissions, 8);
+  EXPECT_EQ(step.cbs, 3);
+  EXPECT_EQ(step.gpu_sum_ns, 62'000);
+  EXPECT_EQ(step.gpu_union_ns, 62'000);
+  EXPECT_EQ(step.host_sum_ns, 12'000);
+  EXPECT_EQ(s->total_encoders, 11);
+  EXPECT_EQ(s->labelled_encoders, 11);
+
+  // Registry: short names per family.
+  EXPECT_EQ(s->shader_registry.at("attention"), std::vector<std::string>{"flash_fwd_splitkv_kernel"});
+  EXPECT_EQ(s->shader_registry.at("elementwise"), std::vector<std::string>{"vectorized_elementwise_kernel"});
+  EXPECT_EQ(s->shader_registry.at("gemm"),
+            std::vector<std::string>{"cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_16x16_128x2_tn_align8"});
+  EXPECT_EQ(s->shader_registry.at("norm"), std::vector<std::string>{"vectorized_layer_norm_kernel"});
+  EXPECT_EQ(s->shader_registry.at("softmax"), std::vector<std::string>{"softmax_warp_forward"});
+  EXPECT_EQ(s->shader_registry.count("memcpy"), 0u);
+  EXPECT_EQ(s->shader_count, 7);
+  EXPECT_EQ(s->shader_timeline_rows, 0);
+  EXPECT_FALSE(s->gpu_intervals_union_ns.has_value());
+
+  // Launches: 6 cudaLaunchKernel and one cudaGraphLaunch of 5 kernels.
+  EXPECT_EQ(x.kernels, 11);
+  EXPECT_EQ(x.kernel_launches, 6);
+  EXPECT_EQ(x.graph_launches, 1);
+  EXPECT_EQ(x.other_launches, 0);
+  EXPECT_EQ(x.graph_kernels, 5);
+  EXPECT_EQ(x.unlaunched_kernels, 0);
+  EXPECT_EQ(x.launch_host_ns, 6 * 4'000 + 8'000);
+  EXPECT_DOUBLE_EQ(x.launches_per_token, 7.0 / 3.0);
+  EXPECT_DOUBLE_EQ(x.graph_launches_per_token, 1.0 / 3.0);
+  EXPECT_DOUBLE_EQ(x.kernels_per_token, 11.0 / 3.0);
+  EXPECT_EQ(x.memcpys, 1);
+  EXPECT_EQ(x.memsets, 1);
+  EXPECT_EQ(x.memcpy_ns, 2'250);
+  EXPECT_EQ(x.memset_ns, 750);
+  EXPECT_DOUBLE_EQ(x.memcpy_us_per_token, 0.75);
+  EXPECT_DOUBLE_EQ(x.memset_us_per_token, 0.25);
+  EXPECT_EQ(x.label_source, "user_annotation");
+  EXPECT_EQ(x.label_occurrences, 3);
+  EXPECT_EQ(s->encoder_rows, 7);
+  EXPECT_EQ(s->encoder_total_ns, 32'000);
+  ASSERT_EQ(x.per_kernel.size(), 7u);
+  EXPECT_EQ(x.per_kernel.at(kFlash).count, 3);
+  EXPECT_EQ(x.per_kernel.at(kFlash).gpu_sum_ns, 30'750);
+  EXPECT_EQ(x.per_kernel.at(kFlash).family, "attention");
+  EXPECT_EQ(x.per_kernel.at(kFlash).short_name, "flash_fwd_splitkv_kernel");
+
+  EXPECT_EQ(s->diagnostics.Count("json.unmatched_correlation"), 2);
+  EXPECT_EQ(s->diagnostics.Count("attr.other_process"), 1);
+  EXPECT_EQ(s->diagnostics.Count("attr.outside_window"), 1);
+  EXPECT_EQ(s->diagnostics.Count("json.missing_correlation"), 1);  // from the reader
+  EXPECT_EQ(s->diagnostics.Count("attr.token_count_mismatch"), 0);
+}
+
+TEST(JsonTrial, WholeTraceAllProcessesWithAGivenTokenCount) {
+  const GpuTrace trace = Read(TraceA(), "a.json");
+  AttributionOptions o;
+  o.all_processes = true;
+  o.process_prefix = "python";  // ignored with all_processes
+  o.tokens = 3;
+  JsonTrialExtras x;
+  auto s = SummarizeJsonTrial(trace, o, &x);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->tokens_source, "given");
+  EXPECT_FALSE(s->tokens_in_trace.has_value());
+  EXPECT_EQ(s->submissions, 15);
+  EXPECT_EQ(s->excluded_other_process + s->excluded_unmapped + s->excluded_outside_window, 0);
+  // 92,750 + the gemm's 100,000 + other_worker's 7,000 + the two 1,000 orphans.
+  EXPECT_EQ(s->total_sum_ns, 201'750);
+  EXPECT_EQ(Bucket(*s, "xl_>=80us").count, 1);
+  EXPECT_EQ(s->unmapped_submissions, 2);
+  EXPECT_EQ(x.unlaunched_kernels, 2);
+  EXPECT_EQ(s->matched_submissions, 13);
+  // Phases: the gemm's launch is in "prefill", other_worker's in its "decode_step".
+  EXPECT_EQ(s->cb_label_gpu.at("prefill").submissions, 1);
+  EXPECT_EQ(s->cb_label_gpu.at("decode_step").submissions, 9);
+  EXPECT_EQ(s->cb_label_gpu.at("decode_step").cbs, 4);
+  EXPECT_EQ(s->cb_label_gpu.at("(unknown)").submissions, 2);
+  EXPECT_EQ(s->cb_label_gpu.at("(unknown)").cbs, 0);
+  EXPECT_EQ(s->labelled_encoders, 13);
+  EXPECT_EQ(s->encoder_gpu.at("gemm").encoders, 2);
+  EXPECT_EQ(s->encoder_gpu.at("other_orphan").encoders, 2);
+  EXPECT_EQ(s->encoder_gpu.at("other_other").encoders, 1);
+}
+
+TEST(JsonTrial, TimeRangeAndSkipWindows) {
+  const GpuTrace trace = Read(TraceA(), "a.json");
+  AttributionOptions o;
+  o.process_prefix = "python";
+  o.tokens = 3;
+  o.window.mode = DecodeWindow::Mode::kTimeRange;
+  o.window.start_ns = 300'000;
+  o.window.end_ns = 800'000;
+  auto s = SummarizeJsonTrial(trace, o);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  // The gemm (before) and the 40 µs graph kernel (ends at 830) fall outside.
+  EXPECT_EQ(s->submissions, 10);
+  EXPECT_EQ(s->excluded_outside_window, 2);
+  EXPECT_EQ(s->window_start_ns, 300'000);
+  EXPECT_EQ(s->window_end_ns, 800'000);
+  EXPECT_EQ(s->total_sum_ns, 52'750);
+
+  o.window.mode = DecodeWindow::Mode::kSkipSubmissions;
+  o.window.skip = 1;
+  s = SummarizeJsonTrial(trace, o);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->submissions, 11);
+  EXPECT_EQ(s->excluded_outside_window, 1);
+  EXPECT_EQ(s->window_start_ns, 320'500);
+  EXPECT_EQ(s->total_sum_ns, 92'750);
+  EXPECT_EQ(s->encoder_gpu.at("memcpy").encoders, 1);
+  EXPECT_EQ(s->encoder_gpu.at("memset").encoders, 1);
+
+  // Token label without a label window: the instances around kept kernels.
+  o.token_label = "layer.attn";
+  o.tokens.reset();
+  s = SummarizeJsonTrial(trace, o);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->tokens, 3);
+  o.token_label = "prefill";  // its only kernel was skipped
+  s = SummarizeJsonTrial(trace, o);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().ToString(),
+            "a.json: error[attr.token_label]: token label 'prefill' does not name an annotation around the target's "
+            "kernels in the decode window");
+}
+
+// Trace B: GPU annotations, copied onto two streams.
+//  - engine (77): host "decode_step" [100, 150] (External id 1) and [200, 250] (2);
+//    host "layer.1.mlp" [100.5, 103.5] around the first three launches;
+//    host "sample" [255, 265] around the fifth launch.
+//  - GPU "decode_step" ext 1 on stream 7 [109.999, 130.001] and its copy on stream
+//    20 [109.999, 140.001]; ext 2 on stream 7 [209.999, 220.001]; GPU "layer.1.mlp"
+//    ext 3 on stream 7 [114.999, 120.001].
+//  - kernels: gemv 5 µs at 110 (stream 7), rms_norm 5 at 115 (7), nccl all-reduce 20
+//    at 120 (20), rotary 10 at 210 (7), argmax 2 at 300 (7).
+std::string TraceB() {
+  gen::KinetoWriter w;
+  w.ProcessName(77, "engine");
+  w.Annotation("decode_step", false, 77, 77, 100'000, 50'000, 1);
+  w.Annotation("layer.1.mlp", false, 77, 77, 100'500, 3'000, 3);
+  w.Annotation("decode_step", false, 77, 77, 200'000, 50'000, 2);
+  w.Annotation("sample", false, 77, 77, 255'000, 10'000, 4);
+  const int64_t launch_ts[] = {101'000, 102'000, 103'000, 201'000, 260'000};
+  for (int i = 0; i < 5; ++i) w.Runtime("cudaLaunchKernel", 77, 77, launch_ts[i], 500, i + 1);
+  w.Kernel("void gemv2T_kernel_val<int, int, __nv_bfloat16, __nv_bfloat16, float, 128, 16, 4, 4, false, false>(float)",
+           0, 7, 110'000, 5'000, 1);
+  w.Kernel("void vllm::rms_norm_kernel<c10::BFloat16>(c10::BFloat16*, int)", 0, 7, 115'000, 5'000, 2);
+  w.Kernel("ncclKernel_AllReduce_RING_LL_Sum_bfloat16(ncclWorkElem)", 0, 20, 120'000, 20'000, 3);
+  w.Kernel("void vllm::rotary_embedding_kernel<c10::BFloat16, true>(long const*)", 0, 7, 210'000, 10'000, 4);
+  w.Kernel("void at::native::argmax_kernel<float>(float const*)", 0, 7, 300'000, 2'000, 5);
+  w.Annotation("decode_step", true, 0, 7, 109'999, 20'002, 1);
+  w.Annotation("decode_step", true, 0, 20, 109'999, 30'002, 1);
+  w.Annotation("decode_step", true, 0, 7, 209'999, 10'002, 2);
+  w.Annotation("layer.1.mlp", true, 0, 7, 114'999, 5'002, 3);
+  return w.Finish();
+}
+
+TEST(JsonTrial, GpuAnnotationsWinAndCopiesOnStreamsCountOnce) {
+  const GpuTrace trace = Read(TraceB(), "b.json");
+  AttributionOptions o = DecodeOptions();
+  o.process_prefix = "engine";
+  o.tokens = 3;  // disagrees with the trace's 2
+  JsonTrialExtras x;
+  auto s = SummarizeJsonTrial(trace, o, &x);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(x.label_source, "gpu_user_annotation");
+  EXPECT_EQ(x.label_occurrences, 2);
+  EXPECT_EQ(s->tokens, 2);
+  EXPECT_EQ(s->diagnostics.Count("attr.token_count_mismatch"), 1);
+  EXPECT_EQ(s->window_start_ns, 109'999);
+  EXPECT_EQ(s->window_end_ns, 220'001);
+  EXPECT_EQ(s->submissions, 4);  // argmax at 300 is outside
+  EXPECT_EQ(s->total_sum_ns, 40'000);
+  EXPECT_EQ(s->busy_union_ns, 40'000);
+  // gemv's launch is inside the host "layer.1.mlp", but the GPU annotation wins.
+  ASSERT_EQ(s->cb_label_gpu.size(), 2u);
+  EXPECT_EQ(s->cb_label_gpu.at("decode_step").submissions, 3);
+  EXPECT_EQ(s->cb_label_gpu.at("decode_step").gpu_sum_ns, 35'000);
+  EXPECT_EQ(s->cb_label_gpu.at("decode_step").cbs, 2);
+  EXPECT_EQ(s->cb_label_gpu.at("decode_step").gpu_union_ns, 35'000);
+  EXPECT_EQ(s->cb_label_gpu.at("layer.mlp").submissions, 1);
+  EXPECT_EQ(s->cb_label_gpu.at("layer.mlp").cbs, 1);
+  EXPECT_EQ(s->encoder_gpu.at("gemm").gpu_sum_ns, 5'000);
+  EXPECT_EQ(s->encoder_gpu.at("norm").gpu_sum_ns, 5'000);
+  EXPECT_EQ(s->encoder_gpu.at("communication").gpu_sum_ns, 20'000);
+  EXPECT_EQ(s->encoder_gpu.at("rope").gpu_sum_ns, 10'000);
+  EXPECT_EQ(s->encoder_gpu.at("rope").host_sum_ns, 500);
+
+  // Without a window: tokens are the instances holding kept kernels; argmax's phase
+  // comes from the host annotation around its launch.
+  o.window = DecodeWindow{};
+  o.tokens.reset();
+  s = SummarizeJsonTrial(trace, o, &x);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->tokens, 2);
+  EXPECT_EQ(s->submissions, 5);
+  EXPECT_EQ(s->cb_label_gpu.at("sample").submissions, 1);
+  EXPECT_EQ(s->cb_label_gpu.at("sample").cbs, 1);
+  EXPECT_EQ(s->encoder_gpu.at("sampling").gpu_sum_ns, 2'000);
+  EXPECT_EQ(x.label_source, "gpu_user_annotation");
+  EXPECT_EQ(x.label_occurrences, 2);
+}
+
+TEST(JsonTrial, ErrorsShareTheMetalPathsCodes) {
+  const GpuTrace trace = Read(TraceA(), "a.json");
+  AttributionOptions o = DecodeOptions();
+  o.process_prefix = "llama";
+  auto s = SummarizeJsonTrial(trace, o);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().ToString(),
+            "a.json: error[attr.no_target_rows]: no kernel launched by a process named 'llama*' among 15 kernels "
+            "(other processes: other_worker (5151) x1, python3 (4242) x12; without a launch call: 2; launched by an "
+            "unnamed process: 0)");
+
+  o = DecodeOptions();
+  o.window.label = "nope";
+  s = SummarizeJsonTrial(trace, o);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().ToString(),
+            "a.json: error[attr.window_label]: window label 'nope' is not the name of any gpu_user_annotation or of a "
+            "user_annotation of the target");
+
+  o = DecodeOptions();
+  o.window.mode = DecodeWindow::Mode::kWholeTrace;
+  o.token_label.clear();
+  o.all_processes = true;
+  s = SummarizeJsonTrial(trace, o);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), "attr.no_tokens");
+  EXPECT_EQ(s.status().kind(), ErrorKind::kUsage);
+
+  o.tokens = 1;
+  o.seed_compat = true;
+  s = SummarizeJsonTrial(trace, o);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), "attr.seed_compat");
+  EXPECT_EQ(s.status().kind(), ErrorKind::kUsage);
+
+  const GpuTrace no_kernels = Read(R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "a", "ts": 1, "dur": 1}]})",
+                                   "n.json");
+  o.seed_compat = false;
+  s = SummarizeJsonTrial(no_kernels, o);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().ToString(),
+            "n.json: error[attr.no_target_rows]: the trace has no kernel events (0 GPU work items in all)");
+
+  // A launching process without process_name metadata.
+  const GpuTrace unnamed = Read(R"({"traceEvents": [
+{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 1, "dur": 1, "args": {"correlation": 1}},
+{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 2, "dur": 1, "args": {"correlation": 1}}]})",
+                                "u.json");
+  o = DecodeOptions();
+  o.window = DecodeWindow{};
+  o.token_label.clear();
+  o.tokens = 1;
+  s = SummarizeJsonTrial(unnamed, o);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), "attr.no_target_rows");
+  o.all_processes = true;
+  s = SummarizeJsonTrial(unnamed, o);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->submissions, 1);
+}
+
+TEST(JsonTrial, DuplicateCorrelationAcrossProcessesIsCounted) {
+  const GpuTrace trace = Read(R"({"traceEvents": [
+{"ph": "M", "name": "process_name", "pid": 1, "args": {"name": "python"}},
+{"ph": "M", "name": "process_name", "pid": 2, "args": {"name": "python"}},
+{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 1, "dur": 1, "args": {"correlation": 1}},
+{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 2, "tid": 2, "ts": 1, "dur": 1, "args": {"correlation": 1}},
+{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 2, "dur": 1, "args": {"correlation": 1}}]})",
+                              "d.json");
+  AttributionOptions o;
+  o.process_prefix = "python";
+  o.tokens = 1;
+  auto s = SummarizeJsonTrial(trace, o);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->diagnostics.Count("json.duplicate_correlation"), 1);
+}
+
+TEST(JsonTrial, KernelFamiliesAreDataDriven) {
+  const auto table = CudaKernelFamilies();
+  struct Case {
+    const char* name;
+    const char* family;
+  };
+  const Case cases[] = {
+      {"ampere_sgemm_128x64_tn", "gemm"},
+      {"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64", "gemm"},
+      {"nvjet_tst_128x256_64x4_1x2_h_bz_coopA_NTN", "gemm"},
+      {"void gemv2T_kernel_val<int, int, float>(float)", "gemm"},
+      {"void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_32x6_tn_align4>(cutlass_80_tensorop_s1688gemm_64x64_"
+       "32x6_tn_align4::Params)",
+       "gemm"},
+      {"void cublasLt::splitKreduce_kernel<32, 16, int, float>(cublasLt::cublasSplitKParams<float>)", "gemm"},
+      {"void flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128> >(flash::Flash_fwd_params)", "attention"},
+      {"fmha_cutlassF_f16_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<cutlass::half_t>::Params)",
+       "attention"},
+      {"void vllm::paged_attention_v2_kernel<unsigned short, 128>(float*)", "attention"},
+      {"void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float>(float*, float const*, int)", "softmax"},
+      {"void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float> >(at::native::ReduceOp<float>)",
+       "reduction"},
+      {"void at::native::index_elementwise_kernel<128, 4>(long, at::native::gpu_index_kernel)", "index"},
+      {"void at::native::elementwise_kernel<128, 2, at::native::gpu_kernel_impl_nocast<at::native::BinaryFunctor<"
+       "float> >(at::TensorIteratorBase&, at::native::BinaryFunctor<float> const&)::{lambda(int)#1}>(int, "
+       "at::native::gpu_kernel_impl_nocast<at::native::BinaryFunctor<float> >(at::TensorIteratorBase&, "
+       "at::native::BinaryFunctor<float> const&)::{lambda(int)#1})",
+       "elementwise"},
+      {"void at::native::(anonymous namespace)::RowwiseMomentsCUDAKernel<float, float>(long, float, float const*)",
+       "norm"},
+      {"void vllm::act_and_mul_kernel<c10::BFloat16, &vllm::silu_kernel<c10::BFloat16> >(c10::BFloat16*)",
+       "activation"},
+      {"void at::native::(anonymous namespace)::CatArrayBatchedCopy<float, unsigned int, 1, 64, 64>(float*)", "copy"},
+      {"fused_moe_kernel", "moe"},
+      {"void vllm::moe::topkGatingSoftmax<4, 128>(float const*)", "moe"},
+      {"void cub::CUB_200200_860_NS::DeviceRadixSortOnesweepKernel<cub::DeviceRadixSortPolicy<float> >(int*)",
+       "sampling"},
+      {"ncclDevKernel_AllGather_RING_LL(ncclDevComm*, unsigned long, ncclWork*)", "communication"},
+      {"triton_tem_fused_mm_0", "triton_gemm"},
+      {"triton_per_fused__softmax_1", "triton_reduction"},
+      {"triton_", "triton"},
+      {"Memcpy DtoD (Device -> Device)", "memcpy"},
+      {"Memset (Device)", "memset"},
+      {"my_custom_kernel(int)", "other_my"},
+      {"", "(unknown)"},
+  };
+  for (const Case& c : cases) EXPECT_EQ(CudaKernelFamily(table, c.name), c.family) << c.name;
+
+  EXPECT_EQ(CanonicalKernelName(kAdd), "vectorized_elementwise_kernel");
+  EXPECT_EQ(CanonicalKernelName("Memcpy HtoD (Pageable -> Device)"), "Memcpy HtoD");
+  EXPECT_EQ(CanonicalKernelName(kGraphKernels[3]),
+            "cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_16x16_128x2_tn_align8");
+  EXPECT_EQ(CanonicalKernelName("  ampere_sgemm_128x64_tn  "), "ampere_sgemm_128x64_tn");
+
+  // A user table replaces the default; plain prefixes behave as in KernelFamily.
+  attribution::KernelFamilyTable mine;
+  mine.strip_prefix = "";
+  mine.rules = {{"ampere_", "cublas_ampere"}, {"*ELEMENTWISE", "pointwise"}};
+  EXPECT_EQ(CudaKernelFamily(mine, "ampere_sgemm_128x64_tn"), "cublas_ampere");
+  EXPECT_EQ(CudaKernelFamily(mine, kAdd), "pointwise");
+  EXPECT_EQ(CudaKernelFamily(mine, "sm90_xmma_gemm_x"), "other_sm90");
+
+  const GpuTrace trace = Read(TraceA(), "a.json");
+  AttributionOptions o = DecodeOptions();
+  o.kernel_families = mine;
+  auto s = SummarizeJsonTrial(trace, o);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->encoder_gpu.at("pointwise").encoders, 3);
+  EXPECT_EQ(s->encoder_gpu.at("other_flash").encoders, 3);
+}
+
+TEST(JsonTrial, SummarizesAGzipFileInOneCall) {
+  const std::string path = ::testing::TempDir() + "/json_trial_a.pt.trace.json.gz";
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << gen::Gzip(TraceA());
+  }
+  JsonTrialExtras x;
+  auto s = SummarizeJsonTrialFile(path, DecodeOptions(), &x);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->path, path);
+  EXPECT_EQ(s->submissions, 11);
+  EXPECT_EQ(x.graph_launches, 1);
+  auto missing = SummarizeJsonTrialFile(path + ".nope", DecodeOptions());
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), "io.not_found");
+}
+
+// The summaries feed the Metal path's medians and comparison unchanged.
+TEST(JsonTrial, SummariesFeedSummarizeEngineAndCompare) {
+  const GpuTrace a = Read(TraceA(), "a.json");
+  const GpuTrace b = Read(TraceB(), "b.json");
+  AttributionOptions oa = DecodeOptions();
+  AttributionOptions ob = DecodeOptions();
+  ob.process_prefix = "engine";
+  std::vector<TrialSummary> engine, baseline;
+  for (int i = 0; i < 3; ++i) {
+    auto s = SummarizeJsonTrial(a, oa);
+    ASSERT_TRUE(s.ok());
+    engine.push_back(*s);
+    auto t = SummarizeJsonTrial(b, ob);
+    ASSERT_TRUE(t.ok());
+    baseline.push_back(*t);
+  }
+  auto e = attribution::SummarizeEngine("a", engine, oa.buckets);
+  auto base = attribution::SummarizeEngine("b", baseline, ob.buckets);
+  EXPECT_DOUBLE_EQ(e.gpu_us_per_token.median, 92.75 / 3.0);
+  EXPECT_DOUBLE_EQ(e.dispatches_per_token.median, 11.0 / 3.0);
+  EXPECT_DOUBLE_EQ(base.gpu_us_per_token.median, 20.0);
+  EXPECT_DOUBLE_EQ(e.label_coverage, 1.0);
+  auto c = attribution::Compare(e, base, oa.buckets);
+  EXPECT_DOUBLE_EQ(c.total.delta, 92.75 / 3.0 - 20.0);
+  ASSERT_TRUE(c.attack_target.has_value());
+  EXPECT_EQ(*c.attack_target, "lg_32_80us");  // +13.3 µs/token of softmax
+  EXPECT_FALSE(c.families.empty());
+  EXPECT_EQ(c.families.front().name, "softmax");
+}
+
+}  // namespace
+}  // namespace perfgate::json_trace
