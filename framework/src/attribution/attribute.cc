@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "perfgate/stats/summary.h"
+#include "tokens.h"
 
 namespace perfgate::attribution {
 namespace {
@@ -255,20 +256,8 @@ StatusOr<TrialSummary> SummarizeTrial(const TrialTables& tables, const Attributi
                                                    "' does not occur in the target's decode window",
                            {tables.path});
     }
-    s.tokens = *s.tokens_in_trace;
-    s.tokens_source = "label:" + options.token_label;
-    if (options.tokens && *options.tokens != s.tokens) {
-      s.diagnostics.Add("attr.token_count_mismatch", {},
-                        "trace has " + std::to_string(s.tokens) + " tokens of '" + options.token_label +
-                            "', configured " + std::to_string(*options.tokens));
-    }
-  } else if (options.tokens) {
-    s.tokens = *options.tokens;
-    s.tokens_source = "given";
-  } else {
-    return Status::Error("attr.no_tokens", "no token count: pass --tokens N or --tokens auto:LABEL",
-                         {tables.path}, ErrorKind::kUsage);
   }
+  PERFGATE_RETURN_IF_ERROR(internal::ResolveTokens(s.tokens_in_trace, options, tables.path, &s));
   const double per_token = static_cast<double>(std::max<int64_t>(s.tokens, 1));
 
   // Buckets.
@@ -511,4 +500,29 @@ Comparison Compare(const EngineSummary& engine, const EngineSummary& baseline, c
   return c;
 }
 
+namespace internal {
+
+Status ResolveTokens(std::optional<int64_t> in_trace, const AttributionOptions& options, const std::string& path,
+                     TrialSummary* s) {
+  if (!options.token_label.empty() && in_trace) {
+    s->tokens = *in_trace;
+    s->tokens_in_trace = in_trace;
+    s->tokens_source = "label:" + options.token_label;
+    if (options.tokens && *options.tokens != s->tokens) {
+      s->diagnostics.Add("attr.token_count_mismatch", {path},
+                         "trace has " + std::to_string(s->tokens) + " tokens of '" + options.token_label +
+                             "', configured " + std::to_string(*options.tokens));
+    }
+    return Status();
+  }
+  if (options.tokens) {
+    s->tokens = *options.tokens;
+    s->tokens_source = "given";
+    return Status();
+  }
+  return Status::Error("attr.no_tokens", "no token count: pass --tokens N or --tokens auto:LABEL", {path},
+                       ErrorKind::kUsage);
+}
+
+}  // namespace internal
 }  // namespace perfgate::attribution

@@ -193,31 +193,34 @@ std::string MetalTraceFixture::GoldenPath() const {
   return PhaseBudget(e, phase, budget_us, &attribution::PhaseMedians::gpu_us_per_token, "gpu_us_per_token");
 }
 
-::testing::AssertionResult BucketDeltaAtMostUs(const EngineSummary& engine, const EngineSummary& baseline,
-                                               const std::string& bucket, double max_delta_us) {
+namespace {
+
+// A bucket's delta gate with the allowance given absolutely (µs) or as a percentage.
+::testing::AssertionResult BucketDelta(const EngineSummary& engine, const EngineSummary& baseline,
+                                       const std::string& bucket, double limit, bool percent) {
   const auto* e = Bucket(engine, bucket);
   const auto* b = Bucket(baseline, bucket);
   if (e == nullptr || b == nullptr) {
-    return ::testing::AssertionFailure() << "no bucket '" << bucket << "' in " << (e == nullptr ? engine.name : baseline.name);
+    return ::testing::AssertionFailure() << "no bucket '" << bucket << "' in "
+                                         << (e == nullptr ? engine.name : baseline.name);
   }
-  return DeltaWithin(engine.name + "." + bucket + ".us_per_token", e->us_per_token, b->us_per_token, max_delta_us,
-                     engine.name + " vs " + baseline.name + " bucket " + bucket + ": delta at most " +
-                         Fixed(max_delta_us) + " us/token",
+  const double allowance = percent ? std::fabs(b->us_per_token.median) * limit / 100.0 : limit;
+  return DeltaWithin(engine.name + "." + bucket + ".us_per_token", e->us_per_token, b->us_per_token, allowance,
+                     engine.name + " vs " + baseline.name + " bucket " + bucket + ": delta at most " + Fixed(limit) +
+                         (percent ? " %" : " us/token"),
                      Provenance(engine) + Provenance(baseline));
+}
+
+}  // namespace
+
+::testing::AssertionResult BucketDeltaAtMostUs(const EngineSummary& engine, const EngineSummary& baseline,
+                                               const std::string& bucket, double max_delta_us) {
+  return BucketDelta(engine, baseline, bucket, max_delta_us, false);
 }
 
 ::testing::AssertionResult BucketDeltaAtMostPercent(const EngineSummary& engine, const EngineSummary& baseline,
                                                     const std::string& bucket, double max_delta_pct) {
-  const auto* e = Bucket(engine, bucket);
-  const auto* b = Bucket(baseline, bucket);
-  if (e == nullptr || b == nullptr) {
-    return ::testing::AssertionFailure() << "no bucket '" << bucket << "' in " << (e == nullptr ? engine.name : baseline.name);
-  }
-  double allowance = std::fabs(b->us_per_token.median) * max_delta_pct / 100.0;
-  return DeltaWithin(engine.name + "." + bucket + ".us_per_token", e->us_per_token, b->us_per_token, allowance,
-                     engine.name + " vs " + baseline.name + " bucket " + bucket + ": delta at most " +
-                         Fixed(max_delta_pct) + " %",
-                     Provenance(engine) + Provenance(baseline));
+  return BucketDelta(engine, baseline, bucket, max_delta_pct, true);
 }
 
 ::testing::AssertionResult FamilyDeltaAtMostPercent(const EngineSummary& engine, const EngineSummary& baseline,

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "attribution/tokens.h"
 #include "json_trace_internal.h"
 #include "perfgate/stats/summary.h"
 
@@ -393,21 +394,9 @@ StatusOr<TrialSummary> SummarizeJsonTrial(const GpuTrace& trace, const Attributi
                                "' does not name an annotation around the target's kernels in the decode window",
                            {trace.path});
     }
-    s.tokens = found;
     s.tokens_in_trace = found;
-    s.tokens_source = "label:" + options.token_label;
-    if (options.tokens && *options.tokens != s.tokens) {
-      s.diagnostics.Add("attr.token_count_mismatch", {trace.path},
-                        "trace has " + std::to_string(s.tokens) + " tokens of '" + options.token_label +
-                            "', configured " + std::to_string(*options.tokens));
-    }
-  } else if (options.tokens) {
-    s.tokens = *options.tokens;
-    s.tokens_source = "given";
-  } else {
-    return Status::Error("attr.no_tokens", "no token count: pass --tokens N or --tokens auto:LABEL", {trace.path},
-                         ErrorKind::kUsage);
   }
+  PERFGATE_RETURN_IF_ERROR(attribution::internal::ResolveTokens(s.tokens_in_trace, options, trace.path, &s));
   const double per_token = static_cast<double>(std::max<int64_t>(s.tokens, 1));
 
   // Buckets, totals and busy time over kernels.
