@@ -161,14 +161,16 @@ StatusOr<std::vector<std::string>> ExpandTrialPaths(const std::string& path) {
   }
   std::vector<std::string> trials;
   for (const auto& entry : fs::directory_iterator(path, ec)) {
-    if (entry.is_directory()) {
+    const fs::path& p = entry.path();
+    if (!entry.is_directory()) {
+      if (IsTraceJsonTrial(p.string())) trials.push_back(p.string());
+    } else if (p.extension() == ".trace" || is_trial(p)) {
+      trials.push_back(p.string());
+    } else {
       for (const char* name : {"trace.json", "trace.json.gz"}) {
-        if (fs::exists(entry.path() / name, ec)) trials.push_back((entry.path() / name).string());
+        if (fs::exists(p / name, ec)) trials.push_back((p / name).string());
       }
     }
-    if (!entry.is_directory() && IsTraceJsonTrial(entry.path().string())) trials.push_back(entry.path().string());
-    if (entry.is_directory() && is_trial(entry.path())) trials.push_back(entry.path().string());
-    if (entry.path().extension() == ".trace") trials.push_back(entry.path().string());
   }
   for (const std::string& t : trials) {
     if (fs::is_directory(t, ec)) PERFGATE_RETURN_IF_ERROR(xctrace::CheckTrialComplete(t));
