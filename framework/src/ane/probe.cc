@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "ane/report_json.h"
+#include "core/text_input.h"
 #include "perfgate/core/process.h"
 
 namespace perfgate::ane {
@@ -82,22 +83,8 @@ std::vector<std::string> ModelGenerator(const NativeToolchain& t) {
   return {python.empty() ? "python3" : python, SourceDir(t) + "/model_gen.py"};
 }
 
-// Writes `text` to `path` through a temporary file in the same directory and a rename.
 Status WriteAtomic(const std::string& path, const std::string& text) {
-  std::string tmp = path + ".tmp-" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) return EnvError("ane.write_failed", "cannot write", tmp);
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    return EnvError("ane.write_failed", "cannot rename into place", path);
-  }
-  return Status();
+  return ::perfgate::internal::WriteFileAtomic(path, text, "ane.write_failed");
 }
 
 // The machine-wide probe lock: flock on a file, acquired within 1 s.

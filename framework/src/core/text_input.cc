@@ -1,9 +1,16 @@
 #include "text_input.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <random>
 
 #include <zlib.h>
 
@@ -68,6 +75,78 @@ StatusOr<std::string> Gunzip(std::string_view compressed, const std::string& pat
                          {path});
   }
   return out;
+}
+
+namespace {
+
+// Opens a new file beside `path` with a name no other writer (thread or process)
+// uses: `<name>.tmp-<pid>-<counter>-<random>`, created with O_EXCL.
+int OpenUniqueTemp(const std::string& path, std::string* temp_path) {
+  static std::atomic<uint64_t> counter{0};
+  thread_local std::mt19937_64 rng{std::random_device{}() ^
+                                   (static_cast<uint64_t>(::getpid()) << 32) ^
+                                   reinterpret_cast<uintptr_t>(&counter)};
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    char suffix[96];
+    std::snprintf(suffix, sizeof suffix, ".tmp-%ld-%llu-%08llx", static_cast<long>(::getpid()),
+                  static_cast<unsigned long long>(counter.fetch_add(1)),
+                  static_cast<unsigned long long>(rng() & 0xffffffffULL));
+    *temp_path = path + suffix;
+    int fd = ::open(temp_path->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0 || errno != EEXIST) return fd;
+  }
+  errno = EEXIST;
+  return -1;
+}
+
+}  // namespace
+
+Status WriteFileAtomic(const std::string& path, std::string_view text, std::string_view error_code) {
+  auto failed = [&](const std::string& what, int err) {
+    return Status::Error(std::string(error_code), what + ": " + std::strerror(err), {path}, ErrorKind::kEnvironment);
+  };
+  std::string temp;
+  int fd = OpenUniqueTemp(path, &temp);
+  if (fd < 0) return failed("cannot create a temporary file beside it", errno);
+  const char* p = text.data();
+  size_t left = text.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int err = n < 0 ? errno : EIO;
+      ::close(fd);
+      ::unlink(temp.c_str());
+      return failed("cannot write " + temp, err);
+    }
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0) {
+    int err = errno;
+    ::close(fd);
+    ::unlink(temp.c_str());
+    return failed("cannot flush " + temp, err);
+  }
+  if (::close(fd) != 0) {
+    int err = errno;
+    ::unlink(temp.c_str());
+    return failed("cannot close " + temp, err);
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(temp.c_str());
+    return failed("cannot rename " + temp + " over it", err);
+  }
+  return Status();
+}
+
+double RoundSignificant(double v, int digits) {
+  if (!std::isfinite(v) || v == 0) return v;
+  digits = std::clamp(digits, 1, 17);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  return std::strtod(buf, nullptr);
 }
 
 size_t FindInvalidUtf8(std::string_view bytes) {

@@ -20,6 +20,16 @@ StatusOr<std::string> ReadWholeFile(const std::string& path);
 // Inflates a gzip stream (several members are concatenated). Errors: io.bad_gzip.
 StatusOr<std::string> Gunzip(std::string_view compressed, const std::string& path);
 
+// Replaces `path` with `text` atomically: a new file beside it with a name no other
+// writer (thread or process) uses, written, flushed to disk, then renamed over it.
+// Parent directories must exist. Errors carry `error_code` (an environment error).
+Status WriteFileAtomic(const std::string& path, std::string_view text,
+                       std::string_view error_code = "io.write_failed");
+
+// `v` rounded to `digits` significant decimal digits (non-finite values and 0
+// unchanged), so derived floats in goldens and reports stay small and stable.
+double RoundSignificant(double v, int digits = 6);
+
 // Offset of the first byte that breaks UTF-8 (overlongs, surrogates and code points
 // above U+10FFFF included), or npos when `bytes` is valid.
 size_t FindInvalidUtf8(std::string_view bytes);

@@ -27,13 +27,6 @@ namespace perfgate::golden {
 
 namespace internal {
 
-double RoundSignificant(double v, int digits) {
-  if (!std::isfinite(v) || v == 0) return v;
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-  return std::strtod(buf, nullptr);
-}
-
 bool IsWholeNumber(double v) {
   return std::isfinite(v) && std::fabs(v) <= 9007199254740992.0 && std::floor(v) == v;
 }
@@ -345,26 +338,6 @@ Status WriteFailed(const std::string& path, const std::string& what, int err) {
                        ErrorKind::kEnvironment);
 }
 
-// Opens a new file beside `path` with a name no other writer (thread or process)
-// uses: `<name>.tmp-<pid>-<counter>-<random>`, created with O_EXCL.
-int OpenUniqueTemp(const std::string& path, std::string* temp_path) {
-  static std::atomic<uint64_t> counter{0};
-  thread_local std::mt19937_64 rng{std::random_device{}() ^
-                                   (static_cast<uint64_t>(::getpid()) << 32) ^
-                                   reinterpret_cast<uintptr_t>(&counter)};
-  for (int attempt = 0; attempt < 100; ++attempt) {
-    char suffix[96];
-    std::snprintf(suffix, sizeof suffix, ".tmp-%ld-%llu-%08llx", static_cast<long>(::getpid()),
-                  static_cast<unsigned long long>(counter.fetch_add(1)),
-                  static_cast<unsigned long long>(rng() & 0xffffffffULL));
-    *temp_path = path + suffix;
-    int fd = ::open(temp_path->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd >= 0 || errno != EEXIST) return fd;
-  }
-  errno = EEXIST;
-  return -1;
-}
-
 }  // namespace
 
 // ---- Public API ------------------------------------------------------------------
@@ -484,40 +457,7 @@ Status WriteGoldenAtomic(const std::string& path, const GoldenFile& file) {
     fs::create_directories(parent, ec);
     if (ec) return WriteFailed(path, "cannot create directory " + parent.string(), ec.value());
   }
-  std::string temp;
-  int fd = OpenUniqueTemp(path, &temp);
-  if (fd < 0) return WriteFailed(path, "cannot create a temporary file beside it", errno);
-  const char* p = text.data();
-  size_t left = text.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      int err = n < 0 ? errno : EIO;
-      ::close(fd);
-      ::unlink(temp.c_str());
-      return WriteFailed(path, "cannot write " + temp, err);
-    }
-    p += n;
-    left -= static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0) {
-    int err = errno;
-    ::close(fd);
-    ::unlink(temp.c_str());
-    return WriteFailed(path, "cannot flush " + temp, err);
-  }
-  if (::close(fd) != 0) {
-    int err = errno;
-    ::unlink(temp.c_str());
-    return WriteFailed(path, "cannot close " + temp, err);
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    ::unlink(temp.c_str());
-    return WriteFailed(path, "cannot rename " + temp + " over it", err);
-  }
-  return Status();
+  return ::perfgate::internal::WriteFileAtomic(path, text, "golden.write_failed");
 }
 
 }  // namespace perfgate::golden

@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 
+#include "core/text_input.h"
 #include "perfgate/golden/golden.h"
 
 namespace perfgate::golden::internal {
@@ -17,8 +18,7 @@ StatusOr<GoldenFile> ReadGoldenWithText(const std::string& path, std::string* te
 // text; names not found (hand-formatted files) are absent.
 std::map<std::string, int> ValueLines(const std::string& text);
 
-// `v` rounded to `digits` significant digits (non-finite values and 0 unchanged).
-double RoundSignificant(double v, int digits);
+using ::perfgate::internal::RoundSignificant;
 
 // True when `v` is a whole number that a double holds exactly (|v| <= 2^53).
 bool IsWholeNumber(double v);

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/text_input.h"
 #include "perfgate/attribution/summary.h"
 #include "perfgate/report/formats.h"
 
@@ -164,14 +165,7 @@ inline std::string PValue(double p) {
   return Fixed(p, 3);
 }
 
-// `v` rounded to `digits` significant decimal digits (non-finite values unchanged).
-inline double RoundSignificant(double v, int digits = 6) {
-  if (!std::isfinite(v) || v == 0) return v;
-  digits = std::clamp(digits, 1, 17);
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-  return std::strtod(buf, nullptr);
-}
+using ::perfgate::internal::RoundSignificant;
 
 // The last component of a path ("a/b/trial-1/" -> "trial-1").
 inline std::string BaseName(std::string_view path) {

@@ -88,22 +88,6 @@ TrialCheck InspectTrial(const std::string& trial_dir, const nlohmann::json& iden
   return {TrialState::kComplete, ""};
 }
 
-Status WriteFileAtomic(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) return Status::Error("io.write_failed", "cannot write", {tmp}, ErrorKind::kEnvironment);
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec)
-    return Status::Error("io.write_failed", "cannot rename into place: " + ec.message(), {path},
-                         ErrorKind::kEnvironment);
-  return Status();
-}
-
 Status MarkIncomplete(const std::string& trial_dir, const std::string& reason, const nlohmann::json& meta) {
   const fs::path dir(trial_dir);
   std::string text = reason +

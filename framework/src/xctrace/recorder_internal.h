@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "core/text_input.h"
 #include "perfgate/core/status.h"
 #include "perfgate/xctrace/recorder.h"
 
@@ -54,8 +55,7 @@ struct TrialCheck {
 nlohmann::json IdentityOf(const EngineRecordSpec& spec, const RecordOptions& options);
 TrialCheck InspectTrial(const std::string& trial_dir, const nlohmann::json& identity);
 
-// Writes `text` to `path` through a temporary file and a rename. Error: io.write_failed.
-Status WriteFileAtomic(const std::string& path, const std::string& text);
+using ::perfgate::internal::WriteFileAtomic;
 // Writes the INCOMPLETE marker with a reason, and meta.json with "complete": false.
 Status MarkIncomplete(const std::string& trial_dir, const std::string& reason, const nlohmann::json& meta);
 
