@@ -40,9 +40,15 @@ class LineIndex {
  public:
   LineIndex() = default;
   explicit LineIndex(std::string_view bytes);
+  // The index of `bytes`, built in the same read that checks UTF-8; sets
+  // *first_invalid_utf8 as FindInvalidUtf8 returns it.
+  static LineIndex BuildValidatingUtf8(std::string_view bytes, size_t* first_invalid_utf8);
   SourceLocation Locate(const std::string& path, size_t offset) const;
 
  private:
+  void Add(size_t line_start);
+
+  bool wide_ = false;
   std::vector<uint32_t> line_starts_;
   std::vector<uint64_t> line_starts_wide_;  // used only for inputs over 4 GiB
 };

@@ -208,7 +208,7 @@ class ExportParser {
   }
 
   bool IsDefined(uint64_t id) const {
-    return id < id_dense_.size() ? id_dense_[id] != 0 : id_sparse_.count(id) > 0;
+    return id < id_dense_.size() ? id_dense_[id].node != 0 : id_sparse_.count(id) > 0;
   }
 
   // --- skeleton scanning -----------------------------------------------------
@@ -267,12 +267,18 @@ class ExportParser {
 
   Status ParseNode(size_t* pos, int node_ordinal);
   Status ParseSchema(size_t start, size_t end, const std::string& xpath);
-  Status ParseRows(size_t start, size_t end);
+  // Parses the rows from *pos up to the node's "</node>" and sets *pos to that tag.
+  Status ParseRows(size_t* pos);
+  // The end of the next chunk of rows from `p`: just past a "</row>", or the offset
+  // of "</node>" (then *last is set); npos when the file ends first.
+  size_t NextChunkEnd(size_t p, bool* last) const;
+  Status RowsCutOff(size_t rows_start);
   bool ParseRow(pugi::xml_node row);
   bool InternCell(pugi::xml_node cell, size_t column, uint32_t* out);
   bool InternElement(pugi::xml_node element, uint32_t known_tag, int depth, uint32_t* out);
-  bool ResolveRef(pugi::xml_node element, const char* ref_text, bool has_other_content, uint32_t* out);
-  bool RegisterId(pugi::xml_node element, const char* id_text, uint32_t node_index);
+  bool ResolveRef(pugi::xml_node element, uint32_t known_tag, const char* ref_text, bool has_other_content,
+                  uint32_t* out);
+  bool RegisterId(pugi::xml_node element, const char* id_text, uint32_t node_index, uint32_t tag);
 
   size_t OffsetOf(const char* p) const { return static_cast<size_t>(p - doc_.bytes.data()); }
   size_t ElementOffset(pugi::xml_node e) const { return OffsetOf(e.name()) - 1; }
@@ -287,8 +293,14 @@ class ExportParser {
   const ReadOptions& options_;
   bool strict_;
   Status error_;
-  std::vector<uint32_t> id_dense_;
-  std::unordered_map<uint64_t, uint32_t> id_sparse_;
+  // The tag sits beside the node index because checking a ref's tag through the node
+  // table costs a cache miss per ref on large exports (a quarter of InternElement).
+  struct IdEntry {
+    uint32_t node = 0;  // 0: not defined (node 0 is never a value)
+    uint32_t tag = kNoTag;
+  };
+  std::vector<IdEntry> id_dense_;
+  std::unordered_map<uint64_t, IdEntry> id_sparse_;
   std::vector<uint32_t> scratch_;
   struct PendingRef {
     uint64_t id;
@@ -406,8 +418,8 @@ Status ExportParser::Run() {
   if (doc_.bytes.size() > UINT32_MAX) {
     return Status::Error("xctrace.too_large", "the file is over 4 GiB", {doc_.path});
   }
-  doc_.lines = internal::LineIndex(doc_.bytes);
-  size_t bad = internal::FindInvalidUtf8(doc_.bytes);
+  size_t bad;
+  doc_.lines = internal::LineIndex::BuildValidatingUtf8(doc_.bytes, &bad);
   if (bad != std::string::npos) {
     char hex[8];
     std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(doc_.bytes[bad]));
@@ -526,20 +538,9 @@ Status ExportParser::ParseNode(size_t* pos, int node_ordinal) {
         continue;
       }
       // Everything else up to </node> is rows (and anything odd among them).
-      size_t node_end = FindNodeEnd(p, size());
-      if (node_end == std::string::npos) {
-        // Point at the row that was cut: the last <row> in the file.
-        size_t cut = size();
-        for (size_t q = size(); q > p;) {
-          --q;
-          if (StartsWith(q, "<row")) {
-            cut = q;
-            break;
-          }
-        }
-        return Fatal("xctrace.truncated", cut, "the file ends before </node> (this row is cut off)");
-      }
       if (!has_schema && table_ == nullptr) {
+        const size_t node_end = FindNodeEnd(p, size());
+        if (node_end == std::string::npos) return RowsCutOff(p);
         if (!Anomaly("xctrace.missing_schema", node_offset,
                      "<node> " + std::to_string(node_ordinal) +
                          " has rows but no <schema>, and no earlier node has one; its rows are skipped")) {
@@ -548,9 +549,8 @@ Status ExportParser::ParseNode(size_t* pos, int node_ordinal) {
         p = node_end;
         continue;
       }
-      PERFGATE_RETURN_IF_ERROR(ParseRows(p, node_end));
+      PERFGATE_RETURN_IF_ERROR(ParseRows(&p));
       if (!error_.ok()) return error_;
-      p = node_end;
     }
   }
   *pos = p;
@@ -601,18 +601,54 @@ Status ExportParser::ParseSchema(size_t start, size_t end, const std::string& xp
   return Status();
 }
 
-Status ExportParser::ParseRows(size_t start, size_t end) {
+Status ExportParser::RowsCutOff(size_t rows_start) {
+  // Point at the row that was cut: the last <row> in the file.
+  size_t cut = size();
+  for (size_t q = size(); q > rows_start;) {
+    --q;
+    if (StartsWith(q, "<row")) {
+      cut = q;
+      break;
+    }
+  }
+  return Fatal("xctrace.truncated", cut, "the file ends before </node> (this row is cut off)");
+}
+
+size_t ExportParser::NextChunkEnd(size_t p, bool* last) const {
+  // The node's end is looked for one chunk at a time, just before pugixml reads that
+  // chunk, rather than in a pass of its own over the whole node: the bytes are then
+  // read from memory once.
+  const size_t nominal = std::min(p + kChunkBytes, size());
+  size_t node_end = FindNodeEnd(p, nominal);
+  size_t row_end = std::string::npos;
+  if (node_end == std::string::npos) {
+    // Rows end at the first "</row>" past the nominal size, unless "</node>" comes first
+    // (the two cannot overlap, so one wholly before the "</row>" is the node's end).
+    row_end = Find(nominal, size(), "</row>");
+    node_end = FindNodeEnd(std::max(p, nominal >= 6 ? nominal - 6 : 0),
+                           row_end == std::string::npos ? size() : row_end);
+  }
+  *last = node_end != std::string::npos;
+  if (*last) return node_end;
+  return row_end == std::string::npos ? std::string::npos : row_end + 6;
+}
+
+Status ExportParser::ParseRows(size_t* pos) {
+  const size_t start = *pos;
   size_t p = start;
   const size_t rows_before = table_->row_offsets.size();
   const size_t nodes_before = doc_.nodes.size();
   bool reserved = false;
-  while (p < end) {
-    if (!reserved && p > start) {
-      // After the first chunk, reserve for the rest of the region at the density seen
-      // so far: peak memory stays near the final size, with no vector doubling and no
-      // extra pass over the bytes to count.
+  for (bool last = false; !last;) {
+    const size_t chunk_end = NextChunkEnd(p, &last);
+    if (chunk_end == std::string::npos) return RowsCutOff(start);
+    if (!reserved && !last && p > start) {
+      // After the first chunk, reserve for the rest of the file at the density seen so
+      // far (the node's end is not known yet; exports hold one node nearly always):
+      // peak memory stays near the final size, with no vector doubling and no extra
+      // pass over the bytes to count.
       reserved = true;
-      const double scale = 1.05 * static_cast<double>(end - start) / static_cast<double>(p - start);
+      const double scale = 1.05 * static_cast<double>(size() - start) / static_cast<double>(p - start);
       auto grow = [scale](auto& v, size_t before) {
         v.reserve(before + static_cast<size_t>(static_cast<double>(v.size() - before) * scale) + 16);
       };
@@ -620,11 +656,7 @@ Status ExportParser::ParseRows(size_t start, size_t end) {
       grow(table_->cells, rows_before * table_->columns.size());
       grow(doc_.nodes, nodes_before);
     }
-    size_t chunk_end = end;
-    if (end - p > kChunkBytes) {
-      size_t q = Find(p + kChunkBytes, end, "</row>");
-      if (q != std::string::npos) chunk_end = q + 6;
-    }
+    if (chunk_end == p) break;
     pugi::xml_parse_result r = chunk_.load_buffer_inplace(buf() + p, chunk_end - p,
                                                           pugi::parse_escapes | pugi::parse_fragment,
                                                           pugi::encoding_utf8);
@@ -661,6 +693,15 @@ Status ExportParser::ParseRows(size_t start, size_t end) {
     }
     p = chunk_end;
   }
+  if (reserved) {
+    // A document of several tables reserved this one for the rest of the file.
+    auto trim = [](auto& v) {
+      if (v.capacity() > v.size() + v.size() / 4) v.shrink_to_fit();
+    };
+    trim(table_->row_offsets);
+    trim(table_->cells);
+  }
+  *pos = p;
   return Status();
 }
 
@@ -716,8 +757,8 @@ bool ExportParser::InternCell(pugi::xml_node cell, size_t column, uint32_t* out)
   return InternElement(cell, expected, 0, out);
 }
 
-bool ExportParser::ResolveRef(pugi::xml_node element, const char* ref_text, bool has_other_content,
-                              uint32_t* out) {
+bool ExportParser::ResolveRef(pugi::xml_node element, uint32_t known_tag, const char* ref_text,
+                              bool has_other_content, uint32_t* out) {
   *out = kMissingIndex;
   const size_t at = ElementOffset(element);
   uint64_t id;
@@ -725,16 +766,16 @@ bool ExportParser::ResolveRef(pugi::xml_node element, const char* ref_text, bool
   if (!ParseDecimal(ref_text, false, &id, &negative)) {
     return Anomaly("xctrace.bad_id", at, std::string("ref=\"") + ref_text + "\" is not a decimal integer");
   }
-  uint32_t node = 0;
+  IdEntry entry;
   if (id < id_dense_.size()) {
-    node = id_dense_[id];
+    entry = id_dense_[id];
   } else if (auto it = id_sparse_.find(id); it != id_sparse_.end()) {
-    node = it->second;
+    entry = it->second;
   }
   auto where = [&] {
     return "<" + std::string(element.name()) + " ref=\"" + ref_text + "\"/> (" + RowContext() + ")";
   };
-  if (node == 0) {
+  if (entry.node == 0) {
     // Forward or dangling is only known once the rest is read: classified in Finish().
     pending_refs_.push_back({id, at, where()});
     if (strict_) {
@@ -743,40 +784,43 @@ bool ExportParser::ResolveRef(pugi::xml_node element, const char* ref_text, bool
     }
     return true;
   }
-  const ValueNode& target = doc_.nodes[node];
-  if (!SameName(doc_.tag_names[target.tag].c_str(), element.name())) {
+  // A cell's element name already matched known_tag, and tags are interned by name.
+  const bool same_tag = known_tag != kNoTag ? entry.tag == known_tag
+                                            : SameName(doc_.tag_names[entry.tag].c_str(), element.name());
+  if (!same_tag) {
     return Anomaly("xctrace.ref_tag_mismatch", at,
-                   where() + " points at a <" + doc_.tag_names[target.tag] + ">");
+                   where() + " points at a <" + doc_.tag_names[entry.tag] + ">");
   }
   if (has_other_content || element.first_child()) {
     Anomaly("xctrace.ref_with_content", at, where() + " also carries content, which is ignored");
   }
-  *out = node;
+  *out = entry.node;
   return true;
 }
 
-bool ExportParser::RegisterId(pugi::xml_node element, const char* id_text, uint32_t node_index) {
+bool ExportParser::RegisterId(pugi::xml_node element, const char* id_text, uint32_t node_index,
+                              uint32_t tag) {
   const size_t at = ElementOffset(element);
   uint64_t id;
   bool negative;
   if (!ParseDecimal(id_text, false, &id, &negative)) {
     return Anomaly("xctrace.bad_id", at, std::string("id=\"") + id_text + "\" is not a decimal integer");
   }
-  uint32_t* slot;
+  IdEntry* slot;
   // Real ids are dense (one counter for the document), so a vector indexes them; a
   // wildly large id goes to a map rather than growing the vector.
   if (id < id_dense_.size() || id < (uint64_t{1} << 24) || id < 4 * doc_.nodes.size()) {
-    if (id >= id_dense_.size()) id_dense_.resize(std::max<size_t>(id + 1, id_dense_.size() * 2), 0);
+    if (id >= id_dense_.size()) id_dense_.resize(std::max<size_t>(id + 1, id_dense_.size() * 2));
     slot = &id_dense_[id];
   } else {
     slot = &id_sparse_[id];
   }
-  if (*slot != 0) {
+  if (slot->node != 0) {
     return Anomaly("xctrace.duplicate_id", at,
                    "id=\"" + std::string(id_text) + "\" on <" + element.name() +
-                       "> is already defined (by a <" + doc_.tag_names[doc_.nodes[*slot].tag] + ">)");
+                       "> is already defined (by a <" + doc_.tag_names[slot->tag] + ">)");
   }
-  *slot = node_index;
+  *slot = IdEntry{node_index, tag};
   return true;
 }
 
@@ -799,7 +843,7 @@ bool ExportParser::InternElement(pugi::xml_node element, uint32_t known_tag, int
     else ++extra_attrs;
   }
   if (ref_text != nullptr) {
-    if (id_text == nullptr) return ResolveRef(element, ref_text, fmt || extra_attrs > 0, out);
+    if (id_text == nullptr) return ResolveRef(element, known_tag, ref_text, fmt || extra_attrs > 0, out);
     if (!Anomaly("xctrace.id_and_ref", ElementOffset(element),
                  "<" + std::string(element.name()) + "> carries both id and ref; the id is kept")) {
       return false;
@@ -867,7 +911,7 @@ bool ExportParser::InternElement(pugi::xml_node element, uint32_t known_tag, int
   }
   const uint32_t index = static_cast<uint32_t>(doc_.nodes.size());
   doc_.nodes.push_back(node);
-  if (id_text != nullptr && !RegisterId(element, id_text, index)) return false;
+  if (id_text != nullptr && !RegisterId(element, id_text, index, node.tag)) return false;
   *out = index;
   return true;
 }

@@ -332,8 +332,9 @@ StatusOr<Toc> ReadTocBuffer(std::string bytes, std::string display_path) {
                                      "`xctrace export --toc`",
                          SourceLocation{display_path});
   }
-  const internal::LineIndex index(bytes);
-  if (size_t bad = internal::FindInvalidUtf8(bytes); bad != std::string_view::npos) {
+  size_t bad;
+  const internal::LineIndex index = internal::LineIndex::BuildValidatingUtf8(bytes, &bad);
+  if (bad != std::string_view::npos) {
     return Status::Error(kBadUtf8,
                          "byte " + HexByte(static_cast<unsigned char>(bytes[bad])) +
                              " is not valid UTF-8",

@@ -220,10 +220,12 @@ TEST(XctraceReader, RowsSpanningManyChunksKeepRefsAndOrder) {
   const int kRows = 14000;
   for (int i = 0; i < kRows; ++i) {
     int64_t ts = 400000000 + i * 1000;
-    rows += "<row><start-time id=\"" + std::to_string(next_id++) + "\" fmt=\"f\">" + std::to_string(ts) +
+    const int id = next_id;
+    next_id += 3;
+    rows += "<row><start-time id=\"" + std::to_string(id) + "\" fmt=\"f\">" + std::to_string(ts) +
             "</start-time><metal-command-buffer-id ref=\"2\"/><uint32 ref=\"3\"/><uint32 id=\"" +
-            std::to_string(next_id++) + "\" fmt=\"" + std::to_string(i) + "\">" + std::to_string(i) +
-            "</uint32><metal-command-buffer-id id=\"" + std::to_string(next_id++) + "\" fmt=\"h\">" +
+            std::to_string(id + 1) + "\" fmt=\"" + std::to_string(i) + "\">" + std::to_string(i) +
+            "</uint32><metal-command-buffer-id id=\"" + std::to_string(id + 2) + "\" fmt=\"h\">" +
             std::to_string(1000000 + i) + "</metal-command-buffer-id><uint64 ref=\"6\"/><sentinel/>"
             "<!-- padding to make rows long enough: -------------------------------------------------- --></row>\n";
   }
@@ -237,6 +239,58 @@ TEST(XctraceReader, RowsSpanningManyChunksKeepRefsAndOrder) {
     EXPECT_EQ(*t.cell(2 + i, 4).AsUint64(), 1000000u + i) << i;
     EXPECT_EQ(*t.cell(2 + i, 5).AsUint64(), kNoId) << i;
   }
+}
+
+// Rows of exactly `length` bytes (kExecRows, then rows that ref its ids, the last one
+// padded with a comment); row i > 1 has timestamp 500000000 + i.
+std::string RowsOfLength(size_t length, int* row_count) {
+  std::string rows = kExecRows;
+  int n = 2;
+  auto row = [](int i, const std::string& pad) {
+    return "<row><start-time id=\"" + std::to_string(100 + i) + "\" fmt=\"f\">" + std::to_string(500000000 + i) +
+           "</start-time><metal-command-buffer-id ref=\"2\"/><uint32 ref=\"3\"/><uint32 ref=\"4\"/>"
+           "<metal-command-buffer-id ref=\"5\"/><uint64 ref=\"6\"/><sentinel/><!--" + pad + "--></row>\n";
+  };
+  while (rows.size() + 2 * row(n, "").size() + 64 < length) rows += row(n++, "");
+  rows += row(n, std::string(length - rows.size() - row(n, "").size(), 'x'));
+  *row_count = n + 1;
+  return rows;
+}
+
+TEST(XctraceReader, NodeEndIsFoundWhereverItFallsAroundAChunkBoundary) {
+  // The reader reads rows in 1 MiB chunks and looks for "</node>" one chunk at a time:
+  // a first node whose "</node>" starts anywhere from 8 bytes before to 8 bytes after
+  // the first chunk's nominal end must end exactly there, and the second node's rows
+  // (reusing the schema) must follow.
+  const std::string head = std::string(kHeader) + "<node xpath='//trace-toc[1]/run[1]/data[1]/table[34]'>" + kExecSchema;
+  const std::string second = "</node>\n<node xpath='//trace-toc[1]/run[1]/data[1]/table[35]'>" +
+                             std::string("<row><start-time id=\"90000000\" fmt=\"f\">777</start-time>"
+                                         "<metal-command-buffer-id ref=\"2\"/><uint32 ref=\"3\"/><uint32 ref=\"4\"/>"
+                                         "<metal-command-buffer-id ref=\"5\"/><uint64 ref=\"6\"/><sentinel/></row>") +
+                             kFooter;
+  for (size_t length = (1u << 20) - 8; length <= (1u << 20) + 8; ++length) {
+    int rows_in_first = 0;
+    const std::string doc = head + RowsOfLength(length, &rows_in_first) + second;
+    ASSERT_EQ(doc.find("</node>"), head.size() + length);
+    Document d = ReadOk(doc);
+    ASSERT_EQ(d.table_count(), 1u) << length;
+    Table t = d.table(0);
+    ASSERT_EQ(t.row_count(), static_cast<size_t>(rows_in_first) + 1) << length;
+    EXPECT_EQ(*t.cell(rows_in_first - 1, 0).AsInt64(), 500000000 + rows_in_first - 1) << length;
+    EXPECT_EQ(*t.cell(rows_in_first, 0).AsInt64(), 777) << length;
+    EXPECT_EQ(t.node_xpath(), "//trace-toc[1]/run[1]/data[1]/table[34]");
+    EXPECT_TRUE(d.diagnostics().empty()) << length;
+  }
+}
+
+TEST(XctraceReaderMalformed, TruncatedAfterManyChunksPointsAtTheCutRow) {
+  int rows = 0;
+  std::string doc = ExecDoc(RowsOfLength(3u << 20, &rows));
+  doc.resize(doc.rfind("<uint32 ref=\"4\"/>") + 5);
+  const size_t cut_row = doc.rfind("<row>");
+  const std::string expected = LocationOf(doc.substr(0, cut_row) + "@CUT@", "@CUT@");
+  EXPECT_EQ(StrictError(doc),
+            expected + ": error[xctrace.truncated]: the file ends before </node> (this row is cut off)");
 }
 
 // --- anomalies: strict errors with locations, lenient counts ------------------------
