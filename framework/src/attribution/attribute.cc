@@ -90,7 +90,7 @@ BucketStats StatsOf(std::vector<int64_t> durations, bool seed_compat) {
 }
 
 std::string ProcessLabel(const xctrace::ProcessRef& p) {
-  return p.name + " (" + std::to_string(p.pid) + ")";
+  return p.name.str() + " (" + std::to_string(p.pid) + ")";
 }
 
 }  // namespace

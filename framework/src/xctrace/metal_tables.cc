@@ -116,6 +116,7 @@ std::optional<T> ParseNonNegative(std::string_view text) {
 // every row, so each is decoded once.
 struct DecodeCache {
   std::unordered_map<uint32_t, ProcessRef> processes;
+  std::unordered_map<uint32_t, SharedText> labels;
 };
 
 class RowDecoder {
@@ -145,11 +146,16 @@ class RowDecoder {
   }
 
   // A label: a leaf's text, or a composite's display string; empty when null.
-  std::string Label(const BoundColumn& c) const {
+  // Labels repeat across rows (refs to one interned value), so each is decoded once.
+  SharedText Label(const BoundColumn& c) const {
     if (!c.index) return {};
     const Value v = Cell(c);
     if (v.is_null()) return {};
-    return std::string(v.child_count() == 0 ? v.text() : v.fmt());
+    auto it = cache_->labels.find(v.identity());
+    if (it == cache_->labels.end()) {
+      it = cache_->labels.emplace(v.identity(), SharedText(v.child_count() == 0 ? v.text() : v.fmt())).first;
+    }
+    return it->second;
   }
 
   ProcessRef Process(const BoundColumn& c) const {
@@ -260,7 +266,7 @@ ProcessRef ReadProcess(const Value& cell) {
   ProcessRef process;
   if (cell.is_null()) return process;
   process.is_null = false;
-  process.name = std::string(StripPidSuffix(cell.fmt()));
+  process.name = SharedText(StripPidSuffix(cell.fmt()));
   const Value pid = cell.Find("pid");
   if (!pid.is_null()) process.pid = pid.AsInt64().value_or(-1);
   return process;

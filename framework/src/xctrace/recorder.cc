@@ -186,11 +186,12 @@ struct TableCheck {
 
 template <typename Row>
 void CountProcesses(const std::vector<Row>& rows, const std::string& prefix, TableCheck* check) {
+  static const std::string kUnattributed = "(unattributed)";
   int64_t target = 0;
   for (const Row& r : rows) {
-    const std::string name = r.process.is_null ? "(unattributed)" : r.process.name;
+    const std::string& name = r.process.is_null ? kUnattributed : r.process.name.str();
     ++check->processes[name];
-    if (!r.process.is_null && r.process.name.compare(0, prefix.size(), prefix) == 0) ++target;
+    if (!r.process.is_null && r.process.name.view().substr(0, prefix.size()) == prefix) ++target;
   }
   check->target_rows = target;
 }

@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 namespace perfgate::internal {
 namespace {
@@ -35,6 +38,43 @@ TEST(LineIndex, MapsOffsetsToOneBasedLineAndColumn) {
   EXPECT_EQ(at(3), "2:1");
   EXPECT_EQ(at(6), "3:1");
   EXPECT_EQ(at(8), "4:2");
+}
+
+// The reference the one-pass scan must agree with: a line start after every '\n'.
+std::vector<size_t> LineStartsByHand(std::string_view s) {
+  std::vector<size_t> starts = {0};
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\n') starts.push_back(i + 1);
+  }
+  return starts;
+}
+
+TEST(LineIndex, ValidatingBuildAgreesWithTheTwoSeparatePasses) {
+  // Newlines and multi-byte sequences on every side of the 32-byte steps, and an
+  // invalid byte now and then, so the mask of newlines before a non-ASCII byte, the
+  // scalar hand-over and the lines after an invalid byte are all exercised.
+  const std::vector<std::string> pieces = {"a", "\n", "\xC2\xB5", "\xE2\x82\xAC", "\xF0\x9F\x98\x80", "xyz\n"};
+  uint64_t state = 12345;
+  auto next = [&state] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<size_t>(state >> 33);
+  };
+  for (int trial = 0; trial < 400; ++trial) {
+    std::string text;
+    const size_t target = next() % 200;
+    while (text.size() < target) text += pieces[next() % pieces.size()];
+    if (trial % 4 == 3 && !text.empty()) text[next() % text.size()] = '\xFF';
+    size_t bad = 0;
+    const LineIndex fused = LineIndex::BuildValidatingUtf8(text, &bad);
+    ASSERT_EQ(bad, FindInvalidUtf8(text)) << trial;
+    const std::vector<size_t> starts = LineStartsByHand(text);
+    for (size_t off = 0; off <= text.size(); ++off) {
+      const SourceLocation at = fused.Locate("f", off);
+      const size_t line = static_cast<size_t>(std::upper_bound(starts.begin(), starts.end(), off) - starts.begin());
+      ASSERT_EQ(static_cast<size_t>(at.line), line) << "trial " << trial << " offset " << off;
+      ASSERT_EQ(static_cast<size_t>(at.column), off - starts[line - 1] + 1) << "trial " << trial << " offset " << off;
+    }
+  }
 }
 
 TEST(ReadWholeFile, MissingFileIsNotFound) {

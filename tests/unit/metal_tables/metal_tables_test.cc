@@ -612,6 +612,11 @@ TEST(EncoderRowsTest, DecodesLabelsIdsAndThread) {
   EXPECT_EQ(b.cmdbuffer, CommandBufferId{17});
   EXPECT_EQ(b.encoder, std::nullopt);  // a key column: null means unattributed, row kept
   EXPECT_TRUE(diagnostics.empty());
+  // A label the export interns once (b's encoder label is a ref to a's) is decoded
+  // once: the rows share its text. Equal texts of distinct values are not merged.
+  EXPECT_EQ(b.encoder_label.str().data(), a.encoder_label.str().data());
+  EXPECT_EQ(b.process.name.str().data(), a.process.name.str().data());
+  EXPECT_NE(b.cmdbuffer_label.str().data(), a.cmdbuffer_label.str().data());
 }
 
 TEST(EncoderRowsTest, WithoutThreadColumnTidIsNone) {

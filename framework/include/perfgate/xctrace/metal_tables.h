@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "perfgate/core/diagnostics.h"
+#include "perfgate/core/shared_text.h"
 #include "perfgate/core/status.h"
 #include "perfgate/xctrace/reader.h"
 
@@ -70,7 +71,7 @@ std::ostream& operator<<(std::ostream& os, CommandBufferId id);
 // A `process` cell. A null cell (sentinel) means the row is unattributed: is_null is
 // true, name is empty and pid is -1. Never file such a row under another process.
 struct ProcessRef {
-  std::string name;  // the `fmt` without its " (pid)" suffix, e.g. "SOLO: Unicorn Run"
+  SharedText name;  // the `fmt` without its " (pid)" suffix, e.g. "SOLO: Unicorn Run"
   int64_t pid = -1;  // from the `pid` child; -1 when absent
   bool is_null = true;
 };
@@ -97,8 +98,8 @@ struct GpuInterval {
   static constexpr std::string_view kSchema = "metal-gpu-intervals";
   int64_t start_ns = 0;
   int64_t duration_ns = 0;
-  std::string channel_name;  // "Compute", "Vertex", "Fragment", "Blit"
-  std::string event_label;   // e.g. "Command Buffer 0:Compute Command 0 …"
+  SharedText channel_name;  // "Compute", "Vertex", "Fragment", "Blit"
+  SharedText event_label;   // e.g. "Command Buffer 0:Compute Command 0 …"
   ProcessRef process;
   std::optional<CommandBufferId> cmdbuffer;
   std::optional<EncoderId> encoder;
@@ -117,11 +118,11 @@ struct EncoderRow {
   int64_t duration_ns = 0;
   ProcessRef process;
   std::optional<int64_t> thread_tid;    // from the thread cell's `tid` child
-  std::string cmdbuffer_label;          // e.g. "Command Buffer 0" or a setLabel text
-  std::string cmdbuffer_label_indexed;  // e.g. "[0] Command Buffer 0"
-  std::string encoder_label;            // e.g. "Compute Command 0"
-  std::string encoder_label_indexed;    // e.g. "[0] Compute Command 0"
-  std::string event_type;               // e.g. "Encoding"
+  SharedText cmdbuffer_label;          // e.g. "Command Buffer 0" or a setLabel text
+  SharedText cmdbuffer_label_indexed;  // e.g. "[0] Command Buffer 0"
+  SharedText encoder_label;            // e.g. "Compute Command 0"
+  SharedText encoder_label_indexed;    // e.g. "[0] Compute Command 0"
+  SharedText event_type;               // e.g. "Encoding"
   std::optional<CommandBufferId> cmdbuffer;
   std::optional<EncoderId> encoder;
   size_t row = 0;
@@ -150,11 +151,11 @@ struct SubmissionMapRow {
 struct ShaderRow {
   static constexpr std::string_view kSchema = "metal-shader-profiler-shader-list";
   std::optional<int64_t> timestamp_ns;
-  std::string name;   // e.g. "kernel_mul_mv_q4_0_f32 (35)"
-  std::string label;  // often empty
-  std::string pso_name;
+  SharedText name;   // e.g. "kernel_mul_mv_q4_0_f32 (35)"
+  SharedText label;  // often empty
+  SharedText pso_name;
   std::optional<uint64_t> id;
-  std::string shader_type;  // e.g. "Compute"
+  SharedText shader_type;  // e.g. "Compute"
   ProcessRef process;
   size_t row = 0;
 };
@@ -166,10 +167,10 @@ struct CommandBufferSubmission {
   static constexpr std::string_view kSchema = "metal-application-command-buffer-submissions";
   int64_t start_ns = 0;
   int64_t duration_ns = 0;
-  std::string track_label;  // the command buffer's label
+  SharedText track_label;  // the command buffer's label
   std::optional<uint32_t> num_encoders;
   std::optional<int64_t> encoder_time_ns;
-  std::string event_label;  // e.g. `Committed "Command Buffer 0" with 1 encoders`
+  SharedText event_label;  // e.g. `Committed "Command Buffer 0" with 1 encoders`
   ProcessRef process;
   std::optional<CommandBufferId> cmdbuffer;
   size_t row = 0;
@@ -181,9 +182,9 @@ struct DriverInterval {
   static constexpr std::string_view kSchema = "metal-driver-intervals";
   int64_t start_ns = 0;
   int64_t duration_ns = 0;
-  std::string event_type;        // "Command Buffer" or "Command Encoder"
+  SharedText event_type;        // "Command Buffer" or "Command Encoder"
   std::optional<int64_t> depth;  // 0 = command buffer, 1 = encoder
-  std::string event_label;       // the formatted-label's display string
+  SharedText event_label;       // the formatted-label's display string
   ProcessRef process;
   std::optional<int64_t> thread_tid;
   std::optional<uint64_t> object_id;  // kNoId in every real row, hence nullopt

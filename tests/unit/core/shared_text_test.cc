@@ -1,0 +1,43 @@
+#include "perfgate/core/shared_text.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+
+namespace perfgate {
+namespace {
+
+TEST(SharedText, CopiesShareOneBuffer) {
+  const SharedText label("Command Buffer 0 of a decode step");
+  const SharedText copy = label;  // NOLINT: the copy is the point
+  EXPECT_EQ(copy.str().data(), label.str().data());
+  EXPECT_EQ(copy.view(), "Command Buffer 0 of a decode step");
+}
+
+TEST(SharedText, DefaultIsEmptyAndEqualToEmptyText) {
+  const SharedText none;
+  EXPECT_TRUE(none.empty());
+  EXPECT_EQ(none.size(), 0u);
+  EXPECT_EQ(none.str(), "");
+  EXPECT_EQ(none, SharedText(""));
+}
+
+TEST(SharedText, ComparesByTextNotByBuffer) {
+  EXPECT_EQ(SharedText("Compute Command 0"), SharedText(std::string("Compute Command 0")));
+  EXPECT_NE(SharedText("Compute Command 0"), SharedText("Compute Command 1"));
+}
+
+TEST(SharedText, ReadsAsAStdString) {
+  const SharedText name = std::string("hf2q");
+  const std::string& as_string = name;
+  const std::string_view as_view = name;
+  EXPECT_EQ(as_string + " (42)", "hf2q (42)");
+  EXPECT_EQ(as_view.substr(0, 2), "hf");
+  std::ostringstream os;
+  os << name;
+  EXPECT_EQ(os.str(), "hf2q");
+}
+
+}  // namespace
+}  // namespace perfgate
