@@ -1,6 +1,6 @@
 // The Markdown report: a short CI job summary (GitHub $GITHUB_STEP_SUMMARY, GitLab
 // job summary) with the attack target, the totals and pipe tables for buckets,
-// encoder families and the top 10 phases.
+// encoder (or kernel) families and the top 10 phases.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -67,6 +67,7 @@ std::string Join(const std::vector<double>& v) {
 }
 
 void TwoSided(const Report& report, const util::Sides& sides, std::vector<std::string>& out) {
+  const util::Vocabulary words = util::VocabularyOf(report);
   const EngineSummary& e = *sides.engine;
   const EngineSummary& b = *sides.baseline;
   const auto& c = *report.comparison;
@@ -120,9 +121,9 @@ void TwoSided(const Report& report, const util::Sides& sides, std::vector<std::s
   out.push_back("");
 
   if (!c.families.empty()) {
-    out.push_back("### Encoder families");
+    out.push_back("### " + words.families);
     out.push_back("");
-    Table(out, {"Family", en + " enc/tok", en + " µs/tok", bn + " enc/tok", bn + " µs/tok",
+    Table(out, {"Family", en + " " + words.per_token, en + " µs/tok", bn + " " + words.per_token, bn + " µs/tok",
                 "Δ µs/tok", "Δ%", "p (" + n + ")"});
     std::vector<Delta> rows = c.families;
     std::stable_sort(rows.begin(), rows.end(),
@@ -159,6 +160,7 @@ void TwoSided(const Report& report, const util::Sides& sides, std::vector<std::s
 }
 
 void EngineOnly(const Report& report, const EngineSummary& e, std::vector<std::string>& out) {
+  const util::Vocabulary words = util::VocabularyOf(report);
   const std::string en = Esc(util::SideName(report, &e, false));
   out.push_back("## perfgate: " + en + ", GPU µs per decode token (no baseline)");
   out.push_back("");
@@ -178,9 +180,9 @@ void EngineOnly(const Report& report, const EngineSummary& e, std::vector<std::s
                           Fixed(e.gpu_us_per_token.median, 1)}));
   out.push_back("");
   if (!e.encoder_gpu.empty()) {
-    out.push_back("### Encoder families");
+    out.push_back("### " + words.families);
     out.push_back("");
-    Table(out, {"Family", "enc/tok", "µs/tok"});
+    Table(out, {"Family", words.per_token, "µs/tok"});
     for (const auto& [name, f] : e.encoder_gpu) {
       out.push_back(TableRow({Code(name), Fixed(f.encoders_per_token.median, 2),
                               Fixed(f.gpu_us_per_token.median, 1)}));
@@ -235,9 +237,7 @@ std::string RenderMarkdown(const Report& report) {
     out.push_back("");
   }
   out.push_back(
-      std::string("_Submission = one GPU execution-point pair (about one encoder), not a kernel "
-                  "dispatch. ") +
-      "Medians over trials" +
+      "_" + util::VocabularyOf(report).dispatch_note + " Medians over trials" +
       (report.comparison ? "; p: two-sided Mann-Whitney U over per-trial values" : "") +
       ". Method: " +
       (report.seed_compat ? "seed-compatible (whole trace, all processes)" : "corrected") + "._");

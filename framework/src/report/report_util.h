@@ -69,6 +69,33 @@ inline std::string SideName(const Report& report, const attribution::EngineSumma
   return is_baseline ? "baseline" : "engine";
 }
 
+// True when every trial came from profiler trace-event JSON, where a dispatch is one
+// kernel event and families are kernel families, not encoder families.
+inline bool IsTraceJson(const Report& report) {
+  for (const auto& e : report.engines) {
+    for (const auto& t : e.trials) {
+      if (t.source != "trace_json") return false;
+    }
+  }
+  return !report.engines.empty();
+}
+
+// The words every format uses for what the family tables and dispatch columns count.
+struct Vocabulary {
+  std::string families;       // a heading: "Encoder families" or "Kernel families"
+  std::string per_token;      // a family column: "enc/tok" or "kern/tok"
+  std::string dispatch_note;  // one sentence on what a dispatch is
+};
+
+inline Vocabulary VocabularyOf(const Report& report) {
+  if (IsTraceJson(report)) {
+    return {"Kernel families", "kern/tok",
+            "A dispatch is one GPU kernel event (memcpy and memset included)."};
+  }
+  return {"Encoder families", "enc/tok",
+          "A submission is one GPU execution-point pair (about one encoder), not a kernel dispatch."};
+}
+
 // The configured hint for a bucket, or "".
 inline std::string BucketHint(const Report& report, std::string_view bucket) {
   for (const auto& b : report.buckets) {

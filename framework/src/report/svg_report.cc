@@ -190,10 +190,7 @@ std::string RenderSvg(const Report& report) {
     body += "</g>\n";
     y += 24;
     body += "<text x=\"20\" y=\"" + Num(y + 8) + "\" font-size=\"11\" fill=\"#555\">" +
-            XmlEscape(
-                "Medians over trials. A submission is one GPU execution-point pair (about one "
-                "encoder), "
-                "not a kernel dispatch.") +
+            XmlEscape("Medians over trials. " + util::VocabularyOf(report).dispatch_note) +
             "</text>\n";
     y += 24;
     y = Chart("GPU µs/token by submission-duration bucket", buckets, series, y, body);

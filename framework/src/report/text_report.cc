@@ -173,18 +173,9 @@ std::vector<std::string> FormatAll(const std::vector<double>& v, int precision) 
 
 // ---- Sections ---------------------------------------------------------------
 
-bool IsTraceJson(const Report& report) {
-  for (const auto& e : report.engines) {
-    for (const auto& t : e.trials) {
-      if (t.source != "trace_json") return false;
-    }
-  }
-  return !report.engines.empty();
-}
-
 void Methodology(const Report& report, Lines& out) {
   out.Add("Method:");
-  if (IsTraceJson(report)) {
+  if (util::IsTraceJson(report)) {
     out.Paragraph(" - ", "   ",
                   "Source: profiler trace-event JSON (PyTorch/Kineto, Perfetto). Each GPU kernel "
                   "event is one dispatch (\"sub\" columns count kernels); memcpy and memset are "
@@ -375,16 +366,25 @@ void FamilyTable(const Report& report, const util::Sides& sides, Lines& out) {
       (!two || report.comparison->families.empty())) {
     return;
   }
-  out.Banner("Per-encoder-family GPU time (submissions joined to encoders)");
-  out.Paragraph("", "",
-                "Families come from encoder labels (compute / blit / render / accel, else the "
-                "first word). Most engines label encoders generically, so a family is coarser "
-                "than a kernel. enc = encoders.");
+  const util::Vocabulary words = util::VocabularyOf(report);
+  if (util::IsTraceJson(report)) {
+    out.Banner("Per-kernel-family GPU time");
+    out.Paragraph("", "",
+                  "Families come from kernel names through the kernel-family registry (gemm, "
+                  "attention, elementwise, ...); memcpy and memset are families of their own. "
+                  "kern = kernels.");
+  } else {
+    out.Banner("Per-encoder-family GPU time (submissions joined to encoders)");
+    out.Paragraph("", "",
+                  "Families come from encoder labels (compute / blit / render / accel, else the "
+                  "first word). Most engines label encoders generically, so a family is coarser "
+                  "than a kernel. enc = encoders.");
+  }
   out.Blank();
   if (two) {
     const EngineSummary& b = *sides.baseline;
     std::vector<Col> cols = {
-        {"family", 14, true}, {"enc/tok", 9},  {"gpu µs/tok", 10}, {"enc/tok", 9},
+        {"family", 14, true}, {words.per_token, 9}, {"gpu µs/tok", 10}, {words.per_token, 9},
         {"gpu µs/tok", 10},   {"Δµs/tok", 10}, {"Δ%", 8},          {"p", 6}};
     std::vector<Delta> rows = report.comparison->families;
     std::stable_sort(rows.begin(), rows.end(),
@@ -423,7 +423,7 @@ void FamilyTable(const Report& report, const util::Sides& sides, Lines& out) {
     }
   } else {
     std::vector<Col> cols = {
-        {"family", 14, true}, {"enc/tok", 10}, {"gpu µs/tok", 12}, {"host µs/tok", 12}};
+        {"family", 14, true}, {words.per_token, 10}, {"gpu µs/tok", 12}, {"host µs/tok", 12}};
     std::vector<std::string> names;
     for (const auto& [name, f] : e.encoder_gpu) names.push_back(name);
     std::stable_sort(names.begin(), names.end(), [&](const std::string& x, const std::string& y) {
@@ -637,7 +637,7 @@ std::string RenderText(const Report& report) {
   Lines out;
   util::Sides sides = util::FindSides(report);
   std::string title = std::string("perfgate GPU attribution per decode token (") +
-                      (IsTraceJson(report) ? "trace-event JSON" : "Metal System Trace") + ")";
+                      (util::IsTraceJson(report) ? "trace-event JSON" : "Metal System Trace") + ")";
   if (sides.engine != nullptr) {
     title += ": " + util::SideName(report, sides.engine, false);
     if (sides.baseline) title += " vs " + util::SideName(report, sides.baseline, true);

@@ -149,5 +149,18 @@ TEST(MarkdownReport, PerTrialAndDiagnostics) {
               HasSubstr("- llama: per-trial GPU µs/tok 8944.5, 8937.5, 8935.0, 8973.8, 8917.9\n"));
 }
 
+TEST(MarkdownReport, TraceJsonFamiliesAreKernelFamilies) {
+  const std::string metal = RenderMarkdown(testdata::Iter22());
+  EXPECT_THAT(metal, HasSubstr("### Encoder families\n"));
+  EXPECT_THAT(metal, HasSubstr("_A submission is one GPU execution-point pair (about one encoder)"));
+
+  const std::string json = RenderMarkdown(testdata::Iter22FromTraceJson());
+  EXPECT_THAT(json, HasSubstr("### Kernel families\n"));
+  EXPECT_THAT(json, HasSubstr("| Family | hf2q kern/tok | hf2q µs/tok | llama kern/tok |"));
+  EXPECT_THAT(json, HasSubstr("_A dispatch is one GPU kernel event (memcpy and memset included)."));
+  EXPECT_THAT(json, Not(HasSubstr("Encoder families")));
+  EXPECT_THAT(json, Not(HasSubstr("execution-point pair")));
+}
+
 }  // namespace
 }  // namespace perfgate::report

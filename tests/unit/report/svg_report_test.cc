@@ -125,5 +125,12 @@ TEST(SvgReport, NothingSummarisedIsStillAnSvg) {
   EXPECT_STREQ(p.doc.document_element().name(), "svg");
 }
 
+TEST(SvgReport, TraceJsonNoteSaysWhatADispatchIs) {
+  EXPECT_THAT(RenderSvg(testdata::Iter22()), HasSubstr("A submission is one GPU execution-point pair"));
+  const std::string json = RenderSvg(testdata::Iter22FromTraceJson());
+  EXPECT_THAT(json, HasSubstr("A dispatch is one GPU kernel event (memcpy and memset included)."));
+  EXPECT_THAT(json, Not(HasSubstr("execution-point pair")));
+}
+
 }  // namespace
 }  // namespace perfgate::report

@@ -352,5 +352,17 @@ TEST(TextReport, MissingBaselineSummaryStillRenders) {
   EXPECT_THAT(text, HasSubstr("llama (baseline)"));
 }
 
+TEST(TextReport, TraceJsonFamiliesAreKernelFamilies) {
+  const std::string metal = RenderText(testdata::Iter22());
+  EXPECT_THAT(metal, HasSubstr("Per-encoder-family GPU time (submissions joined to encoders)"));
+  EXPECT_THAT(LineWith(metal, "family    "), HasSubstr("enc/tok gpu µs/tok"));
+
+  const std::string json = RenderText(testdata::Iter22FromTraceJson());
+  EXPECT_THAT(json, HasSubstr("Per-kernel-family GPU time"));
+  EXPECT_THAT(json, Not(HasSubstr("encoder-family")));
+  EXPECT_THAT(LineWith(json, "family    "), HasSubstr("kern/tok gpu µs/tok"));
+  EXPECT_THAT(json, Not(HasSubstr("enc/tok")));
+}
+
 }  // namespace
 }  // namespace perfgate::report
