@@ -128,6 +128,39 @@ StatusOr<TrialTables> LoadTrial(const std::string& path) {
   return t;
 }
 
+namespace {
+
+// Natural order: runs of digits compare by value, so trial-2.json.gz precedes
+// trial-10.json whatever the names around the numbers. Equal values ("01", "1") fall
+// back to bytes, which keeps the order total.
+bool NaturalLess(const std::string& a, const std::string& b) {
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  size_t i = 0;
+  size_t j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (!digit(a[i]) || !digit(b[j])) {
+      if (a[i] != b[j]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[j]);
+      ++i;
+      ++j;
+      continue;
+    }
+    while (i < a.size() && a[i] == '0') ++i;
+    while (j < b.size() && b[j] == '0') ++j;
+    size_t a_end = i;
+    size_t b_end = j;
+    while (a_end < a.size() && digit(a[a_end])) ++a_end;
+    while (b_end < b.size() && digit(b[b_end])) ++b_end;
+    if (a_end - i != b_end - j) return a_end - i < b_end - j;
+    if (const int c = a.compare(i, a_end - i, b, j, b_end - j); c != 0) return c < 0;
+    i = a_end;
+    j = b_end;
+  }
+  if (a.size() - i != b.size() - j) return a.size() - i < b.size() - j;
+  return a < b;
+}
+
+}  // namespace
+
 bool IsTraceJsonTrial(const std::string& path) { return json_trace::LooksLikeTraceJson(path); }
 
 StatusOr<TrialSummary> AttributeTrial(const std::string& path, const AttributionOptions& options) {
@@ -181,11 +214,7 @@ StatusOr<std::vector<std::string>> ExpandTrialPaths(const std::string& path) {
                          "recording of trial subdirectories",
                          {path});
   }
-  // Natural order, so trial-10 follows trial-9.
-  std::sort(trials.begin(), trials.end(), [](const std::string& a, const std::string& b) {
-    if (a.size() != b.size()) return a.size() < b.size();
-    return a < b;
-  });
+  std::sort(trials.begin(), trials.end(), NaturalLess);
   return trials;
 }
 

@@ -116,25 +116,4 @@ bool LooksLikeTraceJson(const std::string& path) {
   return LooksLikeTraceJsonBuffer(ReadHead(path, kSniffBytes));
 }
 
-StatusOr<std::vector<std::string>> ExpandTraceJsonPaths(const std::string& path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (!fs::exists(path, ec)) return Status::Error("io.not_found", "no such trace file or directory", {path});
-  if (!fs::is_directory(path, ec)) return std::vector<std::string>{path};
-  std::vector<std::string> traces;
-  for (const auto& entry : fs::directory_iterator(path, ec)) {
-    if (entry.is_regular_file(ec) && LooksLikeTraceJson(entry.path().string())) {
-      traces.push_back(entry.path().string());
-    }
-  }
-  if (traces.empty()) {
-    return Status::Error("json.no_traces", "the directory holds no trace-event JSON file (*.json, *.json.gz)", {path});
-  }
-  std::sort(traces.begin(), traces.end(), [](const std::string& a, const std::string& b) {
-    if (a.size() != b.size()) return a.size() < b.size();
-    return a < b;
-  });
-  return traces;
-}
-
 }  // namespace perfgate::json_trace

@@ -292,32 +292,6 @@ TEST(JsonTraceReader, SniffsTraceJson) {
   EXPECT_FALSE(LooksLikeTraceJson("/nonexistent/trace.json"));
 }
 
-TEST(JsonTraceReader, ExpandsADirectoryOfTracesInNaturalOrder) {
-  fs::path dir = fs::path(::testing::TempDir()) / "json_trace_expand";
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  std::ofstream(dir / "trial-10.json") << SmallTrace();
-  std::ofstream(dir / "trial-2.json.gz", std::ios::binary) << gen::Gzip(SmallTrace());
-  std::ofstream(dir / "trial-1.json") << SmallTrace();
-  std::ofstream(dir / "notes.txt") << "not a trace";
-  auto paths = ExpandTraceJsonPaths(dir.string());
-  ASSERT_TRUE(paths.ok()) << paths.status().ToString();
-  EXPECT_EQ(*paths, (std::vector<std::string>{(dir / "trial-1.json").string(), (dir / "trial-10.json").string(),
-                                              (dir / "trial-2.json.gz").string()}));
-  auto one = ExpandTraceJsonPaths((dir / "trial-1.json").string());
-  ASSERT_TRUE(one.ok());
-  EXPECT_EQ(one->size(), 1u);
-
-  fs::path empty = fs::path(::testing::TempDir()) / "json_trace_expand_empty";
-  fs::create_directories(empty);
-  auto none = ExpandTraceJsonPaths(empty.string());
-  ASSERT_FALSE(none.ok());
-  EXPECT_EQ(none.status().code(), "json.no_traces");
-  auto missing = ExpandTraceJsonPaths((dir / "nope").string());
-  ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(missing.status().code(), "io.not_found");
-}
-
 // Every way a file can be bad, with the exact message the CLI prints.
 TEST(JsonTraceReader, BadInputIsAnErrorWithItsLocation) {
   struct Case {

@@ -120,12 +120,6 @@ StatusOr<GpuTrace> ReadTraceJsonBuffer(std::string_view bytes, std::string displ
 bool LooksLikeTraceJson(const std::string& path);
 bool LooksLikeTraceJsonBuffer(std::string_view first_bytes);
 
-// Expands a --trace PATH: a trace file gives itself; a directory gives the files in
-// it (not recursively) that LooksLikeTraceJson accepts, in natural order (shorter
-// names first, then bytewise, as attribution::ExpandTrialPaths orders trials).
-// Errors: io.not_found; json.no_traces when a directory holds no trace.
-StatusOr<std::vector<std::string>> ExpandTraceJsonPaths(const std::string& path);
-
 }  // namespace perfgate::json_trace
 
 #endif  // PERFGATE_JSON_TRACE_READER_H_
