@@ -60,6 +60,11 @@ void Table(std::vector<std::string>& out, const std::vector<std::string>& header
   out.push_back(align);
 }
 
+std::string Capitalized(std::string word) {
+  if (!word.empty() && word[0] >= 'a' && word[0] <= 'z') word[0] = static_cast<char>(word[0] - 'a' + 'A');
+  return word;
+}
+
 std::string Join(const std::vector<double>& v) {
   std::string s;
   for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + Fixed(v[i], 1);
@@ -98,7 +103,7 @@ void TwoSided(const Report& report, const util::Sides& sides, std::vector<std::s
                 " µs/tok, Δ " + Signed(t.delta, 1) + " (" + Percent(t.delta_pct) +
                 ")**, p = " + PValue(t.p_value) + " (" + n + " trials). Busy (union) " +
                 Fixed(e.busy_us_per_token.median, 1) + " vs " +
-                Fixed(b.busy_us_per_token.median, 1) + " µs/tok. Submissions/tok " +
+                Fixed(b.busy_us_per_token.median, 1) + " µs/tok. " + Capitalized(words.dispatch) + "s/tok " +
                 Fixed(s.engine, 1) + " vs " + Fixed(s.baseline, 1) + ".");
   out.push_back("");
 
@@ -166,7 +171,7 @@ void EngineOnly(const Report& report, const EngineSummary& e, std::vector<std::s
   out.push_back("");
   out.push_back("Total GPU time **" + Fixed(e.gpu_us_per_token.median, 1) +
                 " µs/tok** (busy, union: " + Fixed(e.busy_us_per_token.median, 1) + "), " +
-                Fixed(e.dispatches_per_token.median, 1) + " submissions/tok, median of " +
+                Fixed(e.dispatches_per_token.median, 1) + " " + words.dispatch + "s/tok, median of " +
                 std::to_string(e.trials.size()) + " trials.");
   out.push_back("");
   out.push_back("### Buckets");

@@ -82,6 +82,7 @@ inline bool IsTraceJson(const Report& report) {
 
 // The words every format uses for what the family tables and dispatch columns count.
 struct Vocabulary {
+  std::string dispatch;       // what one dispatch is: "submission" or "kernel"
   std::string families;       // a heading: "Encoder families" or "Kernel families"
   std::string per_token;      // a family column: "enc/tok" or "kern/tok"
   std::string dispatch_note;  // one sentence on what a dispatch is
@@ -89,10 +90,10 @@ struct Vocabulary {
 
 inline Vocabulary VocabularyOf(const Report& report) {
   if (IsTraceJson(report)) {
-    return {"Kernel families", "kern/tok",
+    return {"kernel", "Kernel families", "kern/tok",
             "A dispatch is one GPU kernel event (memcpy and memset included)."};
   }
-  return {"Encoder families", "enc/tok",
+  return {"submission", "Encoder families", "enc/tok",
           "A submission is one GPU execution-point pair (about one encoder), not a kernel dispatch."};
 }
 

@@ -193,7 +193,8 @@ std::string RenderSvg(const Report& report) {
             XmlEscape("Medians over trials. " + util::VocabularyOf(report).dispatch_note) +
             "</text>\n";
     y += 24;
-    y = Chart("GPU µs/token by submission-duration bucket", buckets, series, y, body);
+    y = Chart("GPU µs/token by " + util::VocabularyOf(report).dispatch + "-duration bucket", buckets, series, y,
+              body);
     y = Chart("GPU µs/token by command-buffer phase (top " + std::to_string(kTopPhases) + ")",
               phases, series, y, body);
   } else {

@@ -160,6 +160,9 @@ TEST(MarkdownReport, TraceJsonFamiliesAreKernelFamilies) {
   EXPECT_THAT(json, HasSubstr("_A dispatch is one GPU kernel event (memcpy and memset included)."));
   EXPECT_THAT(json, Not(HasSubstr("Encoder families")));
   EXPECT_THAT(json, Not(HasSubstr("execution-point pair")));
+  EXPECT_THAT(json, HasSubstr(" µs/tok. Kernels/tok "));
+  EXPECT_THAT(metal, HasSubstr(" µs/tok. Submissions/tok "));
+  EXPECT_THAT(RenderMarkdown(testdata::EngineOnly()), HasSubstr(" submissions/tok, median of "));
 }
 
 }  // namespace

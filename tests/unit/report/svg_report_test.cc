@@ -130,6 +130,8 @@ TEST(SvgReport, TraceJsonNoteSaysWhatADispatchIs) {
   const std::string json = RenderSvg(testdata::Iter22FromTraceJson());
   EXPECT_THAT(json, HasSubstr("A dispatch is one GPU kernel event (memcpy and memset included)."));
   EXPECT_THAT(json, Not(HasSubstr("execution-point pair")));
+  EXPECT_THAT(json, HasSubstr("GPU µs/token by kernel-duration bucket"));
+  EXPECT_THAT(RenderSvg(testdata::Iter22()), HasSubstr("GPU µs/token by submission-duration bucket"));
 }
 
 }  // namespace
