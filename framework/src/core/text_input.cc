@@ -175,44 +175,64 @@ void ScanLineStarts(const char* base, size_t from, size_t n, OnLineStart on_line
   }
 }
 
+#if defined(__SSE2__)
+constexpr bool kHaveSse2 = true;
+
+// Skips the ASCII bytes from i, 32 at a time, reporting their line starts; returns
+// the offset of the first non-ASCII byte, or where fewer than 32 bytes remain.
+template <typename OnLineStart>
+size_t SkipAsciiSse2(const unsigned char* s, size_t i, size_t n, OnLineStart& on_line_start) {
+  const __m128i newline = _mm_set1_epi8('\n');
+  while (i + 32 <= n) {
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i + 16));
+    const uint32_t high = static_cast<uint32_t>(_mm_movemask_epi8(a)) |
+                          (static_cast<uint32_t>(_mm_movemask_epi8(b)) << 16);
+    uint32_t lines = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(a, newline))) |
+                     (static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(b, newline))) << 16);
+    const uint32_t ascii_prefix = high == 0 ? 32 : static_cast<uint32_t>(__builtin_ctz(high));
+    if (ascii_prefix < 32) lines &= (uint32_t{1} << ascii_prefix) - 1;
+    while (lines != 0) {
+      on_line_start(i + static_cast<size_t>(__builtin_ctz(lines)) + 1);
+      lines &= lines - 1;
+    }
+    i += ascii_prefix;
+    if (ascii_prefix < 32) break;
+  }
+  return i;
+}
+#else
+constexpr bool kHaveSse2 = false;
+#endif
+
+// Skips 8-byte words of ASCII without a newline; returns the offset of the first word
+// that has one or a non-ASCII byte (the byte-wise code takes it from there).
+size_t SkipPlainAsciiWords(const unsigned char* s, size_t i, size_t n) {
+  while (i + 8 <= n) {
+    uint64_t w;
+    std::memcpy(&w, s + i, 8);
+    const uint64_t x = w ^ 0x0A0A0A0A0A0A0A0AULL;  // a zero byte where w has '\n'
+    const bool has_newline = ((x - 0x0101010101010101ULL) & ~x & 0x8080808080808080ULL) != 0;
+    if ((w & 0x8080808080808080ULL) != 0 || has_newline) break;
+    i += 8;
+  }
+  return i;
+}
+
 // Validates UTF-8 and reports the line starts before the first invalid byte, in one
 // read of the buffer: a pass over a 100 MB export costs about 14 ms here, a twentieth
-// of its whole decode. Returns the offset of the first invalid byte, or npos.
-template <typename OnLineStart>
+// of its whole decode. Returns the offset of the first invalid byte, or npos. kSimd
+// picks SSE2 where the build has it; the portable path is what ARM builds run.
+template <bool kSimd, typename OnLineStart>
 size_t ScanUtf8(std::string_view bytes, OnLineStart on_line_start) {
   const auto* s = reinterpret_cast<const unsigned char*>(bytes.data());
   const size_t n = bytes.size();
   size_t i = 0;
   while (i < n) {
-    // ASCII fast path, 32 bytes at a time where SSE2 exists, eight at a time elsewhere.
 #if defined(__SSE2__)
-    const __m128i newline = _mm_set1_epi8('\n');
-    while (i + 32 <= n) {
-      const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
-      const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i + 16));
-      const uint32_t high = static_cast<uint32_t>(_mm_movemask_epi8(a)) |
-                            (static_cast<uint32_t>(_mm_movemask_epi8(b)) << 16);
-      uint32_t lines = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(a, newline))) |
-                       (static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(b, newline))) << 16);
-      const uint32_t ascii_prefix = high == 0 ? 32 : static_cast<uint32_t>(__builtin_ctz(high));
-      if (ascii_prefix < 32) lines &= (uint32_t{1} << ascii_prefix) - 1;
-      while (lines != 0) {
-        on_line_start(i + static_cast<size_t>(__builtin_ctz(lines)) + 1);
-        lines &= lines - 1;
-      }
-      i += ascii_prefix;
-      if (ascii_prefix < 32) break;
-    }
-#else
-    while (i + 8 <= n) {
-      uint64_t w;
-      std::memcpy(&w, s + i, 8);
-      const uint64_t x = w ^ 0x0A0A0A0A0A0A0A0AULL;  // a zero byte where w has '\n'
-      const bool has_newline = ((x - 0x0101010101010101ULL) & ~x & 0x8080808080808080ULL) != 0;
-      if ((w & 0x8080808080808080ULL) != 0 || has_newline) break;
-      i += 8;
-    }
+    if constexpr (kSimd) i = SkipAsciiSse2(s, i, n, on_line_start);
 #endif
+    if constexpr (!kSimd) i = SkipPlainAsciiWords(s, i, n);
     if (i >= n) break;
     unsigned char c = s[i];
     if (c < 0x80) {
@@ -243,7 +263,7 @@ size_t ScanUtf8(std::string_view bytes, OnLineStart on_line_start) {
 }  // namespace
 
 size_t FindInvalidUtf8(std::string_view bytes) {
-  return ScanUtf8(bytes, [](size_t) {});
+  return ScanUtf8<kHaveSse2>(bytes, [](size_t) {});
 }
 
 void LineIndex::Add(size_t line_start) {
@@ -256,12 +276,13 @@ LineIndex::LineIndex(std::string_view bytes) : wide_(bytes.size() > UINT32_MAX) 
   ScanLineStarts(bytes.data(), 0, bytes.size(), [this](size_t at) { Add(at); });
 }
 
-LineIndex LineIndex::BuildValidatingUtf8(std::string_view bytes, size_t* first_invalid_utf8) {
+LineIndex LineIndex::BuildValidatingUtf8(std::string_view bytes, size_t* first_invalid_utf8,
+                                         ScanPath path) {
   LineIndex index;
   index.wide_ = bytes.size() > UINT32_MAX;
   index.Add(0);
   auto add = [&index](size_t at) { index.Add(at); };
-  *first_invalid_utf8 = ScanUtf8(bytes, add);
+  *first_invalid_utf8 = path == ScanPath::kPortable ? ScanUtf8<false>(bytes, add) : ScanUtf8<kHaveSse2>(bytes, add);
   // The error's position needs the rest of the lines too.
   if (*first_invalid_utf8 != std::string_view::npos) {
     ScanLineStarts(bytes.data(), *first_invalid_utf8, bytes.size(), add);

@@ -40,9 +40,13 @@ class LineIndex {
  public:
   LineIndex() = default;
   explicit LineIndex(std::string_view bytes);
+  // Which scan builds the index: the fastest this build has (SSE2 on x86-64), or the
+  // portable word-at-a-time one that ARM builds run, so x86 tests can cover it.
+  enum class ScanPath { kFastest, kPortable };
   // The index of `bytes`, built in the same read that checks UTF-8; sets
   // *first_invalid_utf8 as FindInvalidUtf8 returns it.
-  static LineIndex BuildValidatingUtf8(std::string_view bytes, size_t* first_invalid_utf8);
+  static LineIndex BuildValidatingUtf8(std::string_view bytes, size_t* first_invalid_utf8,
+                                       ScanPath path = ScanPath::kFastest);
   SourceLocation Locate(const std::string& path, size_t offset) const;
 
  private:

@@ -50,9 +50,10 @@ std::vector<size_t> LineStartsByHand(std::string_view s) {
 }
 
 TEST(LineIndex, ValidatingBuildAgreesWithTheTwoSeparatePasses) {
-  // Newlines and multi-byte sequences on every side of the 32-byte steps, and an
-  // invalid byte now and then, so the mask of newlines before a non-ASCII byte, the
-  // scalar hand-over and the lines after an invalid byte are all exercised.
+  // Newlines and multi-byte sequences on every side of the 32-byte (SSE2) and 8-byte
+  // (portable, as on ARM) steps, and an invalid byte now and then, so the mask of
+  // newlines before a non-ASCII byte, the byte-wise hand-over and the lines after an
+  // invalid byte are all exercised, on both paths.
   const std::vector<std::string> pieces = {"a", "\n", "\xC2\xB5", "\xE2\x82\xAC", "\xF0\x9F\x98\x80", "xyz\n"};
   uint64_t state = 12345;
   auto next = [&state] {
@@ -64,15 +65,20 @@ TEST(LineIndex, ValidatingBuildAgreesWithTheTwoSeparatePasses) {
     const size_t target = next() % 200;
     while (text.size() < target) text += pieces[next() % pieces.size()];
     if (trial % 4 == 3 && !text.empty()) text[next() % text.size()] = '\xFF';
-    size_t bad = 0;
-    const LineIndex fused = LineIndex::BuildValidatingUtf8(text, &bad);
-    ASSERT_EQ(bad, FindInvalidUtf8(text)) << trial;
     const std::vector<size_t> starts = LineStartsByHand(text);
-    for (size_t off = 0; off <= text.size(); ++off) {
-      const SourceLocation at = fused.Locate("f", off);
-      const size_t line = static_cast<size_t>(std::upper_bound(starts.begin(), starts.end(), off) - starts.begin());
-      ASSERT_EQ(static_cast<size_t>(at.line), line) << "trial " << trial << " offset " << off;
-      ASSERT_EQ(static_cast<size_t>(at.column), off - starts[line - 1] + 1) << "trial " << trial << " offset " << off;
+    for (LineIndex::ScanPath path : {LineIndex::ScanPath::kFastest, LineIndex::ScanPath::kPortable}) {
+      const int p = static_cast<int>(path);
+      size_t bad = 0;
+      const LineIndex fused = LineIndex::BuildValidatingUtf8(text, &bad, path);
+      ASSERT_EQ(bad, FindInvalidUtf8(text)) << "trial " << trial << " path " << p;
+      for (size_t off = 0; off <= text.size(); ++off) {
+        const SourceLocation at = fused.Locate("f", off);
+        const size_t line =
+            static_cast<size_t>(std::upper_bound(starts.begin(), starts.end(), off) - starts.begin());
+        ASSERT_EQ(static_cast<size_t>(at.line), line) << "trial " << trial << " path " << p << " offset " << off;
+        ASSERT_EQ(static_cast<size_t>(at.column), off - starts[line - 1] + 1)
+            << "trial " << trial << " path " << p << " offset " << off;
+      }
     }
   }
 }
