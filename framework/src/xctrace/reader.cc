@@ -760,11 +760,11 @@ bool ExportParser::InternCell(pugi::xml_node cell, size_t column, uint32_t* out)
 bool ExportParser::ResolveRef(pugi::xml_node element, uint32_t known_tag, const char* ref_text,
                               bool has_other_content, uint32_t* out) {
   *out = kMissingIndex;
-  const size_t at = ElementOffset(element);
   uint64_t id;
   bool negative;
   if (!ParseDecimal(ref_text, false, &id, &negative)) {
-    return Anomaly("xctrace.bad_id", at, std::string("ref=\"") + ref_text + "\" is not a decimal integer");
+    return Anomaly("xctrace.bad_id", ElementOffset(element),
+                   std::string("ref=\"") + ref_text + "\" is not a decimal integer");
   }
   IdEntry entry;
   if (id < id_dense_.size()) {
@@ -777,7 +777,7 @@ bool ExportParser::ResolveRef(pugi::xml_node element, uint32_t known_tag, const 
   };
   if (entry.node == 0) {
     // Forward or dangling is only known once the rest is read: classified in Finish().
-    pending_refs_.push_back({id, at, where()});
+    pending_refs_.push_back({id, ElementOffset(element), where()});
     if (strict_) {
       stop_for_pending_ref_ = true;
       return true;  // keep reading so that a later definition can be recognised
@@ -788,11 +788,12 @@ bool ExportParser::ResolveRef(pugi::xml_node element, uint32_t known_tag, const 
   const bool same_tag = known_tag != kNoTag ? entry.tag == known_tag
                                             : SameName(doc_.tag_names[entry.tag].c_str(), element.name());
   if (!same_tag) {
-    return Anomaly("xctrace.ref_tag_mismatch", at,
+    return Anomaly("xctrace.ref_tag_mismatch", ElementOffset(element),
                    where() + " points at a <" + doc_.tag_names[entry.tag] + ">");
   }
   if (has_other_content || element.first_child()) {
-    Anomaly("xctrace.ref_with_content", at, where() + " also carries content, which is ignored");
+    Anomaly("xctrace.ref_with_content", ElementOffset(element),
+            where() + " also carries content, which is ignored");
   }
   *out = entry.node;
   return true;
@@ -800,11 +801,11 @@ bool ExportParser::ResolveRef(pugi::xml_node element, uint32_t known_tag, const 
 
 bool ExportParser::RegisterId(pugi::xml_node element, const char* id_text, uint32_t node_index,
                               uint32_t tag) {
-  const size_t at = ElementOffset(element);
   uint64_t id;
   bool negative;
   if (!ParseDecimal(id_text, false, &id, &negative)) {
-    return Anomaly("xctrace.bad_id", at, std::string("id=\"") + id_text + "\" is not a decimal integer");
+    return Anomaly("xctrace.bad_id", ElementOffset(element),
+                   std::string("id=\"") + id_text + "\" is not a decimal integer");
   }
   IdEntry* slot;
   // Real ids are dense (one counter for the document), so a vector indexes them; a
@@ -816,7 +817,7 @@ bool ExportParser::RegisterId(pugi::xml_node element, const char* id_text, uint3
     slot = &id_sparse_[id];
   }
   if (slot->node != 0) {
-    return Anomaly("xctrace.duplicate_id", at,
+    return Anomaly("xctrace.duplicate_id", ElementOffset(element),
                    "id=\"" + std::string(id_text) + "\" on <" + element.name() +
                        "> is already defined (by a <" + doc_.tag_names[slot->tag] + ">)");
   }
