@@ -4,7 +4,8 @@
 // units in the field names and strong id types. Columns are bound by mnemonic, never
 // by position, so reordered columns and columns added by newer Instruments versions
 // do not matter. Values are decoded from element text; `fmt` is used only for the
-// display strings of composites (labels, process names).
+// display strings of composites (labels, process names). Labels and process names are
+// SharedText, decoded once per interned value and shared by every row that refs it.
 //
 // Column kinds, the same for every view:
 //   - required value: the column must exist, and a row whose cell is null (a sentinel)
@@ -71,7 +72,7 @@ std::ostream& operator<<(std::ostream& os, CommandBufferId id);
 // A `process` cell. A null cell (sentinel) means the row is unattributed: is_null is
 // true, name is empty and pid is -1. Never file such a row under another process.
 struct ProcessRef {
-  SharedText name;  // the `fmt` without its " (pid)" suffix, e.g. "SOLO: Unicorn Run"
+  SharedText name;   // the `fmt` without its " (pid)" suffix, e.g. "SOLO: Unicorn Run"
   int64_t pid = -1;  // from the `pid` child; -1 when absent
   bool is_null = true;
 };
@@ -117,7 +118,7 @@ struct EncoderRow {
   int64_t start_ns = 0;
   int64_t duration_ns = 0;
   ProcessRef process;
-  std::optional<int64_t> thread_tid;    // from the thread cell's `tid` child
+  std::optional<int64_t> thread_tid;   // from the thread cell's `tid` child
   SharedText cmdbuffer_label;          // e.g. "Command Buffer 0" or a setLabel text
   SharedText cmdbuffer_label_indexed;  // e.g. "[0] Command Buffer 0"
   SharedText encoder_label;            // e.g. "Compute Command 0"
@@ -182,9 +183,9 @@ struct DriverInterval {
   static constexpr std::string_view kSchema = "metal-driver-intervals";
   int64_t start_ns = 0;
   int64_t duration_ns = 0;
-  SharedText event_type;        // "Command Buffer" or "Command Encoder"
+  SharedText event_type;         // "Command Buffer" or "Command Encoder"
   std::optional<int64_t> depth;  // 0 = command buffer, 1 = encoder
-  SharedText event_label;       // the formatted-label's display string
+  SharedText event_label;        // the formatted-label's display string
   ProcessRef process;
   std::optional<int64_t> thread_tid;
   std::optional<uint64_t> object_id;  // kNoId in every real row, hence nullopt
