@@ -21,6 +21,7 @@ TEST(SharedText, DefaultIsEmptyAndEqualToEmptyText) {
   EXPECT_EQ(none.size(), 0u);
   EXPECT_EQ(none.str(), "");
   EXPECT_EQ(none, SharedText(""));
+  EXPECT_TRUE(SharedText(static_cast<const char*>(nullptr)).empty());
 }
 
 TEST(SharedText, ComparesByTextNotByBuffer) {

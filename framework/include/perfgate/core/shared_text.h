@@ -17,7 +17,7 @@ class SharedText {
  public:
   SharedText() = default;
   SharedText(std::string text);  // NOLINT: implicit, rows are also built by hand
-  SharedText(const char* text) : SharedText(std::string(text)) {}  // NOLINT
+  SharedText(const char* text) : SharedText(text != nullptr ? std::string(text) : std::string()) {}  // NOLINT
   explicit SharedText(std::string_view text) : SharedText(std::string(text)) {}
 
   // The text; an empty string for a default-constructed SharedText.
