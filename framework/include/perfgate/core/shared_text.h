@@ -9,10 +9,10 @@
 
 namespace perfgate {
 
-// Text that decoded tables repeat across many rows (labels, process names). Each
-// distinct text is stored once and a copy costs a reference count, not an
-// allocation: on a 100 MB export, per-row label strings were a third of the typed
-// decode. Reads as a std::string; compare with view() in hot code.
+// Text that decoded tables repeat across many rows (labels, process names). The typed
+// views store each interned value of an export once, and a copy costs a reference
+// count, not an allocation: on a 100 MB export, per-row label strings were a third of
+// the typed decode. Reads as a std::string; compare with view() in hot code.
 class SharedText {
  public:
   SharedText() = default;
