@@ -9,7 +9,7 @@ SharedText::SharedText(std::string text) {
   if (!text.empty()) text_ = std::make_shared<const std::string>(std::move(text));
 }
 
-const std::string& SharedText::str() const {
+const std::string& SharedText::Text() const {
   static const std::string kEmpty;
   return text_ ? *text_ : kEmpty;
 }

@@ -166,8 +166,11 @@ std::string RenderJson(const Report& report) {
   j["engines"] = std::move(engines);
   j["comparison"] = report.comparison ? ComparisonJson(*report.comparison) : json(nullptr);
   j["seed_compat"] = report.seed_compat;
+  // The keys say "submission" for every source (schema_version 1); this says what one is.
   j["units"] = {
-      {"submission", "one GPU execution-point pair (about one encoder), not a kernel dispatch"},
+      {"submission", util::IsTraceJson(report)
+                         ? "one GPU kernel event (memcpy and memset included)"
+                         : "one GPU execution-point pair (about one encoder), not a kernel dispatch"},
       {"time", "microseconds per decode token unless the key ends in _ns"}};
   // Invalid UTF-8 in a label (from a foreign trace) is replaced rather than thrown.
   return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";

@@ -60,11 +60,6 @@ void Table(std::vector<std::string>& out, const std::vector<std::string>& header
   out.push_back(align);
 }
 
-std::string Capitalized(std::string word) {
-  if (!word.empty() && word[0] >= 'a' && word[0] <= 'z') word[0] = static_cast<char>(word[0] - 'a' + 'A');
-  return word;
-}
-
 std::string Join(const std::vector<double>& v) {
   std::string s;
   for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + Fixed(v[i], 1);
@@ -103,7 +98,7 @@ void TwoSided(const Report& report, const util::Sides& sides, std::vector<std::s
                 " µs/tok, Δ " + Signed(t.delta, 1) + " (" + Percent(t.delta_pct) +
                 ")**, p = " + PValue(t.p_value) + " (" + n + " trials). Busy (union) " +
                 Fixed(e.busy_us_per_token.median, 1) + " vs " +
-                Fixed(b.busy_us_per_token.median, 1) + " µs/tok. " + Capitalized(words.dispatch) + "s/tok " +
+                Fixed(b.busy_us_per_token.median, 1) + " µs/tok. " + util::Capitalized(words.dispatch) + "s/tok " +
                 Fixed(s.engine, 1) + " vs " + Fixed(s.baseline, 1) + ".");
   out.push_back("");
 

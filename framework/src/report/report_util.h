@@ -97,6 +97,11 @@ inline Vocabulary VocabularyOf(const Report& report) {
           "A submission is one GPU execution-point pair (about one encoder), not a kernel dispatch."};
 }
 
+inline std::string Capitalized(std::string word) {
+  if (!word.empty() && word[0] >= 'a' && word[0] <= 'z') word[0] = static_cast<char>(word[0] - 'a' + 'A');
+  return word;
+}
+
 // The configured hint for a bucket, or "".
 inline std::string BucketHint(const Report& report, std::string_view bucket) {
   for (const auto& b : report.buckets) {

@@ -216,9 +216,10 @@ void Methodology(const Report& report, Lines& out) {
 }
 
 void TrialLines(const TrialSummary& t, Lines& out) {
-  out.Add("  - " + util::Truncate(util::BaseName(t.path), 36) +
-          ": submissions=" + Right(std::to_string(t.submissions), 6) + " (" +
-          Fixed(t.dispatches_per_token, 1) + "/tok), gpu=" + Fixed(t.gpu_us_per_token, 1) +
+  const char* counted = t.source == "trace_json" ? ": kernels=" : ": submissions=";
+  out.Add("  - " + util::Truncate(util::BaseName(t.path), 36) + counted +
+          Right(std::to_string(t.submissions), 6) + " (" + Fixed(t.dispatches_per_token, 1) +
+          "/tok), gpu=" + Fixed(t.gpu_us_per_token, 1) +
           " µs/tok summed, " + Fixed(t.busy_us_per_token, 1) + " µs/tok busy (union)");
   out.Add("      pairing: paired " + std::to_string(t.paired) + ", unpaired ends " +
           std::to_string(t.unpaired_ends) + ", leftover starts " +
@@ -262,10 +263,12 @@ void BucketTable(const Report& report, const util::Sides& sides, Lines& out) {
   const auto& c = *report.comparison;
   std::string en = util::SideName(report, &e, false);
   std::string bn = util::SideName(report, &b, true);
+  const std::string dispatch = util::VocabularyOf(report).dispatch;
   out.Banner("Side-by-side bucketed attribution (medians across trials)");
   out.Paragraph("", "",
-                "Columns: sub/tok = submissions per token; p50 µs/sub = median submission duration "
-                "(median over trials); p = two-sided Mann-Whitney U over per-trial values, n = " +
+                "Columns: sub/tok = " + dispatch + "s per token; p50 µs/sub = median " + dispatch +
+                    " duration (median over trials); p = two-sided Mann-Whitney U over per-trial "
+                    "values, n = " +
                     std::to_string(e.trials.size()) + " vs " + std::to_string(b.trials.size()) +
                     " trials.");
   std::vector<Col> cols = {
@@ -295,8 +298,8 @@ void BucketTable(const Report& report, const util::Sides& sides, Lines& out) {
                      Fixed(b.busy_us_per_token.median, 1), Signed(busy_delta, 1),
                      Percent(util::PercentOf(busy_delta, b.busy_us_per_token.median)), ""}));
   const Delta& s = c.submissions_per_token;
-  out.Add("Submissions/tok: " + Fixed(s.engine, 1) + " vs " + Fixed(s.baseline, 1) + ", Δ " +
-          Signed(s.delta, 1) + " (" + Percent(s.delta_pct) + "), p = " + PValue(s.p_value));
+  out.Add(util::Capitalized(dispatch) + "s/tok: " + Fixed(s.engine, 1) + " vs " + Fixed(s.baseline, 1) +
+          ", Δ " + Signed(s.delta, 1) + " (" + Percent(s.delta_pct) + "), p = " + PValue(s.p_value));
   out.Blank();
 
   // The seed's md-bucket summary: count/token x p50 = µs/token, Δ as % of the baseline total.

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstring>
 #include <deque>
+#include <optional>
 #include <unordered_map>
 
 #include <pugixml.hpp>
@@ -217,8 +218,9 @@ class ExportParser {
   bool StartsWith(size_t pos, std::string_view s) const {
     return pos + s.size() <= size() && std::memcmp(doc_.bytes.data() + pos, s.data(), s.size()) == 0;
   }
-  // The first "</node>" in [from, to). Rows never contain one, so this scans a whole
-  // node's rows: pairs of "/n" are rare in rows, which makes a 16-byte filter fast.
+  // The first "</node>" in [from, to). Rows never contain one, so this scans rows (a
+  // chunk of them at a time): pairs of "/n" are rare in rows, which makes a 16-byte
+  // filter fast.
   size_t FindNodeEnd(size_t from, size_t to) const {
 #if defined(__SSE2__)
     const char* b = doc_.bytes.data();
@@ -273,6 +275,8 @@ class ExportParser {
   // of "</node>" (then *last is set); npos when the file ends first.
   size_t NextChunkEnd(size_t p, bool* last) const;
   Status RowsCutOff(size_t rows_start);
+  // True when a "</node>" follows p somewhere in the file.
+  bool NodeIsClosedAfter(size_t p);
   bool ParseRow(pugi::xml_node row);
   bool InternCell(pugi::xml_node cell, size_t column, uint32_t* out);
   bool InternElement(pugi::xml_node element, uint32_t known_tag, int depth, uint32_t* out);
@@ -300,6 +304,7 @@ class ExportParser {
     uint32_t tag = kNoTag;
   };
   std::vector<IdEntry> id_dense_;
+  std::optional<size_t> last_node_end_;  // the file's last "</node>" (npos: none), once looked for
   std::unordered_map<uint64_t, IdEntry> id_sparse_;
   std::vector<uint32_t> scratch_;
   struct PendingRef {
@@ -633,8 +638,19 @@ size_t ExportParser::NextChunkEnd(size_t p, bool* last) const {
   return row_end == std::string::npos ? std::string::npos : row_end + 6;
 }
 
+bool ExportParser::NodeIsClosedAfter(size_t p) {
+  // Rows never contain "</node>", so the node that starts before p is closed exactly
+  // when some "</node>" follows p, that is when the file's last one does. Looked for
+  // from the end, that one sits a few bytes before it in any complete export.
+  // Computed at the first node's rows, before pugixml has rewritten any of them.
+  if (!last_node_end_) last_node_end_ = std::string_view(doc_.bytes).rfind("</node>");
+  return *last_node_end_ != std::string_view::npos && *last_node_end_ >= p;
+}
+
 Status ExportParser::ParseRows(size_t* pos) {
   const size_t start = *pos;
+  // A cut-off file is reported as such before any of its rows, whatever its size.
+  if (!NodeIsClosedAfter(start)) return RowsCutOff(start);
   size_t p = start;
   const size_t rows_before = table_->row_offsets.size();
   const size_t nodes_before = doc_.nodes.size();
@@ -645,8 +661,8 @@ Status ExportParser::ParseRows(size_t* pos) {
     if (!reserved && !last && p > start) {
       // After the first chunk, reserve for the rest of the file at the density seen so
       // far (the node's end is not known yet; exports hold one node nearly always):
-      // peak memory stays near the final size, with no vector doubling and no extra
-      // pass over the bytes to count.
+      // no vector doubling and no extra pass over the bytes to count. Capacity that a
+      // later table leaves unused is never written, so it costs address space only.
       reserved = true;
       const double scale = 1.05 * static_cast<double>(size() - start) / static_cast<double>(p - start);
       auto grow = [scale](auto& v, size_t before) {
@@ -692,14 +708,6 @@ Status ExportParser::ParseRows(size_t* pos) {
       }
     }
     p = chunk_end;
-  }
-  if (reserved) {
-    // A document of several tables reserved this one for the rest of the file.
-    auto trim = [](auto& v) {
-      if (v.capacity() > v.size() + v.size() / 4) v.shrink_to_fit();
-    };
-    trim(table_->row_offsets);
-    trim(table_->cells);
   }
   *pos = p;
   return Status();
@@ -776,7 +784,7 @@ bool ExportParser::ResolveRef(pugi::xml_node element, uint32_t known_tag, const 
     return "<" + std::string(element.name()) + " ref=\"" + ref_text + "\"/> (" + RowContext() + ")";
   };
   if (entry.node == 0) {
-    // Forward or dangling is only known once the rest is read: classified in Finish().
+    // Forward or dangling is only known once the rest is read: classified in Run().
     pending_refs_.push_back({id, ElementOffset(element), where()});
     if (strict_) {
       stop_for_pending_ref_ = true;
@@ -810,7 +818,7 @@ bool ExportParser::RegisterId(pugi::xml_node element, const char* id_text, uint3
   IdEntry* slot;
   // Real ids are dense (one counter for the document), so a vector indexes them; a
   // wildly large id goes to a map rather than growing the vector.
-  if (id < id_dense_.size() || id < (uint64_t{1} << 24) || id < 4 * doc_.nodes.size()) {
+  if (id < id_dense_.size() || id < (uint64_t{1} << 16) || id < 4 * doc_.nodes.size()) {
     if (id >= id_dense_.size()) id_dense_.resize(std::max<size_t>(id + 1, id_dense_.size() * 2));
     slot = &id_dense_[id];
   } else {

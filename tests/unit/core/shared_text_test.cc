@@ -4,6 +4,8 @@
 
 #include <sstream>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 namespace perfgate {
 namespace {
@@ -27,6 +29,20 @@ TEST(SharedText, DefaultIsEmptyAndEqualToEmptyText) {
 TEST(SharedText, ComparesByTextNotByBuffer) {
   EXPECT_EQ(SharedText("Compute Command 0"), SharedText(std::string("Compute Command 0")));
   EXPECT_NE(SharedText("Compute Command 0"), SharedText("Compute Command 1"));
+}
+
+SharedText MakeLabel() { return SharedText("a label longer than the small-string buffer"); }
+
+// A reference bound to a temporary's text would dangle: that does not compile, and
+// str() on a temporary is a copy.
+static_assert(std::is_convertible_v<const SharedText&, const std::string&>);
+static_assert(!std::is_convertible_v<SharedText&&, const std::string&>);
+static_assert(std::is_same_v<decltype(MakeLabel().str()), std::string>);
+static_assert(std::is_same_v<decltype(std::declval<const SharedText&>().str()), const std::string&>);
+
+TEST(SharedText, ATemporaryGivesACopy) {
+  const std::string copied = MakeLabel().str();
+  EXPECT_EQ(copied, "a label longer than the small-string buffer");
 }
 
 TEST(SharedText, ReadsAsAStdString) {

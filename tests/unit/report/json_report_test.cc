@@ -182,6 +182,13 @@ TEST(JsonReport, NonFiniteBecomesNullAndDuplicateNamesAreKept) {
   EXPECT_EQ(Keys(j["engines"]), (std::set<std::string>{"hf2q", "hf2q#2"}));
 }
 
+TEST(JsonReport, UnitsSayWhatASubmissionIsForTheSource) {
+  EXPECT_EQ(json::parse(RenderJson(testdata::Iter22()))["units"]["submission"],
+            "one GPU execution-point pair (about one encoder), not a kernel dispatch");
+  EXPECT_EQ(json::parse(RenderJson(testdata::Iter22FromTraceJson()))["units"]["submission"],
+            "one GPU kernel event (memcpy and memset included)");
+}
+
 TEST(JsonReport, StableAcrossCalls) {
   EXPECT_EQ(RenderJson(testdata::Iter22()), RenderJson(testdata::Iter22()));
 }

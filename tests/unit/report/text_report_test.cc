@@ -362,6 +362,13 @@ TEST(TextReport, TraceJsonFamiliesAreKernelFamilies) {
   EXPECT_THAT(json, Not(HasSubstr("encoder-family")));
   EXPECT_THAT(LineWith(json, "family    "), HasSubstr("kern/tok gpu µs/tok"));
   EXPECT_THAT(json, Not(HasSubstr("enc/tok")));
+  EXPECT_THAT(json, HasSubstr("sub/tok = kernels per token; p50 µs/sub = median kernel duration"));
+  EXPECT_THAT(json, HasSubstr("\nKernels/tok: "));
+  EXPECT_THAT(json, HasSubstr(": kernels="));
+  EXPECT_THAT(json, Not(HasSubstr("Submissions/tok")));
+  EXPECT_THAT(metal, HasSubstr("sub/tok = submissions per token; p50 µs/sub = median submission duration"));
+  EXPECT_THAT(metal, HasSubstr("\nSubmissions/tok: "));
+  EXPECT_THAT(metal, HasSubstr(": submissions="));
 }
 
 }  // namespace

@@ -283,6 +283,25 @@ TEST(XctraceReader, NodeEndIsFoundWhereverItFallsAroundAChunkBoundary) {
   }
 }
 
+TEST(XctraceReaderMalformed, TruncationIsReportedBeforeAnyRowErrorWhateverTheSize) {
+  // A cut file is reported as cut, even when a row before the cut has its own error;
+  // the same under one chunk (256 KiB) and over several (3 MiB).
+  for (size_t length : {size_t{256} << 10, size_t{3} << 20}) {
+    int rows = 0;
+    std::string doc = ExecDoc(RowsOfLength(length, &rows));
+    const size_t bad_row = doc.find("<row><start-time id=\"102\"");
+    ASSERT_NE(bad_row, std::string::npos);
+    doc.erase(doc.find("<sentinel/>", bad_row), 11);  // that row now has too few cells
+    doc.resize(doc.rfind("<uint32 ref=\"4\"/>") + 5);
+    const std::string cut = LocationOf(doc.substr(0, doc.rfind("<row>")) + "@CUT@", "@CUT@");
+    const std::string expected = cut + ": error[xctrace.truncated]: the file ends before </node> (this row is cut off)";
+    EXPECT_EQ(StrictError(doc), expected) << length;
+    ReadOptions lenient;
+    lenient.mode = ReadMode::kLenient;
+    EXPECT_EQ(StrictError(doc, lenient), expected) << length;
+  }
+}
+
 TEST(XctraceReaderMalformed, TruncatedAfterManyChunksPointsAtTheCutRow) {
   int rows = 0;
   std::string doc = ExecDoc(RowsOfLength(3u << 20, &rows));

@@ -9,8 +9,8 @@
 
 namespace perfgate {
 
-// Text that decoded tables repeat across many rows (labels, process names). The typed
-// views store each interned value of an export once, and a copy costs a reference
+// Text that decoded tables repeat across many rows (labels, process names). A typed
+// view of a table decodes each interned value once, and a copy costs a reference
 // count, not an allocation: on a 100 MB export, per-row label strings were a third of
 // the typed decode. Reads as a std::string; compare with view() in hot code.
 class SharedText {
@@ -20,13 +20,18 @@ class SharedText {
   SharedText(const char* text) : SharedText(text != nullptr ? std::string(text) : std::string()) {}  // NOLINT
   explicit SharedText(std::string_view text) : SharedText(std::string(text)) {}
 
-  // The text; an empty string for a default-constructed SharedText.
-  const std::string& str() const;
-  std::string_view view() const { return str(); }
-  operator const std::string&() const { return str(); }  // NOLINT
-  operator std::string_view() const { return str(); }     // NOLINT
-  bool empty() const { return str().empty(); }
-  size_t size() const { return str().size(); }
+  // The text; an empty string for a default-constructed SharedText. A temporary
+  // gives a copy, since a reference into its buffer would dangle.
+  const std::string& str() const& { return Text(); }
+  std::string str() const&& { return Text(); }
+  std::string_view view() const { return Text(); }
+  operator const std::string&() const& { return Text(); }  // NOLINT
+  // Binding a `const std::string&` to a temporary (fine with a std::string field)
+  // would dangle here, so it does not compile: take str() instead.
+  operator const std::string&() const&& = delete;
+  operator std::string_view() const { return Text(); }  // NOLINT
+  bool empty() const { return Text().empty(); }
+  size_t size() const { return Text().size(); }
 
   friend bool operator==(const SharedText& a, const SharedText& b) {
     return a.text_ == b.text_ || a.view() == b.view();
@@ -34,6 +39,8 @@ class SharedText {
   friend bool operator!=(const SharedText& a, const SharedText& b) { return !(a == b); }
 
  private:
+  const std::string& Text() const;
+
   std::shared_ptr<const std::string> text_;
 };
 
