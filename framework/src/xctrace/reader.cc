@@ -709,6 +709,15 @@ Status ExportParser::ParseRows(size_t* pos) {
     }
     p = chunk_end;
   }
+  // The first chunk's density is only an estimate: a vector that outgrew it doubled, and
+  // a document of several tables reserved this one for the rest of the file. A Document
+  // outlives its decode, so it gives the slack back; the copy comes after the doubling
+  // that set the decode's peak.
+  auto trim = [](auto& v) {
+    if (v.capacity() > v.size() + v.size() / 4) v.shrink_to_fit();
+  };
+  trim(table_->row_offsets);
+  trim(table_->cells);
   *pos = p;
   return Status();
 }
