@@ -660,9 +660,9 @@ Status ExportParser::ParseRows(size_t* pos) {
     if (chunk_end == std::string::npos) return RowsCutOff(start);
     if (!reserved && !last && p > start) {
       // After the first chunk, reserve for the rest of the file at the density seen so
-      // far (the node's end is not known yet; exports hold one node nearly always):
-      // no vector doubling and no extra pass over the bytes to count. Capacity that a
-      // later table leaves unused is never written, so it costs address space only.
+      // far (the node's end is not known yet; exports hold one node nearly always), so
+      // that vectors rarely double and no extra pass counts the bytes. The slack is
+      // given back after the last chunk.
       reserved = true;
       const double scale = 1.05 * static_cast<double>(size() - start) / static_cast<double>(p - start);
       auto grow = [scale](auto& v, size_t before) {
