@@ -360,6 +360,28 @@ StatusOr<int64_t> Integer(const nlohmann::json& obj, const char* key, const std:
   return it->get<int64_t>();
 }
 
+// The `points` array of a replayed file (a run's report or an eval-samples file): each
+// point's cin, cout (default_cout where a point has none) and its samples under
+// `samples_key`.
+StatusOr<std::vector<PointSamples>> ReadPoints(const nlohmann::json& j, const std::string& path,
+                                               const char* samples_key, const char* missing_samples,
+                                               std::optional<int64_t> default_cout) {
+  if (!j.contains("points") || !j["points"].is_array()) return SchemaError(path, "/points", "missing array 'points'");
+  std::vector<PointSamples> points;
+  for (size_t i = 0; i < j["points"].size(); ++i) {
+    const auto& p = j["points"][i];
+    const std::string ptr = "/points/" + std::to_string(i);
+    if (!p.is_object()) return SchemaError(path, ptr, "expected an object");
+    PERFGATE_ASSIGN_OR_RETURN(int64_t cin, Integer(p, "cin", path, ptr));
+    PERFGATE_ASSIGN_OR_RETURN(int64_t cout, Integer(p, "cout", path, ptr, default_cout));
+    const std::string samples_ptr = ptr + "/" + samples_key;
+    if (!p.contains(samples_key)) return SchemaError(path, samples_ptr, missing_samples);
+    PERFGATE_ASSIGN_OR_RETURN(std::vector<double> s, NumberArray(p[samples_key], path, samples_ptr));
+    points.push_back({cin, cout, s});
+  }
+  return points;
+}
+
 std::string Text(const nlohmann::json& obj, const char* key) {
   auto it = obj.find(key);
   return it != obj.end() && it->is_string() ? it->get<std::string>() : "";
@@ -548,17 +570,7 @@ StatusOr<NotchResult> Replay(const std::string& path_arg, const ReplayOptions& o
     chip = ChipFromJson(j["chip"]);
     PERFGATE_ASSIGN_OR_RETURN(int64_t c, Integer(j, "cores", path, ""));
     cores = static_cast<int>(c);
-    if (!j.contains("points") || !j["points"].is_array()) return SchemaError(path, "/points", "missing array 'points'");
-    for (size_t i = 0; i < j["points"].size(); ++i) {
-      const auto& p = j["points"][i];
-      const std::string ptr = "/points/" + std::to_string(i);
-      if (!p.is_object()) return SchemaError(path, ptr, "expected an object");
-      PERFGATE_ASSIGN_OR_RETURN(int64_t cin, Integer(p, "cin", path, ptr));
-      PERFGATE_ASSIGN_OR_RETURN(int64_t cout, Integer(p, "cout", path, ptr));
-      if (!p.contains("eval_us_samples")) return SchemaError(path, ptr + "/eval_us_samples", "missing samples");
-      PERFGATE_ASSIGN_OR_RETURN(std::vector<double> s, NumberArray(p["eval_us_samples"], path, ptr + "/eval_us_samples"));
-      points.push_back({cin, cout, s});
-    }
+    PERFGATE_ASSIGN_OR_RETURN(points, ReadPoints(j, path, "eval_us_samples", "missing samples", std::nullopt));
     if (j.contains("dispatch_overhead") && j["dispatch_overhead"].is_object() &&
         j["dispatch_overhead"].contains("eval_us_samples")) {
       PERFGATE_ASSIGN_OR_RETURN(overhead, NumberArray(j["dispatch_overhead"]["eval_us_samples"], path,
@@ -588,17 +600,8 @@ StatusOr<NotchResult> Replay(const std::string& path_arg, const ReplayOptions& o
       PERFGATE_ASSIGN_OR_RETURN(int64_t dc, Integer(j, "cout", path, ""));
       default_cout = dc;
     }
-    if (!j.contains("points") || !j["points"].is_array()) return SchemaError(path, "/points", "missing array 'points'");
-    for (size_t i = 0; i < j["points"].size(); ++i) {
-      const auto& p = j["points"][i];
-      const std::string ptr = "/points/" + std::to_string(i);
-      if (!p.is_object()) return SchemaError(path, ptr, "expected an object");
-      PERFGATE_ASSIGN_OR_RETURN(int64_t cin, Integer(p, "cin", path, ptr));
-      PERFGATE_ASSIGN_OR_RETURN(int64_t cout, Integer(p, "cout", path, ptr, default_cout));
-      if (!p.contains("eval_us")) return SchemaError(path, ptr + "/eval_us", "missing samples 'eval_us'");
-      PERFGATE_ASSIGN_OR_RETURN(std::vector<double> s, NumberArray(p["eval_us"], path, ptr + "/eval_us"));
-      points.push_back({cin, cout, s});
-    }
+    PERFGATE_ASSIGN_OR_RETURN(points,
+                              ReadPoints(j, path, "eval_us", "missing samples 'eval_us'", default_cout));
     if (j.contains("overhead_us")) {
       PERFGATE_ASSIGN_OR_RETURN(overhead, NumberArray(j["overhead_us"], path, "/overhead_us"));
     }
