@@ -72,24 +72,27 @@ void KinetoWriter::Kernel(const std::string& name, int64_t device, int64_t strea
       "      \"est. achieved occupancy %\": 1\n    }\n  }";
 }
 
+// A gpu_memcpy or gpu_memset event: the two differ only in category and payload.
+void KinetoWriter::MemoryOp(const char* cat, const char* payload, const std::string& name, int64_t device,
+                            int64_t stream, int64_t ts_ns, int64_t dur_ns, int64_t correlation) {
+  Begin();
+  out_ += std::string("  {\n    \"ph\": \"X\", \"cat\": \"") + cat + "\", \"name\": \"" + name +
+          "\", \"pid\": " + S(device) + ", \"tid\": " + S(stream) + ",\n    \"ts\": " + Micros(ts_ns) +
+          ", \"dur\": " + Micros(dur_ns) + ",\n    \"args\": {\n      \"External id\": 0,\n      \"device\": " +
+          S(device) + ", \"context\": 1,\n      \"stream\": " + S(stream) + ", \"correlation\": " +
+          S(correlation) + ",\n      " + payload + "\n    }\n  }";
+}
+
 void KinetoWriter::Memcpy(const std::string& name, int64_t device, int64_t stream, int64_t ts_ns, int64_t dur_ns,
                           int64_t correlation) {
-  Begin();
-  out_ += "  {\n    \"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"" + name + "\", \"pid\": " + S(device) +
-          ", \"tid\": " + S(stream) + ",\n    \"ts\": " + Micros(ts_ns) + ", \"dur\": " + Micros(dur_ns) +
-          ",\n    \"args\": {\n      \"External id\": 0,\n      \"device\": " + S(device) +
-          ", \"context\": 1,\n      \"stream\": " + S(stream) + ", \"correlation\": " + S(correlation) +
-          ",\n      \"bytes\": 4, \"memory bandwidth (GB/s)\": 0.0016\n    }\n  }";
+  MemoryOp("gpu_memcpy", "\"bytes\": 4, \"memory bandwidth (GB/s)\": 0.0016", name, device, stream, ts_ns, dur_ns,
+           correlation);
 }
 
 void KinetoWriter::Memset(const std::string& name, int64_t device, int64_t stream, int64_t ts_ns, int64_t dur_ns,
                           int64_t correlation) {
-  Begin();
-  out_ += "  {\n    \"ph\": \"X\", \"cat\": \"gpu_memset\", \"name\": \"" + name + "\", \"pid\": " + S(device) +
-          ", \"tid\": " + S(stream) + ",\n    \"ts\": " + Micros(ts_ns) + ", \"dur\": " + Micros(dur_ns) +
-          ",\n    \"args\": {\n      \"External id\": 0,\n      \"device\": " + S(device) +
-          ", \"context\": 1,\n      \"stream\": " + S(stream) + ", \"correlation\": " + S(correlation) +
-          ",\n      \"bytes\": 512, \"memory bandwidth (GB/s)\": 0.5\n    }\n  }";
+  MemoryOp("gpu_memset", "\"bytes\": 512, \"memory bandwidth (GB/s)\": 0.5", name, device, stream, ts_ns, dur_ns,
+           correlation);
 }
 
 void KinetoWriter::Runtime(const std::string& name, int64_t pid, int64_t tid, int64_t ts_ns, int64_t dur_ns,

@@ -50,6 +50,8 @@ class KinetoWriter {
 
  private:
   void Begin();
+  void MemoryOp(const char* cat, const char* payload, const std::string& name, int64_t device, int64_t stream,
+                int64_t ts_ns, int64_t dur_ns, int64_t correlation);
   std::string out_;
   bool first_ = true;
 };
