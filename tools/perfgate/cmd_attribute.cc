@@ -8,6 +8,8 @@
 
 #include "commands.h"
 #include "perfgate/attribution/attribute.h"
+#include "perfgate/bundle/trials.h"
+#include "perfgate/sources/source.h"
 #include "perfgate/report/formats.h"
 
 namespace perfgate::cli {
@@ -25,6 +27,7 @@ struct AttributeArgs {
   std::string kernel_families;
   std::string format = "text";
   std::string output;
+  int min_trials = 1;
 };
 
 Status Usage(std::string message) { return Status::Error("cli.usage", std::move(message), {}, ErrorKind::kUsage); }
@@ -80,89 +83,124 @@ Status WriteFile(const std::string& path, const std::string& text) {
   return Status();
 }
 
-int RunAttribute(const AttributeArgs& args) {
+// The options every engine starts from: method, buckets and kernel-family rules.
+StatusOr<attribution::AttributionOptions> BaseOptions(const AttributeArgs& args) {
   attribution::AttributionOptions base;
   base.seed_compat = args.seed_compat;
   base.all_processes = args.all_processes;
   if (args.seed_compat) base.tokens = 64;  // the seed's --n-tokens default
   if (!args.buckets.empty()) {
     auto b = attribution::ParseBuckets(args.buckets);
-    if (!b.ok()) return ReportError(b.status());
+    if (!b.ok()) return b.status();
     base.buckets = *b;
   }
   if (!args.kernel_families.empty()) {
     auto k = attribution::LoadKernelFamilies(args.kernel_families);
-    if (!k.ok()) return ReportError(k.status());
+    if (!k.ok()) return k.status();
     base.kernel_families = *k;
   }
+  return base;
+}
+
+// The engines' trials, in the order engines first appear, the baseline last.
+struct EngineTrials {
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<bundle::Trial>> trials;
+};
+
+StatusOr<EngineTrials> DiscoverEngines(const AttributeArgs& args) {
+  EngineTrials out;
+  std::map<std::string, std::vector<std::string>> paths_given;
+  for (const std::string& t : args.traces) {
+    std::string engine, path;
+    if (!SplitAssignment(t, &engine, &path)) return Usage("--trace '" + t + "': expected ENGINE=PATH");
+    auto recording = bundle::DiscoverTrials(path);
+    if (!recording.ok()) return recording.status();
+    for (const std::string& ignored : recording->ignored) std::cerr << "note: not a trial, ignored: " << ignored << '\n';
+    if (!out.trials.count(engine)) out.order.push_back(engine);
+    auto& trials = out.trials[engine];
+    trials.insert(trials.end(), recording->trials.begin(), recording->trials.end());
+    paths_given[engine].push_back(path);
+  }
+  for (const std::string& engine : out.order) {
+    bundle::Recording all{out.trials[engine], {}};
+    PERFGATE_RETURN_IF_ERROR(bundle::RequireTrials(paths_given[engine].front(), all, args.min_trials));
+  }
+  if (!args.baseline.empty() && !out.trials.count(args.baseline)) {
+    return Usage("--baseline " + args.baseline + " has no --trace " + args.baseline + "=PATH (engines: " +
+                 [&] {
+                   std::string names;
+                   for (const auto& e : out.order) names += (names.empty() ? "" : ", ") + e;
+                   return names;
+                 }() +
+                 ")");
+  }
+  if (!args.baseline.empty() && out.order.size() < 2) return Usage("--baseline needs at least one other engine's traces");
+  if (!args.baseline.empty()) {
+    out.order.erase(std::find(out.order.begin(), out.order.end(), args.baseline));
+    out.order.push_back(args.baseline);
+  }
+  return out;
+}
+
+// One engine's options: the base with its --process, --tokens and --window.
+StatusOr<attribution::AttributionOptions> EngineOptions(const AttributeArgs& args,
+                                                        const attribution::AttributionOptions& base,
+                                                        const std::string& engine) {
   std::string all_process_prefix, all_window, all_tokens;
   const auto tokens_by_engine = PerEngine(args.tokens, &all_tokens);
   const auto process_by_engine = PerEngine(args.process, &all_process_prefix);
   const auto window_by_engine = PerEngine(args.window, &all_window);
+  attribution::AttributionOptions options = base;
+  auto p = process_by_engine.find(engine);
+  options.process_prefix = p != process_by_engine.end() ? p->second : all_process_prefix;
+  auto tk = tokens_by_engine.find(engine);
+  PERFGATE_RETURN_IF_ERROR(ApplyTokens(tk != tokens_by_engine.end() ? tk->second : all_tokens, &options));
+  auto w = window_by_engine.find(engine);
+  const std::string window_spec = w != window_by_engine.end() ? w->second : all_window;
+  if (!window_spec.empty()) {
+    if (args.seed_compat) return Usage("--window is not available with --seed-compat");
+    auto parsed = attribution::ParseWindow(window_spec);
+    if (!parsed.ok()) return parsed.status();
+    options.window = *parsed;
+  }
+  return options;
+}
 
-  // Trials per engine, in the order engines first appear.
-  std::vector<std::string> order;
-  std::map<std::string, std::vector<std::string>> trial_paths;
-  for (const std::string& t : args.traces) {
-    std::string engine, path;
-    if (!SplitAssignment(t, &engine, &path)) return ReportError(Usage("--trace '" + t + "': expected ENGINE=PATH"));
-    auto expanded = attribution::ExpandTrialPaths(path);
-    if (!expanded.ok()) return ReportError(expanded.status());
-    if (!trial_paths.count(engine)) order.push_back(engine);
-    for (auto& p : *expanded) trial_paths[engine].push_back(std::move(p));
+// Attributes every trial of one engine; each trial gets its source's default process
+// filter when --process names none.
+StatusOr<attribution::EngineSummary> AttributeEngine(const std::string& engine, const std::vector<bundle::Trial>& trials,
+                                                     const attribution::AttributionOptions& options) {
+  std::vector<attribution::TrialSummary> summaries;
+  for (const bundle::Trial& t : trials) {
+    auto summary = t.source->summarize(t.path, sources::WithDefaultProcessFilter(*t.source, engine, options));
+    if (!summary.ok()) return summary.status();
+    std::cerr << "ok: " << engine << ' ' << t.path << ": " << summary->submissions << ' '
+              << t.source->descriptor.words.units << " over " << summary->tokens << " tokens ("
+              << summary->tokens_source << "), " << summary->shader_count << " shaders\n";
+    summaries.push_back(std::move(summary).value());
   }
-  if (!args.baseline.empty() && !trial_paths.count(args.baseline)) {
-    return ReportError(Usage("--baseline " + args.baseline + " has no --trace " + args.baseline + "=PATH"));
-  }
-  if (!args.baseline.empty() && order.size() < 2) {
-    return ReportError(Usage("--baseline needs at least one other engine's traces"));
-  }
-  // The compared engine first, the baseline last.
-  if (!args.baseline.empty()) {
-    order.erase(std::find(order.begin(), order.end(), args.baseline));
-    order.push_back(args.baseline);
-  }
+  return attribution::SummarizeEngine(engine, std::move(summaries), options.buckets, options.seed_compat);
+}
 
+// Every engine attributed, and the comparison when there is a baseline.
+StatusOr<report::Report> BuildReport(const AttributeArgs& args) {
+  auto base = BaseOptions(args);
+  if (!base.ok()) return base.status();
+  auto engines = DiscoverEngines(args);
+  if (!engines.ok()) return engines.status();
   report::Report report;
-  report.buckets = base.buckets;
+  report.buckets = base->buckets;
   report.seed_compat = args.seed_compat;
-  for (const std::string& engine : order) {
-    attribution::AttributionOptions options = base;
-    auto p = process_by_engine.find(engine);
-    options.process_prefix = p != process_by_engine.end() ? p->second
-                             : !all_process_prefix.empty() ? all_process_prefix
-                                                           : engine;
-    auto tk = tokens_by_engine.find(engine);
-    Status tokens_ok = ApplyTokens(tk != tokens_by_engine.end() ? tk->second : all_tokens, &options);
-    if (!tokens_ok.ok()) return ReportError(tokens_ok);
-    auto w = window_by_engine.find(engine);
-    std::string window_spec = w != window_by_engine.end() ? w->second : all_window;
-    if (!window_spec.empty()) {
-      if (args.seed_compat) return ReportError(Usage("--window is not available with --seed-compat"));
-      auto parsed = attribution::ParseWindow(window_spec);
-      if (!parsed.ok()) return ReportError(parsed.status());
-      options.window = *parsed;
-    }
-    std::vector<attribution::TrialSummary> trials;
-    for (const std::string& path : trial_paths[engine]) {
-      attribution::AttributionOptions trial_options = options;
-      // Profiler traces name the host process after the interpreter (python3), not the
-      // engine: without an explicit --process they keep every process.
-      if (p == process_by_engine.end() && all_process_prefix.empty() && attribution::IsTraceJsonTrial(path)) {
-        trial_options.all_processes = true;
-      }
-      auto summary = attribution::AttributeTrial(path, trial_options);
-      if (!summary.ok()) return ReportError(summary.status());
-      std::cerr << "ok: " << engine << ' ' << path << ": " << summary->submissions << " submissions over "
-                << summary->tokens << " tokens (" << summary->tokens_source << "), "
-                << summary->shader_count << " shaders\n";
-      trials.push_back(std::move(summary).value());
-    }
-    report.engines.push_back(
-        attribution::SummarizeEngine(engine, std::move(trials), options.buckets, args.seed_compat));
+  for (const std::string& engine : engines->order) {
+    auto options = EngineOptions(args, *base, engine);
+    if (!options.ok()) return options.status();
+    auto summary = AttributeEngine(engine, engines->trials.at(engine), *options);
+    if (!summary.ok()) return summary.status();
+    report.engines.push_back(std::move(summary).value());
   }
   if (!args.baseline.empty()) {
-    report.comparison = attribution::Compare(report.engines.front(), report.engines.back(), base.buckets,
+    report.comparison = attribution::Compare(report.engines.front(), report.engines.back(), base->buckets,
                                              args.seed_compat);
     // Reports read the engine first and the baseline second.
     if (report.engines.size() > 2) {
@@ -171,18 +209,20 @@ int RunAttribute(const AttributeArgs& args) {
       report.engines.insert(report.engines.begin() + 1, std::move(baseline));
     }
   }
+  return report;
+}
 
+Status WriteReport(const AttributeArgs& args, const report::Report& report) {
   if (args.format == "all") {
-    if (args.output.empty()) return ReportError(Usage("--format all needs --output PREFIX (writes PREFIX.txt/.md/.json/.svg)"));
+    if (args.output.empty()) return Usage("--format all needs --output PREFIX (writes PREFIX.txt/.md/.json/.svg)");
     const std::pair<const char*, std::string (*)(const report::Report&)> formats[] = {
         {".txt", report::RenderText}, {".md", report::RenderMarkdown},
         {".json", report::RenderJson}, {".svg", report::RenderSvg}};
     for (const auto& [ext, render] : formats) {
-      Status s = WriteFile(args.output + ext, render(report));
-      if (!s.ok()) return ReportError(s);
+      PERFGATE_RETURN_IF_ERROR(WriteFile(args.output + ext, render(report)));
       std::cerr << "wrote: " << args.output << ext << '\n';
     }
-    return kExitOk;
+    return Status();
   }
   std::string text = args.format == "markdown" ? report::RenderMarkdown(report)
                      : args.format == "json"   ? report::RenderJson(report)
@@ -190,12 +230,18 @@ int RunAttribute(const AttributeArgs& args) {
                                                : report::RenderText(report);
   if (args.output.empty() || args.output == "-") {
     std::cout << text;
-    return kExitOk;
+    return Status();
   }
-  Status s = WriteFile(args.output, text);
-  if (!s.ok()) return ReportError(s);
+  PERFGATE_RETURN_IF_ERROR(WriteFile(args.output, text));
   std::cerr << "wrote: " << args.output << '\n';
-  return kExitOk;
+  return Status();
+}
+
+int RunAttribute(const AttributeArgs& args) {
+  auto report = BuildReport(args);
+  if (!report.ok()) return ReportError(report.status());
+  Status written = WriteReport(args, *report);
+  return written.ok() ? kExitOk : ReportError(written);
 }
 
 }  // namespace
@@ -215,7 +261,10 @@ void RegisterAttributeCommand(CLI::App& app, int* exit_code) {
                   "decode tokens per trial, VALUE or ENGINE=VALUE: N, or auto:LABEL to count a per-token "
                   "command-buffer label in the trace");
   cmd->add_option("--process", args->process,
-                  "process-name prefix of the target, PREFIX or ENGINE=PREFIX (default: the engine name)");
+                  "process-name prefix of the target, PREFIX or ENGINE=PREFIX (default: the engine name for "
+                  "Metal traces, every process for trace-event JSON)");
+  cmd->add_option("--min-trials", args->min_trials, "fail when an engine has fewer trials (default 1)")
+      ->check(CLI::PositiveNumber);
   cmd->add_flag("--all-processes", args->all_processes, "keep every process's submissions (the seed's behaviour)");
   cmd->add_option("--window", args->window,
                   "decode window, SPEC or ENGINE=SPEC: label:NAME, time:START_NS:END_NS or skip:N");

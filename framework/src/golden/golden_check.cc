@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "golden/golden_internal.h"
+#include "perfgate/core/environment.h"
 #include "perfgate/golden/golden.h"
 
 namespace perfgate::golden {
@@ -15,17 +16,6 @@ namespace fs = std::filesystem;
 
 constexpr const char* kModeVar = "PERFGATE_UPDATE_GOLDEN";
 constexpr const char* kForceVar = "PERFGATE_UPDATE_GOLDEN_FORCE";
-// Variables that CI services set (the ApprovalTests and Vitest conventions).
-constexpr const char* kCiVars[] = {"CI", "GITHUB_ACTIONS", "GITLAB_CI", "JENKINS_URL", "TF_BUILD", "BUILDKITE"};
-
-// A CI variable counts when set to anything but "", "0" or "false".
-bool Truthy(const std::optional<std::string>& v) {
-  if (!v || v->empty() || *v == "0") return false;
-  std::string lower;
-  for (char c : *v) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-  return lower != "false";
-}
-
 // "golden/decode/llama_8b.json" -> "llama_8b".
 std::string TestName(const std::string& golden_path) {
   std::string base = fs::path(golden_path).filename().string();
@@ -146,15 +136,13 @@ StatusOr<UpdateMode> UpdateModeFromEnv(const EnvLookup& env) {
   }
   const std::optional<std::string> force = env(kForceVar);
   if (force && *force == "1") return mode;
-  for (const char* var : kCiVars) {
-    if (Truthy(env(var))) {
-      return Status::Error(
-          "golden.update_refused_in_ci",
-          std::string(kModeVar) + "=" + *value + " refused: " + var +
-              " is set, and goldens are never written in CI (update them locally and commit the "
-              "diff); set " + kForceVar + "=1 to write anyway",
-          {}, ErrorKind::kUsage);
-    }
+  if (const std::optional<std::string> var = CiVariable(env)) {
+    return Status::Error(
+        "golden.update_refused_in_ci",
+        std::string(kModeVar) + "=" + *value + " refused: " + *var +
+            " is set, and goldens are never written in CI (update them locally and commit the "
+            "diff); set " + kForceVar + "=1 to write anyway",
+        {}, ErrorKind::kUsage);
   }
   return mode;
 }

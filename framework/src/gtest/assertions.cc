@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -7,6 +8,7 @@
 #include <set>
 
 #include "perfgate/gtest/perfgate_gtest.h"
+#include "perfgate/metrics/catalogue.h"
 #include "perfgate/stats/summary.h"
 #include "perfgate/xctrace/toc.h"
 
@@ -35,10 +37,33 @@ std::string Fixed(double v) {
   return buf;
 }
 
-// Records a figure in the gtest output (doubles formatted here: gtest would print 17 digits).
+// The shortest text that reads back as exactly `value`: machine-readable output is
+// lossless (gtest would print 17 digits, Fixed() only 4).
+std::string RoundTrip(double value) {
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);
+  return ec == std::errc() ? std::string(buf, end) : std::to_string(value);
+}
+
+// Records a figure in the gtest output (XML / JSON), losslessly.
 void Record(const std::string& key, double value) {
   if (::testing::UnitTest::GetInstance()->current_test_info() == nullptr) return;
-  ::testing::Test::RecordProperty(PropertyKey(key), Fixed(value));
+  ::testing::Test::RecordProperty(PropertyKey(key), RoundTrip(value));
+}
+
+std::string Join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out.empty() ? "none" : out;
+}
+
+// A summary without trials is no engine: a typo'd name, or a recording never loaded.
+// Every assertion fails on it rather than comparing zeros.
+std::optional<::testing::AssertionResult> RequireEngine(const EngineSummary& e) {
+  if (!e.trials.empty()) return std::nullopt;
+  return ::testing::AssertionFailure() << "engine '" << e.name
+                                       << "' has no trials: not an engine of this suite, or its summary was never "
+                                          "loaded (check the name given to engine())";
 }
 
 // The recordings an engine summary came from, for failure messages.
@@ -94,6 +119,7 @@ std::string KnownPhases(const EngineSummary& e) {
 
 ::testing::AssertionResult PhaseBudget(const EngineSummary& e, const std::string& phase, double budget,
                                        TrialMedian attribution::PhaseMedians::*field, const std::string& unit) {
+  if (auto f = RequireEngine(e)) return *f;
   const TrialMedian* m = PhaseMetric(e, phase, field);
   if (m == nullptr) {
     return ::testing::AssertionFailure() << e.name << " has no phase '" << phase << "' (phases: " << KnownPhases(e)
@@ -109,6 +135,19 @@ const attribution::BucketMedians* Bucket(const EngineSummary& e, const std::stri
     if (n == name) return &b;
   }
   return nullptr;
+}
+
+std::string KnownBuckets(const EngineSummary& e) {
+  std::vector<std::string> names;
+  for (const auto& [n, _] : e.buckets) names.push_back(n);
+  return Join(names);
+}
+
+std::string KnownFamilies(const EngineSummary& e, const EngineSummary& b) {
+  std::set<std::string> names;
+  for (const auto& [f, _] : e.encoder_gpu) names.insert(f);
+  for (const auto& [f, _] : b.encoder_gpu) names.insert(f);
+  return Join({names.begin(), names.end()});
 }
 
 // Engine versus baseline shifted by the allowance: any median excess fails; the rank
@@ -134,22 +173,31 @@ const attribution::BucketMedians* Bucket(const EngineSummary& e, const std::stri
 
 }  // namespace
 
-void MetalTraceFixture::SetUp() {
+void PerfSuiteFixture::SetUp() {
   SuiteConfig config = Config();
   const char* golden_override = std::getenv("PERFGATE_GOLDEN_DIR");
   golden_dir_ = golden_override != nullptr && *golden_override ? golden_override : config.golden_dir;
+  golden_checked_.clear();
   SuiteLoad load = LoadSuite(config);
   if (!load.error.ok()) {
     FAIL() << "suite " << config.suite << ": " << load.error.ToString();
   }
   if (load.unavailable) {
+    // The reason is the message's first line: CTest shows a skip's output nowhere else.
+    std::cout << "perfgate: " << load.unavailable->reason << "\n";
     GTEST_SKIP() << load.unavailable->reason;
   }
   data_ = load.data;
   ::testing::Test::RecordProperty("perfgate_recordings", data_->recordings_dir);
 }
 
-const attribution::Comparison& MetalTraceFixture::comparison() const {
+const attribution::EngineSummary& PerfSuiteFixture::engine(const std::string& name) const {
+  auto found = data_->Find(name);
+  if (!found.ok()) ADD_FAILURE() << found.status().message();
+  return data_->engine(name);
+}
+
+const attribution::Comparison& PerfSuiteFixture::comparison() const {
   static const attribution::Comparison kNone;
   if (!data_->comparison) {
     ADD_FAILURE() << "this suite has no baseline, so there is no comparison";
@@ -158,18 +206,20 @@ const attribution::Comparison& MetalTraceFixture::comparison() const {
   return *data_->comparison;
 }
 
-std::string MetalTraceFixture::GoldenPath() const {
+std::string PerfSuiteFixture::GoldenPath() const {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
   return golden_dir_ + "/" + (info != nullptr ? info->name() : "unknown") + ".json";
 }
 
 ::testing::AssertionResult SubmissionsPerTokenAtMost(const EngineSummary& e, double budget) {
+  if (auto f = RequireEngine(e)) return *f;
   bool pass = e.dispatches_per_token.median <= budget;
   return Outcome(pass, {BudgetRow(e.name + ".submissions_per_token", e.dispatches_per_token, budget, pass)},
                  e.name + " submissions/token budget " + Fixed(budget), Provenance(e));
 }
 
 ::testing::AssertionResult SubmissionsPerTokenExactly(const EngineSummary& e, double expected, double tolerance) {
+  if (auto f = RequireEngine(e)) return *f;
   MetricVerdict v = gates::JudgeExact(e.name + ".submissions_per_token",
                                       std::vector<double>(e.dispatches_per_token.per_trial.size(), expected),
                                       e.dispatches_per_token.per_trial, gates::ExactPolicy{tolerance});
@@ -198,11 +248,14 @@ namespace {
 // A bucket's delta gate with the allowance given absolutely (µs) or as a percentage.
 ::testing::AssertionResult BucketDelta(const EngineSummary& engine, const EngineSummary& baseline,
                                        const std::string& bucket, double limit, bool percent) {
+  if (auto f = RequireEngine(engine)) return *f;
+  if (auto f = RequireEngine(baseline)) return *f;
   const auto* e = Bucket(engine, bucket);
   const auto* b = Bucket(baseline, bucket);
   if (e == nullptr || b == nullptr) {
-    return ::testing::AssertionFailure() << "no bucket '" << bucket << "' in "
-                                         << (e == nullptr ? engine.name : baseline.name);
+    const EngineSummary& lacking = e == nullptr ? engine : baseline;
+    return ::testing::AssertionFailure() << "no bucket '" << bucket << "' in " << lacking.name
+                                         << " (buckets: " << KnownBuckets(lacking) << ")";
   }
   const double allowance = percent ? std::fabs(b->us_per_token.median) * limit / 100.0 : limit;
   return DeltaWithin(engine.name + "." + bucket + ".us_per_token", e->us_per_token, b->us_per_token, allowance,
@@ -225,6 +278,8 @@ namespace {
 
 ::testing::AssertionResult FamilyDeltaAtMostPercent(const EngineSummary& engine, const EngineSummary& baseline,
                                                     const std::string& family, double max_delta_pct) {
+  if (auto f = RequireEngine(engine)) return *f;
+  if (auto f = RequireEngine(baseline)) return *f;
   auto get = [&](const EngineSummary& e) {
     auto it = e.encoder_gpu.find(family);
     return it != e.encoder_gpu.end() ? it->second.gpu_us_per_token
@@ -232,7 +287,8 @@ namespace {
   };
   if (!engine.encoder_gpu.count(family) && !baseline.encoder_gpu.count(family)) {
     return ::testing::AssertionFailure() << "no family '" << family << "' in " << engine.name << " or "
-                                         << baseline.name << Provenance(engine);
+                                         << baseline.name << " (families: " << KnownFamilies(engine, baseline)
+                                         << ")" << Provenance(engine);
   }
   const TrialMedian e = get(engine), b = get(baseline);
   return DeltaWithin(engine.name + ".family." + family + ".gpu_us_per_token", e, b,
@@ -270,41 +326,7 @@ namespace {
 }
 
 golden::GoldenFile GoldenOf(const EngineSummary& e, std::map<std::string, std::string> context) {
-  using golden::Direction;
-  using golden::FieldPolicy;
-  golden::GoldenFile g;
-  g.context = std::move(context);
-  g.context["engine"] = e.name;
-  g.context["trials"] = std::to_string(e.trials.size());
-  auto put = [&](const std::string& name, const TrialMedian& m, FieldPolicy policy) {
-    golden::GoldenValue v;
-    v.value = m.median;
-    v.policy = std::move(policy);
-    v.samples = m.per_trial;
-    g.values[name] = std::move(v);
-  };
-  const FieldPolicy count = FieldPolicy::Exact(0.5);
-  const FieldPolicy total_time = FieldPolicy::Noisy(0.05, 20, Direction::kLowerIsBetter);
-  const FieldPolicy part_time = FieldPolicy::Noisy(0.10, 20, Direction::kLowerIsBetter);
-  put("submissions_per_token", e.dispatches_per_token, count);
-  put("gpu_us_per_token", e.gpu_us_per_token, total_time);
-  put("busy_us_per_token", e.busy_us_per_token, total_time);
-  for (const auto& [name, b] : e.buckets) {
-    put("buckets/" + name + "/submissions_per_token", b.dispatches_per_token, count);
-    put("buckets/" + name + "/us_per_token", b.us_per_token, part_time);
-  }
-  for (const auto& [phase, p] : e.cb_label_gpu) {
-    put("phases/" + phase + "/cbs_per_token", p.cbs_per_token, count);
-    put("phases/" + phase + "/gpu_us_per_token", p.gpu_us_per_token, part_time);
-  }
-  for (const auto& [family, names] : e.shader_registry) {
-    golden::GoldenValue v;
-    v.value = static_cast<double>(names.size());
-    v.is_integer = true;
-    v.policy = FieldPolicy::Exact(0);
-    g.values["kernel_families/" + family] = std::move(v);
-  }
-  return g;
+  return metrics::EngineGolden(e, std::move(context));
 }
 
 ::testing::AssertionResult MatchesGolden(const std::string& golden_path, const golden::GoldenFile& actual,
@@ -329,20 +351,68 @@ golden::GoldenFile GoldenOf(const EngineSummary& e, std::map<std::string, std::s
   }
 }
 
-::testing::AssertionResult MetalTraceFixture::MatchesGolden(const std::string& engine_name) const {
+namespace {
+
+// The engine a golden file was written for (its context), or "" when unreadable.
+std::string GoldenEngine(const std::string& path) {
+  auto g = golden::ReadGolden(path);
+  if (!g.ok()) return "";
+  auto it = g->context.find("engine");
+  return it == g->context.end() ? "" : it->second;
+}
+
+// Where the figures were recorded, for the golden's context (never compared): the
+// trial's meta.json for every source, and for Metal trials the xctrace TOC.
+void AddRecordingContext(const SuiteData& data, const EngineSummary& e, std::map<std::string, std::string>* context) {
+  auto& c = *context;
+  if (auto toc = xctrace::ReadTocFile(e.trials.front().path + "/toc.xml"); toc.ok() && !toc->runs.empty()) {
+    const auto& run = toc->runs.front();
+    c["recording_device"] = run.device.model.empty() ? run.device.name : run.device.model;
+    c["recording_os"] = run.device.os_version;
+    c["instruments_version"] = run.instruments_version;
+    c["template"] = run.template_name;
+  }
+  auto meta = data.meta.find(e.name);
+  if (meta == data.meta.end()) return;
+  // Figures of one trial (its number, times, speed, counts) are no context.
+  static const std::set<std::string> kPerTrial = {"trial", "trials", "seed", "trial_seed", "decode_wall_ms",
+                                                  "tokens_per_s", "start_time", "end_time", "environment.date_utc"};
+  for (const auto& [key, value] : meta->second) {
+    if (kPerTrial.count(key) || key.rfind("expected.", 0) == 0 || key.rfind("launch_counts.", 0) == 0) continue;
+    c["meta." + key] = value;
+  }
+  for (const char* key : {"environment.gpu", "chip", "host"}) {
+    auto it = meta->second.find(key);
+    if (it != meta->second.end() && !c.count("recording_device")) c["recording_device"] = it->second;
+  }
+}
+
+}  // namespace
+
+std::string PerfSuiteFixture::GoldenPathFor(const std::string& engine_name) const {
+  const std::string legacy = GoldenPath();
+  std::error_code ec;
+  // <test>.json belongs to the engine its context names, or, while it does not exist,
+  // to the first engine the test checks: goldens written before engines had files of
+  // their own keep loading.
+  const bool legacy_exists = std::filesystem::exists(legacy, ec);
+  if (legacy_exists ? GoldenEngine(legacy) == engine_name : golden_checked_.empty()) return legacy;
+  return legacy.substr(0, legacy.size() - std::string(".json").size()) + "." + engine_name + ".json";
+}
+
+::testing::AssertionResult PerfSuiteFixture::MatchesGolden(const std::string& engine_name) const {
   const EngineSummary& e = engine(engine_name);
-  if (e.trials.empty()) return ::testing::AssertionFailure() << "no engine '" << engine_name << "' in this suite";
+  if (auto f = RequireEngine(e)) return *f;
+  if (golden_checked_.count(engine_name)) {
+    return ::testing::AssertionFailure() << "engine '" << engine_name << "' was already checked against "
+                                         << golden_checked_.at(engine_name) << " in this test";
+  }
+  const std::string path = GoldenPathFor(engine_name);
+  golden_checked_[engine_name] = path;
   std::map<std::string, std::string> context;
   context["perfgate_version"] = PERFGATE_VERSION_STRING;
   context["recordings"] = std::filesystem::path(data_->recordings_dir).filename().string();
-  // Where the figures were recorded (from the first trial's TOC), and what compared them.
-  if (auto toc = xctrace::ReadTocFile(e.trials.front().path + "/toc.xml"); toc.ok() && !toc->runs.empty()) {
-    const auto& run = toc->runs.front();
-    context["recording_device"] = run.device.model.empty() ? run.device.name : run.device.model;
-    context["recording_os"] = run.device.os_version;
-    context["instruments_version"] = run.instruments_version;
-    context["template"] = run.template_name;
-  }
+  AddRecordingContext(*data_, e, &context);
   for (const char* var : {"PERFGATE_COMMIT", "GITHUB_SHA", "CI_COMMIT_SHA"}) {
     if (const char* v = std::getenv(var); v != nullptr && *v) {
       context["commit"] = v;
@@ -351,11 +421,12 @@ golden::GoldenFile GoldenOf(const EngineSummary& e, std::map<std::string, std::s
   }
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
   std::string filter = info != nullptr ? std::string(info->test_suite_name()) + "." + info->name() : "";
-  return testing::MatchesGolden(GoldenPath(), GoldenOf(e, std::move(context)),
+  return testing::MatchesGolden(path, GoldenOf(e, std::move(context)),
                                 "PERFGATE_UPDATE_GOLDEN=all ctest -R '" + filter + "'");
 }
 
 ::testing::AssertionResult KernelFamilyPresent(const EngineSummary& e, const std::string& family) {
+  if (auto f = RequireEngine(e)) return *f;
   auto it = e.shader_registry.find(family);
   if (it != e.shader_registry.end() && !it->second.empty()) {
     return ::testing::AssertionSuccess() << family << " present in " << e.name;
@@ -368,6 +439,7 @@ golden::GoldenFile GoldenOf(const EngineSummary& e, std::map<std::string, std::s
 }
 
 ::testing::AssertionResult KernelFamilyAbsent(const EngineSummary& e, const std::string& family) {
+  if (auto f = RequireEngine(e)) return *f;
   auto it = e.shader_registry.find(family);
   if (it == e.shader_registry.end() || it->second.empty()) {
     return ::testing::AssertionSuccess() << family << " absent from " << e.name;

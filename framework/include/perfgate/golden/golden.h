@@ -72,6 +72,7 @@
 #include <utility>
 #include <vector>
 
+#include "perfgate/core/environment.h"
 #include "perfgate/core/status.h"
 
 namespace perfgate::golden {
@@ -224,8 +225,8 @@ std::map<std::string, double> ValuesOf(const GoldenFile& file);
 enum class UpdateMode { kNone, kNew, kAll };
 const char* ToString(UpdateMode mode);  // "none" | "new" | "all"
 
-// Looks up an environment variable; nullopt when it is not set.
-using EnvLookup = std::function<std::optional<std::string>(const std::string& name)>;
+// Looks up an environment variable; nullopt when it is not set (core/environment.h).
+using EnvLookup = perfgate::EnvLookup;
 
 // The update mode from PERFGATE_UPDATE_GOLDEN ("none", "new" or "all"; unset or
 // empty means none). Errors (ErrorKind::kUsage):

@@ -14,20 +14,22 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <memory>
 #include <string>
 
 #include "perfgate/attribution/summary.h"
 #include "perfgate/gates/verdict.h"
 #include "perfgate/golden/golden.h"
-#include "perfgate/gtest/suite.h"
+#include "perfgate/suite/suite.h"
 
 namespace perfgate::testing {
 
 // Replays (or, where possible, records) the suite's recordings once per program and
-// hands each test the per-engine summaries. A missing recording where recording is
-// impossible skips with the reason; a bad recording fails.
-class MetalTraceFixture : public ::testing::Test {
+// hands each test the per-engine summaries, whatever source they were recorded with.
+// A bad recording fails; a missing one fails under CI and skips elsewhere (see
+// perfgate/suite/suite.h).
+class PerfSuiteFixture : public ::testing::Test {
  protected:
   // The suite's engines, baseline and directories.
   virtual SuiteConfig Config() const = 0;
@@ -35,19 +37,30 @@ class MetalTraceFixture : public ::testing::Test {
   void SetUp() override;
 
   const SuiteData& data() const { return *data_; }
-  const attribution::EngineSummary& engine(const std::string& name) const { return data_->engine(name); }
+  // The engine's summary; an unknown name fails the test, listing the suite's engines
+  // (and the empty summary returned fails every perfgate assertion too).
+  const attribution::EngineSummary& engine(const std::string& name) const;
   // First engine versus the baseline; the test fails when the suite has no baseline.
   const attribution::Comparison& comparison() const;
   // golden/<suite>/<current test name>.json; PERFGATE_GOLDEN_DIR replaces golden/<suite>.
   std::string GoldenPath() const;
-  // Compares every figure of the engine with GoldenPath() under GoldenOf's policies;
-  // PERFGATE_UPDATE_GOLDEN=new|all writes it instead (refused under CI unless forced).
+  // The golden file of one engine in the current test: <test>.json when it is that
+  // engine's (its context names it) or the test's only check, else <test>.<engine>.json,
+  // so each engine checked in one test has a file of its own.
+  std::string GoldenPathFor(const std::string& engine_name) const;
+  // Compares every figure of the engine with its golden under the catalogue's default
+  // policies (metrics::EngineGolden); PERFGATE_UPDATE_GOLDEN=new|all writes it instead
+  // (refused under CI unless forced). Checking one engine twice in a test fails.
   ::testing::AssertionResult MatchesGolden(const std::string& engine_name) const;
 
  private:
   std::shared_ptr<const SuiteData> data_;
   std::string golden_dir_;
+  mutable std::map<std::string, std::string> golden_checked_;  // engine -> golden path, this test
 };
+
+// The name suites were written against.
+using MetalTraceFixture = PerfSuiteFixture;
 
 // --- budgets on exact (count) metrics -------------------------------------------
 
@@ -90,10 +103,10 @@ class MetalTraceFixture : public ::testing::Test {
 
 // --- goldens ------------------------------------------------------------------------
 
-// Every figure of an engine as golden values, with default policies: counts per token
-// exact within 0.5; GPU µs/token noisy (5 %, floor 20 µs, lower is better); per bucket
-// and phase µs/token noisy (10 %, floor 20 µs); kernel families exact. Per-trial
-// samples are kept. `context` is recorded and never compared.
+// Every figure of an engine as golden values with the catalogue's default policies
+// (metrics::EngineGolden): counts per token exact within 0.5; GPU µs/token noisy (5 %,
+// floor 20 µs, lower is better); per bucket and phase µs/token noisy (10 %, floor
+// 20 µs); kernel families exact. `context` is recorded and never compared.
 golden::GoldenFile GoldenOf(const attribution::EngineSummary& engine,
                             std::map<std::string, std::string> context = {});
 

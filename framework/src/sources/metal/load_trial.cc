@@ -1,5 +1,5 @@
-// Loading a trial's exported tables from disk.
-#include <algorithm>
+// The Metal source: loading a trial's xctrace exports from disk (a trial directory,
+// one XML file, or a .trace bundle exported through xctrace on macOS).
 #include <filesystem>
 
 #include <unistd.h>
@@ -7,8 +7,6 @@
 #include "perfgate/attribution/attribute.h"
 #include "perfgate/xctrace/reader.h"
 #include "perfgate/core/process.h"
-#include "perfgate/json_trace/reader.h"
-#include "perfgate/json_trace/trial.h"
 #include "perfgate/xctrace/recorder.h"
 
 namespace perfgate::attribution {
@@ -126,96 +124,6 @@ StatusOr<TrialTables> LoadTrial(const std::string& path) {
   }
   for (const auto& d : docs) t.diagnostics.Merge(d.diagnostics());
   return t;
-}
-
-namespace {
-
-// Natural order: runs of digits compare by value, so trial-2.json.gz precedes
-// trial-10.json whatever the names around the numbers. Equal values ("01", "1") fall
-// back to bytes, which keeps the order total.
-bool NaturalLess(const std::string& a, const std::string& b) {
-  auto digit = [](char c) { return c >= '0' && c <= '9'; };
-  size_t i = 0;
-  size_t j = 0;
-  while (i < a.size() && j < b.size()) {
-    if (!digit(a[i]) || !digit(b[j])) {
-      if (a[i] != b[j]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[j]);
-      ++i;
-      ++j;
-      continue;
-    }
-    while (i < a.size() && a[i] == '0') ++i;
-    while (j < b.size() && b[j] == '0') ++j;
-    size_t a_end = i;
-    size_t b_end = j;
-    while (a_end < a.size() && digit(a[a_end])) ++a_end;
-    while (b_end < b.size() && digit(b[b_end])) ++b_end;
-    if (a_end - i != b_end - j) return a_end - i < b_end - j;
-    if (const int c = a.compare(i, a_end - i, b, j, b_end - j); c != 0) return c < 0;
-    i = a_end;
-    j = b_end;
-  }
-  if (a.size() - i != b.size() - j) return a.size() - i < b.size() - j;
-  return a < b;
-}
-
-}  // namespace
-
-bool IsTraceJsonTrial(const std::string& path) { return json_trace::LooksLikeTraceJson(path); }
-
-StatusOr<TrialSummary> AttributeTrial(const std::string& path, const AttributionOptions& options) {
-  if (IsTraceJsonTrial(path)) {
-    auto s = json_trace::SummarizeJsonTrialFile(path, options);
-    if (s.ok()) s->source = "trace_json";
-    return s;
-  }
-  auto tables = LoadTrial(path);
-  if (!tables.ok()) return tables.status();
-  return SummarizeTrial(*tables, options);
-}
-
-StatusOr<std::vector<std::string>> ExpandTrialPaths(const std::string& path) {
-  std::error_code ec;
-  if (!fs::exists(path, ec)) return Status::Error("io.not_found", "no such trial file or directory", {path});
-  if (IsTraceJsonTrial(path)) return std::vector<std::string>{path};
-  if (!fs::is_directory(path, ec) || fs::path(path).extension() == ".trace") {
-    return std::vector<std::string>{path};
-  }
-  const std::string marker = std::string(kExecutionPoints) + ".xml";
-  // A trial whose recording failed holds only its INCOMPLETE marker: it is still a
-  // trial, and CheckTrialComplete refuses it rather than letting it vanish.
-  auto is_trial = [&](const fs::path& dir) {
-    return fs::exists(dir / marker, ec) || fs::exists(dir / (marker + ".gz"), ec) ||
-           fs::exists(dir / std::string(xctrace::kIncompleteMarkerFile), ec);
-  };
-  if (is_trial(path)) {
-    PERFGATE_RETURN_IF_ERROR(xctrace::CheckTrialComplete(path));
-    return std::vector<std::string>{path};
-  }
-  std::vector<std::string> trials;
-  for (const auto& entry : fs::directory_iterator(path, ec)) {
-    const fs::path& p = entry.path();
-    if (!entry.is_directory()) {
-      if (IsTraceJsonTrial(p.string())) trials.push_back(p.string());
-    } else if (p.extension() == ".trace" || is_trial(p)) {
-      trials.push_back(p.string());
-    } else {
-      for (const char* name : {"trace.json", "trace.json.gz"}) {
-        if (fs::exists(p / name, ec)) trials.push_back((p / name).string());
-      }
-    }
-  }
-  for (const std::string& t : trials) {
-    if (fs::is_directory(t, ec)) PERFGATE_RETURN_IF_ERROR(xctrace::CheckTrialComplete(t));
-  }
-  if (trials.empty()) {
-    return Status::Error("attr.no_trials",
-                         "neither a trial directory (no " + marker + "[.gz]), a trace-event JSON file, nor a "
-                         "recording of trial subdirectories",
-                         {path});
-  }
-  std::sort(trials.begin(), trials.end(), NaturalLess);
-  return trials;
 }
 
 }  // namespace perfgate::attribution

@@ -1,0 +1,52 @@
+// Recording bundles: finding the trials of an engine and what was recorded with them.
+//
+// A recording is a directory of trials (`trial-K/` directories of xctrace exports or
+// holding `trace.json[.gz]`, or trace-event JSON files), in natural order (digit runs
+// by value). Every entry that looks like a trial is read or named in an error: a
+// trial directory that lost its required file, an empty `trial-4/`, an incomplete
+// recording, or trials of two formats in one recording all stop discovery. Files that
+// are no trial (a README, logs) are listed, never silently skipped. Each path is
+// sniffed once, through the source list.
+#ifndef PERFGATE_BUNDLE_TRIALS_H_
+#define PERFGATE_BUNDLE_TRIALS_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "perfgate/core/status.h"
+#include "perfgate/sources/source.h"
+
+namespace perfgate::bundle {
+
+// One trial: the path its source reads, and the source that recognised it.
+struct Trial {
+  std::string path;                          // trial directory or file
+  const sources::TraceSource* source = nullptr;
+  std::string meta_path;                     // its meta.json, or "" when none was written
+};
+
+// What a --trace PATH or a suite's engine directory holds.
+struct Recording {
+  std::vector<Trial> trials;         // natural order
+  std::vector<std::string> ignored;  // entries that are no trial (README.md, *.log, ...)
+};
+
+// Finds the trials at `path`: a trial (directory or file) gives itself; a recording
+// directory gives each trial in it. Errors: io.not_found, bundle.bad_trial (a
+// directory that is no trial of any source), bundle.unknown_file (a trace-like file no
+// source reads), bundle.mixed_sources, record.incomplete_bundle, attr.no_trials.
+StatusOr<Recording> DiscoverTrials(const std::string& path);
+
+// Requires at least `min_trials` trials: bundle.too_few_trials otherwise, naming them.
+Status RequireTrials(const std::string& path, const Recording& recording, int min_trials);
+
+// The recording's own account of a trial (meta.json beside the trial's files, written
+// by `perfgate record` and the recording scripts), flattened to "a.b" keys with each
+// scalar's JSON text (strings unquoted). Empty when the trial has no meta.json; a
+// meta.json that is not a JSON object is an error (bundle.bad_meta).
+StatusOr<std::map<std::string, std::string>> ReadTrialMeta(const Trial& trial);
+
+}  // namespace perfgate::bundle
+
+#endif  // PERFGATE_BUNDLE_TRIALS_H_

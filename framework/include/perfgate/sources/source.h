@@ -1,0 +1,75 @@
+// The trace sources perfgate reads, as one list.
+//
+// A source is a trace format (xctrace Metal exports, trace-event JSON, ...). Each has a
+// descriptor (its name, the unit it counts and the words reports use for it), a sniff
+// that recognises one of its trials, and a summarizer that attributes one trial. Trial
+// discovery (bundle/) sniffs every file once through this list; nothing else asks which
+// format a trial is. Adding a source is one entry in framework/src/sources/builtin.cc.
+#ifndef PERFGATE_SOURCES_SOURCE_H_
+#define PERFGATE_SOURCES_SOURCE_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "perfgate/attribution/options.h"
+#include "perfgate/attribution/summary.h"
+#include "perfgate/core/status.h"
+
+namespace perfgate::sources {
+
+// What one counted item of a source is.
+enum class Unit {
+  kSubmission,  // an execution-point pair (about one encoder): Metal System Trace
+  kKernel,      // one GPU kernel event: profiler traces
+};
+
+// The words reports and failure messages use for a source's figures.
+struct SourceWords {
+  std::string_view unit;           // "submission" / "kernel"
+  std::string_view units;          // "submissions" / "kernels"
+  std::string_view family;         // "encoder family" / "kernel family"
+  std::string_view families;       // a heading: "Encoder families" / "Kernel families"
+  std::string_view per_token;      // a family column: "enc/tok" / "kern/tok"
+  std::string_view dispatch_note;  // one sentence: what a dispatch is in this source
+};
+
+struct SourceDescriptor {
+  std::string_view name;  // as in TrialSummary::source: "metal", "trace_json"
+  Unit unit = Unit::kSubmission;
+  SourceWords words;
+  std::string_view title;  // a human name: "Metal System Trace (xctrace export)"
+  // Whether an engine without a process filter keeps every process: true where traces
+  // name the host process after an interpreter (python3), not after the engine.
+  bool default_all_processes = false;
+};
+
+// One source: its descriptor, how to recognise a trial path, and how to attribute it.
+struct TraceSource {
+  SourceDescriptor descriptor;
+  // True when `path` (a trial directory or file) is a trial of this source.
+  bool (*sniff)(const std::string& path) = nullptr;
+  // Reads and attributes one trial; the summary's `source` is the descriptor's name.
+  StatusOr<attribution::TrialSummary> (*summarize)(const std::string& path,
+                                                   const attribution::AttributionOptions& options) = nullptr;
+};
+
+// The one default process filter, for the CLI and suites alike: options without a
+// prefix and without all_processes keep the processes named like the engine (Metal),
+// or every process where the source names processes after an interpreter (trace-event
+// JSON). Kept work from more than one process is counted as attr.mixed_processes.
+attribution::AttributionOptions WithDefaultProcessFilter(const TraceSource& source, const std::string& engine,
+                                                         attribution::AttributionOptions options);
+
+// The built-in sources, in sniff order.
+const std::vector<TraceSource>& BuiltinSources();
+
+// The source whose sniff accepts `path`, or nullptr.
+const TraceSource* SniffSource(const std::string& path);
+
+// The source named `name`; an unknown name is an error listing the known ones.
+StatusOr<const TraceSource*> FindSource(std::string_view name);
+
+}  // namespace perfgate::sources
+
+#endif  // PERFGATE_SOURCES_SOURCE_H_

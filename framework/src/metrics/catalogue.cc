@@ -1,0 +1,170 @@
+#include "perfgate/metrics/catalogue.h"
+
+namespace perfgate::metrics {
+namespace {
+
+using attribution::EngineSummary;
+using attribution::TrialMedian;
+using golden::Direction;
+using golden::FieldPolicy;
+
+constexpr std::string_view kScopes[] = {"", "buckets", "phases", "families", "kernel_families", "extras"};
+
+// The singular word a scope's parts take in verdict and counter names.
+std::string PartWord(const std::string& scope) {
+  if (scope == "phases") return "phase";
+  if (scope == "families") return "family";
+  if (scope == "kernel_families") return "kernel_family";
+  return "";
+}
+
+FieldPolicy CountPolicy() { return FieldPolicy::Exact(0.5); }
+FieldPolicy TotalTimePolicy() { return FieldPolicy::Noisy(0.05, 20, Direction::kLowerIsBetter); }
+FieldPolicy PartTimePolicy() { return FieldPolicy::Noisy(0.10, 20, Direction::kLowerIsBetter); }
+
+// Which metrics a golden holds: the set goldens have always held, so files written
+// before the catalogue keep matching field for field.
+bool InGolden(const MetricId& id) {
+  if (id.scope.empty()) return true;
+  if (id.scope == "buckets") return id.quantity != "p50_us";
+  if (id.scope == "phases") return id.quantity == "cbs_per_token" || id.quantity == "gpu_us_per_token";
+  return id.scope == "kernel_families";
+}
+
+struct Builder {
+  std::vector<Metric> out;
+  void Add(std::string scope, std::string part, std::string quantity, const TrialMedian& m, FieldPolicy policy) {
+    out.push_back(Metric{{std::move(scope), std::move(part), std::move(quantity)}, m, std::move(policy), false});
+  }
+};
+
+void AddTotals(const EngineSummary& e, Builder* b) {
+  b->Add("", "", "submissions_per_token", e.dispatches_per_token, CountPolicy());
+  b->Add("", "", "gpu_us_per_token", e.gpu_us_per_token, TotalTimePolicy());
+  b->Add("", "", "busy_us_per_token", e.busy_us_per_token, TotalTimePolicy());
+}
+
+void AddBuckets(const EngineSummary& e, Builder* b) {
+  for (const auto& [name, m] : e.buckets) {
+    b->Add("buckets", name, "submissions_per_token", m.dispatches_per_token, CountPolicy());
+    b->Add("buckets", name, "us_per_token", m.us_per_token, PartTimePolicy());
+    b->Add("buckets", name, "p50_us", m.p50_us, PartTimePolicy());
+  }
+}
+
+void AddPhases(const EngineSummary& e, Builder* b) {
+  for (const auto& [phase, m] : e.cb_label_gpu) {
+    b->Add("phases", phase, "cbs_per_token", m.cbs_per_token, CountPolicy());
+    b->Add("phases", phase, "gpu_us_per_token", m.gpu_us_per_token, PartTimePolicy());
+    b->Add("phases", phase, "submissions_per_token", m.dispatches_per_token, CountPolicy());
+  }
+}
+
+void AddFamilies(const EngineSummary& e, Builder* b) {
+  for (const auto& [family, m] : e.encoder_gpu) {
+    b->Add("families", family, "gpu_us_per_token", m.gpu_us_per_token, PartTimePolicy());
+    b->Add("families", family, "encoders_per_token", m.encoders_per_token, CountPolicy());
+  }
+}
+
+void AddKernelFamilies(const EngineSummary& e, Builder* b) {
+  for (const auto& [family, names] : e.shader_registry) {
+    const double n = static_cast<double>(names.size());
+    b->Add("kernel_families", family, "kernels", TrialMedian{n, {}}, FieldPolicy::Exact(0));
+    b->out.back().is_integer = true;
+  }
+}
+
+std::string Join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out.empty() ? "none" : out;
+}
+
+}  // namespace
+
+std::string MetricId::GoldenPath() const {
+  if (scope.empty()) return quantity;
+  // Kernel-family sizes have always been "kernel_families/<family>".
+  if (scope == "kernel_families") return scope + "/" + part;
+  if (part.empty()) return scope + "/" + quantity;
+  return scope + "/" + part + "/" + quantity;
+}
+
+std::string MetricId::VerdictName(const std::string& engine) const {
+  const std::string word = PartWord(scope);
+  std::string name = engine + ".";
+  if (!word.empty() && scope != "phases") name += word + ".";
+  if (!part.empty()) name += part + ".";
+  return name + quantity;
+}
+
+std::string MetricId::CounterName() const {
+  const std::string word = PartWord(scope);
+  std::string name = word.empty() ? "" : word + ".";
+  if (!part.empty()) name += part + ".";
+  return name + quantity;
+}
+
+StatusOr<MetricId> MetricId::FromGoldenPath(std::string_view path) {
+  const std::string p(path);
+  const size_t first = p.find('/');
+  if (first == std::string::npos) return MetricId{"", "", p};
+  const std::string scope = p.substr(0, first);
+  std::string known;
+  for (std::string_view s : kScopes) {
+    if (!s.empty() && s == scope) {
+      if (scope == "kernel_families") return MetricId{scope, p.substr(first + 1), "kernels"};
+      const size_t last = p.rfind('/');
+      if (last == first) return MetricId{scope, "", p.substr(first + 1)};
+      return MetricId{scope, p.substr(first + 1, last - first - 1), p.substr(last + 1)};
+    }
+    if (!s.empty()) known += (known.empty() ? "" : ", ") + std::string(s);
+  }
+  return Status::Error("metric.unknown_scope", "unknown metric scope '" + scope + "' in '" + p + "' (scopes: " +
+                                                   known + ", or none for engine totals)",
+                       {}, ErrorKind::kUsage);
+}
+
+std::vector<Metric> MetricsOf(const EngineSummary& engine) {
+  Builder b;
+  AddTotals(engine, &b);
+  AddBuckets(engine, &b);
+  AddPhases(engine, &b);
+  AddFamilies(engine, &b);
+  AddKernelFamilies(engine, &b);
+  return std::move(b.out);
+}
+
+StatusOr<Metric> FindMetric(const EngineSummary& engine, std::string_view golden_path) {
+  auto id = MetricId::FromGoldenPath(golden_path);
+  if (!id.ok()) return id.status();
+  std::vector<std::string> same_scope;
+  for (Metric& m : MetricsOf(engine)) {
+    if (m.id == *id) return m;
+    if (m.id.scope == id->scope) same_scope.push_back(m.id.GoldenPath());
+  }
+  return Status::Error("metric.unknown",
+                       "engine '" + engine.name + "' has no metric '" + std::string(golden_path) + "' (" +
+                           (id->scope.empty() ? "totals" : id->scope) + ": " + Join(same_scope) + ")",
+                       {}, ErrorKind::kUsage);
+}
+
+golden::GoldenFile EngineGolden(const EngineSummary& engine, std::map<std::string, std::string> context) {
+  golden::GoldenFile g;
+  g.context = std::move(context);
+  g.context["engine"] = engine.name;
+  g.context["trials"] = std::to_string(engine.trials.size());
+  for (const Metric& m : MetricsOf(engine)) {
+    if (!InGolden(m.id)) continue;
+    golden::GoldenValue v;
+    v.value = m.value.median;
+    v.policy = m.policy;
+    v.samples = m.value.per_trial;
+    v.is_integer = m.is_integer;
+    g.values[m.id.GoldenPath()] = std::move(v);
+  }
+  return g;
+}
+
+}  // namespace perfgate::metrics

@@ -1,0 +1,105 @@
+// The one list of trace sources. Sniff order matters only where two formats could
+// claim a path; none do today (a Metal trial is a directory or an XML export, a
+// trace-event trial a JSON file).
+#include <filesystem>
+
+#include "perfgate/attribution/attribute.h"
+#include "perfgate/json_trace/reader.h"
+#include "perfgate/json_trace/trial.h"
+#include "perfgate/sources/source.h"
+#include "perfgate/xctrace/metal_tables.h"
+
+namespace perfgate::sources {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A Metal trial: a directory holding the execution-points export, a .trace bundle
+// (exported through xctrace), or one XML file holding the tables.
+bool SniffMetal(const std::string& path) {
+  std::error_code ec;
+  const fs::path p(path);
+  if (fs::is_directory(p, ec)) {
+    if (p.extension() == ".trace") return true;
+    const std::string points = std::string(xctrace::ExecutionPoint::kSchema) + ".xml";
+    return fs::is_regular_file(p / points, ec) || fs::is_regular_file(p / (points + ".gz"), ec);
+  }
+  const std::string name = p.filename().string();
+  auto ends_with = [&](std::string_view s) {
+    return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0;
+  };
+  return fs::is_regular_file(p, ec) && (ends_with(".xml") || ends_with(".xml.gz"));
+}
+
+StatusOr<attribution::TrialSummary> SummarizeMetal(const std::string& path,
+                                                   const attribution::AttributionOptions& options) {
+  auto tables = attribution::LoadTrial(path);
+  if (!tables.ok()) return tables.status();
+  auto s = attribution::SummarizeTrial(*tables, options);
+  if (s.ok()) s->source = "metal";
+  return s;
+}
+
+bool SniffTraceJson(const std::string& path) { return json_trace::LooksLikeTraceJson(path); }
+
+StatusOr<attribution::TrialSummary> SummarizeTraceJson(const std::string& path,
+                                                       const attribution::AttributionOptions& options) {
+  auto s = json_trace::SummarizeJsonTrialFile(path, options);
+  if (s.ok()) s->source = "trace_json";
+  return s;
+}
+
+std::vector<TraceSource> MakeBuiltinSources() {
+  TraceSource metal;
+  metal.descriptor = {"metal", Unit::kSubmission,
+                      {"submission", "submissions", "encoder family", "Encoder families", "enc/tok",
+                       "A submission is one GPU execution-point pair (about one encoder), not a kernel dispatch."},
+                      "Metal System Trace (xctrace export)"};
+  metal.sniff = SniffMetal;
+  metal.summarize = SummarizeMetal;
+  TraceSource trace_json;
+  trace_json.descriptor = {"trace_json", Unit::kKernel,
+                           {"kernel", "kernels", "kernel family", "Kernel families", "kern/tok",
+                            "A dispatch is one GPU kernel event (memcpy and memset included)."},
+                           "trace-event JSON (PyTorch profiler / Kineto, Perfetto)", true};
+  trace_json.sniff = SniffTraceJson;
+  trace_json.summarize = SummarizeTraceJson;
+  return {metal, trace_json};
+}
+
+}  // namespace
+
+attribution::AttributionOptions WithDefaultProcessFilter(const TraceSource& source, const std::string& engine,
+                                                         attribution::AttributionOptions options) {
+  if (!options.process_prefix.empty() || options.all_processes) return options;
+  if (source.descriptor.default_all_processes) {
+    options.all_processes = true;
+  } else {
+    options.process_prefix = engine;
+  }
+  return options;
+}
+
+const std::vector<TraceSource>& BuiltinSources() {
+  static const std::vector<TraceSource> kSources = MakeBuiltinSources();
+  return kSources;
+}
+
+const TraceSource* SniffSource(const std::string& path) {
+  for (const TraceSource& s : BuiltinSources()) {
+    if (s.sniff(path)) return &s;
+  }
+  return nullptr;
+}
+
+StatusOr<const TraceSource*> FindSource(std::string_view name) {
+  std::string known;
+  for (const TraceSource& s : BuiltinSources()) {
+    if (s.descriptor.name == name) return &s;
+    known += (known.empty() ? "" : ", ") + std::string(s.descriptor.name);
+  }
+  return Status::Error("source.unknown", "unknown trace source '" + std::string(name) + "' (known: " + known + ")",
+                       {}, ErrorKind::kUsage);
+}
+
+}  // namespace perfgate::sources

@@ -1,0 +1,279 @@
+// Suite loading: record (when asked), discover and attribute every engine's trials,
+// compare with the baseline. Fails closed: see suite/suite.h.
+#include "perfgate/suite/suite.h"
+
+#include <filesystem>
+#include <iostream>
+#include <mutex>
+
+#include "perfgate/bundle/trials.h"
+#include "perfgate/xctrace/recorder.h"
+
+namespace perfgate::suite {
+namespace {
+
+namespace fs = std::filesystem;
+using attribution::Bucket;
+
+std::string EnvOr(const EnvLookup& env, const char* name) { return env(name).value_or(""); }
+
+bool SameBuckets(const std::vector<Bucket>& a, const std::vector<Bucket>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].name != b[i].name || a[i].lo_ns != b[i].lo_ns || a[i].hi_ns != b[i].hi_ns || a[i].hint != b[i].hint) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string BucketsKey(const std::vector<Bucket>& buckets) {
+  std::string key;
+  for (const Bucket& b : buckets) {
+    key += b.name + "[" + std::to_string(b.lo_ns) + "," + std::to_string(b.hi_ns) + ")" + b.hint + ";";
+  }
+  return key;
+}
+
+std::string OptionsKey(const attribution::AttributionOptions& o) {
+  std::string key = o.process_prefix + "|" + std::to_string(o.all_processes) + "|" + std::to_string(o.seed_compat) +
+                    "|" + std::to_string(static_cast<int>(o.window.mode)) + ":" + o.window.label + ":" +
+                    std::to_string(o.window.start_ns) + ":" + std::to_string(o.window.end_ns) + ":" +
+                    std::to_string(o.window.skip) + "|" + std::to_string(o.tokens.value_or(-1)) + "|" +
+                    o.token_label + "|" + BucketsKey(o.buckets) + "|" + o.kernel_families.strip_prefix + ":";
+  for (const auto& r : o.kernel_families.rules) key += r.prefix + "=" + r.family + ";";
+  return key;
+}
+
+// The buckets stated once: the suite's, or one engine's when only it departs from the
+// defaults. Two different non-default sets are an error.
+StatusOr<std::vector<Bucket>> SuiteBuckets(const SuiteConfig& c) {
+  const std::vector<Bucket> defaults = attribution::DefaultBuckets();
+  std::vector<Bucket> chosen = c.buckets;
+  for (const EngineSpec& e : c.engines) {
+    if (SameBuckets(e.options.buckets, defaults) || SameBuckets(e.options.buckets, chosen)) continue;
+    if (!SameBuckets(chosen, defaults)) {
+      return Status::Error("suite.bad_config",
+                           "engine '" + e.name + "' states buckets that differ from the suite's; state them once, "
+                           "in SuiteConfig::buckets",
+                           {}, ErrorKind::kUsage);
+    }
+    chosen = e.options.buckets;
+  }
+  return chosen;
+}
+
+// The engines as loading attributes them: with the suite's buckets. (The default
+// process filter is applied per trial, by its source.)
+StatusOr<std::vector<EngineSpec>> ResolvedEngines(const SuiteConfig& c) {
+  auto buckets = SuiteBuckets(c);
+  if (!buckets.ok()) return buckets.status();
+  std::vector<EngineSpec> out = c.engines;
+  for (EngineSpec& e : out) e.options.buckets = *buckets;
+  return out;
+}
+
+Status RecordFirst(const SuiteConfig& config, const std::vector<EngineSpec>& engines, const std::string& dir) {
+  if (auto why = xctrace::WhyRecordingImpossible()) {
+    return Status::Error("suite.record_unavailable",
+                         "PERFGATE_RECORD=1 asks to record, but " + *why + "; unset it to replay " + dir, {},
+                         ErrorKind::kEnvironment);
+  }
+  std::vector<xctrace::EngineRecordSpec> specs;
+  for (const EngineSpec& e : engines) {
+    if (e.record_command.empty() || e.record_tokens <= 0) {
+      return Status::Error("suite.no_record_command",
+                           "PERFGATE_RECORD=1, but engine '" + e.name +
+                               "' has no record_command / record_tokens in the suite's config",
+                           {}, ErrorKind::kUsage);
+    }
+    const std::string prefix = e.options.process_prefix.empty() ? e.name : e.options.process_prefix;
+    specs.push_back({e.name, e.record_command, e.record_tokens, prefix, {}});
+  }
+  xctrace::RecordOptions ro;
+  ro.trials = config.record_trials;
+  ro.cooldown_ms = config.record_cooldown_ms;
+  ro.progress = &std::cerr;
+  auto recorded = xctrace::RecordInterleaved(specs, ro, dir);
+  return recorded.ok() ? Status() : recorded.status();
+}
+
+// Why an engine's recording is missing, and how to make one.
+std::string MissingReason(const EngineSpec& e, const std::string& engine_dir) {
+  std::string reason = "no recording of engine '" + e.name + "' at " + engine_dir;
+  if (e.record_command.empty()) {
+    return reason + "; the suite has no record command for it: put its trials there (trial-K/ directories of "
+                    "xctrace exports or of trace.json[.gz]), or point PERFGATE_RECORDINGS at recordings that have them";
+  }
+  auto why = xctrace::WhyRecordingImpossible();
+  return reason + "; record it with PERFGATE_RECORD=1 on a Mac with xctrace (here: " +
+         why.value_or("xctrace is available") + "), or point PERFGATE_RECORDINGS at recordings that have it";
+}
+
+// Discovers and attributes one engine's trials into `data`.
+Status LoadEngine(const EngineSpec& e, int min_trials, const std::string& engine_dir, SuiteData* data) {
+  auto recording = bundle::DiscoverTrials(engine_dir);
+  if (!recording.ok()) return recording.status();
+  PERFGATE_RETURN_IF_ERROR(bundle::RequireTrials(engine_dir, *recording, e.min_trials > 0 ? e.min_trials : min_trials));
+  std::vector<attribution::TrialSummary> trials;
+  std::vector<std::string> paths;
+  for (const bundle::Trial& t : recording->trials) {
+    auto summary = t.source->summarize(t.path, sources::WithDefaultProcessFilter(*t.source, e.name, e.options));
+    if (!summary.ok()) return summary.status();
+    trials.push_back(std::move(summary).value());
+    paths.push_back(t.path);
+  }
+  auto meta = bundle::ReadTrialMeta(recording->trials.front());
+  if (!meta.ok()) return meta.status();
+  data->meta[e.name] = std::move(meta).value();
+  data->trial_paths[e.name] = std::move(paths);
+  data->engines.emplace(e.name, attribution::SummarizeEngine(e.name, std::move(trials), e.options.buckets,
+                                                             e.options.seed_compat));
+  return Status();
+}
+
+Status Compare(const SuiteConfig& config, const std::vector<EngineSpec>& engines, SuiteData* data) {
+  if (config.baseline.empty()) return Status();
+  auto base = data->engines.find(config.baseline);
+  const EngineSpec* first = nullptr;
+  for (const EngineSpec& e : engines) {
+    if (e.name != config.baseline) {
+      first = &e;
+      break;
+    }
+  }
+  if (base == data->engines.end() || first == nullptr) {
+    return Status::Error("suite.bad_config", "baseline '" + config.baseline +
+                                                 "' must be one of the suite's engines (" + data->EngineNames() +
+                                                 "), beside another engine",
+                         {}, ErrorKind::kUsage);
+  }
+  data->comparison = attribution::Compare(data->engines.at(first->name), base->second, first->options.buckets,
+                                          first->options.seed_compat);
+  return Status();
+}
+
+SuiteLoad Failed(Status s) {
+  SuiteLoad out;
+  out.error = std::move(s);
+  return out;
+}
+
+// A missing recording: a skip with its reason first, or under CI (unless a skip is
+// allowed) a failure that names the path and how to record it.
+SuiteLoad Missing(const SuiteConfig& config, const std::vector<std::string>& reasons, const EnvLookup& env) {
+  std::string text = "suite " + config.suite + " skipped: ";
+  for (size_t i = 0; i < reasons.size(); ++i) text += (i ? "; and " : "") + reasons[i];
+  const std::optional<std::string> ci = CiVariable(env);
+  if (ci && !config.allow_skip && !EnvTruthy(env("PERFGATE_ALLOW_SKIP"))) {
+    std::string msg = reasons.front();
+    for (size_t i = 1; i < reasons.size(); ++i) msg += "; and " + reasons[i];
+    return Failed(Status::Error("suite.no_recording",
+                                msg + ". " + *ci + " is set, so a missing recording fails; set PERFGATE_ALLOW_SKIP=1 "
+                                "(or SuiteConfig::allow_skip) to skip deliberately",
+                                {}, ErrorKind::kEnvironment));
+  }
+  SuiteLoad out;
+  out.unavailable = Unavailable{text};
+  return out;
+}
+
+SuiteLoad Load(const SuiteConfig& config, const std::string& dir, const EnvLookup& env) {
+  auto engines = ResolvedEngines(config);
+  if (!engines.ok()) return Failed(engines.status());
+  if (EnvOr(env, "PERFGATE_RECORD") == "1") {
+    if (Status s = RecordFirst(config, *engines, dir); !s.ok()) return Failed(s);
+  }
+  auto data = std::make_shared<SuiteData>();
+  data->recordings_dir = dir;
+  std::vector<std::string> missing;
+  for (const EngineSpec& e : *engines) {
+    const std::string engine_dir = (fs::path(dir) / e.name).string();
+    std::error_code ec;
+    if (!fs::exists(engine_dir, ec)) {
+      if (!e.record_command.empty() && !xctrace::WhyRecordingImpossible()) {
+        return Failed(Status::Error("suite.no_recording",
+                                    "no recording of engine '" + e.name + "' at " + engine_dir +
+                                        "; xctrace is available: record it with PERFGATE_RECORD=1",
+                                    {}, ErrorKind::kEnvironment));
+      }
+      missing.push_back(MissingReason(e, engine_dir));
+      continue;
+    }
+    if (Status s = LoadEngine(e, config.min_trials, engine_dir, data.get()); !s.ok()) return Failed(s);
+  }
+  if (!missing.empty()) return Missing(config, missing, env);
+  if (Status s = Compare(config, *engines, data.get()); !s.ok()) return Failed(s);
+  SuiteLoad out;
+  out.data = std::move(data);
+  return out;
+}
+
+}  // namespace
+
+StatusOr<const attribution::EngineSummary*> SuiteData::Find(const std::string& name) const {
+  auto it = engines.find(name);
+  if (it == engines.end()) {
+    return Status::Error("suite.unknown_engine",
+                         "no engine '" + name + "' in this suite (engines: " + EngineNames() + ")", {},
+                         ErrorKind::kUsage);
+  }
+  return &it->second;
+}
+
+const attribution::EngineSummary& SuiteData::engine(const std::string& name) const {
+  auto it = engines.find(name);
+  if (it != engines.end()) return it->second;
+  // An empty summary of that name: every assertion fails on a summary without trials.
+  static std::mutex mu;
+  static std::map<std::string, attribution::EngineSummary> unknown;
+  std::lock_guard<std::mutex> lock(mu);
+  attribution::EngineSummary& e = unknown[name];
+  e.name = name;
+  return e;
+}
+
+std::string SuiteData::EngineNames() const {
+  std::string out;
+  for (const auto& [name, _] : engines) out += (out.empty() ? "" : ", ") + name;
+  return out.empty() ? "none" : out;
+}
+
+std::string ResolveRecordingsDir(const SuiteConfig& config) {
+  std::string env = EnvOr(ProcessEnv, "PERFGATE_RECORDINGS");
+  return env.empty() ? config.recordings_dir : env;
+}
+
+std::string ConfigKey(const SuiteConfig& c) {
+  std::string key = c.suite + "\n" + c.baseline + "\n" + BucketsKey(c.buckets) + "\n" + std::to_string(c.min_trials) +
+                    "\n" + std::to_string(c.allow_skip) + "\n";
+  for (const EngineSpec& e : c.engines) {
+    key += e.name + "\n" + OptionsKey(e.options) + "\n" + std::to_string(e.min_trials) + "\n" +
+           std::to_string(e.record_tokens) + ":";
+    for (const auto& a : e.record_command) key += a + "\x1f";
+    key += "\n";
+  }
+  return key;
+}
+
+SuiteLoad LoadSuite(const SuiteConfig& config, const EnvLookup& env) {
+  const std::string from_env = EnvOr(env, "PERFGATE_RECORDINGS");
+  return Load(config, from_env.empty() ? config.recordings_dir : from_env, env);
+}
+
+SuiteLoad LoadSuite(const SuiteConfig& config) {
+  static std::mutex mu;
+  static std::map<std::string, SuiteLoad> cache;
+  const std::string dir = ResolveRecordingsDir(config);
+  // The environment that loading reads is part of the key too.
+  const std::string key = ConfigKey(config) + dir + "\n" + EnvOr(ProcessEnv, "PERFGATE_RECORD") + "\n" +
+                          EnvOr(ProcessEnv, "PERFGATE_ALLOW_SKIP") + "\n" + CiVariable().value_or("");
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  SuiteLoad loaded = Load(config, dir, ProcessEnv);
+  cache.emplace(key, loaded);
+  return loaded;
+}
+
+}  // namespace perfgate::suite
