@@ -13,8 +13,62 @@
 # labelled `perf`, so `ctest -L perf` runs every suite and fails the build on a
 # regression. The target NAME_update_golden reruns the suite with
 # PERFGATE_UPDATE_GOLDEN=all to accept new figures.
+#
+# Fail closed: nothing here lets `ctest -L perf` pass by finding no tests.
+#  - Testing must be enabled (enable_testing() or include(CTest)) in the top-level
+#    directory and every directory down to the suite's, or configuring fails: without
+#    it CTest never sees the suite, says "No tests were found" and exits 0.
+#  - Every discovered test carries every property (LABELS perf and the extra labels,
+#    TIMEOUT, RUN_SERIAL unless PARALLEL, RESOURCE_LOCK), set after discovery from
+#    the discovered test list: gtest_discover_tests (3.25) flattens list values in
+#    PROPERTIES, which shifts the key/value pairs and loses properties.
+#  - Until a suite is built (or when it discovers no test), a test NAME_NOT_DISCOVERED
+#    with the suite's labels fails and says why.
 include_guard(GLOBAL)
 include(GoogleTest)
+
+# _perfgate_bracket(<out> <value>): <value> as one CMake bracket argument, `;` kept.
+function(_perfgate_bracket out value)
+  set(eq "=")
+  while(value MATCHES "\\]${eq}(\\]|$)")
+    string(APPEND eq "=")
+  endwhile()
+  set(${out} "[${eq}[${value}]${eq}]" PARENT_SCOPE)
+endfunction()
+
+# Run once, deferred to the end of the top-level directory, when every directory is
+# complete. enable_testing() sets CMAKE_TESTING_ENABLED in its directory and the
+# directories added after it below; CMake writes a directory's CTestTestfile.cmake
+# only when that variable is true at the end of the directory, and ctest reaches a
+# subdirectory only through its parent's file. So the suite's directory and each one
+# above it must have it.
+function(_perfgate_check_testing_enabled)
+  get_property(names GLOBAL PROPERTY _PERFGATE_SUITE_NAMES)
+  get_property(dirs GLOBAL PROPERTY _PERFGATE_SUITE_DIRS)
+  set(errors "")
+  foreach(name dir IN ZIP_LISTS names dirs)
+    get_directory_property(suite_source_dir DIRECTORY "${dir}" SOURCE_DIR)
+    set(at "${dir}")
+    while(NOT "${at}" STREQUAL "")
+      get_directory_property(enabled DIRECTORY "${at}" DEFINITION CMAKE_TESTING_ENABLED)
+      if(NOT enabled)
+        get_directory_property(at_source_dir DIRECTORY "${at}" SOURCE_DIR)
+        string(APPEND errors
+          "perfgate_add_perf_suite(${name}) in ${suite_source_dir}: testing is not "
+          "enabled in ${at_source_dir}, so CTest will never see this suite: "
+          "`ctest -L perf` would report \"No tests were found\" and pass.\n")
+        break()
+      endif()
+      get_directory_property(at DIRECTORY "${at}" PARENT_DIRECTORY)
+    endwhile()
+  endforeach()
+  if(errors)
+    message(FATAL_ERROR "${errors}"
+      "Call enable_testing() (or include(CTest)) in the top-level CMakeLists.txt, before "
+      "perfgate_add_perf_suite() and the add_subdirectory() that leads to it. With "
+      "include(CTest), BUILD_TESTING=OFF disables testing: then do not add perf suites.")
+  endif()
+endfunction()
 
 function(perfgate_add_perf_suite NAME)
   cmake_parse_arguments(PARSE_ARGV 1 ARG "PARALLEL" "GOLDEN_DIR;RECORDINGS;TIMEOUT" "SOURCES;LABELS;RESOURCE_LOCK")
@@ -43,22 +97,66 @@ function(perfgate_add_perf_suite NAME)
     PERFGATE_GOLDEN_DIR="${golden_dir}"
     PERFGATE_RECORDINGS_DIR="${recordings_dir}")
 
-  # LABELS is a list; gtest_discover_tests flattens lists in PROPERTIES, so escape it.
+  # The complete properties of every test. gtest_discover_tests (3.25) re-expands
+  # PROPERTIES on its way to set_tests_properties, so a list value (even escaped as
+  # `\;`) becomes several arguments and shifts the key/value pairs. It gets only single
+  # values, a floor for a test left out of the discovered list (a name with a square
+  # bracket); the complete set comes from a file CTest includes after discovery.
   set(labels perf ${ARG_LABELS})
   list(REMOVE_DUPLICATES labels)
-  string(REPLACE ";" "\\;" labels "${labels}")
-  set(props LABELS "${labels}" TIMEOUT ${ARG_TIMEOUT})
+  set(scalar_props LABELS perf TIMEOUT ${ARG_TIMEOUT})
+  set(props "")
+  _perfgate_bracket(value "${labels}")
+  string(APPEND props " LABELS ${value} TIMEOUT ${ARG_TIMEOUT}")
   if(NOT ARG_PARALLEL)
-    list(APPEND props RUN_SERIAL TRUE)
+    list(APPEND scalar_props RUN_SERIAL TRUE)
+    string(APPEND props " RUN_SERIAL TRUE")
   endif()
   if(ARG_RESOURCE_LOCK)
-    string(REPLACE ";" "\\;" locks "${ARG_RESOURCE_LOCK}")
-    list(APPEND props RESOURCE_LOCK "${locks}")
+    list(REMOVE_DUPLICATES ARG_RESOURCE_LOCK)
+    list(LENGTH ARG_RESOURCE_LOCK lock_count)
+    if(lock_count EQUAL 1)
+      list(APPEND scalar_props RESOURCE_LOCK ${ARG_RESOURCE_LOCK})
+    endif()
+    _perfgate_bracket(value "${ARG_RESOURCE_LOCK}")
+    string(APPEND props " RESOURCE_LOCK ${value}")
   endif()
+  set(test_list ${NAME}_TESTS)
   gtest_discover_tests(${NAME}
     DISCOVERY_TIMEOUT 60
     XML_OUTPUT_DIR "${CMAKE_BINARY_DIR}/perf-results/${NAME}"
-    PROPERTIES ${props})
+    TEST_LIST ${test_list}
+    PROPERTIES ${scalar_props})
+
+  # Included by CTest after gtest_discover_tests' file, which sets ${test_list} to the
+  # discovered names once the suite is built.
+  set(not_discovered "${CMAKE_CURRENT_BINARY_DIR}/${NAME}_not_discovered.cmake")
+  file(CONFIGURE OUTPUT "${not_discovered}" CONTENT [[
+message(FATAL_ERROR "perf suite @NAME@: no test was discovered. Build it first "
+  "(cmake --build <build dir> --target @NAME@); a suite that discovers no test fails.")
+]] @ONLY)
+  _perfgate_bracket(placeholder_command "${CMAKE_COMMAND}")
+  _perfgate_bracket(placeholder_script "${not_discovered}")
+  set(properties_file "${CMAKE_CURRENT_BINARY_DIR}/${NAME}_perf_properties.cmake")
+  file(CONFIGURE OUTPUT "${properties_file}" CONTENT [[
+# Written by perfgate_add_perf_suite(@NAME@): the properties of its tests.
+if(NOT "${@test_list@}" STREQUAL "")
+  set_tests_properties(${@test_list@} PROPERTIES@props@)
+else()
+  add_test(@NAME@_NOT_DISCOVERED @placeholder_command@ -P @placeholder_script@)
+  set_tests_properties(@NAME@_NOT_DISCOVERED PROPERTIES@props@)
+endif()
+]] @ONLY)
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${properties_file}")
+
+  # Checked once the whole tree is configured (see _perfgate_check_testing_enabled).
+  set_property(GLOBAL APPEND PROPERTY _PERFGATE_SUITE_NAMES "${NAME}")
+  set_property(GLOBAL APPEND PROPERTY _PERFGATE_SUITE_DIRS "${CMAKE_CURRENT_BINARY_DIR}")
+  get_property(check_deferred GLOBAL PROPERTY _PERFGATE_TESTING_CHECK_DEFERRED)
+  if(NOT check_deferred)
+    set_property(GLOBAL PROPERTY _PERFGATE_TESTING_CHECK_DEFERRED TRUE)
+    cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _perfgate_check_testing_enabled)
+  endif()
 
   add_custom_target(${NAME}_update_golden
     COMMAND ${CMAKE_COMMAND} -E env PERFGATE_UPDATE_GOLDEN=all $<TARGET_FILE:${NAME}>

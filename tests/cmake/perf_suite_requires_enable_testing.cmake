@@ -1,0 +1,26 @@
+# cmake.perf_suite_requires_enable_testing: a project whose suites CTest would never
+# see (no enable_testing(), or testing enabled below the top-level directory only)
+# fails to configure with a message that says what to do; enabling testing after the
+# call in the same directory is fine.
+include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")
+set(expected "perfgate_add_perf_suite\\(untested_suite\\) in [^ ]+: testing is not enabled in ")
+set(advice "Call enable_testing\\(\\) \\(or include\\(CTest\\)\\) in the top-level CMakeLists.txt")
+foreach(mode none subdir_only)
+  configure_project("${PROJECTS_DIR}/without_testing" "${WORK_DIR}/${mode}" -DMODE=${mode})
+  if(run_rc EQUAL 0)
+    message(FATAL_ERROR "MODE=${mode}: configure succeeded, but ctest would find no perf tests:\n${run_output}")
+  endif()
+  string(REGEX REPLACE "[ \t\r\n]+" " " flat "${run_output}")
+  if(NOT flat MATCHES "${expected}" OR NOT flat MATCHES "${advice}")
+    message(FATAL_ERROR "MODE=${mode}: configure failed, but not with perfgate's message:\n${run_output}")
+  endif()
+  message(STATUS "MODE=${mode}: configure fails with perfgate's message")
+endforeach()
+
+configure_project("${PROJECTS_DIR}/without_testing" "${WORK_DIR}/late" -DMODE=late)
+if(NOT run_rc EQUAL 0)
+  message(FATAL_ERROR "MODE=late: enable_testing() after the call, same directory, failed:\n${run_output}")
+endif()
+must_run(${CMAKE_CTEST_COMMAND} --test-dir "${WORK_DIR}/late" -L perf -N)
+expect_total("${run_output}" 1 "MODE=late: ctest -L perf -N before the build")
+message(STATUS "MODE=late: configures, and ctest -L perf sees the suite")
