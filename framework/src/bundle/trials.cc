@@ -183,6 +183,7 @@ StatusOr<Recording> DiscoverTrials(const std::string& path) {
   }
   const fs::path dir(path);
   const bool is_one_trial = fs::exists(dir / std::string(xctrace::kIncompleteMarkerFile), ec) ||
+                            fs::exists(dir / "trace.json", ec) || fs::exists(dir / "trace.json.gz", ec) ||
                             sources::SniffSource(path) != nullptr;
   if (is_one_trial) {
     auto trial = TrialOfDirectory(dir);

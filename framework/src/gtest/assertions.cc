@@ -243,6 +243,15 @@ std::string PerfSuiteFixture::GoldenPath() const {
   return PhaseBudget(e, phase, budget_us, &attribution::PhaseMedians::gpu_us_per_token, "gpu_us_per_token");
 }
 
+::testing::AssertionResult MetricAtMost(const EngineSummary& e, const std::string& metric, double limit) {
+  if (auto f = RequireEngine(e)) return *f;
+  auto m = metrics::FindMetric(e, metric);
+  if (!m.ok()) return ::testing::AssertionFailure() << m.status().message() << Provenance(e);
+  const std::string name = m->id.VerdictName(e.name);
+  const bool pass = m->value.median <= limit;
+  return Outcome(pass, {BudgetRow(name, m->value, limit, pass)}, name + " at most " + Fixed(limit), Provenance(e));
+}
+
 namespace {
 
 // A bucket's delta gate with the allowance given absolutely (µs) or as a percentage.
@@ -300,6 +309,8 @@ namespace {
 
 ::testing::AssertionResult GpuTimeRatioAtMost(const EngineSummary& engine, const EngineSummary& baseline,
                                               double max_ratio) {
+  if (auto f = RequireEngine(engine)) return *f;
+  if (auto f = RequireEngine(baseline)) return *f;
   const double b = baseline.gpu_us_per_token.median;
   if (b <= 0) {
     return ::testing::AssertionFailure() << baseline.name << " has no GPU time, so no ratio" << Provenance(baseline);

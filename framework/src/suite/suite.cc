@@ -103,7 +103,7 @@ std::string MissingReason(const EngineSpec& e, const std::string& engine_dir) {
   std::string reason = "no recording of engine '" + e.name + "' at " + engine_dir;
   if (e.record_command.empty()) {
     return reason + "; the suite has no record command for it: put its trials there (trial-K/ directories of "
-                    "xctrace exports or of trace.json[.gz]), or point PERFGATE_RECORDINGS at recordings that have them";
+                    "Metal System Trace exports or of trace.json[.gz]), or point PERFGATE_RECORDINGS at recordings that have them";
   }
   auto why = xctrace::WhyRecordingImpossible();
   return reason + "; record it with PERFGATE_RECORD=1 on a Mac with xctrace (here: " +

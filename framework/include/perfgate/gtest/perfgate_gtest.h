@@ -77,6 +77,12 @@ using MetalTraceFixture = PerfSuiteFixture;
 ::testing::AssertionResult PhaseGpuUsPerTokenAtMost(const attribution::EngineSummary& engine,
                                                     const std::string& phase, double budget_us);
 
+// Any catalogued metric by its golden path ("buckets/md_8_32us/us_per_token",
+// "phases/layer.attn/cbs_per_token", metrics/catalogue.h): its median is at most
+// `limit`. An unknown metric fails, listing the engine's metrics of that scope.
+::testing::AssertionResult MetricAtMost(const attribution::EngineSummary& engine, const std::string& metric,
+                                        double limit);
+
 // --- engine versus baseline (noisy metrics, per-trial rank test) ----------------
 
 // The bucket's µs/token exceeds the baseline's by at most `max_delta_us` (absolute) ...
@@ -132,6 +138,8 @@ golden::GoldenFile GoldenOf(const attribution::EngineSummary& engine,
   EXPECT_TRUE(::perfgate::testing::PhaseCbsPerTokenAtMost(engine, phase, budget))
 #define PERFGATE_EXPECT_PHASE_GPU_US_PER_TOKEN_AT_MOST(engine, phase, budget_us) \
   EXPECT_TRUE(::perfgate::testing::PhaseGpuUsPerTokenAtMost(engine, phase, budget_us))
+#define PERFGATE_EXPECT_METRIC_AT_MOST(engine, metric, limit) \
+  EXPECT_TRUE(::perfgate::testing::MetricAtMost(engine, metric, limit))
 #define PERFGATE_EXPECT_BUCKET_DELTA_AT_MOST_US(engine, baseline, bucket, us) \
   EXPECT_TRUE(::perfgate::testing::BucketDeltaAtMostUs(engine, baseline, bucket, us))
 #define PERFGATE_EXPECT_BUCKET_DELTA_AT_MOST_PERCENT(engine, baseline, bucket, pct) \

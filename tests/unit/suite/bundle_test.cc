@@ -1,0 +1,128 @@
+// Trial discovery fails closed: every trial directory present is read or named in an
+// error (bundle/trials.h).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "perfgate/bundle/trials.h"
+
+namespace perfgate::bundle {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A copy of the bundled hf2q recording (3 Metal trials) to break in each test.
+class Discover : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::path(::testing::TempDir()) / ("perfgate-bundle-" + std::to_string(::getpid()));
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+    fs::copy(fs::path(PERFGATE_SOURCE_DIR) / "fixtures/recordings/decode_q4_0/hf2q", root_ / "hf2q",
+             fs::copy_options::recursive);
+  }
+  void TearDown() override { fs::remove_all(root_); }
+  std::string Hf2q() const { return (root_ / "hf2q").string(); }
+  fs::path root_;
+};
+
+TEST_F(Discover, ReadsEveryTrialOnceWithItsSourceAndMeta) {
+  auto r = DiscoverTrials(Hf2q());
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->trials.size(), 3u);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(fs::path(r->trials[i].path).filename(), "trial-" + std::to_string(i + 1));
+    EXPECT_EQ(r->trials[i].source->descriptor.name, "metal");
+    EXPECT_EQ(fs::path(r->trials[i].meta_path).filename(), "meta.json");
+  }
+  EXPECT_TRUE(r->ignored.empty());
+}
+
+// The case: deleting one trial's execution points left the suite green with
+// two trials. Now the trial is named in an error.
+TEST_F(Discover, ATrialWithoutItsRequiredTableIsAnErrorNotADroppedTrial) {
+  fs::remove(root_ / "hf2q/trial-2/metal-gpu-execution-points.xml.gz");
+  auto r = DiscoverTrials(Hf2q());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), "bundle.bad_trial");
+  EXPECT_NE(r.status().ToString().find("trial-2"), std::string::npos) << r.status().ToString();
+  EXPECT_NE(r.status().message().find("metal-application-encoders-list.xml.gz"), std::string::npos)
+      << "the error lists what the directory holds: " << r.status().message();
+}
+
+TEST_F(Discover, AnEmptyTrialDirectoryIsAnError) {
+  fs::create_directories(root_ / "hf2q/trial-4");
+  auto r = DiscoverTrials(Hf2q());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), "bundle.bad_trial");
+  EXPECT_NE(r.status().ToString().find("trial-4"), std::string::npos);
+  EXPECT_NE(r.status().message().find("it is empty"), std::string::npos) << r.status().message();
+}
+
+TEST_F(Discover, AnIncompleteRecordingIsRefusedByName) {
+  std::ofstream(root_ / "hf2q/trial-3/INCOMPLETE") << "export failed\n";
+  auto r = DiscoverTrials(Hf2q());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), "record.incomplete_bundle") << r.status().ToString();
+}
+
+TEST_F(Discover, AReadmeIsListedAsIgnoredButAStrayTraceFileIsAnError) {
+  std::ofstream(root_ / "hf2q/README.md") << "notes\n";
+  auto r = DiscoverTrials(Hf2q());
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->ignored.size(), 1u);
+  EXPECT_EQ(fs::path(r->ignored[0]).filename(), "README.md");
+  std::ofstream(root_ / "hf2q/trial-5.json") << "{\"not\": \"a trace\"}\n";
+  auto bad = DiscoverTrials(Hf2q());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), "bundle.unknown_file");
+}
+
+TEST_F(Discover, TrialsOfTwoSourcesInOneRecordingAreAnError) {
+  std::ofstream(root_ / "hf2q/trial-9.json") << "{\"traceEvents\": []}\n";
+  auto r = DiscoverTrials(Hf2q());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), "bundle.mixed_sources") << r.status().ToString();
+}
+
+TEST_F(Discover, FewerTrialsThanTheMinimumFail) {
+  fs::remove_all(root_ / "hf2q/trial-3");
+  auto r = DiscoverTrials(Hf2q());
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(RequireTrials(Hf2q(), *r, 2).ok());
+  Status s = RequireTrials(Hf2q(), *r, 3);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), "bundle.too_few_trials");
+  EXPECT_NE(s.message().find("2 trials (trial-1, trial-2), fewer than the 3 required"), std::string::npos)
+      << s.message();
+}
+
+TEST(TrialMeta, FlattensTheRecordersMetaJson) {
+  const std::string trial = std::string(PERFGATE_SOURCE_DIR) + "/fixtures/recordings/torch_decode_h200/eager/trial-1";
+  auto r = DiscoverTrials(trial);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->trials.size(), 1u);
+  EXPECT_EQ(fs::path(r->trials[0].path).filename(), "trace.json.gz");
+  EXPECT_EQ(r->trials[0].source->descriptor.name, "trace_json");
+  auto meta = ReadTrialMeta(r->trials[0]);
+  ASSERT_TRUE(meta.ok()) << meta.status().ToString();
+  // Values as fixtures/recordings/torch_decode_h200/eager/trial-1/meta.json has them.
+  EXPECT_EQ(meta->at("environment.gpu"), "NVIDIA H200");
+  EXPECT_EQ(meta->at("environment.torch"), "2.11.0+cu130");
+  EXPECT_EQ(meta->at("tokens"), "64");
+  EXPECT_EQ(meta->at("launch_counts.kernels"), "27474");
+}
+
+TEST_F(Discover, AMetaJsonThatIsNoObjectIsAnError) {
+  std::ofstream(root_ / "hf2q/trial-1/meta.json") << "[1, 2]\n";
+  auto r = DiscoverTrials(Hf2q());
+  ASSERT_TRUE(r.ok());
+  auto meta = ReadTrialMeta(r->trials[0]);
+  ASSERT_FALSE(meta.ok());
+  EXPECT_EQ(meta.status().code(), "bundle.bad_meta");
+}
+
+}  // namespace
+}  // namespace perfgate::bundle
