@@ -1,6 +1,9 @@
 #include "perfgate/benchmark/perfgate_benchmark.h"
 
 #include <algorithm>
+#include <iostream>
+#include <string>
+#include <vector>
 
 namespace perfgate::bench {
 
@@ -19,6 +22,9 @@ void RegisterSuiteBenchmarks(const testing::SuiteConfig& config) {
   const testing::SuiteLoad load = testing::LoadSuite(config);
   for (const testing::EngineSpec& spec : config.engines) {
     const std::string name = config.suite + "/" + spec.name;
+    // An error and an unavailable suite alike: a benchmark program has no skip that a
+    // gate could tell from a pass, so both report an error (and RunSuiteBenchmarks
+    // exits 1).
     if (!load.error.ok() || load.unavailable || load.data == nullptr) {
       const std::string why = !load.error.ok() ? load.error.ToString()
                               : load.unavailable ? load.unavailable->reason
@@ -43,6 +49,72 @@ void RegisterSuiteBenchmarks(const testing::SuiteConfig& config) {
       state.counters["trials"] = static_cast<double>(engine.trials.size());
     })->UseManualTime()->Unit(benchmark::kMicrosecond)->Iterations(trials);
   }
+}
+
+namespace {
+
+// The display reporter, passed through, noting every run that reported an error. The
+// file reporter (--benchmark_out) receives the same runs, so counting here suffices.
+class FailClosedReporter : public benchmark::BenchmarkReporter {
+ public:
+  explicit FailClosedReporter(benchmark::BenchmarkReporter* display) : display_(display) {
+    // The library writes its own messages to the display reporter's streams.
+    SetOutputStream(&display_->GetOutputStream());
+    SetErrorStream(&display_->GetErrorStream());
+  }
+
+  bool ReportContext(const Context& context) override { return display_->ReportContext(context); }
+
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& run : runs) {
+      if (run.run_type != Run::RT_Iteration) continue;  // aggregates repeat their runs
+      ++runs_;
+      // Google Benchmark 1.7 (Debian's); 1.8 renamed these `skipped` and `skip_message`.
+      if (run.error_occurred) errors_.push_back(run.benchmark_name() + ": " + run.error_message);
+    }
+    display_->ReportRuns(runs);
+  }
+
+  void Finalize() override { display_->Finalize(); }
+
+  int runs() const { return runs_; }
+  const std::vector<std::string>& errors() const { return errors_; }
+
+ private:
+  benchmark::BenchmarkReporter* display_;  // the library's; it must not be deleted
+  int runs_ = 0;
+  std::vector<std::string> errors_;
+};
+
+}  // namespace
+
+int RunSuiteBenchmarks(int argc, char** argv) {
+  char arg0_default[] = "benchmark";
+  char* args_default = arg0_default;
+  if (argv == nullptr) {
+    argc = 1;
+    argv = &args_default;
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  // CreateDefaultDisplayReporter honours --benchmark_format and --benchmark_color and
+  // returns an object the library owns.
+  FailClosedReporter reporter(benchmark::CreateDefaultDisplayReporter());
+  const size_t matched = benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+  std::cout.flush();
+  if (matched == 0) {
+    std::cerr << "perfgate: no benchmark matched --benchmark_filter='" << benchmark::GetBenchmarkFilter()
+              << "'; nothing was measured, which is not a pass (exit status 1)\n";
+    return 1;
+  }
+  if (!reporter.errors().empty()) {
+    std::cerr << "perfgate: " << reporter.errors().size() << " of " << reporter.runs()
+              << " benchmark runs reported an error; they measured nothing (exit status 1):\n";
+    for (const std::string& e : reporter.errors()) std::cerr << "  " << e << "\n";
+    return 1;
+  }
+  return 0;
 }
 
 }  // namespace perfgate::bench

@@ -1,6 +1,8 @@
 // The JSON report, schema_version 1. nlohmann's default `json` keeps object keys
-// sorted, so the output is stable; doubles go through RoundSignificant so that
-// goldens do not churn on the last bits of a median.
+// sorted, so the output is stable. It is machine-readable, so it is lossless: every
+// double is written as the shortest text that parses back to the identical double
+// (util::ShortestDouble). Rounding belongs to the text, Markdown and SVG reports (and
+// to the goldens, which round to 6 significant digits for reviewable diffs).
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -18,10 +20,10 @@ using nlohmann::json;
 
 constexpr int kSchemaVersion = 1;
 
-// A double rounded to 6 significant digits; NaN and infinities become null.
+// A double, unrounded; NaN and infinities become null.
 json Num(double v) {
   if (!std::isfinite(v)) return nullptr;
-  return util::RoundSignificant(v, 6);
+  return v;
 }
 
 json NumList(const std::vector<double>& v) {
@@ -151,6 +153,64 @@ json ComparisonJson(const attribution::Comparison& c) {
   return j;
 }
 
+// A JSON string (or object key) as nlohmann writes it; invalid UTF-8 (from a foreign
+// trace's label) is replaced rather than thrown.
+void AppendString(const std::string& s, std::string* out) {
+  *out += json(s).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+// nlohmann's dump(2) layout (sorted keys, 2-space indent, "key": value, one element a
+// line, {} and [] when empty), except that a double is util::ShortestDouble's text:
+// nlohmann's Grisu2 round-trips but is not always the shortest.
+void Write(const json& j, int depth, std::string* out) {
+  const std::string inner(static_cast<size_t>(2 * (depth + 1)), ' ');
+  switch (j.type()) {
+    case json::value_t::object: {
+      if (j.empty()) {
+        *out += "{}";
+        return;
+      }
+      *out += "{\n";
+      bool first = true;
+      for (auto it = j.begin(); it != j.end(); ++it) {
+        if (!first) *out += ",\n";
+        first = false;
+        *out += inner;
+        AppendString(it.key(), out);
+        *out += ": ";
+        Write(it.value(), depth + 1, out);
+      }
+      *out += "\n" + std::string(static_cast<size_t>(2 * depth), ' ') + "}";
+      return;
+    }
+    case json::value_t::array: {
+      if (j.empty()) {
+        *out += "[]";
+        return;
+      }
+      *out += "[\n";
+      bool first = true;
+      for (const json& e : j) {
+        if (!first) *out += ",\n";
+        first = false;
+        *out += inner;
+        Write(e, depth + 1, out);
+      }
+      *out += "\n" + std::string(static_cast<size_t>(2 * depth), ' ') + "]";
+      return;
+    }
+    case json::value_t::string:
+      AppendString(j.get_ref<const std::string&>(), out);
+      return;
+    case json::value_t::number_float:
+      *out += util::ShortestDouble(j.get<double>());
+      return;
+    default:  // null, booleans, integers
+      *out += j.dump();
+      return;
+  }
+}
+
 }  // namespace
 
 std::string RenderJson(const Report& report) {
@@ -172,8 +232,9 @@ std::string RenderJson(const Report& report) {
                          ? "one GPU kernel event (memcpy and memset included)"
                          : "one GPU execution-point pair (about one encoder), not a kernel dispatch"},
       {"time", "microseconds per decode token unless the key ends in _ns"}};
-  // Invalid UTF-8 in a label (from a foreign trace) is replaced rather than thrown.
-  return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+  std::string out;
+  Write(j, 0, &out);
+  return out + "\n";
 }
 
 }  // namespace perfgate::report

@@ -4,6 +4,7 @@
 #define PERFGATE_SRC_REPORT_REPORT_UTIL_H_
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -198,7 +199,47 @@ inline std::string PValue(double p) {
   return Fixed(p, 3);
 }
 
-using ::perfgate::internal::RoundSignificant;
+// The shortest decimal text that reads back (strtod, any JSON parser) as exactly `v`:
+// std::to_chars' shortest round-trip digits, laid out as nlohmann::json lays out a
+// double (plain decimal while the decimal point is within 15 digits of the first digit
+// and at most 4 places after it, "d.ddde+XX" otherwise, ".0" appended to an integral
+// value so that it stays a floating-point number). "null" for NaN and infinities.
+// nlohmann's own Grisu2 output always round-trips but is one digit longer than
+// needed for a few values in ten thousand (139.0790393380626 -> 139.07903933806261).
+inline std::string ShortestDouble(double v) {
+  if (!std::isfinite(v)) return "null";
+  char sci[64];
+  const auto res = std::to_chars(sci, sci + sizeof sci, v, std::chars_format::scientific);
+  std::string_view text(sci, static_cast<size_t>(res.ptr - sci));  // [-]d[.ddd]e(+|-)XX
+  std::string out;
+  if (text.front() == '-') {
+    out += '-';
+    text.remove_prefix(1);
+  }
+  const size_t e = text.find('e');
+  std::string digits;
+  for (char c : text.substr(0, e)) {
+    if (c != '.') digits += c;
+  }
+  const int exponent = std::atoi(std::string(text.substr(e + 1)).c_str());
+  const int k = static_cast<int>(digits.size());
+  const int n = exponent + 1;  // v = 0.digits x 10^n
+  constexpr int kMinExp = -4, kMaxExp = 15;
+  if (k <= n && n <= kMaxExp) {
+    out += digits + std::string(static_cast<size_t>(n - k), '0') + ".0";
+  } else if (0 < n && n <= kMaxExp) {
+    out += digits.substr(0, static_cast<size_t>(n)) + "." + digits.substr(static_cast<size_t>(n));
+  } else if (kMinExp < n && n <= 0) {
+    out += "0." + std::string(static_cast<size_t>(-n), '0') + digits;
+  } else {
+    out += digits.substr(0, 1);
+    if (k > 1) out += "." + digits.substr(1);
+    const int x = n - 1;  // |x| <= 324
+    out += x < 0 ? "e-" : "e+";
+    out += (std::abs(x) < 10 ? "0" : "") + std::to_string(std::abs(x));
+  }
+  return out;
+}
 
 // The last component of a path ("a/b/trial-1/" -> "trial-1").
 inline std::string BaseName(std::string_view path) {

@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "perfgate/report/formats.h"
 #include "report/report_util.h"
@@ -16,7 +18,10 @@ namespace perfgate::report {
 namespace {
 
 using nlohmann::json;
+using attribution::EngineSummary;
+using testdata::Bits;
 using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 using ::testing::UnorderedElementsAreArray;
 
 std::set<std::string> Keys(const json& j) {
@@ -25,14 +30,36 @@ std::set<std::string> Keys(const json& j) {
   return keys;
 }
 
-TEST(JsonReport, RoundSignificantKeepsSixDigits) {
-  EXPECT_EQ(util::RoundSignificant(2.0 / 252.0), 0.00793651);
-  EXPECT_EQ(util::RoundSignificant(9735.6 - 8937.5), 798.1);  // 798.1000000000004 in binary
-  EXPECT_EQ(util::RoundSignificant(123456789.0), 123457000.0);
-  EXPECT_EQ(util::RoundSignificant(-1.23456789), -1.23457);
-  EXPECT_EQ(util::RoundSignificant(0.0), 0.0);
-  EXPECT_EQ(util::RoundSignificant(1e-12 / 3), 3.33333e-13);
-  EXPECT_TRUE(std::isnan(util::RoundSignificant(std::nan(""))));
+// The goldens round to 6 significant digits (reviewable diffs); the JSON report never
+// rounds (DoublesAreShortestRoundTripAndParseBackIdentical below).
+TEST(JsonReport, RoundSignificantIsTheGoldensNotTheReports) {
+  using ::perfgate::internal::RoundSignificant;
+  EXPECT_EQ(RoundSignificant(2.0 / 252.0), 0.00793651);
+  EXPECT_EQ(RoundSignificant(9735.6 - 8937.5), 798.1);  // 798.1000000000004 in binary
+  EXPECT_EQ(RoundSignificant(123456789.0), 123457000.0);
+  EXPECT_EQ(RoundSignificant(-1.23456789), -1.23457);
+  EXPECT_EQ(RoundSignificant(0.0), 0.0);
+  EXPECT_EQ(RoundSignificant(1e-12 / 3), 3.33333e-13);
+  EXPECT_TRUE(std::isnan(RoundSignificant(std::nan(""))));
+}
+
+// `out` laid out as nlohmann's dump(2) of the same document: the same lines, except
+// that a number may be written in fewer digits (never another value).
+void ExpectNlohmannLayout(const std::string& out, const json& j) {
+  const std::vector<std::string> ours = testdata::SplitLines(out);
+  const std::vector<std::string> theirs = testdata::SplitLines(j.dump(2) + "\n");
+  ASSERT_EQ(ours.size(), theirs.size());
+  for (size_t i = 0; i < ours.size(); ++i) {
+    if (ours[i] == theirs[i]) continue;
+    SCOPED_TRACE(ours[i] + " | " + theirs[i]);
+    const size_t colon = ours[i].rfind(": ");
+    ASSERT_NE(colon, std::string::npos);
+    ASSERT_EQ(ours[i].substr(0, colon), theirs[i].substr(0, colon));
+    const double a = std::strtod(ours[i].c_str() + colon + 2, nullptr);
+    const double b = std::strtod(theirs[i].c_str() + colon + 2, nullptr);
+    EXPECT_EQ(Bits(a), Bits(b));
+    EXPECT_LE(ours[i].size(), theirs[i].size());
+  }
 }
 
 TEST(JsonReport, TopLevelShape) {
@@ -49,8 +76,12 @@ TEST(JsonReport, TopLevelShape) {
             "one GPU execution-point pair (about one encoder), not a kernel dispatch");
   EXPECT_EQ(j["units"]["time"], "microseconds per decode token unless the key ends in _ns");
   EXPECT_EQ(Keys(j["engines"]), (std::set<std::string>{"hf2q", "llama"}));
-  // Sorted keys, 2-space indent: the output is nlohmann's canonical dump of itself.
-  EXPECT_EQ(out, j.dump(2) + "\n");
+  // Sorted keys, 2-space indent: nlohmann's canonical dump of itself, but for doubles,
+  // which are the shortest round-trip text. nlohmann's Grisu2 is not always shortest:
+  // it writes this report's -7571.099999999999 as -7571.0999999999995.
+  ExpectNlohmannLayout(out, j);
+  EXPECT_THAT(out, HasSubstr("\"delta_us_per_token\": -7571.099999999999,"));
+  EXPECT_THAT(j.dump(2), HasSubstr("\"delta_us_per_token\": -7571.0999999999995,"));
   EXPECT_EQ(out.substr(0, 18), "{\n  \"comparison\": ");
 }
 
@@ -66,7 +97,7 @@ TEST(JsonReport, EngineKeysAndMedians) {
   EXPECT_EQ(e["median_submissions_per_token"].get<double>(), 44.2);
   EXPECT_EQ(e["median_gpu_us_per_token"].get<double>(), 9735.6);
   EXPECT_EQ(e["median_busy_us_per_token"].get<double>(), 9735.6);
-  EXPECT_EQ(e["label_coverage"].get<double>(), 0.927136);  // 2583 / 2786
+  EXPECT_EQ(e["label_coverage"].get<double>(), 2583.0 / 2786.0);  // 0.9271356783919598
   EXPECT_EQ(e["shader_timeline_rows"], 0);
   EXPECT_EQ(e["gpu_us_per_token_per_trial"],
             json::parse("[9768.9, 9697.5, 9741.1, 9520.9, 9735.6]"));
@@ -140,16 +171,23 @@ TEST(JsonReport, ComparisonExactValues) {
   EXPECT_EQ(c["attack_hint"], "prefill mul_mm_id / lm_head / large blits");
   EXPECT_EQ(c["total"],
             json::parse(R"({"engine_us_per_token": 9735.6, "baseline_us_per_token": 8937.5,
-                                       "delta_us_per_token": 798.1, "delta_pct": 8.92979,
-                                       "p_value": 0.00793651})"));
-  EXPECT_EQ(c["buckets"]["xl_>=80us"]["delta_us_per_token"].get<double>(), 772.9);
-  EXPECT_EQ(c["buckets"]["xl_>=80us"]["delta_pct"].get<double>(), 8.6548);
+                                       "delta_us_per_token": 798.1000000000004,
+                                       "delta_pct": 8.929790209790214,
+                                       "p_value": 0.007936507936507936})"));
+  EXPECT_EQ(c["total"]["delta_us_per_token"].get<double>(), 9735.6 - 8937.5);
+  EXPECT_EQ(c["total"]["delta_pct"].get<double>(), (9735.6 - 8937.5) / 8937.5 * 100.0);
+  EXPECT_EQ(c["total"]["p_value"].get<double>(), testdata::kSeparatedP);
+  EXPECT_EQ(c["buckets"]["xl_>=80us"]["delta_us_per_token"].get<double>(), 9703.2 - 8930.3);  // 772.9000000000015
+  EXPECT_EQ(c["buckets"]["xl_>=80us"]["delta_pct"].get<double>(), (9703.2 - 8930.3) / 8930.3 * 100.0);
   EXPECT_TRUE(c["buckets"]["lg_32_80us"]["delta_pct"].is_null());  // baseline 0
   EXPECT_EQ(c["buckets"]["lg_32_80us"]["delta_us_per_token"].get<double>(), 14.8);
   EXPECT_EQ(
       c["submissions_per_token"],
       json::parse(R"({"engine_submissions_per_token": 44.2, "baseline_submissions_per_token": 3.3,
-                            "delta_submissions_per_token": 40.9, "delta_pct": 1239.39, "p_value": 0.00793651})"));
+                            "delta_submissions_per_token": 40.900000000000006,
+                            "delta_pct": 1239.3939393939397, "p_value": 0.007936507936507936})"));
+  EXPECT_EQ(c["submissions_per_token"]["delta_submissions_per_token"].get<double>(), 44.2 - 3.3);
+  EXPECT_EQ(c["submissions_per_token"]["delta_pct"].get<double>(), (44.2 - 3.3) / 3.3 * 100.0);
   EXPECT_EQ(Keys(c["families"]), (std::set<std::string>{"blit", "compute"}));
   EXPECT_EQ(c["families"]["compute"]["delta_us_per_token"].get<double>(), -4118.9);
   EXPECT_EQ(Keys(c["phases"]), (std::set<std::string>{"layer.attn_moe_ffn", "Command Buffer 0",
@@ -187,6 +225,69 @@ TEST(JsonReport, UnitsSayWhatASubmissionIsForTheSource) {
             "one GPU execution-point pair (about one encoder), not a kernel dispatch");
   EXPECT_EQ(json::parse(RenderJson(testdata::Iter22FromTraceJson()))["units"]["submission"],
             "one GPU kernel event (memcpy and memset included)");
+}
+
+// Machine-readable output is lossless: a double is written as the shortest text that
+// reads back as the identical double, never rounded to 6 significant digits.
+TEST(JsonReport, DoublesAreShortestRoundTripAndParseBackIdentical) {
+  Report r = testdata::EngineOnly();
+  EngineSummary& e = r.engines[0];
+  const double sum = 0.1 + 0.2;  // 0.30000000000000004
+  e.dispatches_per_token.median = 1.015625;
+  e.gpu_us_per_token.median = 16.4279375;
+  e.busy_us_per_token.median = sum;
+  e.label_coverage = 1e-7;
+  e.gpu_us_per_token.per_trial = {1.015625, 16.4279375, sum, 1e-7, 2.0 / 3.0, 3711.0};
+  const std::string out = RenderJson(r);
+  EXPECT_THAT(out, HasSubstr("\"median_dispatches_per_token\": 1.015625,"));
+  EXPECT_THAT(out, HasSubstr("\"median_gpu_us_per_token\": 16.4279375,"));
+  EXPECT_THAT(out, HasSubstr("\"median_busy_us_per_token\": 0.30000000000000004,"));
+  EXPECT_THAT(out, HasSubstr("\"label_coverage\": 1e-07,"));
+  EXPECT_THAT(out, HasSubstr("      \"gpu_us_per_token_per_trial\": [\n        1.015625,\n        16.4279375,\n"
+                             "        0.30000000000000004,\n        1e-07,\n        0.6666666666666666,\n"
+                             "        3711.0\n      ],"));
+  json j = json::parse(out)["engines"]["hf2q"];
+  EXPECT_EQ(Bits(j["median_dispatches_per_token"].get<double>()), Bits(1.015625));
+  EXPECT_EQ(Bits(j["median_gpu_us_per_token"].get<double>()), Bits(16.4279375));
+  EXPECT_EQ(Bits(j["median_busy_us_per_token"].get<double>()), Bits(sum));
+  EXPECT_EQ(Bits(j["label_coverage"].get<double>()), Bits(1e-7));
+  ASSERT_EQ(j["gpu_us_per_token_per_trial"].size(), e.gpu_us_per_token.per_trial.size());
+  for (size_t i = 0; i < e.gpu_us_per_token.per_trial.size(); ++i) {
+    EXPECT_TRUE(j["gpu_us_per_token_per_trial"][i].is_number_float()) << i;  // 3711.0 too
+    EXPECT_EQ(Bits(j["gpu_us_per_token_per_trial"][i].get<double>()), Bits(e.gpu_us_per_token.per_trial[i])) << i;
+  }
+}
+
+// Every double of a full report reads back bit-identical to the summary's, and every
+// number in the text is the shortest form of its value (integers stay integers).
+TEST(JsonReport, EveryNumberIsLosslessAndShortest) {
+  const Report r = testdata::Iter22();
+  const std::string out = RenderJson(r);
+  const json j = json::parse(out);
+  const attribution::Comparison& c = *r.comparison;
+  const json& total = j["comparison"]["total"];
+  EXPECT_EQ(Bits(total["delta_us_per_token"].get<double>()), Bits(c.total.delta));  // 798.1000000000004
+  EXPECT_THAT(out, HasSubstr("\"delta_us_per_token\": 798.1000000000004,"));
+  EXPECT_EQ(Bits(total["delta_pct"].get<double>()), Bits(*c.total.delta_pct));
+  EXPECT_EQ(Bits(total["p_value"].get<double>()), Bits(2.0 / 252.0));
+  for (const auto& d : c.buckets) {
+    SCOPED_TRACE(d.name);
+    const json& b = j["comparison"]["buckets"][d.name];
+    EXPECT_EQ(Bits(b["engine_us_per_token"].get<double>()), Bits(d.engine));
+    EXPECT_EQ(Bits(b["delta_us_per_token"].get<double>()), Bits(d.delta));
+    if (d.delta_pct) {
+      EXPECT_EQ(Bits(b["delta_pct"].get<double>()), Bits(*d.delta_pct));
+    }
+  }
+  EXPECT_EQ(Bits(j["engines"]["hf2q"]["label_coverage"].get<double>()), Bits(2583.0 / 2786.0));
+  const std::vector<std::string> numbers = testdata::JsonNumberTokens(out);
+  ASSERT_GT(numbers.size(), 100u);
+  for (const std::string& n : numbers) {
+    SCOPED_TRACE(n);
+    if (n.find_first_of(".eE") == std::string::npos) continue;  // an integer
+    const double v = std::strtod(n.c_str(), nullptr);
+    EXPECT_EQ(testdata::SignificantDigits(n), testdata::ShortestDigits(v));
+  }
 }
 
 TEST(JsonReport, StableAcrossCalls) {

@@ -4,8 +4,12 @@
 #ifndef PERFGATE_TESTS_UNIT_REPORT_REPORT_TEST_DATA_H_
 #define PERFGATE_TESTS_UNIT_REPORT_REPORT_TEST_DATA_H_
 
+#include <charconv>
+#include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "perfgate/attribution/options.h"
@@ -231,6 +235,62 @@ inline std::vector<std::string> Fields(const std::string& line) {
     i = j;
   }
   return out;
+}
+
+// The number tokens of a JSON text, in order (string contents skipped).
+inline std::vector<std::string> JsonNumberTokens(const std::string& text) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < text.size();) {
+    const char c = text[i];
+    if (c == '"') {
+      for (++i; i < text.size() && text[i] != '"'; ++i) {
+        if (text[i] == '\\') ++i;
+      }
+      ++i;
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+      size_t j = i;
+      while (j < text.size() && std::string_view("0123456789+-.eE").find(text[j]) != std::string_view::npos) ++j;
+      out.push_back(text.substr(i, j - i));
+      i = j;
+    } else {
+      ++i;
+    }
+  }
+  return out;
+}
+
+// The significant digits of a decimal number's text ("0.0012500e+03" -> "125").
+inline std::string SignificantDigits(const std::string& number) {
+  std::string digits;
+  for (char c : number.substr(0, number.find_first_of("eE"))) {
+    if (c >= '0' && c <= '9') digits += c;
+  }
+  const size_t first = digits.find_first_not_of('0');
+  if (first == std::string::npos) return "0";
+  digits.erase(0, first);
+  while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
+  return digits;
+}
+
+// The significant digits of the shortest decimal that reads back as exactly `v`.
+inline std::string ShortestDigits(double v) {
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
+  return SignificantDigits(std::string(buf, r.ptr));
+}
+
+// The shortest text that reads back as exactly `v` (for failure messages).
+inline std::string Exact(double v) {
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
+// The bits of a double: equal bits, identical double (0.0 and -0.0 differ).
+inline uint64_t Bits(double v) {
+  uint64_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
 }
 
 }  // namespace perfgate::report::testdata

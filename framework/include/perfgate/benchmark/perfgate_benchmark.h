@@ -1,11 +1,18 @@
 // Attribution figures as Google Benchmark results, so `--benchmark_format=json`
 // output works with Google Benchmark's compare tooling (tools/compare.py).
 //
+//   PERFGATE_BENCHMARK_MAIN(MySuiteConfig());
+//
+// or, spelled out:
+//
 //   int main(int argc, char** argv) {
 //     perfgate::bench::RegisterSuiteBenchmarks(MySuiteConfig());
-//     benchmark::Initialize(&argc, argv);
-//     benchmark::RunSpecifiedBenchmarks();
+//     return perfgate::bench::RunSuiteBenchmarks(argc, argv);
 //   }
+//
+// Not BENCHMARK_MAIN(): Google Benchmark exits 0 when a benchmark reports an error
+// (prints ERROR OCCURRED) and when the filter matches nothing. A gate must fail closed,
+// so RunSuiteBenchmarks exits 1 in both cases.
 #ifndef PERFGATE_BENCHMARK_PERFGATE_BENCHMARK_H_
 #define PERFGATE_BENCHMARK_PERFGATE_BENCHMARK_H_
 
@@ -23,10 +30,34 @@ void PublishCounters(benchmark::State& state, const attribution::EngineSummary& 
 
 // Registers one benchmark per engine of the suite, named "<suite>/<engine>". Each
 // iteration replays one trial and reports its GPU µs per token as manual time (one
-// iteration per trial), with PublishCounters' counters. A suite that cannot load
-// reports the error through SkipWithError.
+// iteration per trial), with PublishCounters' counters. A suite that cannot load (an
+// error, or no recording where none can be made: both are failures here, never skips)
+// registers benchmarks that report the reason through SkipWithError, which
+// RunSuiteBenchmarks turns into exit status 1.
 void RegisterSuiteBenchmarks(const testing::SuiteConfig& config);
 
+// Google Benchmark's main, failing closed: initialises the library from the command
+// line (its --benchmark_* flags), runs the selected benchmarks with the default display
+// reporter (and the --benchmark_out file reporter when given) and shuts it down.
+// Returns
+//   0  when at least one benchmark matched and no run reported an error
+//      (--benchmark_list_tests: when at least one benchmark matched);
+//   1  when any run reported an error (SkipWithError: for a suite, recordings that are
+//      missing or cannot be attributed), naming each run and its reason on stderr;
+//   1  when no benchmark matched --benchmark_filter (or none was registered): a run
+//      that measured nothing is not a pass, though Google Benchmark exits 0 for it;
+//   1  for an unrecognised argument, as BENCHMARK_MAIN does.
+int RunSuiteBenchmarks(int argc, char** argv);
+
 }  // namespace perfgate::bench
+
+// A main() that registers the suite `config` (a SuiteConfig expression) and returns
+// RunSuiteBenchmarks' status.
+#define PERFGATE_BENCHMARK_MAIN(config)                             \
+  int main(int argc, char** argv) {                                 \
+    ::perfgate::bench::RegisterSuiteBenchmarks(config);             \
+    return ::perfgate::bench::RunSuiteBenchmarks(argc, argv);       \
+  }                                                                 \
+  static_assert(true, "PERFGATE_BENCHMARK_MAIN needs a semicolon")
 
 #endif  // PERFGATE_BENCHMARK_PERFGATE_BENCHMARK_H_

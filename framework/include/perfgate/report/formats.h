@@ -41,7 +41,9 @@ std::string RenderText(const Report& report);
 std::string RenderMarkdown(const Report& report);
 
 // The stable machine-readable form, "schema_version": 1: keys sorted, 2-space indent,
-// trailing newline, integers as integers and doubles rounded to 6 significant digits.
+// trailing newline, integers as integers and every double lossless: the shortest text
+// that parses back to the identical double (1.015625, 16.4279375, 0.30000000000000004,
+// 1e-07, 3711.0), null for NaN and infinities. Only text, Markdown and SVG round.
 std::string RenderJson(const Report& report);
 
 // A self-contained SVG (no scripts, no external fonts) with two grouped horizontal bar

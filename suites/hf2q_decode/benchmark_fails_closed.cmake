@@ -1,0 +1,38 @@
+# The suite's benchmark program fails closed: exit status 1 and the reason on stderr
+# when the recordings are missing (CASE=missing_recordings: PERFGATE_RECORDINGS points
+# at a directory that does not exist) or when the filter matches no benchmark
+# (CASE=no_match). Google Benchmark alone prints ERROR OCCURRED, or "Failed to match",
+# and exits 0.
+unset(ENV{PERFGATE_RECORD})  # replay only: never try to record into the missing directory
+if(CASE STREQUAL "missing_recordings")
+  set(missing "${WORK_DIR}/no-such-recordings")
+  file(REMOVE_RECURSE "${missing}")
+  set(ENV{PERFGATE_RECORDINGS} "${missing}")
+  set(args --benchmark_format=json --benchmark_out=${WORK_DIR}/missing_recordings.json)
+  set(expect_stdout "\"error_occurred\": true")
+  set(expect_stderr "perfgate: 2 of 2 benchmark runs reported an error" "hf2q_decode/hf2q" "${missing}")
+elseif(CASE STREQUAL "no_match")
+  unset(ENV{PERFGATE_RECORDINGS})
+  set(args "--benchmark_filter=^no_such_benchmark$")
+  set(expect_stdout "")
+  set(expect_stderr "perfgate: no benchmark matched --benchmark_filter='^no_such_benchmark$'")
+else()
+  message(FATAL_ERROR "CASE must be missing_recordings or no_match, not '${CASE}'")
+endif()
+execute_process(COMMAND "${BENCH}" ${args} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 1)
+  message(FATAL_ERROR "expected exit status 1, got '${rc}'\nstdout:\n${out}\nstderr:\n${err}")
+endif()
+foreach(text IN LISTS expect_stderr)
+  string(FIND "${err}" "${text}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "stderr lacks '${text}':\n${err}")
+  endif()
+endforeach()
+if(expect_stdout)
+  string(FIND "${out}" "${expect_stdout}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "stdout lacks '${expect_stdout}':\n${out}")
+  endif()
+endif()
+message(STATUS "${CASE}: exit status ${rc}; ${err}")
