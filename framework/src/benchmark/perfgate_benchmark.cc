@@ -1,5 +1,7 @@
 #include "perfgate/benchmark/perfgate_benchmark.h"
 
+#include "perfgate/metrics/catalogue.h"
+
 #include <algorithm>
 #include <iostream>
 #include <string>
@@ -8,12 +10,11 @@
 namespace perfgate::bench {
 
 void PublishCounters(benchmark::State& state, const attribution::EngineSummary& engine) {
-  state.counters["gpu_us_per_token"] = engine.gpu_us_per_token.median;
-  state.counters["busy_us_per_token"] = engine.busy_us_per_token.median;
-  state.counters["submissions_per_token"] = engine.dispatches_per_token.median;
-  for (const auto& [name, b] : engine.buckets) {
-    state.counters[name + ".us_per_token"] = b.us_per_token.median;
-    state.counters[name + ".submissions_per_token"] = b.dispatches_per_token.median;
+  // The engine's totals and per-bucket figures, named by the metric catalogue.
+  for (const metrics::Metric& m : metrics::MetricsOf(engine)) {
+    const bool total = m.id.scope.empty();
+    const bool bucket = m.id.scope == "buckets" && m.id.quantity != "p50_us";
+    if (total || bucket) state.counters[m.id.CounterName()] = m.value.median;
   }
 }
 

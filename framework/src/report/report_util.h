@@ -16,6 +16,7 @@
 #include "core/text_input.h"
 #include "perfgate/attribution/summary.h"
 #include "perfgate/report/formats.h"
+#include "perfgate/sources/source.h"
 
 namespace perfgate::report::util {
 
@@ -70,15 +71,25 @@ inline std::string SideName(const Report& report, const attribution::EngineSumma
   return is_baseline ? "baseline" : "engine";
 }
 
-// True when every trial came from profiler trace-event JSON, where a dispatch is one
-// kernel event and families are kernel families, not encoder families.
-inline bool IsTraceJson(const Report& report) {
+// The source every trial of the report came from, or nullptr when the engines mix
+// sources (or there are none): the report's words come from its descriptor.
+inline const sources::TraceSource* SourceOf(const Report& report) {
+  const sources::TraceSource* found = nullptr;
   for (const auto& e : report.engines) {
     for (const auto& t : e.trials) {
-      if (t.source != "trace_json") return false;
+      auto s = sources::FindSource(t.source);
+      if (!s.ok() || (found != nullptr && found != *s)) return nullptr;
+      found = *s;
     }
   }
-  return !report.engines.empty();
+  return found;
+}
+
+// True when every trial counts kernels (profiler trace-event JSON), where a dispatch is
+// one kernel event and families are kernel families, not encoder families.
+inline bool IsTraceJson(const Report& report) {
+  const sources::TraceSource* s = SourceOf(report);
+  return s != nullptr && s->descriptor.unit == sources::Unit::kKernel;
 }
 
 // The words every format uses for what the family tables and dispatch columns count.
@@ -89,13 +100,12 @@ struct Vocabulary {
   std::string dispatch_note;  // one sentence on what a dispatch is
 };
 
+// From the report's source descriptor; mixed or unknown sources read as Metal's.
 inline Vocabulary VocabularyOf(const Report& report) {
-  if (IsTraceJson(report)) {
-    return {"kernel", "Kernel families", "kern/tok",
-            "A dispatch is one GPU kernel event (memcpy and memset included)."};
-  }
-  return {"submission", "Encoder families", "enc/tok",
-          "A submission is one GPU execution-point pair (about one encoder), not a kernel dispatch."};
+  const sources::TraceSource* s = SourceOf(report);
+  if (s == nullptr) s = &sources::BuiltinSources().front();
+  const sources::SourceWords& w = s->descriptor.words;
+  return {std::string(w.unit), std::string(w.families), std::string(w.per_token), std::string(w.dispatch_note)};
 }
 
 inline std::string Capitalized(std::string word) {
