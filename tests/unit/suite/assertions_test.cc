@@ -4,30 +4,14 @@
 #include <gtest/gtest.h>
 
 #include "perfgate/gtest/perfgate_gtest.h"
+#include "unit/suite/decode_suite.h"
 
 namespace perfgate::testing {
 namespace {
 
-SuiteConfig Decode() {
-  SuiteConfig c;
-  c.suite = "assertions_test";
-  c.recordings_dir = std::string(PERFGATE_SOURCE_DIR) + "/fixtures/recordings/decode_q4_0";
-  EngineSpec hf2q;
-  hf2q.name = "hf2q";
-  hf2q.options.window = *attribution::ParseWindow("label:output_head.fused_norm_lm_argmax");
-  hf2q.options.token_label = "output_head.fused_norm_lm_argmax";
-  EngineSpec llama;
-  llama.name = "llama";
-  llama.options.window = *attribution::ParseWindow("skip:6");
-  llama.options.tokens = 64;
-  c.engines = {hf2q, llama};
-  c.baseline = "llama";
-  return c;
-}
-
 class Lookups : public PerfSuiteFixture {
  protected:
-  SuiteConfig Config() const override { return Decode(); }
+  SuiteConfig Config() const override { return suite::test::ReadmeSuite(); }
 
   // The failures that `engine(name)` reports, intercepted.
   std::vector<std::string> FailuresOfLookup(const std::string& name) {

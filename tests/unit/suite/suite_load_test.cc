@@ -9,14 +9,15 @@
 #include <map>
 
 #include "perfgate/suite/suite.h"
+#include "unit/suite/decode_suite.h"
 
 namespace perfgate::suite {
 namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kFixtures = std::string(PERFGATE_SOURCE_DIR) + "/fixtures/recordings";
-constexpr const char* kOutputHead = "output_head.fused_norm_lm_argmax";
+using test::kFixtures;
+using test::ReadmeSuite;
 
 EnvLookup Env(std::map<std::string, std::string> vars) {
   return [vars](const std::string& name) -> std::optional<std::string> {
@@ -24,25 +25,6 @@ EnvLookup Env(std::map<std::string, std::string> vars) {
     if (it == vars.end()) return std::nullopt;
     return it->second;
   };
-}
-
-// The README's "Register a new suite in five minutes" configuration, verbatim in its
-// choices: no process prefix, hf2q by label, llama by skip:6 and 64 tokens.
-SuiteConfig ReadmeSuite(const std::string& recordings) {
-  SuiteConfig c;
-  c.suite = "my_decode";
-  c.recordings_dir = recordings;
-  EngineSpec engine;
-  engine.name = "hf2q";
-  engine.options.window = *attribution::ParseWindow(std::string("label:") + kOutputHead);
-  engine.options.token_label = kOutputHead;
-  EngineSpec baseline;
-  baseline.name = "llama";
-  baseline.options.window = *attribution::ParseWindow("skip:6");
-  baseline.options.tokens = 64;
-  c.engines = {engine, baseline};
-  c.baseline = "llama";
-  return c;
 }
 
 class MissingRecordings : public ::testing::Test {
