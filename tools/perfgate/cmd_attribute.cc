@@ -55,6 +55,21 @@ std::map<std::string, std::string> PerEngine(const std::vector<std::string>& ite
   return out;
 }
 
+// Every ENGINE= of a per-engine option names an engine given with --trace: a typo would
+// otherwise leave that engine on the defaults.
+Status CheckEngineNames(const char* option, const std::vector<std::string>& items,
+                        const std::vector<std::string>& engines) {
+  std::string ignored;
+  for (const auto& [name, _] : PerEngine(items, &ignored)) {
+    if (std::find(engines.begin(), engines.end(), name) != engines.end()) continue;
+    std::string known;
+    for (const auto& e : engines) known += (known.empty() ? "" : ", ") + e;
+    return Usage(std::string(option) + " " + name + "=...: no engine '" + name + "' was given with --trace (engines: " +
+                 known + "); a value that holds '=' is written ENGINE=VALUE");
+  }
+  return Status();
+}
+
 // Applies "N" or "auto:LABEL" (empty: keep the default).
 Status ApplyTokens(const std::string& spec, attribution::AttributionOptions* options) {
   if (spec.empty()) return Status();
@@ -123,9 +138,19 @@ StatusOr<EngineTrials> DiscoverEngines(const AttributeArgs& args) {
     paths_given[engine].push_back(path);
   }
   for (const std::string& engine : out.order) {
-    bundle::Recording all{out.trials[engine], {}};
-    PERFGATE_RETURN_IF_ERROR(bundle::RequireTrials(paths_given[engine].front(), all, args.min_trials));
+    const std::vector<bundle::Trial>& trials = out.trials[engine];
+    PERFGATE_RETURN_IF_ERROR(bundle::RequireTrials(paths_given[engine].front(), {trials, {}}, args.min_trials));
+    for (const bundle::Trial& t : trials) {
+      if (t.source == trials.front().source) continue;
+      return Status::Error("bundle.mixed_sources",
+                           "engine " + engine + " mixes trials of two sources: " + trials.front().path + " and " +
+                               t.path + "; submissions and kernels do not share a median",
+                           {t.path}, ErrorKind::kUsage);
+    }
   }
+  PERFGATE_RETURN_IF_ERROR(CheckEngineNames("--tokens", args.tokens, out.order));
+  PERFGATE_RETURN_IF_ERROR(CheckEngineNames("--process", args.process, out.order));
+  PERFGATE_RETURN_IF_ERROR(CheckEngineNames("--window", args.window, out.order));
   if (!args.baseline.empty() && !out.trials.count(args.baseline)) {
     return Usage("--baseline " + args.baseline + " has no --trace " + args.baseline + "=PATH (engines: " +
                  [&] {

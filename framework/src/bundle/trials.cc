@@ -50,24 +50,35 @@ bool EndsWith(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// A file name that a trace would have: one no source reads must not pass as "ignored".
-bool LooksLikeTraceFile(const std::string& name) {
-  for (std::string_view ext : {".json", ".json.gz", ".xml", ".xml.gz", ".gz", ".sqlite", ".nsys-rep", ".qdrep"}) {
+// Files a recording may hold beside its trials: notes, logs and the recorder's own
+// metadata. Anything else that no source reads is an error, not an ignored file.
+bool IsSidecarFile(const std::string& name) {
+  if (name.empty() || name[0] == '.' || name == "meta.json" || name == "environment.json") return true;
+  if (name.rfind("README", 0) == 0 || name.rfind("LICENSE", 0) == 0) return true;
+  for (std::string_view ext : {".md", ".txt", ".log", ".csv", ".png", ".svg"}) {
     if (EndsWith(name, ext)) return true;
   }
   return false;
 }
 
-// Files a recording may hold beside its trials.
-bool IsSidecarFile(const std::string& name) {
-  return name == "meta.json" || name == "environment.json" || (!name.empty() && name[0] == '.');
+// Lists a directory's entries in natural order; an unreadable directory is an error.
+StatusOr<std::vector<fs::directory_entry>> SortedEntries(const fs::path& dir) {
+  std::vector<fs::directory_entry> entries;
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec);
+  for (; !ec && it != fs::directory_iterator(); it.increment(ec)) entries.push_back(*it);
+  if (ec) return Status::Error("io.read_failed", "cannot list the directory: " + ec.message(), {dir.string()});
+  std::sort(entries.begin(), entries.end(), [](const fs::directory_entry& a, const fs::directory_entry& b) {
+    return NaturalLess(a.path().filename().string(), b.path().filename().string());
+  });
+  return entries;
 }
 
 std::string Listing(const fs::path& dir) {
   std::vector<std::string> names;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) names.push_back(e.path().filename().string());
-  std::sort(names.begin(), names.end(), NaturalLess);
+  if (auto entries = SortedEntries(dir); entries.ok()) {
+    for (const auto& e : *entries) names.push_back(e.path().filename().string());
+  }
   if (names.empty()) return "it is empty";
   std::string out = "it holds";
   for (size_t i = 0; i < names.size() && i < 8; ++i) out += (i ? ", " : " ") + names[i];
@@ -87,9 +98,8 @@ std::string MetaPathOf(const fs::path& trial) {
 // failed recording is refused by name instead of read.
 StatusOr<Trial> TrialOfDirectory(const fs::path& dir) {
   std::error_code ec;
-  if (fs::exists(dir / std::string(xctrace::kIncompleteMarkerFile), ec)) {
-    PERFGATE_RETURN_IF_ERROR(xctrace::CheckTrialComplete(dir.string()));
-  }
+  // The marker, or a recorder's meta.json that says the trial is not complete.
+  PERFGATE_RETURN_IF_ERROR(xctrace::CheckTrialComplete(dir.string()));
   if (const sources::TraceSource* s = sources::SniffSource(dir.string())) {
     return Trial{dir.string(), s, MetaPathOf(dir)};
   }
@@ -115,6 +125,9 @@ Status AddEntry(const fs::directory_entry& entry, Recording* out) {
   const fs::path& p = entry.path();
   const std::string name = p.filename().string();
   std::error_code ec;
+  if (fs::is_symlink(entry.symlink_status(ec)) && !fs::exists(p, ec)) {
+    return Status::Error("bundle.bad_trial", "a dangling symbolic link in the recording", {p.string()});
+  }
   if (fs::is_directory(p, ec)) {
     auto trial = TrialOfDirectory(p);
     if (!trial.ok()) return trial.status();
@@ -125,9 +138,9 @@ Status AddEntry(const fs::directory_entry& entry, Recording* out) {
     out->trials.push_back(Trial{p.string(), s, ""});
     return Status();
   }
-  if (LooksLikeTraceFile(name) && !IsSidecarFile(name)) {
+  if (!IsSidecarFile(name)) {
     return Status::Error("bundle.unknown_file",
-                         "no trace source reads this file (known: metal exports in trial directories, "
+                         "no trace source reads this file (known: Metal exports in trial directories, "
                          "trace-event JSON); move it out of the recording",
                          {p.string()});
   }
@@ -148,16 +161,31 @@ Status CheckOneSource(const std::string& path, const Recording& r) {
   return Status();
 }
 
+// A directory read as one trial must not also hold trials: they would vanish unread.
+Status RequireNoTrialInside(const fs::path& dir) {
+  auto entries = SortedEntries(dir);
+  if (!entries.ok()) return entries.status();
+  std::error_code ec;
+  for (const auto& e : *entries) {
+    const fs::path& p = e.path();
+    const bool trial = fs::is_directory(p, ec) &&
+                       (sources::SniffSource(p.string()) != nullptr || fs::exists(p / "trace.json", ec) ||
+                        fs::exists(p / "trace.json.gz", ec));
+    if (trial) {
+      return Status::Error("bundle.ambiguous",
+                           "this directory is a trial itself and also holds the trial " + p.filename().string() +
+                               "; move the trial files or the trial directories elsewhere",
+                           {dir.string()});
+    }
+  }
+  return Status();
+}
+
 StatusOr<Recording> DiscoverRecordingDirectory(const std::string& path) {
   Recording out;
-  std::error_code ec;
-  std::vector<fs::directory_entry> entries;
-  for (const auto& e : fs::directory_iterator(path, ec)) entries.push_back(e);
-  if (ec) return Status::Error("io.read_failed", "cannot list the recording: " + ec.message(), {path});
-  std::sort(entries.begin(), entries.end(), [](const fs::directory_entry& a, const fs::directory_entry& b) {
-    return NaturalLess(a.path().filename().string(), b.path().filename().string());
-  });
-  for (const auto& e : entries) PERFGATE_RETURN_IF_ERROR(AddEntry(e, &out));
+  auto entries = SortedEntries(path);
+  if (!entries.ok()) return entries.status();
+  for (const auto& e : *entries) PERFGATE_RETURN_IF_ERROR(AddEntry(e, &out));
   if (out.trials.empty()) {
     return Status::Error("attr.no_trials",
                          "neither a trial directory (no " + std::string(xctrace::ExecutionPoint::kSchema) +
@@ -186,6 +214,7 @@ StatusOr<Recording> DiscoverTrials(const std::string& path) {
                             fs::exists(dir / "trace.json", ec) || fs::exists(dir / "trace.json.gz", ec) ||
                             sources::SniffSource(path) != nullptr;
   if (is_one_trial) {
+    PERFGATE_RETURN_IF_ERROR(RequireNoTrialInside(dir));
     auto trial = TrialOfDirectory(dir);
     if (!trial.ok()) return trial.status();
     return Recording{{std::move(trial).value()}, {}};

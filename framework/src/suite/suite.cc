@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iostream>
 #include <mutex>
+#include <set>
 
 #include "perfgate/bundle/trials.h"
 #include "perfgate/xctrace/recorder.h"
@@ -66,6 +67,17 @@ StatusOr<std::vector<Bucket>> SuiteBuckets(const SuiteConfig& c) {
 // The engines as loading attributes them: with the suite's buckets. (The default
 // process filter is applied per trial, by its source.)
 StatusOr<std::vector<EngineSpec>> ResolvedEngines(const SuiteConfig& c) {
+  std::set<std::string> names;
+  std::string listed;
+  for (const EngineSpec& e : c.engines) listed += (listed.empty() ? "" : ", ") + ("'" + e.name + "'");
+  for (const EngineSpec& e : c.engines) {
+    if (e.name.empty() || !names.insert(e.name).second) {
+      return Status::Error("suite.bad_config",
+                           "engine names must be non-empty and distinct (engines: " + listed + ")", {},
+                           ErrorKind::kUsage);
+    }
+  }
+  if (c.engines.empty()) return Status::Error("suite.bad_config", "the suite declares no engine", {}, ErrorKind::kUsage);
   auto buckets = SuiteBuckets(c);
   if (!buckets.ok()) return buckets.status();
   std::vector<EngineSpec> out = c.engines;
@@ -228,9 +240,9 @@ const attribution::EngineSummary& SuiteData::engine(const std::string& name) con
   static std::mutex mu;
   static std::map<std::string, attribution::EngineSummary> unknown;
   std::lock_guard<std::mutex> lock(mu);
-  attribution::EngineSummary& e = unknown[name];
-  e.name = name;
-  return e;
+  auto [slot, inserted] = unknown.try_emplace(name);
+  if (inserted) slot->second.name = name;
+  return slot->second;
 }
 
 std::string SuiteData::EngineNames() const {

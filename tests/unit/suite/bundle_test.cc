@@ -126,3 +126,35 @@ TEST_F(Discover, AMetaJsonThatIsNoObjectIsAnError) {
 
 }  // namespace
 }  // namespace perfgate::bundle
+
+namespace perfgate::bundle {
+namespace {
+
+TEST_F(Discover, AMetaJsonSayingIncompleteIsRefusedWithoutTheMarker) {
+  std::ofstream(root_ / "hf2q/trial-2/meta.json") << R"({"recorder": "perfgate record", "complete": false})";
+  auto r = DiscoverTrials(Hf2q());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), "record.incomplete_bundle") << r.status().ToString();
+}
+
+TEST_F(Discover, ADanglingLinkOrAnUnreadableTrialFileIsNoIgnoredFile) {
+  fs::create_symlink(root_ / "gone", root_ / "hf2q/trial-4");
+  auto dangling = DiscoverTrials(Hf2q());
+  ASSERT_FALSE(dangling.ok());
+  EXPECT_EQ(dangling.status().code(), "bundle.bad_trial");
+  fs::remove(root_ / "hf2q/trial-4");
+  std::ofstream(root_ / "hf2q/trial-4.json.zst") << "compressed";
+  auto unknown = DiscoverTrials(Hf2q());
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.status().code(), "bundle.unknown_file");
+}
+
+TEST_F(Discover, ATrialDirectoryHoldingTrialsIsAmbiguous) {
+  fs::copy(root_ / "hf2q/trial-1/metal-gpu-execution-points.xml.gz", root_ / "hf2q/metal-gpu-execution-points.xml.gz");
+  auto r = DiscoverTrials(Hf2q());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), "bundle.ambiguous") << r.status().ToString();
+}
+
+}  // namespace
+}  // namespace perfgate::bundle

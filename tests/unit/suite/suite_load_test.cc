@@ -149,3 +149,18 @@ TEST(SuiteLoad, BucketsAreStatedOnce) {
 
 }  // namespace
 }  // namespace perfgate::suite
+
+namespace perfgate::suite {
+namespace {
+
+TEST(SuiteLoad, DuplicateOrEmptyEngineNamesAreAConfigurationError) {
+  SuiteConfig c = test::ReadmeSuite();
+  c.engines[1].name = "hf2q";
+  SuiteLoad load = LoadSuite(c, [](const std::string&) { return std::nullopt; });
+  ASSERT_FALSE(load.error.ok());
+  EXPECT_EQ(load.error.code(), "suite.bad_config");
+  EXPECT_NE(load.error.message().find("engines: 'hf2q', 'hf2q'"), std::string::npos) << load.error.message();
+}
+
+}  // namespace
+}  // namespace perfgate::suite
