@@ -143,13 +143,14 @@ MetricVerdict Describe(std::string metric, const std::vector<double>& baseline,
 
 // Positive when the change is in the bad direction.
 double BadwardDelta(double delta, Direction direction) {
+  if (direction == Direction::kBoth) return std::fabs(delta);
   return direction == Direction::kLowerIsBetter ? delta : -delta;
 }
 
 // "<metric> <current> vs <baseline> (<Δ>, limit <±x>, " up to the p-value.
 std::string ExplanationHead(const MetricVerdict& r, Direction direction) {
   std::string s = r.metric + " " + FormatValue(r.current) + " vs " + FormatValue(r.baseline) + " (";
-  const char* sign = direction == Direction::kLowerIsBetter ? "+" : "-";
+  const char* sign = direction == Direction::kBoth ? "±" : direction == Direction::kLowerIsBetter ? "+" : "-";
   if (r.delta_pct) {
     s += FormatPct(*r.delta_pct) + ", limit " + sign + Printf("%.1f %%", 100 * r.threshold / std::fabs(r.baseline));
   } else {

@@ -345,22 +345,6 @@ Status WriteFailed(const std::string& path, const std::string& what, int err) {
 const char* ToString(Kind kind) { return kKindNames[static_cast<int>(kind)]; }
 const char* ToString(Direction dir) { return kDirNames[static_cast<int>(dir)]; }
 
-FieldPolicy FieldPolicy::Noisy(double rel, double abs, Direction dir) {
-  FieldPolicy p;
-  p.kind = Kind::kNoisy;
-  p.rel = rel;
-  p.abs = abs;
-  p.dir = dir;
-  return p;
-}
-
-FieldPolicy FieldPolicy::Exact(double abs, Direction dir) {
-  FieldPolicy p;
-  p.kind = Kind::kExact;
-  p.abs = abs;
-  p.dir = dir;
-  return p;
-}
 
 std::string JsonPointerFor(const std::string& name) {
   return "/values/" + internal::EscapePointerToken(name) + "/value";

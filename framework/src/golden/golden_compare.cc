@@ -13,9 +13,6 @@ namespace perfgate::golden {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-// Relative slack on noisy limits, so that a change exactly at the limit passes
-// despite the last bits of floating-point rounding.
-constexpr double kSlack = 1e-9;
 
 const char* SignFor(Direction dir) {
   switch (dir) {
@@ -69,17 +66,8 @@ FieldResult CompareOne(const std::string& name, const GoldenValue& g, double act
   if (g.value != 0 && std::isfinite(r.delta)) r.delta_pct = 100.0 * r.delta / std::fabs(g.value);
   r.tolerance_text = ToleranceText(p);
 
-  double limit = p.abs;
-  double slack = 0;
-  if (p.kind == Kind::kNoisy) {
-    limit = std::max(p.rel * std::fabs(g.value), p.abs);
-    slack = kSlack * (std::fabs(g.value) + limit);
-  }
-  double bad_change = r.delta;  // how far the change goes in the failing direction
-  if (p.dir == Direction::kHigherIsBetter) bad_change = -r.delta;
-  if (p.dir == Direction::kBoth) bad_change = std::fabs(r.delta);
   const bool finite = std::isfinite(actual);
-  r.within_tolerance = finite && !(bad_change > limit + slack);
+  r.within_tolerance = !gates::BeyondLimit(p, g.value, actual);
   r.ok = r.within_tolerance || !p.gated;
 
   std::string m = r.pointer + ": " + internal::FormatNumber(actual) + " vs golden " +

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <set>
 
+#include "perfgate/gates/judge.h"
 #include "perfgate/gtest/perfgate_gtest.h"
 #include "perfgate/metrics/catalogue.h"
 #include "perfgate/stats/summary.h"
@@ -73,26 +74,6 @@ std::string Provenance(const EngineSummary& e) {
   return out;
 }
 
-// A budget check as a one-row verdict table: limit as the baseline column.
-MetricVerdict BudgetRow(const std::string& metric, const TrialMedian& current, double limit, bool pass) {
-  MetricVerdict v;
-  v.metric = metric;
-  v.verdict = pass ? Verdict::kSame : Verdict::kRegressed;
-  v.baseline = limit;
-  v.current = current.median;
-  v.delta = current.median - limit;
-  if (limit != 0) v.delta_pct = v.delta / std::fabs(limit) * 100;
-  v.threshold = 0;
-  v.n_current = static_cast<int>(current.per_trial.size());
-  if (!current.per_trial.empty()) {
-    auto [lo, hi] = std::minmax_element(current.per_trial.begin(), current.per_trial.end());
-    v.current_spread = *hi - *lo;
-  }
-  v.explanation = metric + " median " + Fixed(current.median) + (pass ? " within " : " over ") + "budget " +
-                  Fixed(limit);
-  return v;
-}
-
 ::testing::AssertionResult Outcome(bool pass, const std::vector<MetricVerdict>& rows, const std::string& what,
                                    const std::string& provenance) {
   for (const auto& r : rows) {
@@ -103,6 +84,15 @@ MetricVerdict BudgetRow(const std::string& metric, const TrialMedian& current, d
   std::string why;
   for (const auto& r : rows) why += "  " + r.explanation + "\n";
   return ::testing::AssertionFailure() << what << "\n" << gates::FormatVerdictTable(rows) << why << provenance;
+}
+
+// A budget: the median at most `limit`, judged by the one judge (gates::JudgeLimit),
+// shown as a one-row verdict table with the limit in the baseline column.
+::testing::AssertionResult Budget(const std::string& metric, const TrialMedian& current, double limit,
+                                  const std::string& what, const std::string& provenance) {
+  const gates::LimitVerdict v = gates::JudgeLimit(metric, current.median, current.per_trial, limit,
+                                                  gates::Policy::Exact(0, gates::Direction::kLowerIsBetter));
+  return Outcome(v.pass, {v.verdict}, what, provenance);
 }
 
 const TrialMedian* PhaseMetric(const EngineSummary& e, const std::string& phase,
@@ -125,9 +115,8 @@ std::string KnownPhases(const EngineSummary& e) {
     return ::testing::AssertionFailure() << e.name << " has no phase '" << phase << "' (phases: " << KnownPhases(e)
                                          << ")" << Provenance(e);
   }
-  bool pass = m->median <= budget;
-  return Outcome(pass, {BudgetRow(e.name + "." + phase + "." + unit, *m, budget, pass)},
-                 e.name + " phase '" + phase + "' " + unit + " budget " + Fixed(budget), Provenance(e));
+  return Budget(e.name + "." + phase + "." + unit, *m, budget,
+                e.name + " phase '" + phase + "' " + unit + " budget " + Fixed(budget), Provenance(e));
 }
 
 const attribution::BucketMedians* Bucket(const EngineSummary& e, const std::string& name) {
@@ -150,25 +139,24 @@ std::string KnownFamilies(const EngineSummary& e, const EngineSummary& b) {
   return Join({names.begin(), names.end()});
 }
 
-// Engine versus baseline shifted by the allowance: any median excess fails; the rank
-// test says whether the trials could tell (an excess the trials cannot confirm still
-// fails, as INCONCLUSIVE: a gate fails closed).
+// Engine versus baseline plus the allowance, judged by the one judge: any median
+// excess fails (REGRESSED), and the rank test over the trials says whether they could
+// tell; an excess they cannot confirm still fails, since a gate fails closed. The
+// table shows the real baseline, Δ against it and the allowance as the threshold.
 ::testing::AssertionResult DeltaWithin(const std::string& metric, const TrialMedian& engine,
                                        const TrialMedian& baseline, double allowance, const std::string& what,
                                        const std::string& provenance) {
   std::vector<double> shifted = baseline.per_trial;
   for (double& v : shifted) v += allowance;
-  gates::NoisyPolicy policy;
-  policy.min_rel_effect = 0;
-  policy.min_abs_effect = 0;
-  MetricVerdict v = gates::JudgeNoisy(metric, shifted, engine.per_trial, policy);
+  gates::LimitVerdict judged =
+      gates::JudgeLimit(metric, engine.median, engine.per_trial, baseline.median + allowance,
+                        gates::Policy::Noisy(0, 0, gates::Direction::kLowerIsBetter), shifted);
+  MetricVerdict& v = judged.verdict;
   v.baseline = baseline.median;
   v.delta = engine.median - baseline.median;
   v.delta_pct = baseline.median != 0 ? std::optional<double>(v.delta / std::fabs(baseline.median) * 100) : std::nullopt;
   v.threshold = allowance;
-  const bool pass = v.delta <= allowance;
-  if (pass) v.verdict = Verdict::kSame;
-  return Outcome(pass, {v}, what, provenance);
+  return Outcome(judged.pass, {v}, what, provenance);
 }
 
 }  // namespace
@@ -213,20 +201,18 @@ std::string PerfSuiteFixture::GoldenPath() const {
 
 ::testing::AssertionResult SubmissionsPerTokenAtMost(const EngineSummary& e, double budget) {
   if (auto f = RequireEngine(e)) return *f;
-  bool pass = e.dispatches_per_token.median <= budget;
-  return Outcome(pass, {BudgetRow(e.name + ".submissions_per_token", e.dispatches_per_token, budget, pass)},
-                 e.name + " submissions/token budget " + Fixed(budget), Provenance(e));
+  return Budget(e.name + ".submissions_per_token", e.dispatches_per_token, budget,
+                e.name + " submissions/token budget " + Fixed(budget), Provenance(e));
 }
 
 ::testing::AssertionResult SubmissionsPerTokenExactly(const EngineSummary& e, double expected, double tolerance) {
   if (auto f = RequireEngine(e)) return *f;
-  MetricVerdict v = gates::JudgeExact(e.name + ".submissions_per_token",
-                                      std::vector<double>(e.dispatches_per_token.per_trial.size(), expected),
-                                      e.dispatches_per_token.per_trial, gates::ExactPolicy{tolerance});
-  bool pass = std::fabs(e.dispatches_per_token.median - expected) <= tolerance;
-  v.verdict = pass ? Verdict::kSame : (e.dispatches_per_token.median > expected ? Verdict::kRegressed
-                                                                                 : Verdict::kImproved);
-  return Outcome(pass, {v}, e.name + " submissions/token exactly " + Fixed(expected), Provenance(e));
+  // Either way off is a finding (kBoth): the verdict of a failing check never reads
+  // "improved".
+  const gates::LimitVerdict v =
+      gates::JudgeLimit(e.name + ".submissions_per_token", e.dispatches_per_token.median,
+                        e.dispatches_per_token.per_trial, expected, gates::Policy::Exact(tolerance));
+  return Outcome(v.pass, {v.verdict}, e.name + " submissions/token exactly " + Fixed(expected), Provenance(e));
 }
 
 ::testing::AssertionResult PhaseSubmissionsPerTokenAtMost(const EngineSummary& e, const std::string& phase,
@@ -248,8 +234,7 @@ std::string PerfSuiteFixture::GoldenPath() const {
   auto m = metrics::FindMetric(e, metric);
   if (!m.ok()) return ::testing::AssertionFailure() << m.status().message() << Provenance(e);
   const std::string name = m->id.VerdictName(e.name);
-  const bool pass = m->value.median <= limit;
-  return Outcome(pass, {BudgetRow(name, m->value, limit, pass)}, name + " at most " + Fixed(limit), Provenance(e));
+  return Budget(name, m->value, limit, name + " at most " + Fixed(limit), Provenance(e));
 }
 
 namespace {
@@ -331,7 +316,9 @@ namespace {
 
 ::testing::AssertionResult NoNoisyRegression(const std::string& metric, const std::vector<double>& baseline,
                                              const std::vector<double>& current, const gates::NoisyPolicy& policy) {
-  MetricVerdict v = gates::JudgeNoisy(metric, baseline, current, policy);
+  gates::Policy p = gates::Policy::Noisy(policy.min_rel_effect, policy.min_abs_effect, policy.direction);
+  p.alpha = policy.alpha;
+  MetricVerdict v = gates::Judge(metric, baseline, current, p);
   bool pass = v.verdict == Verdict::kSame || v.verdict == Verdict::kImproved;
   return Outcome(pass, {v}, metric + ": " + v.explanation, "");
 }

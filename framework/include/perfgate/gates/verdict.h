@@ -40,8 +40,9 @@ enum class Verdict {
 // "same", "regressed", "improved" or "inconclusive".
 std::string_view VerdictName(Verdict verdict);
 
-// Which way is bad: a larger µs/token is worse, a larger tok/s is better.
-enum class Direction { kLowerIsBetter, kHigherIsBetter };
+// Which way is bad: a larger µs/token is worse, a larger tok/s is better; for kBoth
+// any change is (a count that changes is a finding).
+enum class Direction { kLowerIsBetter, kHigherIsBetter, kBoth };
 
 // The trial count per side the defaults were validated with; fewer is allowed but
 // loses power (and 3 or fewer per side can never reach alpha = 0.05).

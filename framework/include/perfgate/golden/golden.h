@@ -73,6 +73,7 @@
 #include <vector>
 
 #include "perfgate/core/environment.h"
+#include "perfgate/gates/judge.h"
 #include "perfgate/core/status.h"
 
 namespace perfgate::golden {
@@ -82,35 +83,25 @@ inline constexpr int kSchemaVersion = 1;
 // Non-integer numbers are rounded to this many significant digits when written.
 inline constexpr int kSignificantDigits = 6;
 
-// How a value is compared. kExact: counts (submissions per token, bucket counts),
-// compared with an absolute tolerance `abs` only (default 0). kNoisy: timings,
-// which pass when |actual - expected| <= max(rel * |expected|, abs).
-enum class Kind { kNoisy, kExact };
+// How a value is compared: the one judge's policy (gates/judge.h). kExact: counts
+// (submissions per token, bucket counts), compared with an absolute tolerance `abs`
+// only (default 0). kNoisy: timings, which pass when |actual - expected| <=
+// max(rel * |expected|, abs).
+using Kind = gates::Kind;
 
 // Which change fails. kLowerIsBetter: only an increase beyond the tolerance fails
 // (µs/token); kHigherIsBetter: only a decrease fails (tokens/s); kBoth: either.
 // Applies to both kinds; exact values default to kBoth ("a count that changes is a
 // finding").
-enum class Direction { kLowerIsBetter, kHigherIsBetter, kBoth };
+using Direction = gates::Direction;
 
 // "noisy" | "exact"; "lower_is_better" | "higher_is_better" | "both".
 const char* ToString(Kind kind);
 const char* ToString(Direction dir);
 
-// A value's gating policy, kept in the golden and reviewed in the same diff.
-struct FieldPolicy {
-  Kind kind = Kind::kNoisy;
-  double rel = 0;  // relative tolerance as a fraction (0.05 = 5 %); noisy only
-  double abs = 0;  // absolute tolerance in the value's unit (the floor for noisy)
-  Direction dir = Direction::kBoth;
-  bool gated = true;   // false: compared and reported, never failing
-  std::string reason;  // why (for `gated: false` and unusual tolerances); optional
-
-  // A noisy value passing within max(rel * |expected|, abs) in direction `dir`.
-  static FieldPolicy Noisy(double rel, double abs, Direction dir);
-  // An exact value passing within `abs` (0: must be identical) in direction `dir`.
-  static FieldPolicy Exact(double abs = 0, Direction dir = Direction::kBoth);
-};
+// A value's gating policy, kept in the golden and reviewed in the same diff: the one
+// judge's Policy (kind, rel, abs, dir, gated, reason; alpha is not stored).
+using FieldPolicy = gates::Policy;
 
 // One figure. `value` is a median for noisy values; `samples` keeps the per-trial
 // values it came from (optional, for the significance tests and for reviewers).
