@@ -17,6 +17,7 @@ struct TableArgs {
   std::string format = "json";
   std::string output;
   std::string schema;
+  int run = 0;
   bool lenient = false;
 };
 
@@ -32,6 +33,7 @@ int RunTable(const TableArgs& args) {
   xctrace::ReadOptions options;
   options.mode = args.lenient ? xctrace::ReadMode::kLenient : xctrace::ReadMode::kStrict;
   options.expected_schema = args.schema;
+  options.run = args.run;
   auto doc = xctrace::ReadExportFile(args.file, options);
   if (!doc.ok()) return ReportError(doc.status());
   std::vector<xctrace::Table> tables;
@@ -84,7 +86,7 @@ bool LooksLikeToc(const std::string& path) {
   return std::string(buf).find("<trace-toc") != std::string::npos;
 }
 
-int RunInfo(const std::vector<std::string>& files, bool lenient) {
+int RunInfo(const std::vector<std::string>& files, bool lenient, int run) {
   int worst = kExitOk;
   for (const std::string& file : files) {
     if (LooksLikeToc(file)) {
@@ -102,6 +104,7 @@ int RunInfo(const std::vector<std::string>& files, bool lenient) {
     }
     xctrace::ReadOptions options;
     options.mode = lenient ? xctrace::ReadMode::kLenient : xctrace::ReadMode::kStrict;
+    options.run = run;
     auto doc = xctrace::ReadExportFile(file, options);
     if (!doc.ok()) {
       worst = std::max(worst, ReportError(doc.status()));
@@ -115,7 +118,10 @@ int RunInfo(const std::vector<std::string>& files, bool lenient) {
       for (size_t c = 0; c < t.columns().size(); ++c) {
         std::cout << (c ? ", " : "") << t.columns()[c].mnemonic;
       }
-      std::cout << ")\n";
+      std::cout << ")";
+      if (t.run() > 0) std::cout << ", run " << t.run();
+      if (t.node_count() > 1) std::cout << ", from " << t.node_count() << " nodes";
+      std::cout << "\n";
     }
     for (const auto& e : doc->diagnostics().Entries()) {
       std::cout << "  " << SeverityName(e.severity) << ' ' << e.code << " x" << e.count << ": "
@@ -134,6 +140,10 @@ void RegisterXctraceCommands(CLI::App& app, int* exit_code) {
   table->add_option("--format", args->format, "json (default) or csv")->check(CLI::IsMember({"json", "csv"}));
   table->add_option("--output,-o", args->output, "write here instead of stdout");
   table->add_option("--schema", args->schema, "the schema expected (and selected when several)");
+  table->add_option("--run", args->run,
+                    "keep only this run's tables (by the run in each node's xpath); required when the export "
+                    "holds a schema from several runs")
+      ->check(CLI::PositiveNumber);
   table->add_flag("--lenient", args->lenient, "count anomalies instead of failing on the first");
   table->callback([args, exit_code] { *exit_code = RunTable(*args); });
 
@@ -152,10 +162,12 @@ void RegisterXctraceCommands(CLI::App& app, int* exit_code) {
 
   auto files = std::make_shared<std::vector<std::string>>();
   auto lenient = std::make_shared<bool>(false);
+  auto info_run = std::make_shared<int>(0);
   auto* info = app.add_subcommand("info", "Summarise exports and TOCs: tables, rows, columns, anomalies");
   info->add_option("files", *files, "exported XML files")->required();
   info->add_flag("--lenient", *lenient, "count anomalies instead of failing on the first");
-  info->callback([files, lenient, exit_code] { *exit_code = RunInfo(*files, *lenient); });
+  info->add_option("--run", *info_run, "keep only this run's tables (as `table --run`)")->check(CLI::PositiveNumber);
+  info->callback([files, lenient, info_run, exit_code] { *exit_code = RunInfo(*files, *lenient, *info_run); });
 }
 
 }  // namespace perfgate::cli

@@ -402,11 +402,13 @@ ExportWriter::~ExportWriter() = default;
 
 void ExportWriter::Reserve(size_t bytes) { out_.reserve(bytes); }
 
-void ExportWriter::BeginNode(int toc_index, const Schema* schema) {
+void ExportWriter::BeginNode(int toc_index, const Schema* schema, int run) {
   if (in_node_ || finished_) return;
   if (nodes_closed_ > 0) out_.push_back('\n');
   if (options_.pretty) out_.append("    ");
-  out_.append("<node xpath='//trace-toc[1]/run[1]/data[1]/table[");
+  out_.append("<node xpath='//trace-toc[1]/run[");
+  AppendInt(run, &out_);
+  out_.append("]/data[1]/table[");
   AppendInt(toc_index, &out_);
   out_.append("]'>");
   if (schema != nullptr) {
@@ -519,11 +521,31 @@ std::string ExportWriter::Finish() {
 std::string WriteExport(const std::vector<Table>& tables, const WriteOptions& options) {
   ExportWriter writer(options);
   for (const Table& table : tables) {
-    writer.BeginNode(table.toc_index, table.omit_schema ? nullptr : &table.schema);
+    writer.BeginNode(table.toc_index, table.omit_schema ? nullptr : &table.schema, table.run);
     for (const Row& row : table.rows) writer.WriteRow(row);
     writer.EndNode();
   }
   return writer.Finish();
+}
+
+std::vector<Table> SplitIntoNodes(const Table& table, const std::vector<size_t>& rows_per_node,
+                                  bool repeat_schema) {
+  std::vector<Table> nodes;
+  size_t next = 0;
+  for (size_t i = 0; i < rows_per_node.size(); ++i) {
+    Table node;
+    node.schema = table.schema;
+    node.toc_index = table.toc_index;
+    node.run = table.run;
+    node.omit_schema = i > 0 && !repeat_schema;
+    const size_t end = i + 1 == rows_per_node.size() ? table.rows.size()
+                                                     : std::min(table.rows.size(), next + rows_per_node[i]);
+    node.rows.assign(table.rows.begin() + static_cast<std::ptrdiff_t>(next),
+                     table.rows.begin() + static_cast<std::ptrdiff_t>(end));
+    next = end;
+    nodes.push_back(std::move(node));
+  }
+  return nodes;
 }
 
 std::string WriteTable(const Table& table, const WriteOptions& options) {

@@ -173,12 +173,21 @@ using Row = std::vector<Cell>;
 struct Table {
   Schema schema;
   std::vector<Row> rows;
-  // The N of xpath='//trace-toc[1]/run[1]/data[1]/table[N]'.
+  // The N of xpath='//trace-toc[1]/run[R]/data[1]/table[N]'.
   int toc_index = 1;
+  // The R of that xpath: the recording run the node comes from.
+  int run = 1;
   // Writes the node without <schema>: a continuation reusing the previous node's
   // schema (xctrace-format.md §2). The reader must carry the schema forward.
   bool omit_schema = false;
 };
+
+// `table` cut into one <node> per entry of `rows_per_node` (the last takes what is
+// left), all of its xpath, as one table whose rows span several nodes; the first node
+// has the schema, later ones repeat it when `repeat_schema` is set and omit it
+// otherwise. Indexed by node, so a test can alter one (its schema, its run).
+std::vector<Table> SplitIntoNodes(const Table& table, const std::vector<size_t>& rows_per_node,
+                                  bool repeat_schema);
 
 struct WriteOptions {
   // Off: no id or ref anywhere, every value in full (like probe-cli's edited fixture).
@@ -206,8 +215,9 @@ class ExportWriter {
 
   // Reserves room for a document of about `bytes`.
   void Reserve(size_t bytes);
-  // Opens a <node> for table[toc_index]; a null schema writes a schema-less node.
-  void BeginNode(int toc_index, const Schema* schema);
+  // Opens a <node> for run[run]/…/table[toc_index]; a null schema writes a
+  // schema-less node.
+  void BeginNode(int toc_index, const Schema* schema, int run = 1);
   void WriteRow(const Row& row) { WriteRow(row.data(), row.size()); }
   void WriteRow(const Cell* cells, size_t count);
   void EndNode();

@@ -29,6 +29,11 @@ constexpr int kMaxDepth = 64;
 constexpr uint32_t kSentinelIndex = 0;
 constexpr uint32_t kMissingIndex = 1;
 constexpr uint32_t kNoTag = UINT32_MAX;
+// How pugixml parses rows. parse_ws_pcdata_single keeps whitespace-only text that is
+// an element's only content (`<narrative-text fmt=" "> </narrative-text>` is " "),
+// while whitespace between elements (between rows, or indenting a pretty-printed
+// row's cells) still makes no node. No parse_eol: text is kept byte for byte.
+constexpr unsigned kRowParseOptions = pugi::parse_escapes | pugi::parse_fragment | pugi::parse_ws_pcdata_single;
 
 enum NodeFlags : uint8_t {
   kHasFmt = 1,
@@ -73,7 +78,11 @@ struct AttrSpan {
 
 struct TableData {
   std::string schema;
-  std::string xpath;
+  std::string xpath;                // its first node's
+  std::vector<std::string> aliases;  // other xpaths of schema-less nodes bound to it
+  int run = 0;                       // the run its xpath names; 0: none
+  size_t node_offset = 0;  // byte offset of its first <node>
+  size_t node_count = 0;   // <node>s merged into it
   std::vector<Column> columns;
   std::vector<uint32_t> column_tags;  // interned engineering type per column
   std::unordered_map<std::string, size_t> column_index;
@@ -128,6 +137,93 @@ inline bool SameName(const char* a, const char* b) {
 
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 bool IsNameEnd(char c) { return IsSpace(c) || c == '/' || c == '>' || c == '\0'; }
+bool IsAllSpace(const char* s) {
+  while (IsSpace(*s)) ++s;
+  return *s == '\0';
+}
+
+// An attribute value read by the skeleton scanner, with the five predefined entities
+// decoded (xpath="/trace-toc/run[@number=&quot;1&quot;]/…").
+std::string DecodeAttribute(std::string_view raw) {
+  if (raw.find('&') == std::string_view::npos) return std::string(raw);
+  static constexpr std::pair<std::string_view, char> kEntities[] = {
+      {"&quot;", '"'}, {"&apos;", '\''}, {"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}};
+  std::string out;
+  for (size_t i = 0; i < raw.size(); ++i) {
+    bool decoded = false;
+    for (const auto& [entity, c] : kEntities) {
+      if (raw.substr(i, entity.size()) == entity) {
+        out.push_back(c);
+        i += entity.size() - 1;
+        decoded = true;
+        break;
+      }
+    }
+    if (!decoded) out.push_back(raw[i]);
+  }
+  return out;
+}
+
+// The run a node's xpath names: `run[N]` as Instruments writes it
+// (//trace-toc[1]/run[1]/data[1]/table[34]) or `run[@number="N"]` as a query does;
+// 0 when it names none.
+int RunOfXpath(std::string_view xpath) {
+  for (size_t at = xpath.find("run["); at != std::string_view::npos; at = xpath.find("run[", at + 1)) {
+    if (at > 0 && xpath[at - 1] != '/') continue;
+    std::string_view rest = xpath.substr(at + 4);
+    char quote = '\0';
+    if (rest.substr(0, 8) == "@number=" && rest.size() > 8 && (rest[8] == '"' || rest[8] == '\'')) {
+      quote = rest[8];
+      rest.remove_prefix(9);
+    }
+    size_t digits = 0;
+    while (digits < rest.size() && digits < 9 && rest[digits] >= '0' && rest[digits] <= '9') ++digits;
+    if (digits == 0) continue;
+    size_t close = digits;
+    if (quote != '\0' && (close >= rest.size() || rest[close++] != quote)) continue;
+    if (close >= rest.size() || rest[close] != ']') continue;
+    return std::stoi(std::string(rest.substr(0, digits)));
+  }
+  return 0;
+}
+
+// "run 1", "runs 1 and 2", "runs 1, 2 and 3"; run 0 reads "a node whose xpath names
+// no run".
+std::string DescribeRuns(std::vector<int> runs) {
+  std::sort(runs.begin(), runs.end());
+  runs.erase(std::unique(runs.begin(), runs.end()), runs.end());
+  std::vector<std::string> parts;
+  const bool unnamed = !runs.empty() && runs.front() == 0;
+  if (unnamed) runs.erase(runs.begin());
+  if (!runs.empty()) {
+    std::string numbers;
+    for (size_t i = 0; i < runs.size(); ++i) {
+      numbers += (i == 0 ? "" : i + 1 == runs.size() ? " and " : ", ") + std::to_string(runs[i]);
+    }
+    parts.push_back((runs.size() == 1 ? "run " : "runs ") + numbers);
+  }
+  if (unnamed) parts.push_back("a node whose xpath names no run");
+  if (parts.empty()) return "no table at all";
+  return parts.size() == 1 ? parts[0] : parts[0] + " and " + parts[1];
+}
+
+// Empty when `b` repeats `a`'s schema (name, and every column's mnemonic, display name
+// and engineering type, in order); otherwise what differs, `a` being "here".
+std::string SchemaDifference(const TableData& a, const TableData& b) {
+  if (a.schema != b.schema) return "schema '" + a.schema + "' here, '" + b.schema + "' there";
+  if (a.columns.size() != b.columns.size()) {
+    return std::to_string(a.columns.size()) + " columns here, " + std::to_string(b.columns.size()) + " there";
+  }
+  for (size_t i = 0; i < a.columns.size(); ++i) {
+    const Column& x = a.columns[i];
+    const Column& y = b.columns[i];
+    if (x.mnemonic != y.mnemonic || x.name != y.name || x.engineering_type != y.engineering_type) {
+      auto show = [](const Column& c) { return "'" + c.mnemonic + "' ('" + c.name + "', " + c.engineering_type + ")"; };
+      return "column " + std::to_string(i + 1) + " is " + show(x) + " here, " + show(y) + " there";
+    }
+  }
+  return {};
+}
 
 // Parses a decimal integer (optionally negative) with overflow detection.
 bool ParseDecimal(std::string_view s, bool allow_negative, uint64_t* magnitude, bool* negative) {
@@ -268,7 +364,23 @@ class ExportParser {
   Status SkipElement(size_t* pos);
 
   Status ParseNode(size_t* pos, int node_ordinal);
-  Status ParseSchema(size_t start, size_t end, const std::string& xpath);
+  // Parses a <schema> into *t (schema and columns).
+  Status ParseSchema(size_t start, size_t end, TableData* t);
+  // Makes the table of the node being read current. With a schema (`t`, read at
+  // `schema_offset`): the earlier table it continues, or a new one; false when strict
+  // mode stops at an xctrace.schema_conflict. Without: the earlier table of its
+  // xpath, else the previous node's; false when there is none to continue.
+  bool BindSchemaNode(TableData t, size_t schema_offset);
+  bool BindSchemalessNode(const std::string& xpath);
+  // The earlier table that a node of this xpath (and, without an xpath, this schema)
+  // continues, or null.
+  TableData* ContinuedTable(const std::string& xpath, const std::string& schema);
+  // Makes `next` the table rows go to; the table left gives back its vector slack
+  // (a Document outlives its decode). Continuation nodes of one table keep it current,
+  // so its vectors are not copied between them.
+  void SwitchTable(TableData* next);
+  // Applies ReadOptions::run once every node is read.
+  Status SelectRun(size_t root_offset);
   // Parses the rows from *pos up to the node's "</node>" and sets *pos to that tag.
   Status ParseRows(size_t* pos);
   // The end of the next chunk of rows from `p`: just past a "</row>", or the offset
@@ -318,6 +430,7 @@ class ExportParser {
   pugi::xml_document chunk_;
   TableData* table_ = nullptr;
   int node_ordinal_ = 0;
+  size_t node_offset_ = 0;  // of the <node> being read
   size_t row_in_node_ = 0;
 };
 
@@ -423,6 +536,11 @@ Status ExportParser::Run() {
   if (doc_.bytes.size() > UINT32_MAX) {
     return Status::Error("xctrace.too_large", "the file is over 4 GiB", {doc_.path});
   }
+  if (options_.run < 0) {
+    return Status::Error("xctrace.run_not_found",
+                         "run " + std::to_string(options_.run) + " asked for: runs are numbered from 1",
+                         {doc_.path});
+  }
   size_t bad;
   doc_.lines = internal::LineIndex::BuildValidatingUtf8(doc_.bytes, &bad);
   if (bad != std::string::npos) {
@@ -496,21 +614,73 @@ Status ExportParser::Run() {
                                  "' was exported";
     if (!Anomaly("xctrace.empty_export", root_offset, what)) return error_;
   }
+  SwitchTable(nullptr);
+  return SelectRun(root_offset);
+}
+
+Status ExportParser::SelectRun(size_t root_offset) {
+  std::vector<TableData>& tables = doc_.tables;
+  auto asked = [&](const TableData& t) {
+    return options_.expected_schema.empty() || t.schema == options_.expected_schema;
+  };
+  auto runs_of = [&](const std::string& schema) {
+    std::vector<int> runs;
+    for (const TableData& t : tables) {
+      if (schema.empty() ? asked(t) : t.schema == schema) runs.push_back(t.run);
+    }
+    return runs;
+  };
+  if (options_.run == 0) {
+    // Two tables of one schema from different runs: report the first node of the
+    // later run.
+    for (size_t i = 0; i < tables.size(); ++i) {
+      if (!asked(tables[i])) continue;
+      for (size_t j = 0; j < i; ++j) {
+        if (tables[j].schema != tables[i].schema || tables[j].run == tables[i].run) continue;
+        return Fatal("xctrace.multiple_runs", tables[i].node_offset,
+                     "schema '" + tables[i].schema + "' is exported from " +
+                         DescribeRuns(runs_of(tables[i].schema)) +
+                         "; pick one with the reader's run option (perfgate: --run N)");
+      }
+    }
+    return Status();
+  }
+  const std::vector<int> present = runs_of("");
+  size_t first_asked = root_offset;
+  for (const TableData& t : tables) {
+    if (asked(t)) {
+      first_asked = t.node_offset;
+      break;
+    }
+  }
+  tables.erase(std::remove_if(tables.begin(), tables.end(),
+                              [&](const TableData& t) { return t.run != options_.run; }),
+               tables.end());
+  if (std::none_of(tables.begin(), tables.end(), asked)) {
+    const std::string what = options_.expected_schema.empty()
+                                 ? std::string("table")
+                                 : "table of schema '" + options_.expected_schema + "'";
+    return Fatal("xctrace.run_not_found", first_asked,
+                 "no " + what + " of run " + std::to_string(options_.run) + ": the export holds " +
+                     DescribeRuns(present));
+  }
   return Status();
 }
 
 Status ExportParser::ParseNode(size_t* pos, int node_ordinal) {
   const size_t node_offset = *pos;
   node_ordinal_ = node_ordinal;
+  node_offset_ = node_offset;
   row_in_node_ = 0;
   OpenTag tag;
   PERFGATE_RETURN_IF_ERROR(ReadOpenTag(*pos, &tag));
   std::string xpath;
   for (const auto& [name, value] : tag.attributes) {
-    if (name == "xpath") xpath = std::string(value);
+    if (name == "xpath") xpath = DecodeAttribute(value);
   }
   size_t p = tag.end;
   bool has_schema = false;
+  bool bound = false;  // the node's rows have a table to go to
   if (!tag.self_closing) {
     for (;;) {
       PERFGATE_RETURN_IF_ERROR(SkipMisc(&p));
@@ -536,14 +706,19 @@ Status ExportParser::ParseNode(size_t* pos, int node_ordinal) {
           if (close == std::string::npos) return Fatal("xctrace.truncated", p, "the file ends inside <schema>");
           end = close + 9;
         }
-        PERFGATE_RETURN_IF_ERROR(ParseSchema(p, end, xpath));
+        TableData t;
+        t.xpath = xpath;
+        t.run = RunOfXpath(xpath);
+        t.node_offset = node_offset;
+        PERFGATE_RETURN_IF_ERROR(ParseSchema(p, end, &t));
         if (!error_.ok()) return error_;
-        has_schema = true;
+        if (!BindSchemaNode(std::move(t), p)) return error_;
+        has_schema = bound = true;
         p = end;
         continue;
       }
       // Everything else up to </node> is rows (and anything odd among them).
-      if (!has_schema && table_ == nullptr) {
+      if (!bound && !BindSchemalessNode(xpath)) {
         const size_t node_end = FindNodeEnd(p, size());
         if (node_end == std::string::npos) return RowsCutOff(p);
         if (!Anomaly("xctrace.missing_schema", node_offset,
@@ -554,6 +729,7 @@ Status ExportParser::ParseNode(size_t* pos, int node_ordinal) {
         p = node_end;
         continue;
       }
+      bound = true;
       PERFGATE_RETURN_IF_ERROR(ParseRows(&p));
       if (!error_.ok()) return error_;
     }
@@ -562,15 +738,99 @@ Status ExportParser::ParseNode(size_t* pos, int node_ordinal) {
   return Status();
 }
 
-Status ExportParser::ParseSchema(size_t start, size_t end, const std::string& xpath) {
+TableData* ExportParser::ContinuedTable(const std::string& xpath, const std::string& schema) {
+  auto continues = [&](const TableData& t) {
+    if (xpath.empty()) return t.xpath.empty() && t.schema == schema;
+    return t.xpath == xpath || std::find(t.aliases.begin(), t.aliases.end(), xpath) != t.aliases.end();
+  };
+  // The current table first: after a (lenient) schema conflict, two tables share an
+  // xpath, and the later one is being continued.
+  if (table_ != nullptr && continues(*table_)) return table_;
+  for (TableData& t : doc_.tables) {
+    if (continues(t)) return &t;
+  }
+  return nullptr;
+}
+
+bool ExportParser::BindSchemaNode(TableData t, size_t schema_offset) {
+  if (TableData* earlier = ContinuedTable(t.xpath, t.schema)) {
+    const std::string difference = SchemaDifference(t, *earlier);
+    if (difference.empty()) {
+      SwitchTable(earlier);
+      ++earlier->node_count;
+      return true;
+    }
+    const std::string table = earlier->xpath.empty() ? "schema '" + earlier->schema + "'" : "'" + earlier->xpath + "'";
+    const SourceLocation first = Locate(earlier->node_offset);
+    if (!Anomaly("xctrace.schema_conflict", schema_offset,
+                 "<node> " + std::to_string(node_ordinal_) + " repeats the schema of table " + table +
+                     " (first node at " + std::to_string(first.line) + ":" + std::to_string(first.column) +
+                     ") with a difference: " + difference + "; its rows form a table of their own")) {
+      return false;
+    }
+  }
+  SwitchTable(nullptr);
+  t.node_count = 1;
+  doc_.tables.push_back(std::move(t));
+  table_ = &doc_.tables.back();
+  return true;
+}
+
+bool ExportParser::BindSchemalessNode(const std::string& xpath) {
+  TableData* t = xpath.empty() ? nullptr : ContinuedTable(xpath, {});
+  if (t == nullptr) {
+    // The previous node's table, even under another xpath: a trimmed real export
+    // (swift-mlx-profiler's test) follows table[109]'s node with a schema-less
+    // table[110] one. Later nodes of that xpath continue the same table.
+    t = table_;
+    if (t == nullptr) return false;
+    const int run = RunOfXpath(xpath);
+    if (!xpath.empty() && run != t->run) {
+      // Another run's rows under the schema carried forward: a table of that run, so
+      // that runs are never merged.
+      TableData other;
+      other.schema = t->schema;
+      other.columns = t->columns;
+      other.column_tags = t->column_tags;
+      other.column_index = t->column_index;
+      other.xpath = xpath;
+      other.run = run;
+      other.node_offset = node_offset_;
+      other.node_count = 1;
+      SwitchTable(nullptr);
+      doc_.tables.push_back(std::move(other));
+      table_ = &doc_.tables.back();
+      return true;
+    }
+    if (!xpath.empty() && xpath != t->xpath) t->aliases.push_back(xpath);
+  }
+  SwitchTable(t);
+  ++t->node_count;
+  return true;
+}
+
+void ExportParser::SwitchTable(TableData* next) {
+  if (table_ != nullptr && table_ != next) {
+    // The first chunk's density is only an estimate: a vector that outgrew it doubled,
+    // and a document of several tables reserved this one for the rest of the file.
+    // The copy comes after the doubling that set the decode's peak.
+    auto trim = [](auto& v) {
+      if (v.capacity() > v.size() + v.size() / 4) v.shrink_to_fit();
+    };
+    trim(table_->row_offsets);
+    trim(table_->cells);
+  }
+  table_ = next;
+}
+
+Status ExportParser::ParseSchema(size_t start, size_t end, TableData* out) {
   pugi::xml_parse_result r = chunk_.load_buffer_inplace(buf() + start, end - start,
                                                         pugi::parse_default | pugi::parse_fragment,
                                                         pugi::encoding_utf8);
   if (!r) return Fatal("xctrace.not_xml", start + r.offset, std::string("in <schema>: ") + r.description());
   pugi::xml_node schema = chunk_.child("schema");
-  TableData t;
+  TableData& t = *out;
   t.schema = schema.attribute("name").value();
-  t.xpath = xpath;
   if (!options_.expected_schema.empty() && t.schema != options_.expected_schema) {
     if (!Anomaly("xctrace.schema_mismatch", start,
                  "<schema name=\"" + t.schema + "\">, expected '" + options_.expected_schema + "'")) {
@@ -601,8 +861,6 @@ Status ExportParser::ParseSchema(size_t start, size_t end, const std::string& xp
     t.column_tags.push_back(doc_.InternTag(c.engineering_type));
     t.columns.push_back(std::move(c));
   }
-  doc_.tables.push_back(std::move(t));
-  table_ = &doc_.tables.back();
   return Status();
 }
 
@@ -662,7 +920,7 @@ Status ExportParser::ParseRows(size_t* pos) {
       // After the first chunk, reserve for the rest of the file at the density seen so
       // far (the node's end is not known yet; exports hold one node nearly always), so
       // that vectors rarely double and no extra pass counts the bytes. The slack is
-      // given back after the last chunk.
+      // given back when the table is left.
       reserved = true;
       const double scale = 1.05 * static_cast<double>(size() - start) / static_cast<double>(p - start);
       auto grow = [scale](auto& v, size_t before) {
@@ -673,8 +931,7 @@ Status ExportParser::ParseRows(size_t* pos) {
       grow(doc_.nodes, nodes_before);
     }
     if (chunk_end == p) break;
-    pugi::xml_parse_result r = chunk_.load_buffer_inplace(buf() + p, chunk_end - p,
-                                                          pugi::parse_escapes | pugi::parse_fragment,
+    pugi::xml_parse_result r = chunk_.load_buffer_inplace(buf() + p, chunk_end - p, kRowParseOptions,
                                                           pugi::encoding_utf8);
     if (!r) {
       // pugixml points a mismatched end tag at its name; point at its '<' instead.
@@ -700,7 +957,7 @@ Status ExportParser::ParseRows(size_t* pos) {
                          std::to_string(node_ordinal_) + "; expected <row>")) {
           return error_;
         }
-      } else if (n.type() == pugi::node_pcdata || n.type() == pugi::node_cdata) {
+      } else if ((n.type() == pugi::node_pcdata && !IsAllSpace(n.value())) || n.type() == pugi::node_cdata) {
         if (!Anomaly("xctrace.unknown_element", InBuffer(n.value()) ? OffsetOf(n.value()) : p,
                      "text among the rows of <node> " + std::to_string(node_ordinal_))) {
           return error_;
@@ -709,15 +966,7 @@ Status ExportParser::ParseRows(size_t* pos) {
     }
     p = chunk_end;
   }
-  // The first chunk's density is only an estimate: a vector that outgrew it doubled, and
-  // a document of several tables reserved this one for the rest of the file. A Document
-  // outlives its decode, so it gives the slack back; the copy comes after the doubling
-  // that set the decode's peak.
-  auto trim = [](auto& v) {
-    if (v.capacity() > v.size() + v.size() / 4) v.shrink_to_fit();
-  };
-  trim(table_->row_offsets);
-  trim(table_->cells);
+  // The slack of the reservation is given back when the table is left (SwitchTable).
   *pos = p;
   return Status();
 }
@@ -729,7 +978,7 @@ bool ExportParser::ParseRow(pugi::xml_node row) {
   size_t col = 0;
   for (pugi::xml_node c = row.first_child(); c; c = c.next_sibling()) {
     if (c.type() != pugi::node_element) {
-      if (c.type() == pugi::node_pcdata &&
+      if (c.type() == pugi::node_pcdata && !IsAllSpace(c.value()) &&
           !Anomaly("xctrace.unknown_element", InBuffer(c.value()) ? OffsetOf(c.value()) : row_offset,
                    "text inside <row> (" + RowContext() + ")")) {
         return false;
@@ -1019,6 +1268,8 @@ SourceLocation Table::RowLocation(size_t row) const {
   return d.lines.Locate(d.path, RowOffset(row));
 }
 const std::string& Table::node_xpath() const { return DataOf(doc_, index_).xpath; }
+int Table::run() const { return DataOf(doc_, index_).run; }
+size_t Table::node_count() const { return DataOf(doc_, index_).node_count; }
 
 // --- Document ------------------------------------------------------------------
 

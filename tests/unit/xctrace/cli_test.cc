@@ -1,10 +1,13 @@
 // End-to-end tests of `perfgate table`, `perfgate info` and exit codes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "support/corpus.h"
 #include "support/run_command.h"
+#include "xctrace_gen/xctrace_gen.h"
 
 namespace perfgate {
 namespace {
@@ -54,6 +57,77 @@ TEST(PerfgateCli, TableCsvToFile) {
   EXPECT_EQ(csv.substr(second, csv.find('\n', second) - second),
             "329899666,1193047,1,1594567233,1594567233,18446744073709551615,");
   std::remove(out.c_str());
+}
+
+TEST(PerfgateCli, TableKeepsWhitespaceOnlyText) {
+  // Row 1's lane is <formatted-label id="20" fmt=" "><narrative-text id="21" fmt=" ">
+  // </narrative-text></formatted-label> in the file (grep 'id="21"'): one space.
+  PERFGATE_CORPUS_FILE_OR_SKIP(path, "xctrace/JSama99-Solo/Phase12-iPhone16Pro-metal-driver.EXCERPT.xml");
+  auto r = RunPerfgate("table " + path);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["rows"][0]["lane"], (nlohmann::json{{"fmt", " "}, {"narrative-text", " "}}));
+}
+
+// Six execution points over three nodes of one xpath: schema, schema-less, schema again.
+std::string ThreeNodeExport(int second_run = 1) {
+  std::vector<gen::ExecutionPointRow> rows;
+  for (int i = 0; i < 3; ++i) {
+    rows.push_back(gen::ExecutionPointRow::Start(1000 + 200 * i, 0x123457, 7000 + i));
+    rows.push_back(gen::ExecutionPointRow::End(1100 + 200 * i, 0x123457, 7000 + i));
+  }
+  std::vector<gen::Table> nodes = gen::SplitIntoNodes(gen::ExecutionPointsTable(rows), {2, 2, 2}, false);
+  nodes[2].omit_schema = false;
+  nodes[2].run = second_run;
+  return gen::WriteExport(nodes);
+}
+
+TEST(PerfgateCli, TablePrintsTheNodesOfOneTableAsOneTable) {
+  std::string path = WriteTempFile(ThreeNodeExport());
+  auto r = RunPerfgate("table " + path);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.is_object()) << "one table, not an array of tables";
+  ASSERT_EQ(j["rows"].size(), 6u);
+  EXPECT_EQ(j["rows"][5]["timestamp"], 1500);
+  auto csv = RunPerfgate("table --format csv " + path);
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_EQ(std::count(csv.out.begin(), csv.out.end(), '\n'), 7);  // header + 6 rows
+  auto info = RunPerfgate("info " + path);
+  EXPECT_NE(info.out.find("metal-gpu-execution-points: 6 rows x 7 columns"), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find(", run 1, from 3 nodes"), std::string::npos) << info.out;
+  std::remove(path.c_str());
+}
+
+TEST(PerfgateCli, TableRunPicksOneRunOfSeveral) {
+  const std::string bytes = ThreeNodeExport(/*second_run=*/2);
+  std::string path = WriteTempFile(bytes);
+  // The error points at run 2's node, the third.
+  const size_t third = bytes.find("<node", bytes.find("<node", bytes.find("<node") + 1) + 1);
+  const std::string line = std::to_string(std::count(bytes.begin(), bytes.begin() + third, '\n') + 1);
+  const std::string column = std::to_string(third - bytes.rfind('\n', third));
+  auto refused = RunPerfgate("table " + path);
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_EQ(refused.err, path + ":" + line + ":" + column +
+                            ": error[xctrace.multiple_runs]: schema 'metal-gpu-execution-points' is exported from "
+                            "runs 1 and 2; pick one with the reader's run option (perfgate: --run N)\n");
+  auto one = RunPerfgate("table --run 1 " + path);
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_EQ(nlohmann::json::parse(one.out)["rows"].size(), 4u);
+  auto two = RunPerfgate("table --run 2 --schema metal-gpu-execution-points " + path);
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  auto j = nlohmann::json::parse(two.out);
+  ASSERT_EQ(j["rows"].size(), 2u);
+  EXPECT_EQ(j["rows"][0]["timestamp"], 1400);
+  auto absent = RunPerfgate("table --run 3 " + path);
+  EXPECT_EQ(absent.exit_code, 2);
+  EXPECT_NE(absent.err.find("error[xctrace.run_not_found]: no table of run 3: the export holds runs 1 and 2"),
+            std::string::npos)
+      << absent.err;
+  EXPECT_EQ(RunPerfgate("table --run 0 " + path).exit_code, 2);  // usage: runs count from 1
+  EXPECT_EQ(RunPerfgate("info " + path).exit_code, 2);
+  EXPECT_EQ(RunPerfgate("info --run 2 " + path).exit_code, 0);
+  std::remove(path.c_str());
 }
 
 TEST(PerfgateCli, BadInputExitsTwoWithCompilerStyleError) {

@@ -79,6 +79,21 @@ TEST(XctraceCorpus, JsDriverProcessRefResolvesThroughNestedLabel) {
   EXPECT_EQ(*t.cell(0, *t.ColumnIndex("object-id")).AsUint64(), kNoId);
 }
 
+TEST(XctraceCorpus, JsDriverBlankNarrativeTextIsOneSpace) {
+  // Row 1's lane is <formatted-label id="20" fmt=" "><narrative-text id="21" fmt=" ">
+  // </narrative-text></formatted-label> (grep 'id="21"' in the file): the narrative's
+  // text is one space, not an empty string.
+  PERFGATE_CORPUS_FILE_OR_SKIP(path, "xctrace/JSama99-Solo/Phase12-iPhone16Pro-metal-driver.EXCERPT.xml");
+  Document d = ReadStrict(path);
+  Table t = d.table(0);
+  Value lane = t.cell(0, *t.ColumnIndex("lane"));
+  EXPECT_EQ(lane.fmt(), " ");
+  EXPECT_EQ(lane.text(), "");
+  ASSERT_EQ(lane.child_count(), 1u);
+  EXPECT_EQ(lane.child(0).tag(), "narrative-text");
+  EXPECT_EQ(lane.child(0).text(), " ");
+}
+
 TEST(XctraceCorpus, XqNarrativeRefsBackToSameRowAndSentinels) {
   PERFGATE_CORPUS_FILE_OR_SKIP(path, "xctrace/xctrace-query-mcp-server/display-vsyncs-interval.xml");
   Document d = ReadStrict(path);

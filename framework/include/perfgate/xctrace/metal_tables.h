@@ -218,7 +218,8 @@ StatusOr<std::vector<DriverInterval>> ReadDriverIntervals(const Table& table,
 StatusOr<std::vector<ShaderProfilerInterval>> ReadShaderProfilerIntervals(const Table& table,
                                                                           Diagnostics* diagnostics);
 
-// Finds the first table of schema Row::kSchema in `document` and reads it with the
+// Finds the table of schema Row::kSchema in `document` (Document::FindTable: the rows
+// of all its <node>s, of the run the document was read for) and reads it with the
 // matching reader above, e.g. ReadMetalTable<GpuInterval>(doc, &diags). A document
 // without that table is an xctrace.schema_mismatch error naming the schema. Defined
 // for the eight row types above only.

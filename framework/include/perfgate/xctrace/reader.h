@@ -31,6 +31,15 @@ struct ReadOptions {
   // When set, an export without any <node> names this schema in its error, and a
   // node of another schema is an xctrace.schema_mismatch.
   std::string expected_schema;
+  // Which recording run's tables to keep, by the run each <node>'s xpath names
+  // (`run[N]` as Instruments writes it, or `run[@number="N"]`).
+  //   0 (default): every table is kept, but a schema (the expected one, when set)
+  //     exported from more than one run is an xctrace.multiple_runs error that names
+  //     the runs; the reader never picks one of them for the caller.
+  //   N > 0: only run N's tables; an export without them (of the expected schema,
+  //     when set) is an xctrace.run_not_found error listing the runs present.
+  // Both are errors in lenient mode too: they concern the request, not the data.
+  int run = 0;
 };
 
 // One <col> of a <schema>.
@@ -92,8 +101,15 @@ class Value {
   uint32_t index_;
 };
 
-// One table: a <node>'s schema and its rows, plus the rows of schema-less nodes that
-// followed it and reused its schema.
+// One table of the trace: the rows of every <node> that belongs to it, concatenated in
+// document order. A node belongs to the earlier table of the same `xpath` attribute,
+// whether it repeats the schema or omits it. A node with a schema and a new xpath
+// starts a table (without an xpath: it continues the xpath-less table of the same
+// schema name, if any). A schema-less node of a new xpath continues the previous
+// node's table, or, when its xpath names another run, starts a table of that run with
+// the same schema. A node that repeats a table's schema with other columns is an
+// xctrace.schema_conflict; a schema-less node with no earlier table, an
+// xctrace.missing_schema.
 class Table {
  public:
   const std::string& schema() const;
@@ -107,6 +123,10 @@ class Table {
   SourceLocation RowLocation(size_t row) const;
   // The `xpath` attribute of the table's first <node>.
   const std::string& node_xpath() const;
+  // The run its xpath names (`run[N]` or `run[@number="N"]`); 0 when it names none.
+  int run() const;
+  // How many <node>s the rows came from (1 for a table exported in one piece).
+  size_t node_count() const;
 
  private:
   friend class Document;
@@ -126,7 +146,9 @@ class Document {
   size_t byte_size() const;
   size_t table_count() const;
   Table table(size_t index) const;
-  // The first table of this schema, or nullopt.
+  // The table of this schema (all of its nodes merged; see Table), or nullopt. When
+  // one run lists the schema under several TOC tables (kdebug, os-signpost: distinct
+  // xpaths), this is the first of them.
   std::optional<Table> FindTable(std::string_view schema) const;
   // Anomalies counted while reading (lenient mode), plus warnings in both modes.
   const Diagnostics& diagnostics() const;
