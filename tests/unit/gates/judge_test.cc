@@ -1,0 +1,91 @@
+// The one judge (gates/judge.h): one policy for assertions, goldens and comparisons,
+// and a limit verdict that always agrees with pass or fail.
+#include "perfgate/gates/judge.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "perfgate/golden/golden.h"
+
+namespace perfgate::gates {
+namespace {
+
+TEST(Judge, GoldenPoliciesAreTheJudgesPolicies) {
+  // golden::FieldPolicy is gates::Policy: a golden's policy is judged as it reads.
+  golden::FieldPolicy p = golden::FieldPolicy::Noisy(0.05, 20, golden::Direction::kLowerIsBetter);
+  const Policy& same = p;
+  EXPECT_EQ(same.kind, Kind::kNoisy);
+  EXPECT_DOUBLE_EQ(ToleranceOf(same, 1000), 50);  // max(5 % of 1000, 20)
+  EXPECT_DOUBLE_EQ(ToleranceOf(same, 100), 20);   // the floor
+  EXPECT_FALSE(BeyondLimit(same, 1000, 1050));    // at the limit passes
+  EXPECT_TRUE(BeyondLimit(same, 1000, 1050.01));
+  EXPECT_FALSE(BeyondLimit(same, 1000, 10));      // lower is better: any decrease passes
+  EXPECT_TRUE(BeyondLimit(same, 1000, std::nan("")));
+  const Policy exact = Policy::Exact(0.5);
+  EXPECT_TRUE(BeyondLimit(exact, 45.6, 46.2));  // both directions
+  EXPECT_TRUE(BeyondLimit(exact, 45.6, 45.0));
+  EXPECT_FALSE(BeyondLimit(exact, 45.6, 46.1));
+}
+
+// The old exact-count assertion said "improved" while failing when the count fell.
+TEST(JudgeLimit, AnExactCountOffTheOtherWayFailsAsRegressedNotImproved) {
+  const LimitVerdict v = JudgeLimit("graphs.submissions_per_token", 150, {150, 150, 150}, 160, Policy::Exact(0));
+  EXPECT_FALSE(v.pass);
+  EXPECT_EQ(v.verdict.verdict, Verdict::kRegressed);
+  EXPECT_NE(v.verdict.explanation.find("beyond the limit, regressed"), std::string::npos) << v.verdict.explanation;
+}
+
+// The old delta assertion kept the rank test's verdict, which could read "same" (p >
+// alpha with enough power) or "inconclusive" on a failing median.
+TEST(JudgeLimit, AnExcessTheTrialsCannotConfirmStillReadsRegressedWithItsP) {
+  const std::vector<double> limit_trials = {100, 101, 99};
+  const LimitVerdict v = JudgeLimit("hf2q.md.us_per_token", 100.5, {100.5, 99.5, 101.5}, 100,
+                                    Policy::Noisy(0, 0, Direction::kLowerIsBetter), limit_trials);
+  EXPECT_FALSE(v.pass);
+  EXPECT_EQ(v.verdict.verdict, Verdict::kRegressed);
+  ASSERT_TRUE(v.verdict.p_value.has_value());
+  EXPECT_GT(*v.verdict.p_value, 0.05);
+  EXPECT_NE(v.verdict.explanation.find("too few trials to confirm it"), std::string::npos) << v.verdict.explanation;
+}
+
+TEST(JudgeLimit, AnUngatedPolicyReportsButPasses) {
+  Policy p = Policy::Exact(0);
+  p.gated = false;
+  p.reason = "tracked only";
+  const LimitVerdict v = JudgeLimit("x", 2, {2}, 1, p);
+  EXPECT_TRUE(v.pass);
+  EXPECT_EQ(v.verdict.verdict, Verdict::kRegressed);
+  EXPECT_NE(v.verdict.explanation.find("not gated (tracked only)"), std::string::npos);
+}
+
+// Over many random limit checks, gated verdicts agree with pass and fail.
+TEST(JudgeLimit, TheVerdictAlwaysAgreesWithPassOrFail) {
+  std::mt19937 rng(20261201);
+  std::uniform_real_distribution<double> value(-100, 100);
+  for (int i = 0; i < 5000; ++i) {
+    const Direction dir = static_cast<Direction>(i % 3);
+    const Policy p = i % 2 ? Policy::Exact(std::fabs(value(rng)) / 10, dir)
+                           : Policy::Noisy(std::fabs(value(rng)) / 1000, std::fabs(value(rng)) / 10, dir);
+    const double limit = value(rng);
+    const std::vector<double> current = {value(rng), value(rng), value(rng)};
+    const std::vector<double> reference = {limit - 1, limit, limit + 1};
+    const LimitVerdict v = JudgeLimit("m", current[1], current, limit, p, reference);
+    const bool says_pass = v.verdict.verdict == Verdict::kSame || v.verdict.verdict == Verdict::kImproved;
+    ASSERT_EQ(v.pass, says_pass) << v.verdict.explanation;
+    ASSERT_EQ(v.pass, !BeyondLimit(p, limit, current[1]));
+  }
+}
+
+TEST(Judge, SamplesAgainstSamplesUseTheStatisticsOfTheirKind) {
+  const MetricVerdict exact = Judge("cbs", {3, 3, 3}, {4, 4, 4}, Policy::Exact(0, Direction::kLowerIsBetter));
+  EXPECT_EQ(exact.verdict, Verdict::kRegressed);
+  // 3 vs 3 can never reach alpha = 0.05: a noisy change is inconclusive, never same.
+  const MetricVerdict noisy = Judge("us", {100, 101, 99}, {150, 151, 149}, Policy::Noisy(0.05, 0, Direction::kLowerIsBetter));
+  EXPECT_EQ(noisy.verdict, Verdict::kInconclusive);
+  const MetricVerdict both = Judge("n", {10, 10, 10, 10, 10}, {8, 8, 8, 8, 8}, Policy::Exact(0, Direction::kBoth));
+  EXPECT_EQ(both.verdict, Verdict::kRegressed) << "for kBoth any change is a finding";
+}
+
+}  // namespace
+}  // namespace perfgate::gates
