@@ -98,6 +98,12 @@ KernelFamilyTable DefaultKernelFamilies() {
   return t;
 }
 
+std::set<std::string> KernelFamilyNames(const KernelFamilyTable& table) {
+  std::set<std::string> names;
+  for (const KernelFamilyRule& rule : table.rules) names.insert(rule.family);
+  return names;
+}
+
 StatusOr<KernelFamilyTable> LoadKernelFamilies(const std::string& path) {
   std::ifstream in(path);
   if (!in) return Status::Error("io.not_found", "cannot open kernel-family table", {path});
@@ -128,27 +134,31 @@ StatusOr<KernelFamilyTable> LoadKernelFamilies(const std::string& path) {
 }
 
 StatusOr<DecodeWindow> ParseWindow(std::string_view spec) {
-  DecodeWindow w;
   auto parts = Split(spec, ':');
   if (parts[0] == "label" && parts.size() >= 2) {
-    w.mode = DecodeWindow::Mode::kLabel;
-    w.label = std::string(spec.substr(6));
-    if (w.label.empty()) return UsageError("--window label: needs a label");
-    return w;
+    // The label is everything after "label:", colons included.
+    std::string label(spec.substr(6));
+    if (label.empty()) return UsageError("--window label: needs a label");
+    return DecodeWindow::Label(std::move(label));
   }
   if (parts[0] == "time" && parts.size() == 3) {
-    w.mode = DecodeWindow::Mode::kTimeRange;
-    if (!ParseInt64(parts[1], &w.start_ns) || !ParseInt64(parts[2], &w.end_ns) || w.end_ns <= w.start_ns) {
+    int64_t start_ns = 0;
+    int64_t end_ns = 0;
+    if (!ParseInt64(parts[1], &start_ns) || !ParseInt64(parts[2], &end_ns) || end_ns <= start_ns) {
       return UsageError("--window time:START_NS:END_NS needs 0 <= START < END");
     }
-    return w;
+    return DecodeWindow::TimeRange(start_ns, end_ns);
   }
   if (parts[0] == "skip" && parts.size() == 2) {
-    w.mode = DecodeWindow::Mode::kSkipSubmissions;
-    if (!ParseInt64(parts[1], &w.skip)) return UsageError("--window skip:N needs a count");
-    return w;
+    int64_t n = 0;
+    if (!ParseInt64(parts[1], &n)) return UsageError("--window skip:N needs a count");
+    return DecodeWindow::SkipSubmissions(n);
   }
   return UsageError("--window '" + std::string(spec) + "': expected label:NAME, time:START_NS:END_NS or skip:N");
+}
+
+void ApplyDefaultProcessFilter(const std::string& engine_name, AttributionOptions* options) {
+  if (options->process_prefix.empty() && !options->all_processes) options->process_prefix = engine_name;
 }
 
 std::string NormalizePhaseLabel(std::string_view label) {

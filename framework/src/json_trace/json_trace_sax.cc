@@ -325,6 +325,9 @@ class Handler {
   bool Close();
   int64_t StringId(const std::string& s);
   bool FinishEvent();
+  bool FinishCompleteEvent();
+  void KeepCompleteEvent(Category cat, int64_t start, int64_t end);
+  bool FinishMetadataEvent();
   bool BadEvent(size_t offset, const std::string& problem);
 
   std::string_view bytes_;
@@ -679,97 +682,105 @@ bool Handler::FinishEvent() {
     kind_key_ += ev_.name;
   }
 
-  if (ph == 'X') {
-    if (!ev_.has_ts) return BadEvent(ev_.offset, "the complete event has no \"ts\" (" + EventContext() + ")");
-    if (!ev_.has_dur) return BadEvent(ev_.offset, "the complete event has no \"dur\" (" + EventContext() + ")");
-    if (ev_.dur_ns < 0) return BadEvent(ev_.offset, "\"dur\" is negative (" + EventContext() + ")");
-    if (ev_.ts_ns > INT64_MAX - ev_.dur_ns) {
-      return BadEvent(ev_.offset, "\"ts\" + \"dur\" is out of range (" + EventContext() + ")");
-    }
-    ++out_->events;
-    ++kinds_[kind_key_];
-    const int64_t start = ev_.ts_ns;
-    const int64_t end = ev_.ts_ns + ev_.dur_ns;
-    const Category cat = ev_.has_cat ? CategoryOf(ev_.cat) : Category::kUnknown;
-    switch (cat) {
-      case Category::kKernel:
-      case Category::kMemcpy:
-      case Category::kMemset: {
-        GpuWork w;
-        w.kind = cat == Category::kKernel ? GpuWorkKind::kKernel
-                 : cat == Category::kMemcpy ? GpuWorkKind::kMemcpy
-                                            : GpuWorkKind::kMemset;
-        w.name = ev_.name;
-        w.start_ns = start;
-        w.end_ns = end;
-        w.pid = ev_.pid;
-        w.tid = ev_.tid;
-        w.device = ev_.device.value_or(ev_.pid);
-        w.stream = ev_.stream.value_or(ev_.tid);
-        w.correlation = ev_.correlation;
-        if (!w.correlation) Count(kTallyMissingCorrelation, ev_.offset, kind_key_ + " \"" + w.name + "\"");
-        out_->gpu_work.push_back(std::move(w));
-        return true;
-      }
-      case Category::kRuntime:
-      case Category::kDriver: {
-        RuntimeCall r;
-        r.name = ev_.name;
-        r.start_ns = start;
-        r.end_ns = end;
-        r.pid = ev_.pid;
-        r.tid = ev_.tid;
-        r.correlation = ev_.correlation;
-        r.driver = cat == Category::kDriver;
-        out_->runtime_calls.push_back(std::move(r));
-        return true;
-      }
-      case Category::kCpuAnnotation:
-      case Category::kGpuAnnotation: {
-        Annotation a;
-        a.name = ev_.name;
-        a.start_ns = start;
-        a.end_ns = end;
-        a.pid = ev_.pid;
-        a.tid = ev_.tid;
-        a.external_id = ev_.external_id;
-        (cat == Category::kCpuAnnotation ? out_->cpu_annotations : out_->gpu_annotations).push_back(std::move(a));
-        return true;
-      }
-      case Category::kSkipped:
-        Count(kTallySkippedEvent, ev_.offset, kind_key_);
-        return true;
-      case Category::kUnknown:
-        Count(kTallyUnknownCategory, ev_.offset, kind_key_);
-        return true;
-    }
-    return true;
+  if (ph == 'X') return FinishCompleteEvent();
+  if (ph == 'M') return FinishMetadataEvent();
+  ++out_->events;
+  ++kinds_[kind_key_];
+  Count(IsKnownUnusedPhase(ph) ? kTallySkippedEvent : kTallyUnknownPhase, ev_.offset, kind_key_);
+  return true;
+}
+
+// A complete event ("X"): checked, then kept by category or counted as skipped.
+bool Handler::FinishCompleteEvent() {
+  if (!ev_.has_ts) return BadEvent(ev_.offset, "the complete event has no \"ts\" (" + EventContext() + ")");
+  if (!ev_.has_dur) return BadEvent(ev_.offset, "the complete event has no \"dur\" (" + EventContext() + ")");
+  if (ev_.dur_ns < 0) return BadEvent(ev_.offset, "\"dur\" is negative (" + EventContext() + ")");
+  if (ev_.ts_ns > INT64_MAX - ev_.dur_ns) {
+    return BadEvent(ev_.offset, "\"ts\" + \"dur\" is out of range (" + EventContext() + ")");
   }
-  if (ph == 'M') {
-    const bool process = Is(ev_.name, "process_name");
-    const bool thread = Is(ev_.name, "thread_name");
-    if (process || thread) {
-      if (!ev_.has_pid || (thread && !ev_.has_tid)) {
-        return BadEvent(ev_.offset, std::string("the ") + ev_.name + " event has no \"" +
-                                        (ev_.has_pid ? "tid" : "pid") + "\" (" + EventContext() + ")");
-      }
-      ++out_->events;
-      ++kinds_[kind_key_];
-      if (process) {
-        out_->process_names[ev_.pid] = ev_.arg_name;
-      } else {
-        out_->thread_names[{ev_.pid, ev_.tid}] = ev_.arg_name;
-      }
-      return true;
+  ++out_->events;
+  ++kinds_[kind_key_];
+  const Category cat = ev_.has_cat ? CategoryOf(ev_.cat) : Category::kUnknown;
+  KeepCompleteEvent(cat, ev_.ts_ns, ev_.ts_ns + ev_.dur_ns);
+  return true;
+}
+
+void Handler::KeepCompleteEvent(Category cat, int64_t start, int64_t end) {
+  switch (cat) {
+    case Category::kKernel:
+    case Category::kMemcpy:
+    case Category::kMemset: {
+      GpuWork w;
+      w.kind = cat == Category::kKernel ? GpuWorkKind::kKernel
+               : cat == Category::kMemcpy ? GpuWorkKind::kMemcpy
+                                          : GpuWorkKind::kMemset;
+      w.name = ev_.name;
+      w.start_ns = start;
+      w.end_ns = end;
+      w.pid = ev_.pid;
+      w.tid = ev_.tid;
+      w.device = ev_.device.value_or(ev_.pid);
+      w.stream = ev_.stream.value_or(ev_.tid);
+      w.correlation = ev_.correlation;
+      if (!w.correlation) Count(kTallyMissingCorrelation, ev_.offset, kind_key_ + " \"" + w.name + "\"");
+      out_->gpu_work.push_back(std::move(w));
+      return;
+    }
+    case Category::kRuntime:
+    case Category::kDriver: {
+      RuntimeCall r;
+      r.name = ev_.name;
+      r.start_ns = start;
+      r.end_ns = end;
+      r.pid = ev_.pid;
+      r.tid = ev_.tid;
+      r.correlation = ev_.correlation;
+      r.driver = cat == Category::kDriver;
+      out_->runtime_calls.push_back(std::move(r));
+      return;
+    }
+    case Category::kCpuAnnotation:
+    case Category::kGpuAnnotation: {
+      Annotation a;
+      a.name = ev_.name;
+      a.start_ns = start;
+      a.end_ns = end;
+      a.pid = ev_.pid;
+      a.tid = ev_.tid;
+      a.external_id = ev_.external_id;
+      (cat == Category::kCpuAnnotation ? out_->cpu_annotations : out_->gpu_annotations).push_back(std::move(a));
+      return;
+    }
+    case Category::kSkipped:
+      Count(kTallySkippedEvent, ev_.offset, kind_key_);
+      return;
+    case Category::kUnknown:
+      Count(kTallyUnknownCategory, ev_.offset, kind_key_);
+      return;
+  }
+}
+
+// A metadata event ("M"): process and thread names are kept, the rest skipped.
+bool Handler::FinishMetadataEvent() {
+  const bool process = Is(ev_.name, "process_name");
+  const bool thread = Is(ev_.name, "thread_name");
+  if (process || thread) {
+    if (!ev_.has_pid || (thread && !ev_.has_tid)) {
+      return BadEvent(ev_.offset, std::string("the ") + ev_.name + " event has no \"" +
+                                      (ev_.has_pid ? "tid" : "pid") + "\" (" + EventContext() + ")");
     }
     ++out_->events;
     ++kinds_[kind_key_];
-    Count(kTallySkippedEvent, ev_.offset, kind_key_);
+    if (process) {
+      out_->process_names[ev_.pid] = ev_.arg_name;
+    } else {
+      out_->thread_names[{ev_.pid, ev_.tid}] = ev_.arg_name;
+    }
     return true;
   }
   ++out_->events;
   ++kinds_[kind_key_];
-  Count(IsKnownUnusedPhase(ph) ? kTallySkippedEvent : kTallyUnknownPhase, ev_.offset, kind_key_);
+  Count(kTallySkippedEvent, ev_.offset, kind_key_);
   return true;
 }
 

@@ -3,13 +3,12 @@
 #include "perfgate/json_trace/trial.h"
 
 #include <algorithm>
-#include <functional>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
-#include "attribution/tokens.h"
 #include "json_trace_internal.h"
 #include "perfgate/stats/summary.h"
 
@@ -17,7 +16,6 @@ namespace perfgate::json_trace {
 namespace {
 
 using attribution::AttributionOptions;
-using attribution::BucketStats;
 using attribution::DecodeWindow;
 using attribution::FamilyStats;
 using attribution::PhaseStats;
@@ -131,17 +129,6 @@ std::vector<std::string> Normalized(const std::vector<Annotation>& spans) {
   return out;
 }
 
-BucketStats StatsOf(std::vector<int64_t> durations) {
-  BucketStats b;
-  b.count = static_cast<int64_t>(durations.size());
-  for (int64_t d : durations) b.sum_ns += d;
-  if (durations.empty()) return b;
-  b.mean_ns = b.sum_ns / b.count;
-  b.p95_ns = stats::PercentileNearestRank(durations, 95);
-  b.p50_ns = stats::MedianTruncated(std::move(durations));
-  return b;
-}
-
 // A kept unit of GPU work, with its launch call and phase.
 struct Item {
   const GpuWork* work;
@@ -153,6 +140,514 @@ struct Item {
 std::string ProcessLabel(const GpuTrace& trace, int64_t pid) {
   auto it = trace.process_names.find(pid);
   return (it == trace.process_names.end() ? std::string("(unnamed)") : it->second) + " (" + std::to_string(pid) + ")";
+}
+
+// The kernel-family table in force: the user's, else (when the options carry the
+// Metal default) the CUDA table.
+const attribution::KernelFamilyTable& FamilyTableInForce(const AttributionOptions& options) {
+  static const attribution::KernelFamilyTable kMetalDefault = attribution::DefaultKernelFamilies();
+  static const attribution::KernelFamilyTable kCudaDefault = CudaKernelFamilies();
+  return SameTable(options.kernel_families, kMetalDefault) ? kCudaDefault : options.kernel_families;
+}
+
+using LaunchIndex = std::unordered_map<int64_t, const RuntimeCall*>;
+
+// Launch calls by correlation id (the first wins; a clash between processes is a
+// diagnostic, since GPU work carries no host pid to tell them apart).
+LaunchIndex IndexLaunches(const GpuTrace& trace, TrialSummary* s) {
+  LaunchIndex launches;
+  launches.reserve(trace.runtime_calls.size());
+  for (const RuntimeCall& r : trace.runtime_calls) {
+    if (!r.correlation) continue;
+    auto [it, inserted] = launches.emplace(*r.correlation, &r);
+    if (!inserted && it->second->pid != r.pid) {
+      s->diagnostics.Add("json.duplicate_correlation", {trace.path},
+                         "correlation " + std::to_string(*r.correlation) + " in processes " +
+                             std::to_string(it->second->pid) + " and " + std::to_string(r.pid));
+    }
+  }
+  return launches;
+}
+
+// The processes whose work is kept: those named with the prefix, or every process
+// when there is no filter.
+struct TargetProcesses {
+  bool filter = false;
+  std::set<int64_t> pids;  // named processes that pass the filter
+};
+
+TargetProcesses TargetsOf(const GpuTrace& trace, const AttributionOptions& options) {
+  TargetProcesses t;
+  t.filter = !options.all_processes && !options.process_prefix.empty();
+  for (const auto& [pid, name] : trace.process_names) {
+    if (!t.filter || StartsWith(name, options.process_prefix)) t.pids.insert(pid);
+  }
+  return t;
+}
+
+// The kept GPU work: kernels (the unit of every per-token figure) and copies
+// (memcpy, memset), in file order.
+struct KeptWork {
+  std::vector<Item> kernels;
+  std::vector<Item> copies;
+};
+
+std::string NoTargetKernelsMessage(const std::string& prefix, int64_t kernels_read,
+                                   const std::map<std::string, int64_t>& other_processes, const TrialSummary& s) {
+  std::string seen;
+  for (const auto& [name, n] : other_processes) seen += (seen.empty() ? "" : ", ") + name + " x" + std::to_string(n);
+  return "no kernel launched by a process named '" + prefix + "*' among " + std::to_string(kernels_read) +
+         " kernels (other processes: " + (seen.empty() ? "none" : seen) + "; without a launch call: " +
+         std::to_string(s.excluded_unmapped) + "; launched by an unnamed process: " +
+         std::to_string(s.excluded_unattributed) + ")";
+}
+
+// Process filter, through the launch call's process name. Only kernels are counted
+// as excluded. No kept kernel is an error naming what was there.
+StatusOr<KeptWork> KeepTargetWork(const GpuTrace& trace, const LaunchIndex& launches, const TargetProcesses& targets,
+                                  const AttributionOptions& options, TrialSummary* s) {
+  KeptWork kept;
+  std::map<std::string, int64_t> other_processes;
+  int64_t kernels_read = 0;
+  for (const GpuWork& w : trace.gpu_work) {
+    const bool kernel = w.kind == GpuWorkKind::kKernel;
+    if (kernel) ++kernels_read;
+    const RuntimeCall* launch = nullptr;
+    if (w.correlation) {
+      auto it = launches.find(*w.correlation);
+      if (it != launches.end()) launch = it->second;
+    }
+    if (targets.filter) {
+      if (launch == nullptr) {
+        if (kernel) ++s->excluded_unmapped;
+        continue;
+      }
+      if (!trace.process_names.count(launch->pid)) {
+        if (kernel) ++s->excluded_unattributed;
+        continue;
+      }
+      if (!targets.pids.count(launch->pid)) {
+        if (kernel) {
+          ++s->excluded_other_process;
+          ++other_processes[ProcessLabel(trace, launch->pid)];
+        }
+        continue;
+      }
+    }
+    (kernel ? kept.kernels : kept.copies).push_back(Item{&w, launch});
+  }
+  s->paired = kernels_read;
+  s->diagnostics.AddCount("json.unmatched_correlation", s->excluded_unmapped);
+  s->diagnostics.AddCount("json.unnamed_process", s->excluded_unattributed);
+  s->diagnostics.AddCount("attr.other_process", s->excluded_other_process);
+  if (!kept.kernels.empty()) return kept;
+  if (!targets.filter) {
+    return Status::Error("attr.no_target_rows",
+                         "the trace has no kernel events (" + std::to_string(trace.gpu_work.size()) +
+                             " GPU work items in all)",
+                         {trace.path});
+  }
+  return Status::Error("attr.no_target_rows",
+                       NoTargetKernelsMessage(options.process_prefix, kernels_read, other_processes, *s),
+                       {trace.path});
+}
+
+// Instances of a (normalised) label, and the time they span.
+struct LabelInstances {
+  bool gpu = false;  // gpu_user_annotations, else user_annotations
+  std::set<InstanceKey> keys;
+  int64_t first_start = INT64_MAX;
+  int64_t last_end = INT64_MIN;
+
+  const char* source() const { return gpu ? "gpu_user_annotation" : "user_annotation"; }
+};
+
+// The trace's annotations, indexed for the phase of a kernel and the instances of a
+// label.
+class Annotations {
+ public:
+  Annotations(const GpuTrace& trace, const TargetProcesses& targets)
+      : trace_(trace),
+        targets_(targets),
+        gpu_spans_(trace.gpu_annotations),
+        cpu_spans_(trace.cpu_annotations),
+        gpu_names_(Normalized(trace.gpu_annotations)),
+        cpu_names_(Normalized(trace.cpu_annotations)) {}
+
+  // Phases: the innermost GPU annotation on the work's stream, else the innermost
+  // host annotation around its launch call.
+  void Locate(Item* item) const {
+    const GpuWork& w = *item->work;
+    item->gpu_annotation = gpu_spans_.Innermost(w.pid, w.tid, w.start_ns, w.end_ns);
+    if (item->gpu_annotation < 0 && item->launch != nullptr) {
+      const RuntimeCall& l = *item->launch;
+      item->cpu_annotation = cpu_spans_.Innermost(l.pid, l.tid, l.start_ns, l.end_ns);
+    }
+  }
+
+  const std::string& PhaseOf(const Item& item) const {
+    static const std::string kUnknown = kUnknownPhase;
+    if (item.gpu_annotation >= 0) return gpu_names_[static_cast<size_t>(item.gpu_annotation)];
+    if (item.cpu_annotation >= 0) return cpu_names_[static_cast<size_t>(item.cpu_annotation)];
+    return kUnknown;
+  }
+
+  // The annotation instance that gave the item its phase, if any.
+  std::optional<InstanceKey> PhaseInstanceOf(const Item& item) const {
+    if (item.gpu_annotation >= 0) return KeyOf(trace_.gpu_annotations[static_cast<size_t>(item.gpu_annotation)], true);
+    if (item.cpu_annotation >= 0) return KeyOf(trace_.cpu_annotations[static_cast<size_t>(item.cpu_annotation)], false);
+    return std::nullopt;
+  }
+
+  // GPU annotations named `label` when there are any, else the target processes'
+  // host annotations.
+  LabelInstances InstancesOf(const std::string& label) const {
+    LabelInstances li;
+    for (size_t i = 0; i < trace_.gpu_annotations.size(); ++i) {
+      if (gpu_names_[i] != label) continue;
+      const Annotation& a = trace_.gpu_annotations[i];
+      li.gpu = true;
+      li.keys.insert(KeyOf(a, true));
+      li.first_start = std::min(li.first_start, a.start_ns);
+      li.last_end = std::max(li.last_end, a.end_ns);
+    }
+    if (li.gpu) return li;
+    for (size_t i = 0; i < trace_.cpu_annotations.size(); ++i) {
+      const Annotation& a = trace_.cpu_annotations[i];
+      if (cpu_names_[i] != label || (targets_.filter && !targets_.pids.count(a.pid))) continue;
+      li.keys.insert(KeyOf(a, false));
+      li.first_start = std::min(li.first_start, a.start_ns);
+      li.last_end = std::max(li.last_end, a.end_ns);
+    }
+    return li;
+  }
+
+  // Distinct instances of `label` (GPU ones with `gpu`, else host ones) that contain
+  // at least one of the kernels (a host instance contains a kernel's launch call).
+  int64_t InstancesAround(const std::vector<Item>& kernels, const std::string& label, bool gpu) const {
+    std::set<InstanceKey> used;
+    auto collect = [&](const std::vector<Annotation>& spans, const std::vector<std::string>& names, bool on_gpu) {
+      return [&, on_gpu](int i) {
+        if (names[static_cast<size_t>(i)] != label) return false;
+        used.insert(KeyOf(spans[static_cast<size_t>(i)], on_gpu));
+        return true;
+      };
+    };
+    for (const Item& k : kernels) {
+      if (gpu) {
+        const GpuWork& w = *k.work;
+        gpu_spans_.ForEachContaining(w.pid, w.tid, w.start_ns, w.end_ns,
+                                     collect(trace_.gpu_annotations, gpu_names_, true));
+      } else if (k.launch != nullptr) {
+        const RuntimeCall& l = *k.launch;
+        cpu_spans_.ForEachContaining(l.pid, l.tid, l.start_ns, l.end_ns,
+                                     collect(trace_.cpu_annotations, cpu_names_, false));
+      }
+    }
+    return static_cast<int64_t>(used.size());
+  }
+
+ private:
+  const GpuTrace& trace_;
+  const TargetProcesses& targets_;
+  const SpanIndex gpu_spans_;
+  const SpanIndex cpu_spans_;
+  const std::vector<std::string> gpu_names_;
+  const std::vector<std::string> cpu_names_;
+};
+
+// Which kept items a decode window holds.
+class WindowTest {
+ public:
+  enum class Kind {
+    kGpuInterval,  // the work's own interval lies in [start, end]
+    kHostLaunch,   // its launch call (else the work) starts in [start, end]
+    kSkipKernels,  // all kernels but the first `skip` in start order; copies from `start` on
+  };
+  WindowTest(Kind kind, int64_t start_ns, int64_t end_ns, size_t skip = 0)
+      : kind_(kind), start_ns_(start_ns), end_ns_(end_ns), skip_(skip) {}
+
+  // Kernels must be tested in start order for kSkipKernels.
+  bool Inside(const Item& item) {
+    const GpuWork& w = *item.work;
+    switch (kind_) {
+      case Kind::kGpuInterval: return w.start_ns >= start_ns_ && w.end_ns <= end_ns_;
+      case Kind::kHostLaunch: {
+        const int64_t t = item.launch != nullptr ? item.launch->start_ns : w.start_ns;
+        return t >= start_ns_ && t <= end_ns_;
+      }
+      case Kind::kSkipKernels:
+        if (w.kind == GpuWorkKind::kKernel) return kernels_seen_++ >= skip_;
+        return w.start_ns >= start_ns_;
+    }
+    return false;
+  }
+
+ private:
+  Kind kind_;
+  int64_t start_ns_;
+  int64_t end_ns_;
+  size_t skip_;
+  size_t kernels_seen_ = 0;
+};
+
+// Drops the items outside the window, counting the kernels.
+void KeepInWindow(WindowTest test, KeptWork* kept, TrialSummary* s) {
+  auto keep = [&](std::vector<Item>* items) {
+    std::vector<Item> in_window;
+    in_window.reserve(items->size());
+    for (const Item& item : *items) {
+      if (test.Inside(item)) in_window.push_back(item);
+    }
+    const int64_t dropped = static_cast<int64_t>(items->size() - in_window.size());
+    items->swap(in_window);
+    return dropped;
+  };
+  s->excluded_outside_window = keep(&kept->kernels);
+  s->diagnostics.AddCount("attr.outside_window", s->excluded_outside_window);
+  keep(&kept->copies);
+}
+
+// Decode window: sets the window bounds and drops the work outside it. Returns the
+// window label's instances for a label window, else nullopt. An annotation encloses
+// a whole decode step, so the window runs from the first instance's start to the
+// last one's end.
+StatusOr<std::optional<LabelInstances>> ApplyDecodeWindow(const Annotations& annotations,
+                                                          const AttributionOptions& options, const std::string& path,
+                                                          KeptWork* kept, TrialSummary* s, JsonTrialExtras* x) {
+  s->window_start_ns = 0;
+  s->window_end_ns = INT64_MAX;
+  const DecodeWindow& w = options.window;
+  switch (w.mode) {
+    case DecodeWindow::Mode::kWholeTrace: return std::optional<LabelInstances>();
+    case DecodeWindow::Mode::kLabel: {
+      LabelInstances label = annotations.InstancesOf(attribution::NormalizePhaseLabel(w.label));
+      if (label.keys.empty()) {
+        return Status::Error("attr.window_label",
+                             "window label '" + w.label +
+                                 "' is not the name of any gpu_user_annotation or of a user_annotation of the target",
+                             {path});
+      }
+      s->window_start_ns = label.first_start;
+      s->window_end_ns = label.last_end;
+      x->label_source = label.source();
+      x->label_occurrences = static_cast<int64_t>(label.keys.size());
+      const auto kind = label.gpu ? WindowTest::Kind::kGpuInterval : WindowTest::Kind::kHostLaunch;
+      KeepInWindow(WindowTest(kind, s->window_start_ns, s->window_end_ns), kept, s);
+      return std::optional<LabelInstances>(std::move(label));
+    }
+    case DecodeWindow::Mode::kTimeRange:
+      s->window_start_ns = w.start_ns;
+      s->window_end_ns = w.end_ns;
+      KeepInWindow(WindowTest(WindowTest::Kind::kGpuInterval, w.start_ns, w.end_ns), kept, s);
+      return std::optional<LabelInstances>();
+    case DecodeWindow::Mode::kSkipSubmissions: {
+      std::vector<Item>& kernels = kept->kernels;
+      std::stable_sort(kernels.begin(), kernels.end(),
+                       [](const Item& a, const Item& b) { return a.work->start_ns < b.work->start_ns; });
+      const size_t skip = std::min<size_t>(static_cast<size_t>(std::max<int64_t>(w.skip, 0)), kernels.size());
+      s->window_start_ns = skip < kernels.size() ? kernels[skip].work->start_ns : INT64_MAX;
+      KeepInWindow(WindowTest(WindowTest::Kind::kSkipKernels, s->window_start_ns, INT64_MAX, skip), kept, s);
+      return std::optional<LabelInstances>();
+    }
+  }
+  return std::optional<LabelInstances>();
+}
+
+// Tokens from options.token_label: its instances when it is also the window label,
+// else its instances that contain at least one kept kernel.
+Status CountTokensInTrace(const Annotations& annotations, const std::vector<Item>& kernels,
+                          const std::optional<LabelInstances>& window_label, const AttributionOptions& options,
+                          const std::string& path, TrialSummary* s, JsonTrialExtras* x) {
+  if (options.token_label.empty()) return Status();
+  const std::string label = attribution::NormalizePhaseLabel(options.token_label);
+  int64_t found = 0;
+  if (window_label && label == attribution::NormalizePhaseLabel(options.window.label)) {
+    found = static_cast<int64_t>(window_label->keys.size());
+  } else {
+    const LabelInstances li = annotations.InstancesOf(label);
+    found = annotations.InstancesAround(kernels, label, li.gpu);
+    if (x->label_source.empty() && !li.keys.empty()) {
+      x->label_source = li.source();
+      x->label_occurrences = static_cast<int64_t>(li.keys.size());
+    }
+  }
+  if (found == 0) {
+    return Status::Error("attr.token_label",
+                         "token label '" + options.token_label +
+                             "' does not name an annotation around the target's kernels in the decode window",
+                         {path});
+  }
+  s->tokens_in_trace = found;
+  return Status();
+}
+
+// Kernel names to their short name and family, each distinct name matched once.
+class KernelNamer {
+ public:
+  explicit KernelNamer(const attribution::KernelFamilyTable& table) : families_(table) {}
+  // (short name, family)
+  const std::pair<std::string, std::string>& Describe(const std::string& name) {
+    auto it = names_.find(name);
+    if (it == names_.end()) {
+      std::string short_name = CanonicalKernelName(name);
+      std::string family = families_.FamilyOfShortName(short_name);
+      it = names_.emplace(name, std::make_pair(std::move(short_name), std::move(family))).first;
+    }
+    return it->second;
+  }
+
+ private:
+  const detail::FamilyMatcher families_;
+  std::unordered_map<std::string, std::pair<std::string, std::string>> names_;
+};
+
+// The host time of a kernel's own launch call: a graph launch's time is not split
+// over its kernels.
+int64_t OneKernelLaunchNs(const Item& item) {
+  return item.launch != nullptr && KindOfLaunch(item.launch->name) == LaunchKind::kKernel
+             ? item.launch->duration_ns()
+             : 0;
+}
+
+// Kernel families (encoder_gpu), the registry of short names per family and the
+// per-kernel table.
+void SummarizeFamilies(const std::vector<Item>& kernels, const attribution::KernelFamilyTable& table,
+                       TrialSummary* s, JsonTrialExtras* x) {
+  KernelNamer namer(table);
+  std::map<std::string, std::set<std::string>> registry;
+  for (const Item& k : kernels) {
+    const GpuWork& work = *k.work;
+    const int64_t d = work.duration_ns();
+    const auto& [short_name, family] = namer.Describe(work.name);
+    FamilyStats& f = s->encoder_gpu[family];
+    ++f.encoders;
+    ++f.submissions;
+    f.gpu_sum_ns += d;
+    f.host_sum_ns += OneKernelLaunchNs(k);
+    registry[family].insert(short_name);
+    KernelStats& ks = x->per_kernel[work.name];
+    if (ks.count++ == 0) {
+      ks.short_name = short_name;
+      ks.family = family;
+    }
+    ks.gpu_sum_ns += d;
+  }
+  for (auto& [family, names] : registry) s->shader_registry[family].assign(names.begin(), names.end());
+  s->shader_count = static_cast<int64_t>(x->per_kernel.size());
+}
+
+// Phases (cb_label_gpu): `cbs` and `command_buffers` count the annotation instances.
+void SummarizePhases(const std::vector<Item>& kernels, const Annotations& annotations, TrialSummary* s) {
+  std::map<std::string, std::set<InstanceKey>> phase_instances;
+  std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> phase_intervals;
+  for (const Item& k : kernels) {
+    const GpuWork& work = *k.work;
+    const std::string& phase = annotations.PhaseOf(k);
+    PhaseStats& ph = s->cb_label_gpu[phase];
+    ++ph.submissions;
+    ph.gpu_sum_ns += work.duration_ns();
+    ph.host_sum_ns += OneKernelLaunchNs(k);
+    phase_intervals[phase].emplace_back(work.start_ns, work.end_ns);
+    if (auto instance = annotations.PhaseInstanceOf(k)) phase_instances[phase].insert(*instance);
+    if (!attribution::IsGenericPhase(phase)) ++s->labelled_encoders;
+  }
+  for (auto& [phase, ph] : s->cb_label_gpu) {
+    ph.cbs = static_cast<int64_t>(phase_instances[phase].size());
+    ph.command_buffers = ph.cbs;
+    ph.gpu_union_ns = stats::UnionLength(std::move(phase_intervals[phase]));
+  }
+  s->total_encoders = s->submissions;
+}
+
+// The distinct launch calls behind the kept kernels, by kind, and their host time.
+void SummarizeLaunches(const std::vector<Item>& kernels, TrialSummary* s, JsonTrialExtras* x) {
+  std::unordered_set<const RuntimeCall*> used_launches;
+  for (const Item& k : kernels) {
+    if (k.launch == nullptr) {
+      ++x->unlaunched_kernels;
+      ++s->unmapped_submissions;
+      continue;
+    }
+    ++s->matched_submissions;
+    if (KindOfLaunch(k.launch->name) == LaunchKind::kGraph) ++x->graph_kernels;
+    used_launches.insert(k.launch);
+  }
+  for (const RuntimeCall* r : used_launches) {
+    switch (KindOfLaunch(r->name)) {
+      case LaunchKind::kKernel: ++x->kernel_launches; break;
+      case LaunchKind::kGraph: ++x->graph_launches; break;
+      case LaunchKind::kOther: ++x->other_launches; break;
+    }
+    x->launch_host_ns += r->duration_ns();
+  }
+  s->encoder_rows = static_cast<int64_t>(used_launches.size());
+  s->encoder_total_ns = x->launch_host_ns;
+}
+
+// memcpy and memset: families of their own, beside the kernel figures.
+void SummarizeCopies(const std::vector<Item>& copies, TrialSummary* s, JsonTrialExtras* x) {
+  for (const Item& c : copies) {
+    const GpuWork& work = *c.work;
+    const bool memcpy = work.kind == GpuWorkKind::kMemcpy;
+    FamilyStats& f = s->encoder_gpu[memcpy ? "memcpy" : "memset"];
+    ++f.encoders;
+    ++f.submissions;
+    f.gpu_sum_ns += work.duration_ns();
+    if (c.launch != nullptr && KindOfLaunch(c.launch->name) != LaunchKind::kGraph) f.host_sum_ns += c.launch->duration_ns();
+    (memcpy ? x->memcpys : x->memsets) += 1;
+    (memcpy ? x->memcpy_ns : x->memset_ns) += work.duration_ns();
+  }
+}
+
+// The per-token figures of the extras, and every number of them in s->extras.
+void FinishExtras(JsonTrialExtras* x, TrialSummary* s) {
+  const double per_token = static_cast<double>(std::max<int64_t>(s->tokens, 1));
+  x->kernels = s->submissions;
+  x->kernels_per_token = s->dispatches_per_token;
+  x->launches_per_token = static_cast<double>(x->kernel_launches + x->graph_launches) / per_token;
+  x->graph_launches_per_token = static_cast<double>(x->graph_launches) / per_token;
+  x->memcpy_us_per_token = static_cast<double>(x->memcpy_ns) / 1000.0 / per_token;
+  x->memset_us_per_token = static_cast<double>(x->memset_ns) / 1000.0 / per_token;
+  auto count = [](int64_t n) { return static_cast<double>(n); };
+  s->extras = {
+      {"kernels", count(x->kernels)},
+      {"memcpys", count(x->memcpys)},
+      {"memsets", count(x->memsets)},
+      {"memcpy_ns", count(x->memcpy_ns)},
+      {"memset_ns", count(x->memset_ns)},
+      {"kernel_launches", count(x->kernel_launches)},
+      {"graph_launches", count(x->graph_launches)},
+      {"other_launches", count(x->other_launches)},
+      {"graph_kernels", count(x->graph_kernels)},
+      {"unlaunched_kernels", count(x->unlaunched_kernels)},
+      {"launch_host_ns", count(x->launch_host_ns)},
+      {"launches_per_token", x->launches_per_token},
+      {"graph_launches_per_token", x->graph_launches_per_token},
+      {"kernels_per_token", x->kernels_per_token},
+      {"memcpy_us_per_token", x->memcpy_us_per_token},
+      {"memset_us_per_token", x->memset_us_per_token},
+      {"label_occurrences", count(x->label_occurrences)},
+  };
+}
+
+// Every family the table in force could name, the copies' two, and those met.
+void RecordFamilyVocabulary(const attribution::KernelFamilyTable& table, TrialSummary* s) {
+  s->known_kernel_families = attribution::KernelFamilyNames(table);
+  s->known_kernel_families.insert({"memcpy", "memset"});
+  for (const auto& [family, _] : s->shader_registry) s->known_kernel_families.insert(family);
+  for (const auto& [family, _] : s->encoder_gpu) s->known_kernel_families.insert(family);
+}
+
+// Kept kernels per launching process; kernels without a launch call have none.
+std::map<std::string, int64_t> KeptPerProcess(const GpuTrace& trace, const std::vector<Item>& kernels) {
+  std::map<int64_t, int64_t> per_pid;
+  for (const Item& k : kernels) {
+    if (k.launch != nullptr) ++per_pid[k.launch->pid];
+  }
+  std::map<std::string, int64_t> per_process;
+  for (const auto& [pid, n] : per_pid) per_process[ProcessLabel(trace, pid)] += n;
+  return per_process;
 }
 
 }  // namespace
@@ -170,357 +665,29 @@ StatusOr<TrialSummary> SummarizeJsonTrial(const GpuTrace& trace, const Attributi
   s.path = trace.path;
   s.diagnostics.Merge(trace.diagnostics);
   s.rows = trace.events;
-  static const attribution::KernelFamilyTable kMetalDefault = attribution::DefaultKernelFamilies();
-  static const attribution::KernelFamilyTable kCudaDefault = CudaKernelFamilies();
-  const detail::FamilyMatcher families(SameTable(options.kernel_families, kMetalDefault) ? kCudaDefault
-                                                                                          : options.kernel_families);
 
-  // Launch calls by correlation id (the first wins; a clash between processes is a
-  // diagnostic, since GPU work carries no host pid to tell them apart).
-  std::unordered_map<int64_t, const RuntimeCall*> launches;
-  launches.reserve(trace.runtime_calls.size());
-  for (const RuntimeCall& r : trace.runtime_calls) {
-    if (!r.correlation) continue;
-    auto [it, inserted] = launches.emplace(*r.correlation, &r);
-    if (!inserted && it->second->pid != r.pid) {
-      s.diagnostics.Add("json.duplicate_correlation", {trace.path},
-                        "correlation " + std::to_string(*r.correlation) + " in processes " +
-                            std::to_string(it->second->pid) + " and " + std::to_string(r.pid));
-    }
-  }
+  const LaunchIndex launches = IndexLaunches(trace, &s);
+  const TargetProcesses targets = TargetsOf(trace, options);
+  PERFGATE_ASSIGN_OR_RETURN(KeptWork kept, KeepTargetWork(trace, launches, targets, options, &s));
+  const Annotations annotations(trace, targets);
+  for (Item& k : kept.kernels) annotations.Locate(&k);
+  PERFGATE_ASSIGN_OR_RETURN(std::optional<LabelInstances> window_label,
+                            ApplyDecodeWindow(annotations, options, trace.path, &kept, &s, &x));
+  PERFGATE_RETURN_IF_ERROR(CountTokensInTrace(annotations, kept.kernels, window_label, options, trace.path, &s, &x));
+  PERFGATE_RETURN_IF_ERROR(attribution::ResolveTokens(s.tokens_in_trace, options, trace.path, &s));
 
-  // Process filter, through the launch call's process name.
-  const std::string& prefix = options.process_prefix;
-  const bool filter = !options.all_processes && !prefix.empty();
-  std::set<int64_t> target_pids;
-  for (const auto& [pid, name] : trace.process_names) {
-    if (!filter || StartsWith(name, prefix)) target_pids.insert(pid);
-  }
-  std::vector<Item> kernels, copies;
-  std::map<std::string, int64_t> other_processes;
-  int64_t kernels_read = 0;
-  for (const GpuWork& w : trace.gpu_work) {
-    const bool kernel = w.kind == GpuWorkKind::kKernel;
-    if (kernel) ++kernels_read;
-    const RuntimeCall* launch = nullptr;
-    if (w.correlation) {
-      auto it = launches.find(*w.correlation);
-      if (it != launches.end()) launch = it->second;
-    }
-    if (filter) {
-      if (launch == nullptr) {
-        if (kernel) ++s.excluded_unmapped;
-        continue;
-      }
-      if (!trace.process_names.count(launch->pid)) {
-        if (kernel) ++s.excluded_unattributed;
-        continue;
-      }
-      if (!target_pids.count(launch->pid)) {
-        if (kernel) {
-          ++s.excluded_other_process;
-          ++other_processes[ProcessLabel(trace, launch->pid)];
-        }
-        continue;
-      }
-    }
-    (kernel ? kernels : copies).push_back(Item{&w, launch});
-  }
-  s.paired = kernels_read;
-  s.diagnostics.AddCount("json.unmatched_correlation", s.excluded_unmapped);
-  s.diagnostics.AddCount("json.unnamed_process", s.excluded_unattributed);
-  s.diagnostics.AddCount("attr.other_process", s.excluded_other_process);
-  if (kernels.empty()) {
-    if (!filter) {
-      return Status::Error("attr.no_target_rows",
-                           "the trace has no kernel events (" + std::to_string(trace.gpu_work.size()) +
-                               " GPU work items in all)",
-                           {trace.path});
-    }
-    std::string seen;
-    for (const auto& [name, n] : other_processes) seen += (seen.empty() ? "" : ", ") + name + " x" + std::to_string(n);
-    return Status::Error(
-        "attr.no_target_rows",
-        "no kernel launched by a process named '" + prefix + "*' among " + std::to_string(kernels_read) +
-            " kernels (other processes: " + (seen.empty() ? "none" : seen) + "; without a launch call: " +
-            std::to_string(s.excluded_unmapped) + "; launched by an unnamed process: " +
-            std::to_string(s.excluded_unattributed) + ")",
-        {trace.path});
-  }
-
-  // Phases: the innermost GPU annotation on the work's stream, else the innermost
-  // host annotation around its launch call.
-  const SpanIndex gpu_spans(trace.gpu_annotations);
-  const SpanIndex cpu_spans(trace.cpu_annotations);
-  const std::vector<std::string> gpu_names = Normalized(trace.gpu_annotations);
-  const std::vector<std::string> cpu_names = Normalized(trace.cpu_annotations);
-  auto locate = [&](Item& item) {
-    const GpuWork& w = *item.work;
-    item.gpu_annotation = gpu_spans.Innermost(w.pid, w.tid, w.start_ns, w.end_ns);
-    if (item.gpu_annotation < 0 && item.launch != nullptr) {
-      item.cpu_annotation =
-          cpu_spans.Innermost(item.launch->pid, item.launch->tid, item.launch->start_ns, item.launch->end_ns);
-    }
-  };
-  for (Item& k : kernels) locate(k);
-  auto phase_of = [&](const Item& item) -> const std::string& {
-    static const std::string kUnknown = kUnknownPhase;
-    if (item.gpu_annotation >= 0) return gpu_names[static_cast<size_t>(item.gpu_annotation)];
-    if (item.cpu_annotation >= 0) return cpu_names[static_cast<size_t>(item.cpu_annotation)];
-    return kUnknown;
-  };
-
-  // Instances of a (normalised) label: GPU annotations when there are any, else the
-  // target processes' host annotations.
-  struct LabelInstances {
-    bool gpu = false;
-    std::set<InstanceKey> keys;
-    int64_t first_start = INT64_MAX;
-    int64_t last_end = INT64_MIN;
-  };
-  auto instances_of = [&](const std::string& label) {
-    LabelInstances li;
-    for (size_t i = 0; i < trace.gpu_annotations.size(); ++i) {
-      if (gpu_names[i] != label) continue;
-      const Annotation& a = trace.gpu_annotations[i];
-      li.gpu = true;
-      li.keys.insert(KeyOf(a, true));
-      li.first_start = std::min(li.first_start, a.start_ns);
-      li.last_end = std::max(li.last_end, a.end_ns);
-    }
-    if (li.gpu) return li;
-    for (size_t i = 0; i < trace.cpu_annotations.size(); ++i) {
-      const Annotation& a = trace.cpu_annotations[i];
-      if (cpu_names[i] != label || (filter && !target_pids.count(a.pid))) continue;
-      li.keys.insert(KeyOf(a, false));
-      li.first_start = std::min(li.first_start, a.start_ns);
-      li.last_end = std::max(li.last_end, a.end_ns);
-    }
-    return li;
-  };
-
-  // Decode window.
-  s.window_start_ns = 0;
-  s.window_end_ns = INT64_MAX;
-  std::optional<LabelInstances> window_label;
-  const DecodeWindow& w = options.window;
-  if (w.mode != DecodeWindow::Mode::kWholeTrace) {
-    std::function<bool(const Item&)> inside;
-    size_t position = 0;  // kSkipSubmissions: kernels seen so far, in start order
-    if (w.mode == DecodeWindow::Mode::kLabel) {
-      const std::string label = attribution::NormalizePhaseLabel(w.label);
-      window_label = instances_of(label);
-      if (window_label->keys.empty()) {
-        return Status::Error("attr.window_label",
-                             "window label '" + w.label +
-                                 "' is not the name of any gpu_user_annotation or of a user_annotation of the target",
-                             {trace.path});
-      }
-      s.window_start_ns = window_label->first_start;
-      s.window_end_ns = window_label->last_end;
-      x.label_source = window_label->gpu ? "gpu_user_annotation" : "user_annotation";
-      x.label_occurrences = static_cast<int64_t>(window_label->keys.size());
-      const bool gpu = window_label->gpu;
-      inside = [&, gpu](const Item& item) {
-        if (gpu) return item.work->start_ns >= s.window_start_ns && item.work->end_ns <= s.window_end_ns;
-        const int64_t t = item.launch != nullptr ? item.launch->start_ns : item.work->start_ns;
-        return t >= s.window_start_ns && t <= s.window_end_ns;
-      };
-    } else if (w.mode == DecodeWindow::Mode::kTimeRange) {
-      s.window_start_ns = w.start_ns;
-      s.window_end_ns = w.end_ns;
-      inside = [&](const Item& item) {
-        return item.work->start_ns >= s.window_start_ns && item.work->end_ns <= s.window_end_ns;
-      };
-    } else {
-      std::stable_sort(kernels.begin(), kernels.end(),
-                       [](const Item& a, const Item& b) { return a.work->start_ns < b.work->start_ns; });
-      const size_t skip = std::min<size_t>(static_cast<size_t>(std::max<int64_t>(w.skip, 0)), kernels.size());
-      s.window_start_ns = skip < kernels.size() ? kernels[skip].work->start_ns : INT64_MAX;
-      const int64_t first_kept = s.window_start_ns;
-      inside = [&, skip, first_kept](const Item& item) {
-        if (item.work->kind == GpuWorkKind::kKernel) return position++ >= skip;
-        return item.work->start_ns >= first_kept;
-      };
-    }
-    std::vector<Item> in_window;
-    in_window.reserve(kernels.size());
-    for (const Item& k : kernels) {
-      if (inside(k)) in_window.push_back(k);
-    }
-    s.excluded_outside_window = static_cast<int64_t>(kernels.size() - in_window.size());
-    s.diagnostics.AddCount("attr.outside_window", s.excluded_outside_window);
-    kernels.swap(in_window);
-    std::vector<Item> copies_in_window;
-    for (const Item& c : copies) {
-      if (inside(c)) copies_in_window.push_back(c);
-    }
-    copies.swap(copies_in_window);
-  }
-
-  // Token count.
-  if (!options.token_label.empty()) {
-    const std::string label = attribution::NormalizePhaseLabel(options.token_label);
-    int64_t found = 0;
-    if (window_label && label == attribution::NormalizePhaseLabel(w.label)) {
-      found = static_cast<int64_t>(window_label->keys.size());
-    } else {
-      LabelInstances li = instances_of(label);
-      std::set<InstanceKey> used;
-      for (const Item& k : kernels) {
-        if (li.gpu) {
-          gpu_spans.ForEachContaining(k.work->pid, k.work->tid, k.work->start_ns, k.work->end_ns, [&](int i) {
-            if (gpu_names[static_cast<size_t>(i)] != label) return false;
-            used.insert(KeyOf(trace.gpu_annotations[static_cast<size_t>(i)], true));
-            return true;
-          });
-        } else if (k.launch != nullptr) {
-          cpu_spans.ForEachContaining(k.launch->pid, k.launch->tid, k.launch->start_ns, k.launch->end_ns, [&](int i) {
-            if (cpu_names[static_cast<size_t>(i)] != label) return false;
-            used.insert(KeyOf(trace.cpu_annotations[static_cast<size_t>(i)], false));
-            return true;
-          });
-        }
-      }
-      found = static_cast<int64_t>(used.size());
-      if (x.label_source.empty() && !li.keys.empty()) {
-        x.label_source = li.gpu ? "gpu_user_annotation" : "user_annotation";
-        x.label_occurrences = static_cast<int64_t>(li.keys.size());
-      }
-    }
-    if (found == 0) {
-      return Status::Error("attr.token_label",
-                           "token label '" + options.token_label +
-                               "' does not name an annotation around the target's kernels in the decode window",
-                           {trace.path});
-    }
-    s.tokens_in_trace = found;
-  }
-  PERFGATE_RETURN_IF_ERROR(attribution::internal::ResolveTokens(s.tokens_in_trace, options, trace.path, &s));
-  const double per_token = static_cast<double>(std::max<int64_t>(s.tokens, 1));
-
-  // Buckets, totals and busy time over kernels.
-  std::vector<std::vector<int64_t>> by_bucket(options.buckets.size());
   std::vector<std::pair<int64_t, int64_t>> intervals;
-  intervals.reserve(kernels.size());
-  for (const Item& k : kernels) {
-    const int64_t d = k.work->duration_ns();
-    s.total_sum_ns += d;
-    intervals.emplace_back(k.work->start_ns, k.work->end_ns);
-    for (size_t b = 0; b < options.buckets.size(); ++b) {
-      if (d >= options.buckets[b].lo_ns && d < options.buckets[b].hi_ns) {
-        by_bucket[b].push_back(d);
-        break;
-      }
-    }
-  }
-  for (size_t b = 0; b < options.buckets.size(); ++b) {
-    s.buckets.emplace_back(options.buckets[b].name, StatsOf(std::move(by_bucket[b])));
-  }
-  s.submissions = static_cast<int64_t>(kernels.size());
-  s.busy_union_ns = stats::UnionLength(std::move(intervals));
-  s.dispatches_per_token = static_cast<double>(s.submissions) / per_token;
-  s.gpu_us_per_token = static_cast<double>(s.total_sum_ns) / 1000.0 / per_token;
-  s.busy_us_per_token = static_cast<double>(s.busy_union_ns) / 1000.0 / per_token;
-
-  // Families, phases, launches and the per-kernel table.
-  std::unordered_map<std::string, std::pair<std::string, std::string>> names;  // name -> (short, family)
-  auto describe = [&](const std::string& name) -> const std::pair<std::string, std::string>& {
-    auto it = names.find(name);
-    if (it == names.end()) {
-      std::string short_name = CanonicalKernelName(name);
-      std::string family = families.FamilyOfShortName(short_name);
-      it = names.emplace(name, std::make_pair(std::move(short_name), std::move(family))).first;
-    }
-    return it->second;
-  };
-  auto one_kernel_launch_ns = [](const Item& item) -> int64_t {
-    return item.launch != nullptr && KindOfLaunch(item.launch->name) == LaunchKind::kKernel
-               ? item.launch->duration_ns()
-               : 0;
-  };
-  std::map<std::string, std::set<std::string>> registry;
-  std::map<std::string, std::set<InstanceKey>> phase_instances;
-  std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> phase_intervals;
-  std::unordered_set<const RuntimeCall*> used_launches;
-  for (const Item& k : kernels) {
-    const GpuWork& work = *k.work;
-    const int64_t d = work.duration_ns();
-    const auto& [short_name, family] = describe(work.name);
-    const int64_t host_ns = one_kernel_launch_ns(k);
-    FamilyStats& f = s.encoder_gpu[family];
-    ++f.encoders;
-    ++f.submissions;
-    f.gpu_sum_ns += d;
-    f.host_sum_ns += host_ns;
-    registry[family].insert(short_name);
-    KernelStats& ks = x.per_kernel[work.name];
-    if (ks.count++ == 0) {
-      ks.short_name = short_name;
-      ks.family = family;
-    }
-    ks.gpu_sum_ns += d;
-
-    const std::string& phase = phase_of(k);
-    PhaseStats& ph = s.cb_label_gpu[phase];
-    ++ph.submissions;
-    ph.gpu_sum_ns += d;
-    ph.host_sum_ns += host_ns;
-    phase_intervals[phase].emplace_back(work.start_ns, work.end_ns);
-    if (k.gpu_annotation >= 0) {
-      phase_instances[phase].insert(KeyOf(trace.gpu_annotations[static_cast<size_t>(k.gpu_annotation)], true));
-    } else if (k.cpu_annotation >= 0) {
-      phase_instances[phase].insert(KeyOf(trace.cpu_annotations[static_cast<size_t>(k.cpu_annotation)], false));
-    }
-    if (!attribution::IsGenericPhase(phase)) ++s.labelled_encoders;
-
-    if (k.launch == nullptr) {
-      ++x.unlaunched_kernels;
-      ++s.unmapped_submissions;
-    } else {
-      ++s.matched_submissions;
-      if (KindOfLaunch(k.launch->name) == LaunchKind::kGraph) ++x.graph_kernels;
-      used_launches.insert(k.launch);
-    }
-  }
-  for (auto& [phase, ph] : s.cb_label_gpu) {
-    ph.cbs = static_cast<int64_t>(phase_instances[phase].size());
-    ph.command_buffers = ph.cbs;
-    ph.gpu_union_ns = stats::UnionLength(std::move(phase_intervals[phase]));
-  }
-  s.total_encoders = s.submissions;
-  for (const RuntimeCall* r : used_launches) {
-    switch (KindOfLaunch(r->name)) {
-      case LaunchKind::kKernel: ++x.kernel_launches; break;
-      case LaunchKind::kGraph: ++x.graph_launches; break;
-      case LaunchKind::kOther: ++x.other_launches; break;
-    }
-    x.launch_host_ns += r->duration_ns();
-  }
-  s.encoder_rows = static_cast<int64_t>(used_launches.size());
-  s.encoder_total_ns = x.launch_host_ns;
-  for (auto& [family, set] : registry) s.shader_registry[family].assign(set.begin(), set.end());
-  s.shader_count = static_cast<int64_t>(x.per_kernel.size());
-
-  // memcpy and memset: families of their own, beside the kernel figures.
-  for (const Item& c : copies) {
-    const GpuWork& work = *c.work;
-    const bool memcpy = work.kind == GpuWorkKind::kMemcpy;
-    FamilyStats& f = s.encoder_gpu[memcpy ? "memcpy" : "memset"];
-    ++f.encoders;
-    ++f.submissions;
-    f.gpu_sum_ns += work.duration_ns();
-    if (c.launch != nullptr && KindOfLaunch(c.launch->name) != LaunchKind::kGraph) f.host_sum_ns += c.launch->duration_ns();
-    (memcpy ? x.memcpys : x.memsets) += 1;
-    (memcpy ? x.memcpy_ns : x.memset_ns) += work.duration_ns();
-  }
-
-  x.kernels = s.submissions;
-  x.kernels_per_token = s.dispatches_per_token;
-  x.launches_per_token = static_cast<double>(x.kernel_launches + x.graph_launches) / per_token;
-  x.graph_launches_per_token = static_cast<double>(x.graph_launches) / per_token;
-  x.memcpy_us_per_token = static_cast<double>(x.memcpy_ns) / 1000.0 / per_token;
-  x.memset_us_per_token = static_cast<double>(x.memset_ns) / 1000.0 / per_token;
+  intervals.reserve(kept.kernels.size());
+  for (const Item& k : kept.kernels) intervals.emplace_back(k.work->start_ns, k.work->end_ns);
+  attribution::SummarizeKeptWork(std::move(intervals), options, &s);
+  const attribution::KernelFamilyTable& families = FamilyTableInForce(options);
+  SummarizeFamilies(kept.kernels, families, &s, &x);
+  SummarizePhases(kept.kernels, annotations, &s);
+  SummarizeLaunches(kept.kernels, &s, &x);
+  SummarizeCopies(kept.copies, &s, &x);
+  RecordFamilyVocabulary(families, &s);
+  attribution::CountMixedProcesses(KeptPerProcess(trace, kept.kernels), trace.path, &s.diagnostics);
+  FinishExtras(&x, &s);
   if (extras_out != nullptr) *extras_out = std::move(x);
   return s;
 }

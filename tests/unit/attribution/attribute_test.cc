@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <set>
+
 namespace perfgate::attribution {
 namespace {
 
@@ -378,6 +381,153 @@ TEST(Attribute, EmptyBucketP50IsSkippedUnlessSeedCompat) {
   EngineSummary seed = SummarizeEngine("e", trials, DefaultBuckets(), true);
   EXPECT_DOUBLE_EQ(fixed.buckets[1].second.p50_us.median, 5.0);  // sm: only the trial that has it
   EXPECT_DOUBLE_EQ(seed.buckets[1].second.p50_us.median, 2.5);   // (5 + 0) / 2
+}
+
+const Diagnostics::Entry* EntryFor(const Diagnostics& d, const std::string& code) {
+  static Diagnostics::Entry found;
+  for (const auto& e : d.Entries()) {
+    if (e.code == code) {
+      found = e;
+      return &found;
+    }
+  }
+  return nullptr;
+}
+
+TEST(Attribute, KeptWorkOfSeveralProcessesIsCountedAsMixed) {
+  TrialBuilder b;
+  b.Add(0, 100000, kEngine, "layer.attn");
+  b.Add(50000, 40000, kWindowServer, "Command Buffer 0");
+  b.Add(200000, 100000, kEngine, "layer.attn");
+  b.Add(400000, 100000, kEngine, "layer.attn");
+  const TrialTables t = b.Build();
+
+  // One process kept: no diagnostic.
+  auto filtered = SummarizeTrial(t, Options(1));
+  ASSERT_TRUE(filtered.ok()) << filtered.status().ToString();
+  EXPECT_EQ(filtered->submissions, 3);
+  EXPECT_FALSE(filtered->diagnostics.Has("attr.mixed_processes"));
+
+  // Every process kept: the one WindowServer submission is counted and named.
+  AttributionOptions all = Options(1);
+  all.all_processes = true;
+  auto mixed = SummarizeTrial(t, all);
+  ASSERT_TRUE(mixed.ok()) << mixed.status().ToString();
+  EXPECT_EQ(mixed->submissions, 4);
+  EXPECT_EQ(mixed->diagnostics.Count("attr.mixed_processes"), 1);
+  const Diagnostics::Entry* e = EntryFor(mixed->diagnostics, "attr.mixed_processes");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->severity, Severity::kWarning);
+  EXPECT_EQ(e->first_location.path, "trial");
+  EXPECT_EQ(e->first_detail, "kept work of 2 processes: hf2q (4242) x3, WindowServer (181) x1");
+
+  // An empty prefix keeps every named process too, and so does the seed (whose own
+  // map holds the target's rows only).
+  AttributionOptions no_prefix = Options(1);
+  no_prefix.process_prefix.clear();
+  EXPECT_EQ(SummarizeTrial(t, no_prefix)->diagnostics.Count("attr.mixed_processes"), 1);
+  AttributionOptions seed = Options(1);
+  seed.seed_compat = true;
+  EXPECT_EQ(SummarizeTrial(t, seed)->diagnostics.Count("attr.mixed_processes"), 1);
+
+  // Merged into the engine like any other count.
+  EngineSummary engine = SummarizeEngine("hf2q", {*mixed, *mixed}, DefaultBuckets());
+  EXPECT_EQ(engine.diagnostics.Count("attr.mixed_processes"), 2);
+}
+
+TEST(Attribute, MixedProcessCountIsTheWorkOutsideTheLargestProcess) {
+  Diagnostics d;
+  CountMixedProcesses({{"hf2q (1)", 40}}, "t", &d);
+  EXPECT_FALSE(d.Has("attr.mixed_processes"));
+  CountMixedProcesses({}, "t", &d);
+  EXPECT_FALSE(d.Has("attr.mixed_processes"));
+  CountMixedProcesses({{"a (1)", 2}, {"b (2)", 40}, {"c (3)", 5}}, "t", &d);
+  EXPECT_EQ(d.Count("attr.mixed_processes"), 7);
+  EXPECT_EQ(EntryFor(d, "attr.mixed_processes")->first_detail, "kept work of 3 processes: b (2) x40, c (3) x5, a (1) x2");
+}
+
+TEST(Attribute, KnownKernelFamiliesAreTheRulesFamiliesAndThoseMet) {
+  TrialBuilder b;
+  b.Add(0, 1000, kEngine, "a");
+  b.Shader("kernel_mul_mv_id_q4_0_f32 (35)", kEngine);
+  b.Shader("kernel_frobnicate_x", kEngine);
+  auto s = SummarizeTrial(b.Build(), Options(1));
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  const std::set<std::string>& known = s->known_kernel_families;
+  EXPECT_EQ(known.count("moe_q4_0_mv"), 1u);       // named by a rule and met
+  EXPECT_EQ(known.count("dense_q8_0_mm"), 1u);     // named by a rule, not met
+  EXPECT_EQ(known.count("other_frobnicate"), 1u);  // the fallback, met
+  EXPECT_EQ(known.count("moe_q4_0_mw"), 0u);       // a typo is unknown
+  std::set<std::string> rules = KernelFamilyNames(DefaultKernelFamilies());
+  EXPECT_TRUE(std::includes(known.begin(), known.end(), rules.begin(), rules.end()));
+  EXPECT_EQ(known.size(), rules.size() + 1);
+
+  // A user's table names its own families; the engine takes the union over trials.
+  AttributionOptions mine = Options(1);
+  mine.kernel_families.rules = {{"mul_mv", "matvec"}};
+  auto t = SummarizeTrial(b.Build(), mine);
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->known_kernel_families, (std::set<std::string>{"matvec", "other_frobnicate"}));
+  EngineSummary e = SummarizeEngine("hf2q", {*s, *t}, DefaultBuckets());
+  EXPECT_EQ(e.known_kernel_families.count("matvec"), 1u);
+  EXPECT_EQ(e.known_kernel_families.count("moe_q4_0_mv"), 1u);
+  EXPECT_EQ(e.known_kernel_families.size(), known.size() + 1);
+}
+
+TEST(Attribute, EngineExtrasAreMediansOfTheKeysEveryTrialHas) {
+  TrialBuilder b;
+  b.Add(0, 1000, kEngine, "a");
+  TrialSummary base = *SummarizeTrial(b.Build(), Options(1));
+  EXPECT_TRUE(base.extras.empty());  // Metal has none
+  std::vector<TrialSummary> trials(3, base);
+  trials[0].extras = {{"launches_per_token", 1.0}, {"graph_launches", 5.0}};
+  trials[1].extras = {{"launches_per_token", 3.0}};
+  trials[2].extras = {{"launches_per_token", 2.0}, {"graph_launches", 7.0}};
+  EngineSummary e = SummarizeEngine("e", trials, DefaultBuckets());
+  ASSERT_EQ(e.extras.size(), 1u);  // graph_launches is missing from trial 2
+  EXPECT_DOUBLE_EQ(e.extras.at("launches_per_token").median, 2.0);
+  EXPECT_EQ(e.extras.at("launches_per_token").per_trial, (std::vector<double>{1.0, 3.0, 2.0}));
+  EXPECT_TRUE(SummarizeEngine("m", {base}, DefaultBuckets()).extras.empty());
+}
+
+TEST(Attribute, TypedWindowsDriveTheSameWindows) {
+  TrialBuilder b;
+  int64_t t = 0;
+  b.Add(t, 5'000'000, kEngine, "prefill.forward");
+  t += 6'000'000;
+  for (int token = 0; token < 3; ++token) {
+    b.Add(t, 100000, kEngine, "output_head.fused_norm_lm_argmax");
+    t += 110000;
+  }
+  AttributionOptions o = Options(2);
+  o.window = DecodeWindow::Label("output_head.fused_norm_lm_argmax");
+  auto label = SummarizeTrial(b.Build(), o);
+  ASSERT_TRUE(label.ok()) << label.status().ToString();
+  EXPECT_EQ(label->submissions, 2);
+  o.window = DecodeWindow::SkipSubmissions(1);
+  EXPECT_EQ(SummarizeTrial(b.Build(), o)->submissions, 3);
+  o.window = DecodeWindow::TimeRange(6'000'000, 6'210'000);
+  EXPECT_EQ(SummarizeTrial(b.Build(), o)->submissions, 2);
+  o.window = DecodeWindow::WholeTrace();
+  EXPECT_EQ(SummarizeTrial(b.Build(), o)->submissions, 4);
+}
+
+TEST(Attribute, ResolveTokensPrefersTheTracesCount) {
+  AttributionOptions o;
+  o.tokens = 64;
+  TrialSummary given;
+  ASSERT_TRUE(ResolveTokens(std::nullopt, o, "p", &given).ok());
+  EXPECT_EQ(given.tokens, 64);
+  EXPECT_EQ(given.tokens_source, "given");
+  o.token_label = "step";
+  TrialSummary found;
+  ASSERT_TRUE(ResolveTokens(63, o, "p", &found).ok());
+  EXPECT_EQ(found.tokens, 63);
+  EXPECT_EQ(found.tokens_source, "label:step");
+  EXPECT_EQ(found.diagnostics.Count("attr.token_count_mismatch"), 1);
+  AttributionOptions none;
+  TrialSummary missing;
+  EXPECT_EQ(ResolveTokens(std::nullopt, none, "p", &missing).code(), "attr.no_tokens");
 }
 
 }  // namespace

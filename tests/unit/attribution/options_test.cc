@@ -49,6 +49,59 @@ TEST(Options, ParseWindow) {
   EXPECT_FALSE(ParseWindow("whatever").ok());
 }
 
+TEST(Options, TypedWindowsMatchTheParsedOnes) {
+  auto same = [](const DecodeWindow& a, const DecodeWindow& b) {
+    return a.mode == b.mode && a.label == b.label && a.start_ns == b.start_ns && a.end_ns == b.end_ns &&
+           a.skip == b.skip;
+  };
+  const DecodeWindow label = DecodeWindow::Label("output_head.fused_norm_lm_argmax");
+  EXPECT_EQ(label.mode, DecodeWindow::Mode::kLabel);
+  EXPECT_EQ(label.label, "output_head.fused_norm_lm_argmax");
+  EXPECT_TRUE(same(label, *ParseWindow("label:output_head.fused_norm_lm_argmax")));
+  EXPECT_TRUE(same(DecodeWindow::Label("a:b"), *ParseWindow("label:a:b")));  // colons belong to the label
+  const DecodeWindow skip = DecodeWindow::SkipSubmissions(6);
+  EXPECT_EQ(skip.mode, DecodeWindow::Mode::kSkipSubmissions);
+  EXPECT_EQ(skip.skip, 6);
+  EXPECT_TRUE(same(skip, *ParseWindow("skip:6")));
+  const DecodeWindow time = DecodeWindow::TimeRange(100, 900);
+  EXPECT_EQ(time.mode, DecodeWindow::Mode::kTimeRange);
+  EXPECT_EQ(time.start_ns, 100);
+  EXPECT_EQ(time.end_ns, 900);
+  EXPECT_TRUE(same(time, *ParseWindow("time:100:900")));
+  const DecodeWindow whole = DecodeWindow::WholeTrace();
+  EXPECT_EQ(whole.mode, DecodeWindow::Mode::kWholeTrace);
+  EXPECT_TRUE(same(whole, DecodeWindow{}));
+  EXPECT_EQ(whole.end_ns, INT64_MAX);
+}
+
+TEST(Options, DefaultProcessFilterIsTheEngineName) {
+  AttributionOptions o;
+  ApplyDefaultProcessFilter("hf2q", &o);
+  EXPECT_EQ(o.process_prefix, "hf2q");
+  ApplyDefaultProcessFilter("llama", &o);  // an explicit (or already applied) prefix stays
+  EXPECT_EQ(o.process_prefix, "hf2q");
+  AttributionOptions all;
+  all.all_processes = true;
+  ApplyDefaultProcessFilter("hf2q", &all);
+  EXPECT_EQ(all.process_prefix, "");  // every process, as asked
+  AttributionOptions mine;
+  mine.process_prefix = "llama-server";
+  ApplyDefaultProcessFilter("llama", &mine);
+  EXPECT_EQ(mine.process_prefix, "llama-server");
+}
+
+TEST(Options, KernelFamilyNamesAreTheRulesFamilies) {
+  const std::set<std::string> names = KernelFamilyNames(DefaultKernelFamilies());
+  EXPECT_EQ(names.count("moe_q4_0_mv"), 1u);
+  EXPECT_EQ(names.count("kv_cache"), 1u);
+  EXPECT_EQ(names.count("kv_cache_copy"), 0u);  // a prefix, not a family
+  EXPECT_EQ(names.count("other_get"), 0u);      // fallbacks are not rule families
+  KernelFamilyTable t;
+  t.rules = {{"gemm", "matmul"}, {"gemv", "matmul"}, {"softmax", "softmax"}};
+  EXPECT_EQ(KernelFamilyNames(t), (std::set<std::string>{"matmul", "softmax"}));
+  EXPECT_TRUE(KernelFamilyNames(KernelFamilyTable{}).empty());
+}
+
 TEST(Options, NormalizePhaseLabelLikeTheSeed) {
   EXPECT_EQ(NormalizePhaseLabel(""), "(unknown)");
   EXPECT_EQ(NormalizePhaseLabel("layer.12.attn_moe_ffn"), "layer.attn_moe_ffn");

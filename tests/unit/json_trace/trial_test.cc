@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
+#include <set>
 
 #include "kineto_gen.h"
 #include "perfgate/attribution/attribute.h"
@@ -563,6 +565,119 @@ TEST(JsonTrial, SummarizesAGzipFileInOneCall) {
   auto missing = SummarizeJsonTrialFile(path + ".nope", DecodeOptions());
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().code(), "io.not_found");
+}
+
+const Diagnostics::Entry* EntryFor(const Diagnostics& d, const std::string& code) {
+  static Diagnostics::Entry found;
+  for (const auto& e : d.Entries()) {
+    if (e.code == code) {
+      found = e;
+      return &found;
+    }
+  }
+  return nullptr;
+}
+
+// The extras travel in the summary, so a suite needs no second read of the trace.
+TEST(JsonTrial, ExtrasSurviveIntoTheSummaryAndTheEngine) {
+  const GpuTrace trace = Read(TraceA(), "a.json");
+  JsonTrialExtras x;
+  auto s = SummarizeJsonTrial(trace, DecodeOptions(), &x);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  const std::map<std::string, double> expected = {
+      {"kernels", 11},
+      {"memcpys", 1},
+      {"memsets", 1},
+      {"memcpy_ns", 2'250},
+      {"memset_ns", 750},
+      {"kernel_launches", 6},
+      {"graph_launches", 1},
+      {"other_launches", 0},
+      {"graph_kernels", 5},
+      {"unlaunched_kernels", 0},
+      {"launch_host_ns", 6 * 4'000 + 8'000},
+      {"launches_per_token", 7.0 / 3.0},
+      {"graph_launches_per_token", 1.0 / 3.0},
+      {"kernels_per_token", 11.0 / 3.0},
+      {"memcpy_us_per_token", 0.75},
+      {"memset_us_per_token", 0.25},
+      {"label_occurrences", 3},
+  };
+  ASSERT_EQ(s->extras.size(), expected.size());
+  for (const auto& [key, value] : expected) {
+    ASSERT_EQ(s->extras.count(key), 1u) << key;
+    EXPECT_DOUBLE_EQ(s->extras.at(key), value) << key;
+  }
+  EXPECT_DOUBLE_EQ(s->extras.at("launches_per_token"), x.launches_per_token);
+
+  // Without an extras pointer (AttributeTrial's call) the summary has them all the same.
+  auto plain = SummarizeJsonTrial(trace, DecodeOptions());
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->extras, s->extras);
+
+  auto b = SummarizeJsonTrial(Read(TraceB(), "b.json"), [] {
+    AttributionOptions o = DecodeOptions();
+    o.process_prefix = "engine";
+    return o;
+  }());
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  const attribution::EngineSummary e = attribution::SummarizeEngine("a", {*s, *s, *b}, DecodeOptions().buckets);
+  ASSERT_EQ(e.extras.size(), expected.size());
+  EXPECT_DOUBLE_EQ(e.extras.at("launches_per_token").median, 7.0 / 3.0);
+  EXPECT_EQ(e.extras.at("kernel_launches").per_trial, (std::vector<double>{6, 6, 4}));
+}
+
+TEST(JsonTrial, KnownKernelFamiliesComeFromTheTableInForce) {
+  const GpuTrace trace = Read(TraceA(), "a.json");
+  auto s = SummarizeJsonTrial(trace, DecodeOptions());
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  const std::set<std::string>& known = s->known_kernel_families;
+  EXPECT_EQ(known.count("triton_pointwise"), 1u);  // in the CUDA table and met
+  EXPECT_EQ(known.count("moe"), 1u);               // in the CUDA table, not met
+  EXPECT_EQ(known.count("memcpy"), 1u);
+  EXPECT_EQ(known.count("trition_pointwise"), 0u);  // a typo
+  EXPECT_EQ(known.count("moe_q4_0_mv"), 0u);        // the Metal table is not in force
+  for (const auto& [family, _] : s->shader_registry) EXPECT_EQ(known.count(family), 1u) << family;
+  for (const auto& [family, _] : s->encoder_gpu) EXPECT_EQ(known.count(family), 1u) << family;
+
+  // A user's table replaces the CUDA one; families met by the fallback are known.
+  AttributionOptions o = DecodeOptions();
+  o.kernel_families.strip_prefix = "";
+  o.kernel_families.rules = {{"*ELEMENTWISE", "pointwise"}};
+  auto mine = SummarizeJsonTrial(trace, o);
+  ASSERT_TRUE(mine.ok()) << mine.status().ToString();
+  EXPECT_EQ(mine->known_kernel_families.count("pointwise"), 1u);
+  EXPECT_EQ(mine->known_kernel_families.count("other_flash"), 1u);
+  EXPECT_EQ(mine->known_kernel_families.count("memset"), 1u);
+  EXPECT_EQ(mine->known_kernel_families.count("triton_pointwise"), 0u);
+  const auto e = attribution::SummarizeEngine("e", {*s, *mine}, o.buckets);
+  EXPECT_EQ(e.known_kernel_families.count("pointwise"), 1u);
+  EXPECT_EQ(e.known_kernel_families.count("triton_pointwise"), 1u);
+}
+
+TEST(JsonTrial, KernelsOfSeveralProcessesAreCountedAsMixed) {
+  const GpuTrace trace = Read(TraceA(), "a.json");
+  auto one = SummarizeJsonTrial(trace, DecodeOptions());
+  ASSERT_TRUE(one.ok()) << one.status().ToString();
+  EXPECT_FALSE(one->diagnostics.Has("attr.mixed_processes"));
+
+  AttributionOptions o;
+  o.all_processes = true;
+  o.tokens = 3;
+  auto all = SummarizeJsonTrial(trace, o);
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  // python3 launched 12 kept kernels, other_worker 1; the two orphans have no process.
+  EXPECT_EQ(all->diagnostics.Count("attr.mixed_processes"), 1);
+  const Diagnostics::Entry* e = EntryFor(all->diagnostics, "attr.mixed_processes");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->first_location.path, "a.json");
+  EXPECT_EQ(e->first_detail, "kept work of 2 processes: python3 (4242) x12, other_worker (5151) x1");
+
+  // The same without all_processes but with an empty prefix: every named process.
+  o.all_processes = false;
+  auto no_prefix = SummarizeJsonTrial(trace, o);
+  ASSERT_TRUE(no_prefix.ok());
+  EXPECT_EQ(no_prefix->diagnostics.Count("attr.mixed_processes"), 1);
 }
 
 // The summaries feed the Metal path's medians and comparison unchanged.

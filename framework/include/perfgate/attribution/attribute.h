@@ -54,10 +54,13 @@ bool IsTraceJsonTrial(const std::string& path);
 
 // Attributes one trial. Errors: no token count; the target process has no
 // submissions (attr.no_target_rows); the process filter needs the submission map.
+// Kept submissions of more than one process (by their submission-map rows) are
+// counted as attr.mixed_processes.
 StatusOr<TrialSummary> SummarizeTrial(const TrialTables& tables, const AttributionOptions& options);
 
 // Medians over trials (trials must be non-empty). seed_compat keeps the seed's
-// p50 = 0 contribution of trials with an empty bucket.
+// p50 = 0 contribution of trials with an empty bucket. Source extras get a median
+// when every trial has them; known kernel families are the union over trials.
 EngineSummary SummarizeEngine(std::string name, std::vector<TrialSummary> trials,
                               const std::vector<Bucket>& buckets, bool seed_compat = false);
 

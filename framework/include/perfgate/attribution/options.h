@@ -6,8 +6,10 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "perfgate/core/status.h"
@@ -43,11 +45,18 @@ struct KernelFamilyTable {
 // The seed's table (mul_mm_id_map0 -> moe_map0, ..., kv_cache_copy -> kv_cache).
 KernelFamilyTable DefaultKernelFamilies();
 
+// The family names the table's rules can give, sorted. Names that no rule lists but
+// KernelFamily falls back to (other_<word>, "(unknown)", a seed-compat name that is
+// its own family) are not in it: sources add those they meet.
+std::set<std::string> KernelFamilyNames(const KernelFamilyTable& table);
+
 // Reads {"strip_prefix": "...", "rules": [{"prefix": "...", "family": "..."}]} from a
 // JSON file, so users extend the table without recompiling.
 StatusOr<KernelFamilyTable> LoadKernelFamilies(const std::string& path);
 
-// Which submissions count as decode.
+// Which submissions count as decode. Each source gives the modes its own meaning
+// (a Metal label marks the end of a step, a trace-event annotation encloses one); see
+// SummarizeTrial and json_trace::SummarizeJsonTrial.
 struct DecodeWindow {
   enum class Mode { kWholeTrace, kLabel, kTimeRange, kSkipSubmissions };
   Mode mode = Mode::kWholeTrace;
@@ -55,14 +64,39 @@ struct DecodeWindow {
   int64_t start_ns = 0;     // kTimeRange: [start_ns, end_ns) in trace time
   int64_t end_ns = INT64_MAX;
   int64_t skip = 0;         // kSkipSubmissions: drop the first N target submissions
+
+  // Typed spellings of the modes, for code that builds options (suites, tests). They
+  // check nothing; ParseWindow checks user text and builds through them.
+  static DecodeWindow WholeTrace() { return DecodeWindow(); }
+  static DecodeWindow Label(std::string name) {
+    DecodeWindow w;
+    w.mode = Mode::kLabel;
+    w.label = std::move(name);
+    return w;
+  }
+  static DecodeWindow SkipSubmissions(int64_t n) {
+    DecodeWindow w;
+    w.mode = Mode::kSkipSubmissions;
+    w.skip = n;
+    return w;
+  }
+  static DecodeWindow TimeRange(int64_t start_ns, int64_t end_ns) {
+    DecodeWindow w;
+    w.mode = Mode::kTimeRange;
+    w.start_ns = start_ns;
+    w.end_ns = end_ns;
+    return w;
+  }
 };
 
 // Parses "label:NAME", "time:START_NS:END_NS" or "skip:N".
 StatusOr<DecodeWindow> ParseWindow(std::string_view spec);
 
 struct AttributionOptions {
-  // Keep submissions whose process name starts with this (the CLI defaults it to the
-  // engine name). Ignored with all_processes.
+  // Keep submissions whose process name starts with this; empty keeps every named
+  // process (ApplyDefaultProcessFilter gives it the engine name). Ignored with
+  // all_processes. Either way, kept work of more than one process is counted as
+  // attr.mixed_processes.
   std::string process_prefix;
   bool all_processes = false;
   // Reproduce the seed's numbers exactly (no filter, no window, overwrite pairing,
@@ -76,6 +110,11 @@ struct AttributionOptions {
   std::vector<Bucket> buckets = DefaultBuckets();
   KernelFamilyTable kernel_families = DefaultKernelFamilies();
 };
+
+// The one default of the process filter, for the CLI and the suites alike: an empty
+// process_prefix becomes the engine's name, unless all_processes asks for every
+// process. An explicit prefix is kept.
+void ApplyDefaultProcessFilter(const std::string& engine_name, AttributionOptions* options);
 
 // The seed's label normalisation: drop a leading "[n] " and purely numeric dotted
 // parts ("layer.12.attn" -> "layer.attn"); "" -> "(unknown)".

@@ -1,5 +1,7 @@
 // Attribution results: per trial, per engine (medians over trials with the per-trial
-// vectors kept) and engine versus baseline. Plain data, read by reports and gates.
+// vectors kept) and engine versus baseline. Plain data, read by reports and gates,
+// and at the end the few rules every trace source applies when it fills a
+// TrialSummary, so that a figure means the same whatever the source.
 //
 // Units: a "submission" is one GPU execution-point pair (about one encoder), not a
 // kernel dispatch. The seed called it a dispatch; field names ending in
@@ -10,10 +12,14 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "perfgate/attribution/options.h"
 #include "perfgate/core/diagnostics.h"
+#include "perfgate/core/status.h"
 
 namespace perfgate::attribution {
 
@@ -88,6 +94,29 @@ struct TrialSummary {
   std::map<std::string, std::vector<std::string>> shader_registry;
   int64_t shader_count = 0;
   int64_t shader_timeline_rows = 0;
+  // Every kernel family this trial could have named: the family names of the
+  // kernel-family rules in force (KernelFamilyNames of options.kernel_families for
+  // Metal; of the CUDA table or the user's replacement for trace JSON, plus its
+  // "memcpy" and "memset") and every family met (the shader_registry keys, and for
+  // trace JSON the encoder_gpu keys). A family outside it is a misspelling, not an
+  // absent one.
+  std::set<std::string> known_kernel_families;
+
+  // Per-trial figures that only one source has, by key; empty for Metal. Trace JSON
+  // (json_trace::SummarizeJsonTrial) writes every number of JsonTrialExtras under
+  // its field name, all of the kept work (target process, decode window):
+  //   kernels, memcpys, memsets               counts of GPU work items
+  //   memcpy_ns, memset_ns                    their summed GPU time
+  //   kernel_launches, graph_launches,        distinct host calls behind the kept
+  //   other_launches                          kernels, by kind
+  //   graph_kernels                           kernels launched by a graph launch
+  //   unlaunched_kernels                      kernels without a launch call
+  //   launch_host_ns                          host time of those launch calls
+  //   launches_per_token                      (kernel_launches + graph_launches) / tokens
+  //   graph_launches_per_token, kernels_per_token,
+  //   memcpy_us_per_token, memset_us_per_token
+  //   label_occurrences                       instances of the window (else token) label
+  std::map<std::string, double> extras;
 
   Diagnostics diagnostics;
 };
@@ -127,6 +156,11 @@ struct EngineSummary {
   std::map<std::string, PhaseMedians> cb_label_gpu;
   std::map<std::string, std::vector<std::string>> shader_registry;  // union over trials
   int64_t shader_timeline_rows = 0;                                 // max over trials
+  std::set<std::string> known_kernel_families;                      // union over trials
+  // Medians of TrialSummary::extras. Only a key that every trial has gets a median:
+  // a figure some trials lack is not comparable across them, so it is left out
+  // rather than taken over fewer trials.
+  std::map<std::string, TrialMedian> extras;
   double label_coverage = 0;  // labelled / total encoders of trial 0
   Diagnostics diagnostics;    // merged over trials
 };
@@ -152,6 +186,33 @@ struct Comparison {
   std::vector<Delta> families;  // GPU µs/token, sorted by Δ descending
   std::vector<Delta> phases;    // GPU µs/token, sorted by the engine's value descending
 };
+
+// ---------------------------------------------------------------------------------
+// Rules every trace source applies when it fills a TrialSummary. They are public so
+// that a source depends on attribution's vocabulary (this header and options.h)
+// only, never on attribution's private code.
+// ---------------------------------------------------------------------------------
+
+// Sets s->tokens and s->tokens_source: the trace's count `in_trace` when a token label
+// is configured (a configured count that disagrees is counted as
+// attr.token_count_mismatch), else the configured count. Errors: attr.no_tokens when
+// neither exists (a usage error).
+Status ResolveTokens(std::optional<int64_t> in_trace, const AttributionOptions& options, const std::string& path,
+                     TrialSummary* s);
+
+// The figures of the kept work, given each item's [start_ns, end_ns] in the source's
+// order (the seed's p95 depends on it): the duration buckets of options.buckets,
+// total_sum_ns, busy_union_ns, submissions and the per-token figures. s->tokens must
+// be resolved first.
+void SummarizeKeptWork(std::vector<std::pair<int64_t, int64_t>> intervals, const AttributionOptions& options,
+                       TrialSummary* s);
+
+// Counts attr.mixed_processes when the kept work (items per process label, e.g.
+// "hf2q (4242)") comes from more than one process: the count is the items outside
+// the process with the most, the detail names every process with its count, largest
+// first. Work of no known process is not in the map.
+void CountMixedProcesses(const std::map<std::string, int64_t>& kept_per_process, const std::string& path,
+                         Diagnostics* diagnostics);
 
 }  // namespace perfgate::attribution
 

@@ -2,6 +2,10 @@
 // attribution::TrialSummary as a Metal System Trace trial, so SummarizeEngine,
 // Compare, the reports, gates and goldens work on it unchanged.
 //
+// This source depends on attribution's public vocabulary only (options.h, summary.h:
+// the options, the summary and the rules every source applies, such as
+// ResolveTokens); nothing of attribution's private code.
+//
 // What the TrialSummary fields mean for this source:
 //  - a dispatch is one `kernel` event; `submissions`, `dispatches_per_token`, the
 //    duration buckets, `total_sum_ns`, `busy_union_ns` and the phases count kernels
@@ -33,6 +37,11 @@
 //    event is already a pair); `unpaired_ends`, `leftover_starts`,
 //    `duplicate_starts`, `shader_timeline_rows` are 0 and `gpu_intervals_union_ns`
 //    is empty;
+//  - `extras` holds every number of JsonTrialExtras under its field name (the keys
+//    are listed at TrialSummary::extras); `known_kernel_families` is the family
+//    names of the table in force, "memcpy", "memset", and every family met;
+//  - kept kernels launched by more than one process (all_processes, or a prefix
+//    that several processes match) are counted as attr.mixed_processes;
 //  - the decode window and the token count: see SummarizeJsonTrial.
 #ifndef PERFGATE_JSON_TRACE_TRIAL_H_
 #define PERFGATE_JSON_TRACE_TRIAL_H_
@@ -58,7 +67,9 @@ struct KernelStats {
 };
 
 // What a trace-event trial adds to its TrialSummary. Counts are of the kept work
-// (target process, decode window).
+// (target process, decode window). Every number here also reaches
+// TrialSummary::extras under its field name (label_source and per_kernel do not), so
+// suites read them from the summary and need not re-read the trace.
 struct JsonTrialExtras {
   int64_t kernels = 0;
   int64_t memcpys = 0;
@@ -135,7 +146,8 @@ std::string CudaKernelFamily(const attribution::KernelFamilyTable& table, std::s
 // Errors (Status codes shared with the Metal path): attr.no_tokens (usage),
 // attr.no_target_rows (no kernel passes the process filter, or the trace has none),
 // attr.window_label, attr.token_label, attr.seed_compat (usage).
-// `extras`, when given, receives the launch counts and per-kernel figures.
+// `extras`, when given, receives the launch counts and per-kernel figures (the
+// numbers are in the summary's `extras` either way).
 StatusOr<attribution::TrialSummary> SummarizeJsonTrial(const GpuTrace& trace,
                                                        const attribution::AttributionOptions& options,
                                                        JsonTrialExtras* extras = nullptr);
