@@ -4,8 +4,7 @@
 #include <cstdio>
 
 #include "perfgate/gtest/perfgate_gtest.h"
-#include "perfgate/json_trace/trial.h"
-#include "perfgate/stats/summary.h"
+#include "perfgate/metrics/catalogue.h"
 
 namespace {
 
@@ -22,7 +21,7 @@ SuiteConfig TorchDecodeSuite() {
     e.name = mode;
     // One process recorded (python3); decode runs inside record_function("decode_step").
     e.options.all_processes = true;
-    e.options.window = *perfgate::attribution::ParseWindow("label:decode_step");
+    e.options.window = perfgate::attribution::DecodeWindow::Label("decode_step");
     e.options.token_label = "decode_step";
     c.engines.push_back(e);
   }
@@ -30,22 +29,17 @@ SuiteConfig TorchDecodeSuite() {
   return c;
 }
 
-class TorchDecodeH200 : public perfgate::testing::MetalTraceFixture {
+class TorchDecodeH200 : public perfgate::testing::PerfSuiteFixture {
  protected:
   SuiteConfig Config() const override { return TorchDecodeSuite(); }
 
-  // Median host launch calls per token of one mode (cudaLaunchKernel + cudaGraphLaunch).
+  // Median host launch calls per token of one mode (cudaLaunchKernel + cudaGraphLaunch):
+  // a figure of the trace-event source, kept in the summary's extras when the suite
+  // loaded (no trace is read again).
   double LaunchesPerToken(const std::string& mode) {
-    const SuiteConfig config = Config();
-    const auto& spec = mode == "graphs" ? config.engines[0] : config.engines[1];
-    std::vector<double> per_trial;
-    for (const std::string& path : data().trial_paths.at(mode)) {
-      perfgate::json_trace::JsonTrialExtras extras;
-      auto s = perfgate::json_trace::SummarizeJsonTrialFile(path, spec.options, &extras);
-      EXPECT_TRUE(s.ok()) << s.status().ToString();
-      per_trial.push_back(extras.launches_per_token);
-    }
-    return perfgate::stats::Median(per_trial);
+    auto m = perfgate::metrics::FindMetric(engine(mode), "extras/launches_per_token");
+    EXPECT_TRUE(m.ok()) << m.status().ToString();
+    return m.ok() ? m->value.median : 0;
   }
 };
 

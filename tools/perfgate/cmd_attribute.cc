@@ -28,6 +28,7 @@ struct AttributeArgs {
   std::string format = "text";
   std::string output;
   int min_trials = 1;
+  int run = 0;
 };
 
 Status Usage(std::string message) { return Status::Error("cli.usage", std::move(message), {}, ErrorKind::kUsage); }
@@ -103,6 +104,7 @@ StatusOr<attribution::AttributionOptions> BaseOptions(const AttributeArgs& args)
   attribution::AttributionOptions base;
   base.seed_compat = args.seed_compat;
   base.all_processes = args.all_processes;
+  base.run = args.run;
   if (args.seed_compat) base.tokens = 64;  // the seed's --n-tokens default
   if (!args.buckets.empty()) {
     auto b = attribution::ParseBuckets(args.buckets);
@@ -289,6 +291,9 @@ void RegisterAttributeCommand(CLI::App& app, int* exit_code) {
                   "process-name prefix of the target, PREFIX or ENGINE=PREFIX (default: the engine name for "
                   "Metal traces, every process for trace-event JSON)");
   cmd->add_option("--min-trials", args->min_trials, "fail when an engine has fewer trials (default 1)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--run", args->run,
+                  "the recording run to read from xctrace exports that hold several (default: refuse them)")
       ->check(CLI::PositiveNumber);
   cmd->add_flag("--all-processes", args->all_processes, "keep every process's submissions (the seed's behaviour)");
   cmd->add_option("--window", args->window,

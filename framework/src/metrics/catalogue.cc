@@ -75,6 +75,11 @@ void AddKernelFamilies(const EngineSummary& e, Builder* b) {
   }
 }
 
+// Figures only one source reports (launch counts of trace-event JSON).
+void AddExtras(const EngineSummary& e, Builder* b) {
+  for (const auto& [key, m] : e.extras) b->Add("extras", "", key, m, PartTimePolicy());
+}
+
 std::string Join(const std::vector<std::string>& names) {
   std::string out;
   for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
@@ -133,6 +138,7 @@ std::vector<Metric> MetricsOf(const EngineSummary& engine) {
   AddPhases(engine, &b);
   AddFamilies(engine, &b);
   AddKernelFamilies(engine, &b);
+  AddExtras(engine, &b);
   return std::move(b.out);
 }
 

@@ -33,7 +33,7 @@ bool SniffMetal(const std::string& path) {
 
 StatusOr<attribution::TrialSummary> SummarizeMetal(const std::string& path,
                                                    const attribution::AttributionOptions& options) {
-  auto tables = attribution::LoadTrial(path);
+  auto tables = attribution::LoadTrial(path, options.run);
   if (!tables.ok()) return tables.status();
   auto s = attribution::SummarizeTrial(*tables, options);
   if (s.ok()) s->source = "metal";
@@ -75,7 +75,7 @@ attribution::AttributionOptions WithDefaultProcessFilter(const TraceSource& sour
   if (source.descriptor.default_all_processes) {
     options.all_processes = true;
   } else {
-    options.process_prefix = engine;
+    attribution::ApplyDefaultProcessFilter(engine, &options);
   }
   return options;
 }

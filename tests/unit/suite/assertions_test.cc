@@ -82,3 +82,18 @@ TEST_F(Lookups, AnUnknownMetricFailsListingTheKnownOnes) {
 
 }  // namespace
 }  // namespace perfgate::testing
+
+namespace perfgate::testing {
+namespace {
+
+// A typo'd family in an absence check used to pass: every unknown family is absent.
+TEST_F(Lookups, AnUnknownKernelFamilyFailsEvenInAnAbsenceCheck) {
+  EXPECT_TRUE(KernelFamilyAbsent(engine("llama"), "kv_cache") || KernelFamilyPresent(engine("llama"), "kv_cache"));
+  const auto typo = KernelFamilyAbsent(engine("hf2q"), "moe_mvv");
+  EXPECT_FALSE(typo);
+  EXPECT_NE(std::string(typo.message()).find("unknown kernel family 'moe_mvv'"), std::string::npos) << typo.message();
+  EXPECT_NE(std::string(typo.message()).find("moe_mv"), std::string::npos) << "lists the known families";
+}
+
+}  // namespace
+}  // namespace perfgate::testing

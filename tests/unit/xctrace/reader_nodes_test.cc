@@ -12,6 +12,7 @@
 #include "perfgate/attribution/attribute.h"
 #include "perfgate/xctrace/metal_tables.h"
 #include "perfgate/xctrace/reader.h"
+#include "support/run_command.h"
 #include "xctrace_gen/xctrace_gen.h"
 
 namespace perfgate::xctrace {
@@ -404,6 +405,39 @@ TEST(XctraceReaderWhitespace, WhitespaceTextSurvivesChunkBoundaries) {
     ASSERT_FALSE(v.is_missing()) << r;
     ASSERT_EQ(v.text(), rows[r].label) << r;
   }
+}
+
+}  // namespace
+}  // namespace perfgate::xctrace
+
+namespace perfgate::xctrace {
+namespace {
+
+// The run option reaches attribution: `perfgate attribute --run N` (AttributionOptions
+// ::run) reads one run of a two-run trial, and without it the trial is refused.
+TEST(XctraceReaderRuns, AttributeTakesTheRunOption) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("perfgate-runs-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  {
+    std::ofstream out(dir / "metal-gpu-execution-points.xml", std::ios::binary);
+    out << gen::WriteExport(TwoRuns(true));
+  }
+  auto refused = attribution::LoadTrial(dir.string());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), "xctrace.multiple_runs");
+  auto run2 = attribution::LoadTrial(dir.string(), 2);
+  ASSERT_TRUE(run2.ok()) << run2.status().ToString();
+  EXPECT_EQ(run2->execution_points.size(), 2u);
+  const std::string cli = std::string(PERFGATE_CLI_PATH) + " attribute --trace e=" + dir.string() +
+                          " --all-processes --tokens 1 --format json";
+  auto without = testing_support::RunCommand(cli);
+  EXPECT_EQ(without.exit_code, 2);
+  EXPECT_NE(without.err.find("error[xctrace.multiple_runs]"), std::string::npos) << without.err;
+  auto with = testing_support::RunCommand(cli + " --run 2");
+  EXPECT_EQ(with.exit_code, 0) << with.err;
+  EXPECT_NE(with.err.find("1 submissions over 1 tokens"), std::string::npos) << with.err;
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -36,6 +36,9 @@ struct TrialTables {
 // (a recording bundle's trial-K/), or one XML file holding several tables.
 // metal-gpu-execution-points is required; a missing one is an error naming it.
 StatusOr<TrialTables> LoadTrial(const std::string& path);
+// The same, reading recording run `run` of exports that hold several (0: refuse them,
+// xctrace.multiple_runs).
+StatusOr<TrialTables> LoadTrial(const std::string& path, int run);
 
 // Expands a --trace PATH into trial paths: a recording directory of trial
 // subdirectories gives each subdirectory (sorted); a trial directory or file gives

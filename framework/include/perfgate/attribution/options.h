@@ -109,11 +109,15 @@ struct AttributionOptions {
   std::string token_label;
   std::vector<Bucket> buckets = DefaultBuckets();
   KernelFamilyTable kernel_families = DefaultKernelFamilies();
+  // The recording run of an xctrace export holding several (`perfgate attribute
+  // --run N`); 0 refuses an export whose tables come from more than one run.
+  int run = 0;
 };
 
-// The one default of the process filter, for the CLI and the suites alike: an empty
-// process_prefix becomes the engine's name, unless all_processes asks for every
-// process. An explicit prefix is kept.
+// The Metal default of the process filter: an empty process_prefix becomes the
+// engine's name, unless all_processes asks for every process. An explicit prefix is
+// kept. The one default for the CLI and suites, per source, is
+// sources::WithDefaultProcessFilter, which calls this for Metal traces.
 void ApplyDefaultProcessFilter(const std::string& engine_name, AttributionOptions* options);
 
 // The seed's label normalisation: drop a leading "[n] " and purely numeric dotted

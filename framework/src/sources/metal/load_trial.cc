@@ -37,7 +37,7 @@ Status ReadOptional(const std::vector<xctrace::Document>& docs, ReadFn read, Dia
 
 // Exports a .trace bundle's tables with xctrace into a fresh temporary trial
 // directory (macOS; elsewhere xctrace is missing and this says so).
-StatusOr<std::string> ExportTraceBundle(const std::string& trace) {
+StatusOr<std::string> ExportTraceBundle(const std::string& trace, int run_number) {
   auto xctrace = xctrace::LocateXctrace();
   if (!xctrace.ok()) {
     return Status::Error("attr.trace_bundle",
@@ -63,7 +63,8 @@ StatusOr<std::string> ExportTraceBundle(const std::string& trace) {
   };
   PERFGATE_RETURN_IF_ERROR(run({"export", "--input", trace, "--toc"}, dir / "toc.xml"));
   for (const std::string& schema : xctrace::DefaultRecordTables()) {
-    const std::string xpath = "/trace-toc/run[@number=\"1\"]/data/table[@schema=\"" + schema + "\"]";
+    const std::string xpath = "/trace-toc/run[@number=\"" + std::to_string(run_number) + "\"]/data/table[@schema=\"" +
+                              schema + "\"]";
     PERFGATE_RETURN_IF_ERROR(run({"export", "--input", trace, "--xpath", xpath}, dir / (schema + ".xml")));
   }
   return dir.string();
@@ -71,38 +72,65 @@ StatusOr<std::string> ExportTraceBundle(const std::string& trace) {
 
 }  // namespace
 
-StatusOr<TrialTables> LoadTrial(const std::string& path) {
+namespace {
+
+// The schemas a trial directory may hold, one `<schema>.xml[.gz]` file each.
+constexpr std::string_view kTrialSchemas[] = {kExecutionPoints,
+                                              xctrace::EncoderRow::kSchema,
+                                              xctrace::SubmissionMapRow::kSchema,
+                                              xctrace::ShaderRow::kSchema,
+                                              kShaderTimeline,
+                                              xctrace::GpuInterval::kSchema};
+
+// Reads the exports of a trial directory, or the one XML file that is the trial.
+StatusOr<std::vector<xctrace::Document>> ReadTrialDocuments(const std::string& path, int run) {
   std::vector<xctrace::Document> docs;
   std::error_code ec;
+  xctrace::ReadOptions options;
+  options.run = run;
+  if (!fs::is_directory(path, ec)) {
+    if (!fs::exists(path, ec)) return Status::Error("io.not_found", "no such trial file or directory", {path});
+    auto doc = xctrace::ReadExportFile(path, options);
+    if (!doc.ok()) return doc.status();
+    docs.push_back(std::move(doc).value());
+    return docs;
+  }
+  for (std::string_view schema : kTrialSchemas) {
+    fs::path file = fs::path(path) / (std::string(schema) + ".xml");
+    if (!fs::exists(file, ec)) file += ".gz";
+    if (!fs::exists(file, ec)) continue;
+    options.expected_schema = std::string(schema);
+    auto doc = xctrace::ReadExportFile(file.string(), options);
+    if (!doc.ok()) return doc.status();
+    docs.push_back(std::move(doc).value());
+  }
+  return docs;
+}
+
+StatusOr<TrialTables> TablesOf(const std::string& path, const std::vector<xctrace::Document>& docs);
+
+}  // namespace
+
+StatusOr<TrialTables> LoadTrial(const std::string& path) { return LoadTrial(path, 0); }
+
+StatusOr<TrialTables> LoadTrial(const std::string& path, int run) {
+  std::error_code ec;
   if (fs::is_directory(path, ec) && fs::path(path).extension() == ".trace") {
-    auto exported = ExportTraceBundle(path);
+    auto exported = ExportTraceBundle(path, run > 0 ? run : 1);
     if (!exported.ok()) return exported.status();
-    auto t = LoadTrial(*exported);
+    auto t = LoadTrial(*exported, 0);
     if (t.ok()) t->path = path;
     return t;
   }
-  if (fs::is_directory(path, ec)) {
-    for (std::string_view schema :
-         {kExecutionPoints, xctrace::EncoderRow::kSchema, xctrace::SubmissionMapRow::kSchema,
-          xctrace::ShaderRow::kSchema, kShaderTimeline, xctrace::GpuInterval::kSchema}) {
-      fs::path file = fs::path(path) / (std::string(schema) + ".xml");
-      if (!fs::exists(file, ec)) file += ".gz";
-      if (!fs::exists(file, ec)) continue;
-      xctrace::ReadOptions options;
-      options.expected_schema = std::string(schema);
-      auto doc = xctrace::ReadExportFile(file.string(), options);
-      if (!doc.ok()) return doc.status();
-      docs.push_back(std::move(doc).value());
-    }
-  } else if (fs::exists(path, ec)) {
-    // (a .trace bundle is a directory: handled below)
-    auto doc = xctrace::ReadExportFile(path);
-    if (!doc.ok()) return doc.status();
-    docs.push_back(std::move(doc).value());
-  } else {
-    return Status::Error("io.not_found", "no such trial file or directory", {path});
-  }
+  auto docs = ReadTrialDocuments(path, run);
+  if (!docs.ok()) return docs.status();
+  return TablesOf(path, *docs);
+}
 
+namespace {
+
+// The typed tables attribution reads, from the documents of one trial.
+StatusOr<TrialTables> TablesOf(const std::string& path, const std::vector<xctrace::Document>& docs) {
   TrialTables t;
   t.path = path;
   std::optional<xctrace::Table> points = FindIn(docs, kExecutionPoints);
@@ -125,5 +153,7 @@ StatusOr<TrialTables> LoadTrial(const std::string& path) {
   for (const auto& d : docs) t.diagnostics.Merge(d.diagnostics());
   return t;
 }
+
+}  // namespace
 
 }  // namespace perfgate::attribution
