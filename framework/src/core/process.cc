@@ -124,8 +124,6 @@ bool IsExecutableFile(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
 }
 
-void SetCloseOnExec(int fd) { ::fcntl(fd, F_SETFD, ::fcntl(fd, F_GETFD) | FD_CLOEXEC); }
-
 // A file descriptor that closes itself, so that no return path has to list them all.
 class Fd {
  public:
@@ -156,11 +154,17 @@ class Fd {
 };
 
 // A pipe whose two ends are closed on exec (the child dup2s the one it needs).
+// Atomically where the system allows: a fork by another thread between pipe() and
+// fcntl() would hand its child our write end, and we would wait for that child's exit
+// to see end of file.
 bool MakePipe(Fd* read_end, Fd* write_end) {
   int fds[2];
+#if defined(__linux__)
+  if (::pipe2(fds, O_CLOEXEC) != 0) return false;
+#else
   if (::pipe(fds) != 0) return false;
-  SetCloseOnExec(fds[0]);
-  SetCloseOnExec(fds[1]);
+  for (int fd : fds) ::fcntl(fd, F_SETFD, ::fcntl(fd, F_GETFD) | FD_CLOEXEC);
+#endif
   *read_end = Fd(fds[0]);
   *write_end = Fd(fds[1]);
   return true;
@@ -300,20 +304,30 @@ struct ChildIo {
 
 Status OpenChildIo(const ProcessOptions& o, ChildIo* io) {
   if (!o.stdout_path.empty()) {
-    io->stdout_file = Fd(::open(o.stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644));
+    io->stdout_file = Fd(::open(o.stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
     if (!io->stdout_file.is_open()) {
       return Status::Error("io.write_failed", std::string("cannot create the output file: ") + std::strerror(errno),
                            {o.stdout_path}, ErrorKind::kEnvironment);
     }
-    SetCloseOnExec(io->stdout_file.get());
   }
-  io->stdin_null = Fd(::open("/dev/null", O_RDONLY));
+  io->stdin_null = Fd(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   if (!io->stdin_null.is_open() || !MakePipe(&io->stdout_read, &io->stdout_write) ||
       !MakePipe(&io->stderr_read, &io->stderr_write) || !MakePipe(&io->report_read, &io->report_write)) {
     return SpawnError(o.argv[0], errno);
   }
-  SetCloseOnExec(io->stdin_null.get());
   return Status();
+}
+
+// In the child: makes `fd` the descriptor `target`. When perfgate's own 0, 1 or 2 was
+// closed, /dev/null or a pipe may already have that number, and dup2 onto itself would
+// leave it close-on-exec (the program would start without it), so the flag is cleared
+// instead. A source never equals an earlier target (which dup2 would have replaced):
+// /dev/null and the pipes are opened in the order of their targets, each taking the
+// lowest free number.
+bool MoveFdTo(int fd, int target) {
+  if (fd != target) return ::dup2(fd, target) >= 0;
+  const int flags = ::fcntl(fd, F_GETFD);
+  return flags >= 0 && ::fcntl(fd, F_SETFD, flags & ~FD_CLOEXEC) >= 0;
 }
 
 // In the child, between fork and exec: async-signal-safe calls only.
@@ -335,8 +349,8 @@ Status OpenChildIo(const ProcessOptions& o, ChildIo* io) {
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
   if (!o.working_directory.empty() && ::chdir(o.working_directory.c_str()) != 0) fail(errno);
-  if (::dup2(io.stdin_null.get(), 0) < 0 || ::dup2(io.stdout_write.get(), 1) < 0 ||
-      ::dup2(io.stderr_write.get(), 2) < 0) {
+  if (!MoveFdTo(io.stdin_null.get(), 0) || !MoveFdTo(io.stdout_write.get(), 1) ||
+      !MoveFdTo(io.stderr_write.get(), 2)) {
     fail(errno);
   }
   ::execve(path, image.argv.data(), image.envp.data());
@@ -413,6 +427,19 @@ class Supervisor {
         r_(*r),
         deadline_(start + milliseconds(o.timeout_ms > 0 ? o.timeout_ms : 0)),
         next_heartbeat_(start + milliseconds(o.heartbeat_ms > 0 ? o.heartbeat_ms : 0)) {}
+  Supervisor(const Supervisor&) = delete;
+  Supervisor& operator=(const Supervisor&) = delete;
+
+  // Leaving before Run has finished (the heartbeat or an allocation threw): nothing
+  // started by this call may outlive it, so the group is killed and the child reaped.
+  // The sinks close the pipes after this.
+  ~Supervisor() {
+    if (reaped_ && !PipesOpen()) return;
+    SignalGroup(pid_, SIGKILL, reaped_);
+    while (!reaped_) {
+      if (::waitpid(pid_, &wait_status_, 0) == pid_ || errno != EINTR) reaped_ = true;
+    }
+  }
 
   void Run() {
     while (true) {
@@ -428,6 +455,7 @@ class Supervisor {
 
   // How the program ended, once Run has returned.
   void CollectStatus() {
+    if (!status_known_) return;
     if (WIFEXITED(wait_status_)) {
       r_.exited = true;
       r_.exit_code = WEXITSTATUS(wait_status_);
@@ -441,7 +469,17 @@ class Supervisor {
   bool PipesOpen() const { return sinks_[0].fd.is_open() || sinks_[1].fd.is_open(); }
 
   void Reap() {
-    if (!reaped_ && ::waitpid(pid_, &wait_status_, WNOHANG) == pid_) reaped_ = true;
+    if (reaped_) return;
+    const pid_t w = ::waitpid(pid_, &wait_status_, WNOHANG);
+    if (w == pid_) {
+      reaped_ = true;
+    } else if (w < 0 && errno == ECHILD) {
+      // Reaped by someone else (SIGCHLD ignored, or a wait(-1) in another thread): it
+      // has ended, but how is unknown, so the result is neither exited nor signaled
+      // and fails closed.
+      reaped_ = true;
+      status_known_ = false;
+    }
   }
 
   // Timeout or cancel: the terminate signal now, SIGKILL once the grace period is over.
@@ -517,6 +555,7 @@ class Supervisor {
   Clock::time_point next_heartbeat_;
 
   bool reaped_ = false;
+  bool status_known_ = true;
   int wait_status_ = 0;
   bool stopping_ = false;
   bool group_killed_ = false;
