@@ -56,6 +56,10 @@ bool ValidEngineName(const std::string& name) {
   });
 }
 
+// The command and template are part of a trial's identity in meta.json, compared on
+// resume: text that JSON cannot hold could never match.
+bool IsUtf8(const std::string& text) { return ::perfgate::internal::FindInvalidUtf8(text) == std::string::npos; }
+
 Status BadSpec(std::string message) {
   return Status::Error("record.bad_spec", std::move(message), {}, ErrorKind::kUsage);
 }
@@ -83,6 +87,9 @@ Status Validate(const std::vector<EngineRecordSpec>& engines, const RecordOption
       if (engines[j].engine == e.engine) return BadSpec("engine '" + e.engine + "' is given twice");
     }
     if (e.command.empty() || e.command[0].empty()) return BadSpec("engine '" + e.engine + "' has no command to record");
+    if (!std::all_of(e.command.begin(), e.command.end(), IsUtf8)) {
+      return BadSpec("engine '" + e.engine + "': the command must be UTF-8 text (meta.json keeps it for resume)");
+    }
     if (e.tokens <= 0) return BadSpec("engine '" + e.engine + "': tokens must be positive");
     for (const auto& kv : e.environment) {
       if (kv.first.empty() || kv.first.find('=') != std::string::npos) {
@@ -96,6 +103,7 @@ Status Validate(const std::vector<EngineRecordSpec>& engines, const RecordOption
     return BadSpec("times must not be negative");
   }
   if (options.template_name.empty()) return BadSpec("no template name");
+  if (!IsUtf8(options.template_name)) return BadSpec("the template name must be UTF-8 text");
   for (const std::string& t : options.tables) {
     if (t.empty() || t.find_first_of("\"'[]/ ") != std::string::npos) return BadSpec("bad table schema '" + t + "'");
   }
@@ -275,8 +283,8 @@ class TrialRun {
     meta_["complete"] = true;
     meta_["end_time"] = internal::NowIso8601();
     meta_["elapsed_ms"] = MillisSince(start_);
-    Status written =
-        internal::WriteFileAtomic((fs::path(dir_) / std::string(kMetaFile)).string(), meta_.dump(2) + "\n");
+    Status written = internal::WriteFileAtomic((fs::path(dir_) / std::string(kMetaFile)).string(),
+                                               internal::MetaText(meta_));
     if (!written.ok()) return Fail(written);
     fs::remove(fs::path(dir_) / std::string(kIncompleteMarkerFile), ec);
     if (ec)
@@ -622,7 +630,10 @@ std::vector<std::string> ExtraTrials(const std::string& engine_dir, int trials) 
   std::vector<std::string> out;
   std::error_code ec;
   if (!fs::is_directory(engine_dir, ec)) return out;
-  for (const auto& entry : fs::directory_iterator(engine_dir, ec)) {
+  // Incremented with an error_code: a range-for's ++ throws filesystem_error when
+  // reading the directory fails midway.
+  for (fs::directory_iterator it(engine_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::directory_entry& entry = *it;
     const std::string name = entry.path().filename().string();
     if (name.rfind("trial-", 0) != 0 || name.size() == 6) continue;
     const std::string digits = name.substr(6);
