@@ -3,6 +3,7 @@
 #include "perfgate/core/process.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -112,9 +113,10 @@ Status CheckProcessSucceeded(const ProcessResult& result, std::string_view what)
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
 
 int64_t MillisSince(Clock::time_point start) {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+  return std::chrono::duration_cast<milliseconds>(Clock::now() - start).count();
 }
 
 bool IsExecutableFile(const std::string& path) {
@@ -122,19 +124,50 @@ bool IsExecutableFile(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
 }
 
-void SetCloseOnExec(int fd) { ::fcntl(fd, F_SETFD, ::fcntl(fd, F_GETFD) | FD_CLOEXEC); }
+// A file descriptor that closes itself, so that no return path has to list them all.
+class Fd {
+ public:
+  Fd() = default;
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(Fd&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+  Fd& operator=(Fd&& other) noexcept {
+    if (this != &other) {
+      Reset();
+      fd_ = other.fd_;
+      other.fd_ = -1;
+    }
+    return *this;
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() { Reset(); }
+
+  int get() const { return fd_; }
+  bool is_open() const { return fd_ >= 0; }
+  void Reset() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_ = -1;
+};
 
 // A pipe whose two ends are closed on exec (the child dup2s the one it needs).
-bool MakePipe(int fds[2]) {
+// Atomically where the system allows: a fork by another thread between pipe() and
+// fcntl() would hand its child our write end, and we would wait for that child's exit
+// to see end of file.
+bool MakePipe(Fd* read_end, Fd* write_end) {
+  int fds[2];
+#if defined(__linux__)
+  if (::pipe2(fds, O_CLOEXEC) != 0) return false;
+#else
   if (::pipe(fds) != 0) return false;
-  SetCloseOnExec(fds[0]);
-  SetCloseOnExec(fds[1]);
+  for (int fd : fds) ::fcntl(fd, F_SETFD, ::fcntl(fd, F_GETFD) | FD_CLOEXEC);
+#endif
+  *read_end = Fd(fds[0]);
+  *write_end = Fd(fds[1]);
   return true;
-}
-
-void CloseFd(int* fd) {
-  if (*fd >= 0) ::close(*fd);
-  *fd = -1;
 }
 
 // Signals the child's process group; the child alone if the group does not exist
@@ -150,7 +183,7 @@ Status SpawnError(const std::string& what, int err) {
 
 // One captured stream: where its bytes go and how many are kept.
 struct Sink {
-  int fd = -1;       // read end of the pipe; -1 once closed
+  Fd fd;             // read end of the pipe; closed at end of file
   int file_fd = -1;  // stdout_path, or -1 to keep bytes in `text`
   std::string* text = nullptr;
   size_t max_bytes = 0;
@@ -185,11 +218,11 @@ struct Sink {
 // Reads what is available on the sink's pipe; closes it at end of file.
 void Drain(Sink* sink) {
   char buf[65536];
-  ssize_t n = ::read(sink->fd, buf, sizeof buf);
+  ssize_t n = ::read(sink->fd.get(), buf, sizeof buf);
   if (n > 0) {
     sink->Consume(buf, static_cast<size_t>(n));
   } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
-    CloseFd(&sink->fd);
+    sink->fd.Reset();
   }
 }
 
@@ -229,9 +262,77 @@ std::vector<std::string> BuildEnvironment(const ProcessOptions& o) {
   return env;
 }
 
+// The file argv[0] runs as, looked up in the PATH the child will see.
+StatusOr<std::string> ResolveProgram(const ProcessOptions& o) {
+  if (o.argv.empty() || o.argv[0].empty()) {
+    return Status::Error("process.bad_argv", "no program to run (empty argv)", {}, ErrorKind::kEnvironment);
+  }
+  const std::string& program = o.argv[0];
+  std::optional<std::string> path = FindExecutable(program, PathForLookup(o));
+  if (path) return *std::move(path);
+  std::string where = program.find('/') != std::string::npos ? "no such executable file" : "not found in PATH";
+  return Status::Error("process.not_found", "cannot run '" + program + "': " + where, {}, ErrorKind::kEnvironment);
+}
+
+// argv and envp as execve takes them. Built before fork, because between fork and
+// exec the child may only make async-signal-safe calls (no allocation).
+struct ExecImage {
+  std::vector<std::string> env;  // owns what envp points to
+  std::vector<char*> argv;       // points into ProcessOptions::argv
+  std::vector<char*> envp;
+};
+
+ExecImage BuildExecImage(const ProcessOptions& o) {
+  ExecImage image;
+  image.env = BuildEnvironment(o);
+  for (const std::string& a : o.argv) image.argv.push_back(const_cast<char*>(a.c_str()));
+  image.argv.push_back(nullptr);
+  for (const std::string& e : image.env) image.envp.push_back(const_cast<char*>(e.c_str()));
+  image.envp.push_back(nullptr);
+  return image;
+}
+
+// The descriptors of one run. The child's ends are closed in the parent right after
+// fork; the report pipe carries the errno of a failed chdir or exec.
+struct ChildIo {
+  Fd stdin_null;
+  Fd stdout_read, stdout_write;
+  Fd stderr_read, stderr_write;
+  Fd report_read, report_write;
+  Fd stdout_file;  // stdout_path, when given
+};
+
+Status OpenChildIo(const ProcessOptions& o, ChildIo* io) {
+  if (!o.stdout_path.empty()) {
+    io->stdout_file = Fd(::open(o.stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    if (!io->stdout_file.is_open()) {
+      return Status::Error("io.write_failed", std::string("cannot create the output file: ") + std::strerror(errno),
+                           {o.stdout_path}, ErrorKind::kEnvironment);
+    }
+  }
+  io->stdin_null = Fd(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  if (!io->stdin_null.is_open() || !MakePipe(&io->stdout_read, &io->stdout_write) ||
+      !MakePipe(&io->stderr_read, &io->stderr_write) || !MakePipe(&io->report_read, &io->report_write)) {
+    return SpawnError(o.argv[0], errno);
+  }
+  return Status();
+}
+
+// In the child: makes `fd` the descriptor `target`. When perfgate's own 0, 1 or 2 was
+// closed, /dev/null or a pipe may already have that number, and dup2 onto itself would
+// leave it close-on-exec (the program would start without it), so the flag is cleared
+// instead. A source never equals an earlier target (which dup2 would have replaced):
+// /dev/null and the pipes are opened in the order of their targets, each taking the
+// lowest free number.
+bool MoveFdTo(int fd, int target) {
+  if (fd != target) return ::dup2(fd, target) >= 0;
+  const int flags = ::fcntl(fd, F_GETFD);
+  return flags >= 0 && ::fcntl(fd, F_SETFD, flags & ~FD_CLOEXEC) >= 0;
+}
+
 // In the child, between fork and exec: async-signal-safe calls only.
-[[noreturn]] void ExecChild(const ProcessOptions& o, const char* path, char* const* argv, char* const* envp,
-                            int stdin_fd, int stdout_fd, int stderr_fd, int report_fd) {
+[[noreturn]] void ExecChild(const ProcessOptions& o, const char* path, const ExecImage& image, const ChildIo& io) {
+  const int report_fd = io.report_write.get();
   auto fail = [report_fd](int err) {
     ssize_t ignored = ::write(report_fd, &err, sizeof err);
     (void)ignored;
@@ -248,10 +349,230 @@ std::vector<std::string> BuildEnvironment(const ProcessOptions& o) {
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
   if (!o.working_directory.empty() && ::chdir(o.working_directory.c_str()) != 0) fail(errno);
-  if (::dup2(stdin_fd, 0) < 0 || ::dup2(stdout_fd, 1) < 0 || ::dup2(stderr_fd, 2) < 0) fail(errno);
-  ::execve(path, argv, envp);
+  if (!MoveFdTo(io.stdin_null.get(), 0) || !MoveFdTo(io.stdout_write.get(), 1) ||
+      !MoveFdTo(io.stderr_write.get(), 2)) {
+    fail(errno);
+  }
+  ::execve(path, image.argv.data(), image.envp.data());
   fail(errno);
   ::_exit(127);
+}
+
+// The errno the child reported through the pipe; nullopt when the pipe closed
+// without one (exec succeeded).
+std::optional<int> ReadExecReport(Fd* report_read) {
+  int child_errno = 0;
+  size_t got = 0;
+  while (got < sizeof child_errno) {
+    ssize_t n = ::read(report_read->get(), reinterpret_cast<char*>(&child_errno) + got, sizeof child_errno - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<size_t>(n);
+  }
+  report_read->Reset();
+  if (got < sizeof child_errno) return std::nullopt;
+  return child_errno;
+}
+
+// Forks the child into its own process group and waits until it has exec'd; a child
+// that could not chdir or exec is reaped and becomes the error.
+StatusOr<pid_t> Spawn(const ProcessOptions& o, const std::string& path, const ExecImage& image, ChildIo* io) {
+  const std::string& program = o.argv[0];
+  pid_t pid = ::fork();
+  if (pid < 0) return SpawnError(program, errno);
+  if (pid == 0) ExecChild(o, path.c_str(), image, *io);
+  // Also from the parent, so the group exists before any kill(-pid) below.
+  ::setpgid(pid, pid);
+  io->stdout_write.Reset();
+  io->stderr_write.Reset();
+  io->report_write.Reset();
+  io->stdin_null.Reset();
+  const std::optional<int> child_errno = ReadExecReport(&io->report_read);
+  if (!child_errno) return pid;
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return SpawnError("'" + program + "'" + (o.working_directory.empty() ? "" : " in " + o.working_directory),
+                    *child_errno);
+}
+
+// Stdout and stderr as sinks that own the pipes' read ends.
+std::array<Sink, 2> MakeSinks(const ProcessOptions& o, ChildIo* io, ProcessResult* r) {
+  std::array<Sink, 2> sinks;
+  sinks[0].fd = std::move(io->stdout_read);
+  sinks[0].file_fd = io->stdout_file.get();
+  sinks[0].text = &r->stdout_text;
+  sinks[0].max_bytes = o.max_stdout_bytes;
+  sinks[0].total = &r->stdout_bytes;
+  sinks[0].truncated = &r->stdout_truncated;
+  sinks[1].fd = std::move(io->stderr_read);
+  sinks[1].text = &r->stderr_text;
+  sinks[1].max_bytes = o.max_stderr_bytes;
+  sinks[1].total = &r->stderr_bytes;
+  sinks[1].truncated = &r->stderr_truncated;
+  return sinks;
+}
+
+// Watches a spawned child until it is reaped and its pipes are closed: pumps the
+// pipes into the sinks, stops the group on timeout or cancel (terminate_signal, then
+// SIGKILL after the grace period), deals with stragglers, and calls the heartbeat.
+class Supervisor {
+ public:
+  Supervisor(const ProcessOptions& o, pid_t pid, Clock::time_point start, std::array<Sink, 2>* sinks,
+             ProcessResult* r)
+      : o_(o),
+        pid_(pid),
+        start_(start),
+        sinks_(*sinks),
+        r_(*r),
+        deadline_(start + milliseconds(o.timeout_ms > 0 ? o.timeout_ms : 0)),
+        next_heartbeat_(start + milliseconds(o.heartbeat_ms > 0 ? o.heartbeat_ms : 0)) {}
+  Supervisor(const Supervisor&) = delete;
+  Supervisor& operator=(const Supervisor&) = delete;
+
+  // Leaving before Run has finished (the heartbeat or an allocation threw): nothing
+  // started by this call may outlive it, so the group is killed and the child reaped.
+  // The sinks close the pipes after this.
+  ~Supervisor() {
+    if (reaped_ && !PipesOpen()) return;
+    SignalGroup(pid_, SIGKILL, reaped_);
+    while (!reaped_) {
+      if (::waitpid(pid_, &wait_status_, 0) == pid_ || errno != EINTR) reaped_ = true;
+    }
+  }
+
+  void Run() {
+    while (true) {
+      Reap();
+      if (reaped_ && !PipesOpen()) return;
+      const Clock::time_point now = Clock::now();
+      EnforceDeadline(now);
+      if (reaped_ && PipesOpen() && HandleStragglers(now)) continue;
+      Heartbeat(now);
+      PumpOutput();
+    }
+  }
+
+  // How the program ended, once Run has returned.
+  void CollectStatus() {
+    if (!status_known_) return;
+    if (WIFEXITED(wait_status_)) {
+      r_.exited = true;
+      r_.exit_code = WEXITSTATUS(wait_status_);
+    } else if (WIFSIGNALED(wait_status_)) {
+      r_.signaled = true;
+      r_.term_signal = WTERMSIG(wait_status_);
+    }
+  }
+
+ private:
+  bool PipesOpen() const { return sinks_[0].fd.is_open() || sinks_[1].fd.is_open(); }
+
+  void Reap() {
+    if (reaped_) return;
+    const pid_t w = ::waitpid(pid_, &wait_status_, WNOHANG);
+    if (w == pid_) {
+      reaped_ = true;
+    } else if (w < 0 && errno == ECHILD) {
+      // Reaped by someone else (SIGCHLD ignored, or a wait(-1) in another thread): it
+      // has ended, but how is unknown, so the result is neither exited nor signaled
+      // and fails closed.
+      reaped_ = true;
+      status_known_ = false;
+    }
+  }
+
+  // Timeout or cancel: the terminate signal now, SIGKILL once the grace period is over.
+  void EnforceDeadline(Clock::time_point now) {
+    if (!stopping_ && !reaped_) {
+      if (o_.timeout_ms > 0 && now >= deadline_) {
+        r_.timed_out = stopping_ = true;
+      } else if (o_.cancel != nullptr && o_.cancel->load()) {
+        r_.cancelled = stopping_ = true;
+      }
+      if (stopping_) {
+        SignalGroup(pid_, o_.terminate_signal, reaped_);
+        kill_at_ = now + milliseconds(std::max<int64_t>(o_.kill_grace_ms, 0));
+      }
+    } else if (stopping_ && !group_killed_ && now >= kill_at_) {
+      SignalGroup(pid_, SIGKILL, reaped_);
+      group_killed_ = true;
+    }
+  }
+
+  // The program ended but something it started still holds a pipe: give it a moment
+  // to finish writing, then kill the group, and at last give up on the pipes (true).
+  bool HandleStragglers(Clock::time_point now) {
+    if (!stragglers_seen_) {
+      stragglers_seen_ = true;
+      straggler_kill_at_ = now + milliseconds(200);
+      give_up_at_ = straggler_kill_at_ + milliseconds(1000);
+    } else if (!r_.killed_stragglers && now >= straggler_kill_at_) {
+      SignalGroup(pid_, SIGKILL, reaped_);
+      r_.killed_stragglers = true;
+    } else if (now >= give_up_at_) {
+      sinks_[0].fd.Reset();
+      sinks_[1].fd.Reset();
+      return true;
+    }
+    return false;
+  }
+
+  void Heartbeat(Clock::time_point now) {
+    if (o_.heartbeat_ms <= 0 || !o_.heartbeat || now < next_heartbeat_) return;
+    o_.heartbeat(MillisSince(start_));
+    next_heartbeat_ = now + milliseconds(o_.heartbeat_ms);
+  }
+
+  // Waits up to one tick for output and drains what came.
+  void PumpOutput() {
+    constexpr int kTickMs = 20;
+    struct pollfd fds[2];
+    Sink* polled[2];
+    nfds_t n = 0;
+    for (Sink& s : sinks_) {
+      if (!s.fd.is_open()) continue;
+      fds[n].fd = s.fd.get();
+      fds[n].events = POLLIN;
+      fds[n].revents = 0;
+      polled[n++] = &s;
+    }
+    // With the pipes closed the program is about to end: wait in short, growing steps.
+    idle_wait_ms_ = n > 0 ? 1 : std::min(idle_wait_ms_ * 2, kTickMs);
+    int ready = ::poll(n > 0 ? fds : nullptr, n, n > 0 ? kTickMs : idle_wait_ms_);
+    if (ready <= 0) return;  // timeout or EINTR
+    for (nfds_t i = 0; i < n; ++i) {
+      if (fds[i].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)) Drain(polled[i]);
+    }
+  }
+
+  const ProcessOptions& o_;
+  const pid_t pid_;
+  const Clock::time_point start_;
+  std::array<Sink, 2>& sinks_;
+  ProcessResult& r_;
+  const Clock::time_point deadline_;
+  Clock::time_point next_heartbeat_;
+
+  bool reaped_ = false;
+  bool status_known_ = true;
+  int wait_status_ = 0;
+  bool stopping_ = false;
+  bool group_killed_ = false;
+  Clock::time_point kill_at_{};
+  bool stragglers_seen_ = false;
+  Clock::time_point straggler_kill_at_{};
+  Clock::time_point give_up_at_{};
+  int idle_wait_ms_ = 1;
+};
+
+// A failed write to stdout_path is an error even though the program itself succeeded.
+Status CheckOutputFileWritten(const ProcessOptions& o, const Sink& stdout_sink) {
+  if (stdout_sink.write_errno == 0) return Status();
+  return Status::Error("io.write_failed",
+                       std::string("cannot write the output of '") + o.argv[0] + "': " +
+                           std::strerror(stdout_sink.write_errno),
+                       {o.stdout_path}, ErrorKind::kEnvironment);
 }
 
 }  // namespace
@@ -284,188 +605,21 @@ std::optional<std::string> FindExecutable(std::string_view name, std::optional<s
 }
 
 StatusOr<ProcessResult> RunProcess(const ProcessOptions& o) {
-  if (o.argv.empty() || o.argv[0].empty()) {
-    return Status::Error("process.bad_argv", "no program to run (empty argv)", {}, ErrorKind::kEnvironment);
-  }
-  const std::string& program = o.argv[0];
-  std::optional<std::string> path = FindExecutable(program, PathForLookup(o));
-  if (!path) {
-    std::string where = program.find('/') != std::string::npos ? "no such executable file" : "not found in PATH";
-    return Status::Error("process.not_found", "cannot run '" + program + "': " + where, {}, ErrorKind::kEnvironment);
-  }
-
-  // Everything the child needs is built before fork.
-  std::vector<std::string> env = BuildEnvironment(o);
-  std::vector<char*> argv_ptrs, env_ptrs;
-  for (const std::string& a : o.argv) argv_ptrs.push_back(const_cast<char*>(a.c_str()));
-  argv_ptrs.push_back(nullptr);
-  for (const std::string& e : env) env_ptrs.push_back(const_cast<char*>(e.c_str()));
-  env_ptrs.push_back(nullptr);
-
-  int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1}, report_pipe[2] = {-1, -1};
-  int null_fd = -1, file_fd = -1;
-  auto close_all = [&] {
-    for (int* fd : {&out_pipe[0], &out_pipe[1], &err_pipe[0], &err_pipe[1], &report_pipe[0], &report_pipe[1], &null_fd,
-                    &file_fd}) {
-      CloseFd(fd);
-    }
-  };
-  if (!o.stdout_path.empty()) {
-    file_fd = ::open(o.stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (file_fd < 0) {
-      return Status::Error("io.write_failed", std::string("cannot create the output file: ") + std::strerror(errno),
-                           {o.stdout_path}, ErrorKind::kEnvironment);
-    }
-    SetCloseOnExec(file_fd);
-  }
-  null_fd = ::open("/dev/null", O_RDONLY);
-  if (null_fd < 0 || !MakePipe(out_pipe) || !MakePipe(err_pipe) || !MakePipe(report_pipe)) {
-    int err = errno;
-    close_all();
-    return SpawnError(program, err);
-  }
-  SetCloseOnExec(null_fd);
-
+  PERFGATE_ASSIGN_OR_RETURN(const std::string path, ResolveProgram(o));
+  const ExecImage image = BuildExecImage(o);
+  ChildIo io;
+  PERFGATE_RETURN_IF_ERROR(OpenChildIo(o, &io));
   const Clock::time_point start = Clock::now();
-  pid_t pid = ::fork();
-  if (pid < 0) {
-    int err = errno;
-    close_all();
-    return SpawnError(program, err);
-  }
-  if (pid == 0) {
-    ExecChild(o, path->c_str(), argv_ptrs.data(), env_ptrs.data(), null_fd, out_pipe[1], err_pipe[1], report_pipe[1]);
-  }
-  // Also from the parent, so the group exists before any kill(-pid) below.
-  ::setpgid(pid, pid);
-  CloseFd(&out_pipe[1]);
-  CloseFd(&err_pipe[1]);
-  CloseFd(&report_pipe[1]);
-  CloseFd(&null_fd);
-
-  // The report pipe closes on a successful exec, or carries the errno of a failure.
-  int child_errno = 0;
-  size_t got = 0;
-  while (got < sizeof child_errno) {
-    ssize_t n = ::read(report_pipe[0], reinterpret_cast<char*>(&child_errno) + got, sizeof child_errno - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got += static_cast<size_t>(n);
-  }
-  CloseFd(&report_pipe[0]);
-  if (got == sizeof child_errno) {
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    close_all();
-    return SpawnError("'" + program + "'" + (o.working_directory.empty() ? "" : " in " + o.working_directory),
-                      child_errno);
-  }
+  PERFGATE_ASSIGN_OR_RETURN(const pid_t pid, Spawn(o, path, image, &io));
 
   ProcessResult r;
-  Sink sinks[2];
-  sinks[0].fd = out_pipe[0];
-  sinks[0].file_fd = file_fd;
-  sinks[0].text = &r.stdout_text;
-  sinks[0].max_bytes = o.max_stdout_bytes;
-  sinks[0].total = &r.stdout_bytes;
-  sinks[0].truncated = &r.stdout_truncated;
-  sinks[1].fd = err_pipe[0];
-  sinks[1].text = &r.stderr_text;
-  sinks[1].max_bytes = o.max_stderr_bytes;
-  sinks[1].total = &r.stderr_bytes;
-  sinks[1].truncated = &r.stderr_truncated;
-  out_pipe[0] = err_pipe[0] = -1;  // owned by the sinks now
-
-  using std::chrono::milliseconds;
-  const bool has_deadline = o.timeout_ms > 0;
-  const Clock::time_point deadline = start + milliseconds(has_deadline ? o.timeout_ms : 0);
-  bool reaped = false, stopping = false, group_killed = false;
-  int wait_status = 0;
-  Clock::time_point kill_at{}, straggler_kill_at{}, give_up_at{};
-  bool stragglers_seen = false;
-  int idle_wait_ms = 1;
-  Clock::time_point next_heartbeat = start + milliseconds(o.heartbeat_ms > 0 ? o.heartbeat_ms : 0);
-
-  while (true) {
-    if (!reaped) {
-      pid_t w = ::waitpid(pid, &wait_status, WNOHANG);
-      if (w == pid) reaped = true;
-    }
-    const bool pipes_open = sinks[0].fd >= 0 || sinks[1].fd >= 0;
-    if (reaped && !pipes_open) break;
-    const Clock::time_point now = Clock::now();
-
-    if (!stopping && !reaped) {
-      if (has_deadline && now >= deadline) {
-        r.timed_out = stopping = true;
-      } else if (o.cancel != nullptr && o.cancel->load()) {
-        r.cancelled = stopping = true;
-      }
-      if (stopping) {
-        SignalGroup(pid, o.terminate_signal, reaped);
-        kill_at = now + milliseconds(std::max<int64_t>(o.kill_grace_ms, 0));
-      }
-    } else if (stopping && !group_killed && now >= kill_at) {
-      SignalGroup(pid, SIGKILL, reaped);
-      group_killed = true;
-    }
-    if (reaped && pipes_open) {
-      // The program ended but something it started still holds a pipe: give it a
-      // moment to finish writing, then kill the group; give up on the pipes at last.
-      if (!stragglers_seen) {
-        stragglers_seen = true;
-        straggler_kill_at = now + milliseconds(200);
-        give_up_at = straggler_kill_at + milliseconds(1000);
-      } else if (!r.killed_stragglers && now >= straggler_kill_at) {
-        SignalGroup(pid, SIGKILL, reaped);
-        r.killed_stragglers = true;
-      } else if (now >= give_up_at) {
-        CloseFd(&sinks[0].fd);
-        CloseFd(&sinks[1].fd);
-        continue;
-      }
-    }
-    if (o.heartbeat_ms > 0 && o.heartbeat && now >= next_heartbeat) {
-      o.heartbeat(MillisSince(start));
-      next_heartbeat = now + milliseconds(o.heartbeat_ms);
-    }
-
-    constexpr int kTickMs = 20;
-    struct pollfd fds[2];
-    Sink* polled[2];
-    nfds_t n = 0;
-    for (Sink& s : sinks) {
-      if (s.fd < 0) continue;
-      fds[n].fd = s.fd;
-      fds[n].events = POLLIN;
-      fds[n].revents = 0;
-      polled[n++] = &s;
-    }
-    // With the pipes closed the program is about to end: wait in short, growing steps.
-    idle_wait_ms = n > 0 ? 1 : std::min(idle_wait_ms * 2, kTickMs);
-    int ready = ::poll(n > 0 ? fds : nullptr, n, n > 0 ? kTickMs : idle_wait_ms);
-    if (ready <= 0) continue;  // timeout or EINTR
-    for (nfds_t i = 0; i < n; ++i) {
-      if (fds[i].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)) Drain(polled[i]);
-    }
-  }
-
+  std::array<Sink, 2> sinks = MakeSinks(o, &io, &r);
+  Supervisor supervisor(o, pid, start, &sinks, &r);
+  supervisor.Run();
   r.elapsed_ms = MillisSince(start);
-  if (WIFEXITED(wait_status)) {
-    r.exited = true;
-    r.exit_code = WEXITSTATUS(wait_status);
-  } else if (WIFSIGNALED(wait_status)) {
-    r.signaled = true;
-    r.term_signal = WTERMSIG(wait_status);
-  }
-  int write_errno = sinks[0].write_errno;
-  CloseFd(&file_fd);
-  if (write_errno != 0) {
-    return Status::Error("io.write_failed",
-                         std::string("cannot write the output of '") + program + "': " + std::strerror(write_errno),
-                         {o.stdout_path}, ErrorKind::kEnvironment);
-  }
+  supervisor.CollectStatus();
+  io.stdout_file.Reset();
+  PERFGATE_RETURN_IF_ERROR(CheckOutputFileWritten(o, sinks[0]));
   return r;
 }
 

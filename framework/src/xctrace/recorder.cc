@@ -56,6 +56,10 @@ bool ValidEngineName(const std::string& name) {
   });
 }
 
+// The command and template are part of a trial's identity in meta.json, compared on
+// resume: text that JSON cannot hold could never match.
+bool IsUtf8(const std::string& text) { return ::perfgate::internal::FindInvalidUtf8(text) == std::string::npos; }
+
 Status BadSpec(std::string message) {
   return Status::Error("record.bad_spec", std::move(message), {}, ErrorKind::kUsage);
 }
@@ -83,6 +87,9 @@ Status Validate(const std::vector<EngineRecordSpec>& engines, const RecordOption
       if (engines[j].engine == e.engine) return BadSpec("engine '" + e.engine + "' is given twice");
     }
     if (e.command.empty() || e.command[0].empty()) return BadSpec("engine '" + e.engine + "' has no command to record");
+    if (!std::all_of(e.command.begin(), e.command.end(), IsUtf8)) {
+      return BadSpec("engine '" + e.engine + "': the command must be UTF-8 text (meta.json keeps it for resume)");
+    }
     if (e.tokens <= 0) return BadSpec("engine '" + e.engine + "': tokens must be positive");
     for (const auto& kv : e.environment) {
       if (kv.first.empty() || kv.first.find('=') != std::string::npos) {
@@ -96,6 +103,7 @@ Status Validate(const std::vector<EngineRecordSpec>& engines, const RecordOption
     return BadSpec("times must not be negative");
   }
   if (options.template_name.empty()) return BadSpec("no template name");
+  if (!IsUtf8(options.template_name)) return BadSpec("the template name must be UTF-8 text");
   for (const std::string& t : options.tables) {
     if (t.empty() || t.find_first_of("\"'[]/ ") != std::string::npos) return BadSpec("bad table schema '" + t + "'");
   }
@@ -275,8 +283,8 @@ class TrialRun {
     meta_["complete"] = true;
     meta_["end_time"] = internal::NowIso8601();
     meta_["elapsed_ms"] = MillisSince(start_);
-    Status written =
-        internal::WriteFileAtomic((fs::path(dir_) / std::string(kMetaFile)).string(), meta_.dump(2) + "\n");
+    Status written = internal::WriteFileAtomic((fs::path(dir_) / std::string(kMetaFile)).string(),
+                                               internal::MetaText(meta_));
     if (!written.ok()) return Fail(written);
     fs::remove(fs::path(dir_) / std::string(kIncompleteMarkerFile), ec);
     if (ec)
@@ -391,8 +399,42 @@ class TrialRun {
   Status RecordAndExport() {
     const std::string trace_name = "trial-" + std::to_string(trial_) + ".trace";
     const std::string trace = (fs::path(dir_) / trace_name).string();
+    PERFGATE_RETURN_IF_ERROR(RecordTrace(trace, trace_name));
+    if (Cancelled(o_)) return Interrupted();
+    const std::string toc_path = (fs::path(dir_) / std::string(kTocFile)).string();
+    PERFGATE_ASSIGN_OR_RETURN(const TocRun run, ExportToc(trace, toc_path));
+    PERFGATE_ASSIGN_OR_RETURN(const std::vector<std::string> present, TablesInToc(run, toc_path));
+    PERFGATE_ASSIGN_OR_RETURN(const TableCheck submission_map, ExportTables(trace, present));
+    PERFGATE_RETURN_IF_ERROR(CheckTargetHasGpuWork(submission_map));
+    if (!o_.keep_trace) {
+      std::error_code ec;
+      fs::remove_all(trace, ec);
+      meta_["trace"] = nullptr;
+    }
+    return Status();
+  }
 
-    // 1. Record.
+  // `xctrace record` of the command. A timeout stops it with SIGINT, on which xctrace
+  // still saves the trace (exports get SIGTERM).
+  Status RecordTrace(const std::string& trace, const std::string& trace_name) {
+    ctx_.progress.Line(label_ + " (job " + std::to_string(job_) + "/" + std::to_string(ctx_.jobs) +
+                       "): recording: " + Quote(spec_.command));
+    Clock::time_point phase = Clock::now();
+    PERFGATE_ASSIGN_OR_RETURN(ProcessResult recorded, Xctrace(RecordArguments(trace), "xctrace record",
+                                                              RecordTimeoutMs(), SIGINT, "", kMaxToolOutputBytes,
+                                                              "xctrace-record.log"));
+    (void)recorded;
+    std::error_code ec;
+    if (!fs::exists(trace, ec)) {
+      return Status::Error("record.no_trace", "`xctrace record` exited 0 but wrote no trace at " + trace, {dir_},
+                           ErrorKind::kEnvironment);
+    }
+    meta_["trace"] = trace_name;
+    ctx_.progress.Line(label_ + ": recorded in " + Seconds(MillisSince(phase)) + "; exporting the TOC");
+    return Status();
+  }
+
+  std::vector<std::string> RecordArguments(const std::string& trace) const {
     std::vector<std::string> args = {"record", "--template", o_.template_name, "--no-prompt", "--output", trace};
     if (o_.time_limit_ms > 0) {
       args.push_back("--time-limit");
@@ -405,26 +447,18 @@ class TrialRun {
     args.push_back("--launch");
     args.push_back("--");
     args.insert(args.end(), spec_.command.begin(), spec_.command.end());
-    int64_t record_timeout = o_.record_timeout_ms > 0 ? o_.record_timeout_ms
-                             : o_.time_limit_ms > 0   ? o_.time_limit_ms + 5 * kMinuteMs
-                                                      : 30 * kMinuteMs;
-    ctx_.progress.Line(label_ + " (job " + std::to_string(job_) + "/" + std::to_string(ctx_.jobs) +
-                       "): recording: " + Quote(spec_.command));
-    Clock::time_point phase = Clock::now();
-    PERFGATE_ASSIGN_OR_RETURN(ProcessResult recorded, Xctrace(args, "xctrace record", record_timeout, SIGINT, "",
-                                                              kMaxToolOutputBytes, "xctrace-record.log"));
-    (void)recorded;
-    std::error_code ec;
-    if (!fs::exists(trace, ec)) {
-      return Status::Error("record.no_trace", "`xctrace record` exited 0 but wrote no trace at " + trace, {dir_},
-                           ErrorKind::kEnvironment);
-    }
-    meta_["trace"] = trace_name;
-    ctx_.progress.Line(label_ + ": recorded in " + Seconds(MillisSince(phase)) + "; exporting the TOC");
-    if (Cancelled(o_)) return Interrupted();
+    return args;
+  }
 
-    // 2. The TOC.
-    const std::string toc_path = (fs::path(dir_) / std::string(kTocFile)).string();
+  // The one given, else the time limit with five minutes for xctrace to save the
+  // trace, else half an hour.
+  int64_t RecordTimeoutMs() const {
+    if (o_.record_timeout_ms > 0) return o_.record_timeout_ms;
+    return o_.time_limit_ms > 0 ? o_.time_limit_ms + 5 * kMinuteMs : 30 * kMinuteMs;
+  }
+
+  // Exports the TOC and returns its run 1, after checking that the target succeeded.
+  StatusOr<TocRun> ExportToc(const std::string& trace, const std::string& toc_path) {
     PERFGATE_ASSIGN_OR_RETURN(ProcessResult toc_out,
                               Xctrace({"export", "--input", trace, "--toc"}, "xctrace export --toc",
                                       o_.export_timeout_ms, SIGTERM, toc_path, kMaxTocBytes));
@@ -446,15 +480,17 @@ class TrialRun {
       ctx_.progress.Line("warning: " + label_ + ": the TOC names template '" + run->template_name + "', not '" +
                          o_.template_name + "'");
     }
-    Status target = CheckTarget(*run, toc_path);
-    if (!target.ok()) return target;
+    PERFGATE_RETURN_IF_ERROR(CheckTarget(*run, toc_path));
+    return *run;
+  }
 
-    // 3. The tables.
-    std::vector<std::pair<std::string, bool>> wanted = TablesToExport(o_);
+  // The tables to export that the TOC lists. A missing optional table is a warning
+  // (and meta.json's "missing_tables"); a missing required one is the error.
+  StatusOr<std::vector<std::string>> TablesInToc(const TocRun& run, const std::string& toc_path) {
     std::vector<std::string> missing_required;
     std::vector<std::string> present;
-    for (const auto& [schema, required] : wanted) {
-      if (FindTable(*run, schema) != nullptr) {
+    for (const auto& [schema, required] : TablesToExport(o_)) {
+      if (FindTable(run, schema) != nullptr) {
         present.push_back(schema);
       } else if (required) {
         missing_required.push_back(schema);
@@ -464,25 +500,25 @@ class TrialRun {
       }
     }
     meta_["missing_tables"] = missing_tables_;
-    if (!missing_required.empty()) {
-      std::string names;
-      for (const std::string& m : missing_required) names += (names.empty() ? "" : ", ") + m;
-      return Status::Error("record.missing_table",
-                           "the trace has no " + names + " table (run 1 of the TOC lists " +
-                               std::to_string(run->tables.size()) + " tables); was it recorded with the '" +
-                               o_.template_name + "' template?",
-                           {toc_path}, ErrorKind::kEnvironment);
-    }
+    if (missing_required.empty()) return present;
+    std::string names;
+    for (const std::string& m : missing_required) names += (names.empty() ? "" : ", ") + m;
+    return Status::Error("record.missing_table",
+                         "the trace has no " + names + " table (run 1 of the TOC lists " +
+                             std::to_string(run.tables.size()) + " tables); was it recorded with the '" +
+                             o_.template_name + "' template?",
+                         {toc_path}, ErrorKind::kEnvironment);
+  }
+
+  // Exports and checks each table into meta.json's "tables"; returns the check of the
+  // submission map, which says whether the target did GPU work.
+  StatusOr<TableCheck> ExportTables(const std::string& trace, const std::vector<std::string>& schemas) {
     json tables = json::object();
     TableCheck submission_map;
-    for (const std::string& schema : present) {
+    for (const std::string& schema : schemas) {
       if (Cancelled(o_)) return Interrupted();
       PERFGATE_ASSIGN_OR_RETURN(TableCheck check, ExportTable(trace, schema));
-      json t = {{"rows", check.rows}, {"target_rows", check.target_rows ? json(*check.target_rows) : json()}};
-      json anomalies = json::object();
-      for (const auto& e : check.diagnostics.Entries()) anomalies[e.code] = e.count;
-      if (!anomalies.empty()) t["anomalies"] = anomalies;
-      tables[schema] = t;
+      tables[schema] = TableJson(check);
       if (schema == ExecutionPoint::kSchema && check.rows == 0) {
         return Status::Error(
             "record.no_target_rows",
@@ -492,22 +528,27 @@ class TrialRun {
       if (schema == SubmissionMapRow::kSchema) submission_map = std::move(check);
     }
     meta_["tables"] = tables;
+    return submission_map;
+  }
 
-    // 4. The target process must have GPU work.
-    if (submission_map.target_rows.value_or(0) == 0) {
-      return Status::Error("record.no_target_rows",
-                           "no GPU submission of a process named '" + spec_.process_prefix + "…' in " +
-                               std::string(SubmissionMapRow::kSchema) + " (" + std::to_string(submission_map.rows) +
-                               " rows; processes: " + DescribeProcesses(submission_map.processes) +
-                               "). Did the command run on the GPU, and is the process prefix right?",
-                           {(fs::path(dir_) / (std::string(SubmissionMapRow::kSchema) + ".xml")).string()},
-                           ErrorKind::kEnvironment);
-    }
-    if (!o_.keep_trace) {
-      fs::remove_all(trace, ec);
-      meta_["trace"] = nullptr;
-    }
-    return Status();
+  static json TableJson(const TableCheck& check) {
+    json t = {{"rows", check.rows}, {"target_rows", check.target_rows ? json(*check.target_rows) : json()}};
+    json anomalies = json::object();
+    for (const auto& e : check.diagnostics.Entries()) anomalies[e.code] = e.count;
+    if (!anomalies.empty()) t["anomalies"] = anomalies;
+    return t;
+  }
+
+  // A trace where the target process submitted nothing to the GPU measures nothing.
+  Status CheckTargetHasGpuWork(const TableCheck& submission_map) const {
+    if (submission_map.target_rows.value_or(0) != 0) return Status();
+    return Status::Error("record.no_target_rows",
+                         "no GPU submission of a process named '" + spec_.process_prefix + "…' in " +
+                             std::string(SubmissionMapRow::kSchema) + " (" + std::to_string(submission_map.rows) +
+                             " rows; processes: " + DescribeProcesses(submission_map.processes) +
+                             "). Did the command run on the GPU, and is the process prefix right?",
+                         {(fs::path(dir_) / (std::string(SubmissionMapRow::kSchema) + ".xml")).string()},
+                         ErrorKind::kEnvironment);
   }
 
   // The launched command must have succeeded (unless the time limit stopped it).
@@ -589,7 +630,10 @@ std::vector<std::string> ExtraTrials(const std::string& engine_dir, int trials) 
   std::vector<std::string> out;
   std::error_code ec;
   if (!fs::is_directory(engine_dir, ec)) return out;
-  for (const auto& entry : fs::directory_iterator(engine_dir, ec)) {
+  // Incremented with an error_code: a range-for's ++ throws filesystem_error when
+  // reading the directory fails midway.
+  for (fs::directory_iterator it(engine_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::directory_entry& entry = *it;
     const std::string name = entry.path().filename().string();
     if (name.rfind("trial-", 0) != 0 || name.size() == 6) continue;
     const std::string digits = name.substr(6);
@@ -598,6 +642,149 @@ std::vector<std::string> ExtraTrials(const std::string& engine_dir, int trials) 
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+// One trial of the call, planned before any is recorded.
+struct PlannedTrial {
+  size_t engine;  // index into the specs
+  int trial;
+  std::string dir;
+  internal::TrialCheck check;
+};
+
+// Every trial in recording order (interleaved: trial 1 of each engine, then trial 2,
+// ...), the reasons to refuse, and the trial directories beyond those asked for.
+struct Plan {
+  std::vector<PlannedTrial> trials;
+  std::vector<std::string> refusals;
+  std::vector<std::string> extra;
+};
+
+Plan PlanTrials(const std::vector<EngineRecordSpec>& specs, const RecordOptions& options, const std::string& out_dir,
+                std::vector<std::string>* engine_dirs) {
+  Plan plan;
+  for (const EngineRecordSpec& s : specs) {
+    const std::string engine_dir = (fs::path(out_dir) / s.engine).string();
+    engine_dirs->push_back(engine_dir);
+    for (const std::string& x : ExtraTrials(engine_dir, options.trials)) plan.extra.push_back(x);
+  }
+  for (int k = 1; k <= options.trials; ++k) {
+    for (size_t i = 0; i < specs.size(); ++i) {
+      const std::string dir = (fs::path(out_dir) / specs[i].engine / ("trial-" + std::to_string(k))).string();
+      internal::TrialCheck check = internal::InspectTrial(dir, internal::IdentityOf(specs[i], options));
+      if (check.state == internal::TrialState::kMismatch) {
+        plan.refusals.push_back(dir + ": a complete trial of another recording (" + check.detail + ")");
+      } else if (check.state == internal::TrialState::kForeign) {
+        plan.refusals.push_back(dir + ": not a perfgate record bundle (" + check.detail + ")");
+      }
+      plan.trials.push_back({i, k, dir, check});
+    }
+  }
+  for (const std::string& x : plan.extra) {
+    plan.refusals.push_back(x + ": beyond the " + std::to_string(options.trials) + " trials asked for");
+  }
+  return plan;
+}
+
+// Without force, anything in the way stops the call before it records: a refusal
+// costs nothing and destroys nothing.
+Status RefuseUnlessForced(const Plan& plan, const RecordOptions& options, const std::string& out_dir) {
+  if (plan.refusals.empty() || options.force) return Status();
+  std::string list;
+  for (const std::string& r : plan.refusals) list += "\n  " + r;
+  const bool only_extra = plan.refusals.size() == plan.extra.size();
+  const bool mismatch = std::any_of(plan.trials.begin(), plan.trials.end(), [](const PlannedTrial& t) {
+    return t.check.state == internal::TrialState::kMismatch;
+  });
+  return Status::Error(only_extra ? "record.extra_trials" : mismatch ? "record.bundle_mismatch" : "record.not_a_bundle",
+                       "refusing to record into " + out_dir +
+                           " (nothing was recorded); with --force "
+                           "(RecordOptions::force) these are redone or removed:" +
+                           list,
+                       {out_dir}, ErrorKind::kUsage);
+}
+
+// Forced: trials beyond those asked for go, so the engine's directory holds only this
+// recording's trials.
+Status RemoveExtraTrials(const Plan& plan) {
+  std::error_code ec;
+  for (const std::string& x : plan.extra) {
+    fs::remove_all(x, ec);
+    if (ec)
+      return Status::Error("io.write_failed", "cannot remove " + x + ": " + ec.message(), {x}, ErrorKind::kEnvironment);
+  }
+  return Status();
+}
+
+// What every trial's meta.json shares, gathered once, and the first progress line.
+Context MakeContext(const RecordOptions& options, const XctraceCommand& xctrace,
+                    const std::vector<EngineRecordSpec>& specs, const Plan& plan, const std::string& out_dir) {
+  Context ctx{options, xctrace, "", internal::ReadHostInfo(), std::nullopt, {}, Progress(options.progress), 0};
+  for (const EngineRecordSpec& s : specs) ctx.engine_names.push_back(s.engine);
+  ctx.git = internal::ReadGitInfo(options.source_directory);
+  ctx.xctrace_version = internal::ReadXctraceVersion(xctrace);
+  int to_record = 0;
+  for (const PlannedTrial& t : plan.trials) to_record += t.check.state != internal::TrialState::kComplete;
+  ctx.jobs = static_cast<int>(plan.trials.size());
+  ctx.progress.Line(std::to_string(specs.size()) + " engine(s) x " + std::to_string(options.trials) +
+                    " trial(s) into " + out_dir + ": " + std::to_string(to_record) + " to record, " +
+                    std::to_string(plan.trials.size() - to_record) + " already complete; xctrace " + xctrace.argv[0] +
+                    " (" + xctrace.found_by + (ctx.xctrace_version.empty() ? "" : ", " + ctx.xctrace_version) + ")");
+  return ctx;
+}
+
+RecordedTrial KeepCompleteTrial(const Context& ctx, const EngineRecordSpec& spec, const PlannedTrial& planned) {
+  ctx.progress.Line(spec.engine + " trial " + std::to_string(planned.trial) + "/" + std::to_string(ctx.options.trials) +
+                    ": already complete, kept");
+  RecordedTrial t;
+  t.engine = spec.engine;
+  t.trial = planned.trial;
+  t.path = planned.dir;
+  t.resumed = true;
+  return t;
+}
+
+// Before each recording: say when an incomplete trial is redone, let the GPU cool
+// after the previous recording (so the last one's heat does not slow this one), and
+// stop if cancelled.
+Status GetReadyToRecord(const Context& ctx, const EngineRecordSpec& spec, const PlannedTrial& planned,
+                        bool recorded_before, const std::string& out_dir) {
+  const RecordOptions& options = ctx.options;
+  if (planned.check.state == internal::TrialState::kIncomplete) {
+    ctx.progress.Line(spec.engine + " trial " + std::to_string(planned.trial) + ": redoing an incomplete trial (" +
+                      planned.check.detail + ")");
+  }
+  if (recorded_before && options.cooldown_ms > 0) {
+    ctx.progress.Line("cooling down for " + Seconds(options.cooldown_ms));
+    if (!CoolDown(options)) {
+      return Status::Error("record.interrupted", "interrupted while cooling down; nothing is half-written", {out_dir},
+                           ErrorKind::kEnvironment);
+    }
+  }
+  if (Cancelled(options)) {
+    return Status::Error("record.interrupted", "interrupted before " + planned.dir, {out_dir}, ErrorKind::kEnvironment);
+  }
+  return Status();
+}
+
+// Records the planned trials in order, keeping complete ones; stops at the first failure.
+Status RecordPlannedTrials(const Context& ctx, const std::vector<EngineRecordSpec>& specs, const Plan& plan,
+                           const std::string& out_dir, std::vector<RecordedTrial>* trials) {
+  bool recorded_before = false;
+  for (size_t n = 0; n < plan.trials.size(); ++n) {
+    const PlannedTrial& planned = plan.trials[n];
+    const EngineRecordSpec& spec = specs[planned.engine];
+    if (planned.check.state == internal::TrialState::kComplete) {
+      trials->push_back(KeepCompleteTrial(ctx, spec, planned));
+      continue;
+    }
+    PERFGATE_RETURN_IF_ERROR(GetReadyToRecord(ctx, spec, planned, recorded_before, out_dir));
+    recorded_before = true;
+    TrialRun run(ctx, spec, planned.trial, static_cast<int>(n + 1), planned.dir);
+    PERFGATE_ASSIGN_OR_RETURN(RecordedTrial t, run.Run());
+    trials->push_back(std::move(t));
+  }
+  return Status();
 }
 
 }  // namespace
@@ -627,105 +814,13 @@ StatusOr<RecordingResult> RecordInterleaved(const std::vector<EngineRecordSpec>&
   PERFGATE_ASSIGN_OR_RETURN(XctraceCommand xctrace, LocateXctrace());
 
   // Plan every trial before recording any, so a refusal costs nothing.
-  struct Job {
-    size_t engine;
-    int trial;
-    std::string dir;
-    internal::TrialCheck check;
-  };
-  std::vector<Job> jobs;
-  std::vector<std::string> refusals;
-  std::vector<std::string> extra;
   RecordingResult result;
   result.out_dir = out_dir;
-  for (const EngineRecordSpec& s : specs) {
-    const std::string engine_dir = (fs::path(out_dir) / s.engine).string();
-    result.engine_dirs.push_back(engine_dir);
-    for (const std::string& x : ExtraTrials(engine_dir, options.trials)) extra.push_back(x);
-  }
-  for (int k = 1; k <= options.trials; ++k) {
-    for (size_t i = 0; i < specs.size(); ++i) {
-      const std::string dir = (fs::path(out_dir) / specs[i].engine / ("trial-" + std::to_string(k))).string();
-      internal::TrialCheck check = internal::InspectTrial(dir, internal::IdentityOf(specs[i], options));
-      if (check.state == internal::TrialState::kMismatch) {
-        refusals.push_back(dir + ": a complete trial of another recording (" + check.detail + ")");
-      } else if (check.state == internal::TrialState::kForeign) {
-        refusals.push_back(dir + ": not a perfgate record bundle (" + check.detail + ")");
-      }
-      jobs.push_back({i, k, dir, check});
-    }
-  }
-  for (const std::string& x : extra) {
-    refusals.push_back(x + ": beyond the " + std::to_string(options.trials) + " trials asked for");
-  }
-  if (!refusals.empty() && !options.force) {
-    std::string list;
-    for (const std::string& r : refusals) list += "\n  " + r;
-    const bool only_extra = refusals.size() == extra.size();
-    return Status::Error(only_extra ? "record.extra_trials"
-                         : std::any_of(jobs.begin(), jobs.end(),
-                                       [](const Job& j) { return j.check.state == internal::TrialState::kMismatch; })
-                             ? "record.bundle_mismatch"
-                             : "record.not_a_bundle",
-                         "refusing to record into " + out_dir +
-                             " (nothing was recorded); with --force "
-                             "(RecordOptions::force) these are redone or removed:" +
-                             list,
-                         {out_dir}, ErrorKind::kUsage);
-  }
-  std::error_code ec;
-  for (const std::string& x : extra) {
-    fs::remove_all(x, ec);
-    if (ec)
-      return Status::Error("io.write_failed", "cannot remove " + x + ": " + ec.message(), {x}, ErrorKind::kEnvironment);
-  }
-
-  Context ctx{options, xctrace, "", internal::ReadHostInfo(), std::nullopt, {}, Progress(options.progress), 0};
-  for (const EngineRecordSpec& s : specs) ctx.engine_names.push_back(s.engine);
-  ctx.git = internal::ReadGitInfo(options.source_directory);
-  ctx.xctrace_version = internal::ReadXctraceVersion(xctrace);
-  int to_record = 0;
-  for (const Job& j : jobs) to_record += j.check.state != internal::TrialState::kComplete;
-  ctx.jobs = static_cast<int>(jobs.size());
-  ctx.progress.Line(std::to_string(specs.size()) + " engine(s) x " + std::to_string(options.trials) +
-                    " trial(s) into " + out_dir + ": " + std::to_string(to_record) + " to record, " +
-                    std::to_string(jobs.size() - to_record) + " already complete; xctrace " + xctrace.argv[0] + " (" +
-                    xctrace.found_by + (ctx.xctrace_version.empty() ? "" : ", " + ctx.xctrace_version) + ")");
-
-  bool recorded_before = false;
-  for (size_t n = 0; n < jobs.size(); ++n) {
-    const Job& job = jobs[n];
-    const EngineRecordSpec& spec = specs[job.engine];
-    if (job.check.state == internal::TrialState::kComplete) {
-      ctx.progress.Line(spec.engine + " trial " + std::to_string(job.trial) + "/" + std::to_string(options.trials) +
-                        ": already complete, kept");
-      RecordedTrial t;
-      t.engine = spec.engine;
-      t.trial = job.trial;
-      t.path = job.dir;
-      t.resumed = true;
-      result.trials.push_back(std::move(t));
-      continue;
-    }
-    if (job.check.state == internal::TrialState::kIncomplete) {
-      ctx.progress.Line(spec.engine + " trial " + std::to_string(job.trial) + ": redoing an incomplete trial (" +
-                        job.check.detail + ")");
-    }
-    if (recorded_before && options.cooldown_ms > 0) {
-      ctx.progress.Line("cooling down for " + Seconds(options.cooldown_ms));
-      if (!CoolDown(options)) {
-        return Status::Error("record.interrupted", "interrupted while cooling down; nothing is half-written", {out_dir},
-                             ErrorKind::kEnvironment);
-      }
-    }
-    if (Cancelled(options)) {
-      return Status::Error("record.interrupted", "interrupted before " + job.dir, {out_dir}, ErrorKind::kEnvironment);
-    }
-    recorded_before = true;
-    TrialRun run(ctx, spec, job.trial, static_cast<int>(n + 1), job.dir);
-    PERFGATE_ASSIGN_OR_RETURN(RecordedTrial t, run.Run());
-    result.trials.push_back(std::move(t));
-  }
+  const Plan plan = PlanTrials(specs, options, out_dir, &result.engine_dirs);
+  PERFGATE_RETURN_IF_ERROR(RefuseUnlessForced(plan, options, out_dir));
+  PERFGATE_RETURN_IF_ERROR(RemoveExtraTrials(plan));
+  const Context ctx = MakeContext(options, xctrace, specs, plan, out_dir);
+  PERFGATE_RETURN_IF_ERROR(RecordPlannedTrials(ctx, specs, plan, out_dir, &result.trials));
   return result;
 }
 

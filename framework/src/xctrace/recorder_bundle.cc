@@ -88,6 +88,10 @@ TrialCheck InspectTrial(const std::string& trial_dir, const nlohmann::json& iden
   return {TrialState::kComplete, ""};
 }
 
+std::string MetaText(const nlohmann::json& meta) {
+  return meta.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
 Status MarkIncomplete(const std::string& trial_dir, const std::string& reason, const nlohmann::json& meta) {
   const fs::path dir(trial_dir);
   std::string text = reason +
@@ -96,7 +100,7 @@ Status MarkIncomplete(const std::string& trial_dir, const std::string& reason, c
   PERFGATE_RETURN_IF_ERROR(WriteFileAtomic((dir / std::string(kIncompleteMarkerFile)).string(), text));
   nlohmann::json m = meta;
   m["complete"] = false;
-  return WriteFileAtomic((dir / std::string(kMetaFile)).string(), m.dump(2) + "\n");
+  return WriteFileAtomic((dir / std::string(kMetaFile)).string(), MetaText(m));
 }
 
 }  // namespace internal

@@ -55,6 +55,10 @@ struct TrialCheck {
 nlohmann::json IdentityOf(const EngineRecordSpec& spec, const RecordOptions& options);
 TrialCheck InspectTrial(const std::string& trial_dir, const nlohmann::json& identity);
 
+// meta.json's text. Strings that are not UTF-8 (a path, a host name, a tool's stderr in
+// an error message) become U+FFFD instead of throwing.
+std::string MetaText(const nlohmann::json& meta);
+
 using ::perfgate::internal::WriteFileAtomic;
 // Writes the INCOMPLETE marker with a reason, and meta.json with "complete": false.
 Status MarkIncomplete(const std::string& trial_dir, const std::string& reason, const nlohmann::json& meta);

@@ -7,12 +7,14 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 #include <thread>
 
 namespace perfgate {
@@ -295,6 +297,78 @@ TEST(RunProcess, CallsTheHeartbeatWhileRunning) {
   };
   EXPECT_TRUE(Spawn(o).ok());
   EXPECT_GE(beats, 3);
+}
+
+// How many file descriptors this process has open (the directory's own one included).
+size_t OpenFdCount() {
+  size_t n = 0;
+  for (const auto& entry : fs::directory_iterator("/proc/self/fd")) {
+    (void)entry;
+    ++n;
+  }
+  return n;
+}
+
+TEST(RunProcess, AThrowingHeartbeatLeavesNoFdsAndNoProcessesBehind) {
+  TempDir dir;
+  const std::string pid_file = (dir.path() / "pid").string();
+  // The background sleep shares the group; its pid appears in `pid` all at once.
+  ProcessOptions o = Sh("sleep 30 & echo $! > '" + pid_file + ".tmp'; mv '" + pid_file + ".tmp' '" + pid_file +
+                        "'; wait");
+  o.stdout_path = (dir.path() / "out.txt").string();
+  o.timeout_ms = 20000;
+  o.heartbeat_ms = 20;
+  o.heartbeat = [&pid_file](int64_t) {
+    if (fs::exists(pid_file)) throw std::runtime_error("the heartbeat failed");
+  };
+  const size_t fds_before = OpenFdCount();
+  EXPECT_THROW(RunProcess(o), std::runtime_error);
+  EXPECT_EQ(OpenFdCount(), fds_before) << "RunProcess leaked file descriptors";
+  std::ifstream in(pid_file);
+  pid_t grandchild = 0;
+  ASSERT_TRUE(in >> grandchild);
+  EXPECT_TRUE(Gone(grandchild)) << "the process group outlived the exception";
+}
+
+TEST(RunProcess, StdinIsEmptyEvenWhenOurOwnIsClosed) {
+  // With fd 0 free, /dev/null is opened as fd 0, and dup2(0, 0) alone would leave it
+  // close-on-exec: the program would start with no stdin at all.
+  const int saved_stdin = dup(0);
+  ASSERT_GE(saved_stdin, 0);
+  close(0);
+  ProcessOptions o;
+  o.argv = {"cat"};
+  o.timeout_ms = 5000;
+  auto r = RunProcess(o);
+  dup2(saved_stdin, 0);
+  close(saved_stdin);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(r->ok()) << r->Describe() << ": " << r->stderr_text;
+  EXPECT_EQ(r->stdout_text, "");
+}
+
+TEST(RunProcess, DoesNotHangWhenSigchldIsIgnored) {
+  // With SIGCHLD ignored the kernel reaps the program itself and waitpid fails with
+  // ECHILD; RunProcess must end (with an unknown status: it fails closed) instead of
+  // waiting forever. Run in a forked tester with an alarm, so a hang fails the test.
+  const pid_t tester = fork();
+  ASSERT_GE(tester, 0);
+  if (tester == 0) {
+    alarm(10);
+    signal(SIGCHLD, SIG_IGN);
+    auto r = RunProcess(Sh("echo hi"));
+    int code = !r.ok()                     ? 2
+               : r->exited || r->signaled ? 3
+               : r->ok()                   ? 4
+               : r->stdout_text != "hi\n"  ? 5
+                                           : 0;
+    _exit(code);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(tester, &status, 0), tester);
+  ASSERT_TRUE(WIFEXITED(status)) << "RunProcess hung (the tester was killed by signal "
+                                 << (WIFSIGNALED(status) ? WTERMSIG(status) : 0) << ")";
+  EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 TEST(CheckProcessSucceeded, NamesTheProgramAndQuotesTheEndOfStderr) {

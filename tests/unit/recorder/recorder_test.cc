@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -515,6 +516,46 @@ TEST_F(Recorder, LocatesXctraceOrSaysWhyNot) {
   ASSERT_TRUE(in_path.ok());
   EXPECT_EQ(in_path->found_by, "PATH");
   EXPECT_THAT(in_path->argv, ElementsAre((root_ / "bin" / "xctrace").string()));
+}
+
+TEST_F(Recorder, ACommandOrTemplateThatIsNotUtf8IsABadSpec) {
+  // Both are stored in meta.json and compared on resume, so they must be text.
+  EngineRecordSpec latin1 = Engine("hf2q");
+  latin1.command.push_back("caf\xe9");
+  std::optional<StatusOr<RecordingResult>> r;
+  ASSERT_NO_THROW(r.emplace(Record({latin1}, Options(1))));
+  EXPECT_EQ(r->status().code(), "record.bad_spec");
+  EXPECT_EQ(r->status().kind(), ErrorKind::kUsage);
+  EXPECT_THAT(r->status().message(), HasSubstr("UTF-8"));
+
+  RecordOptions o = Options(1);
+  o.template_name = "Metal \xff";
+  ASSERT_NO_THROW(r.emplace(Record({Engine("hf2q")}, o)));
+  EXPECT_EQ(r->status().code(), "record.bad_spec");
+  EXPECT_TRUE(Calls().empty());
+}
+
+TEST_F(Recorder, AnErrorNamingAPathThatIsNotUtf8IsStillRecordedInMetaJson) {
+  out_ = (root_ / "out-\xff").string();
+  SetMode("no_trace");
+  std::optional<StatusOr<RecordingResult>> r;
+  ASSERT_NO_THROW(r.emplace(Record({Engine("hf2q")}, Options(1))));
+  ASSERT_FALSE(r->ok());
+  EXPECT_EQ(r->status().code(), "record.no_trace");
+  ExpectIncomplete(TrialDir("hf2q", 1), "record.no_trace");
+  auto meta = ReadJson(fs::path(TrialDir("hf2q", 1)) / "meta.json");
+  EXPECT_THAT(meta["error"]["message"].get<std::string>(), HasSubstr("out-\xEF\xBF\xBD/"));  // U+FFFD
+}
+
+TEST_F(Recorder, AnEnvironmentNameThatIsNotUtf8IsRecordedReplaced) {
+  EngineRecordSpec e = Engine("hf2q");
+  e.environment = {{"HF2Q_\xff", "1"}};
+  std::optional<StatusOr<RecordingResult>> r;
+  ASSERT_NO_THROW(r.emplace(Record({e}, Options(1))));
+  ASSERT_TRUE(r->ok()) << r->status().ToString();
+  auto meta = ReadJson(fs::path(TrialDir("hf2q", 1)) / "meta.json");
+  EXPECT_EQ(meta["environment_names"], nlohmann::json({"HF2Q_\xEF\xBF\xBD"}));
+  EXPECT_EQ(meta["complete"], true);
 }
 
 TEST_F(Recorder, SyntheticBundlesAreNotTakenForIncompleteOnes) {
