@@ -1,6 +1,6 @@
 #include <perfgate/gtest/perfgate_gtest.h>
 
-class MyDecode : public perfgate::testing::MetalTraceFixture {
+class MyDecode : public perfgate::testing::PerfSuiteFixture {
   perfgate::testing::SuiteConfig Config() const override {
     perfgate::testing::SuiteConfig c;
     c.suite = PERFGATE_SUITE_NAME;
@@ -8,11 +8,11 @@ class MyDecode : public perfgate::testing::MetalTraceFixture {
     c.golden_dir = PERFGATE_GOLDEN_DIR;
     perfgate::testing::EngineSpec engine;
     engine.name = "hf2q";                                       // recordings/hf2q/trial-*
-    engine.options.window = *perfgate::attribution::ParseWindow("label:output_head.fused_norm_lm_argmax");
+    engine.options.window = perfgate::attribution::DecodeWindow::Label("output_head.fused_norm_lm_argmax");
     engine.options.token_label = "output_head.fused_norm_lm_argmax";
     perfgate::testing::EngineSpec baseline;
     baseline.name = "llama";                                    // recordings/llama/trial-*
-    baseline.options.window = *perfgate::attribution::ParseWindow("skip:6");
+    baseline.options.window = perfgate::attribution::DecodeWindow::SkipSubmissions(6);
     baseline.options.tokens = 64;
     c.engines = {engine, baseline};
     c.baseline = "llama";
