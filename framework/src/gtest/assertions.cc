@@ -423,14 +423,22 @@ std::string PerfSuiteFixture::GoldenPathFor(const std::string& engine_name) cons
                                 "PERFGATE_UPDATE_GOLDEN=all ctest -R '" + filter + "'");
 }
 
+namespace {
+
+// A family no kernel-family rule of the engine names (a typo) fails, listing the known.
+std::optional<::testing::AssertionResult> RequireKnownFamily(const EngineSummary& e, const std::string& family) {
+  if (e.known_kernel_families.empty() || e.known_kernel_families.count(family)) return std::nullopt;
+  return ::testing::AssertionFailure() << "unknown kernel family '" << family << "': no kernel-family rule of "
+                                       << e.name << " names it (families: "
+                                       << Join({e.known_kernel_families.begin(), e.known_kernel_families.end()})
+                                       << ")" << Provenance(e);
+}
+
+}  // namespace
+
 ::testing::AssertionResult KernelFamilyPresent(const EngineSummary& e, const std::string& family) {
   if (auto f = RequireEngine(e)) return *f;
-  if (!e.known_kernel_families.empty() && !e.known_kernel_families.count(family)) {
-    return ::testing::AssertionFailure() << "unknown kernel family '" << family << "': no kernel-family rule of "
-                                         << e.name << " names it (families: "
-                                         << Join({e.known_kernel_families.begin(), e.known_kernel_families.end()})
-                                         << ")" << Provenance(e);
-  }
+  if (auto f = RequireKnownFamily(e, family)) return *f;
   auto it = e.shader_registry.find(family);
   if (it != e.shader_registry.end() && !it->second.empty()) {
     return ::testing::AssertionSuccess() << family << " present in " << e.name;
@@ -445,12 +453,7 @@ std::string PerfSuiteFixture::GoldenPathFor(const std::string& engine_name) cons
 ::testing::AssertionResult KernelFamilyAbsent(const EngineSummary& e, const std::string& family) {
   if (auto f = RequireEngine(e)) return *f;
   // Absent is only meaningful for a family the rules could name: a typo is absent too.
-  if (!e.known_kernel_families.empty() && !e.known_kernel_families.count(family)) {
-    return ::testing::AssertionFailure() << "unknown kernel family '" << family << "': no kernel-family rule of "
-                                         << e.name << " names it (families: "
-                                         << Join({e.known_kernel_families.begin(), e.known_kernel_families.end()})
-                                         << ")" << Provenance(e);
-  }
+  if (auto f = RequireKnownFamily(e, family)) return *f;
   auto it = e.shader_registry.find(family);
   if (it == e.shader_registry.end() || it->second.empty()) {
     return ::testing::AssertionSuccess() << family << " absent from " << e.name;
