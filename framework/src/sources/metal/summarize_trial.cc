@@ -1,0 +1,419 @@
+// The Metal source's attribution of one trial: pairing execution points into
+// submissions, the process filter, the decode window and the joins through the
+// submission map and encoders list to families, phases and the kernel registry. The
+// neutral rules it ends with (buckets, totals, tokens) are attribution's.
+#include <algorithm>
+#include <deque>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "perfgate/attribution/attribute.h"
+#include "perfgate/stats/summary.h"
+
+namespace perfgate::attribution {
+namespace {
+
+struct Pair {
+  uint64_t submission;
+  int64_t start_ns;
+  int64_t end_ns;
+  uint64_t channel;
+  int64_t duration() const { return end_ns - start_ns; }
+};
+
+struct EncoderInfo {
+  std::string family;
+  std::string phase;
+  int64_t host_ns = 0;
+  std::optional<uint64_t> cmdbuffer;
+};
+
+bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+
+// Execution points → submissions. The seed overwrote an open start with a second one;
+// the corrected pairing queues them per submission id.
+std::vector<Pair> PairExecutionPoints(const std::vector<xctrace::ExecutionPoint>& points, bool seed_compat,
+                                      TrialSummary* s) {
+  std::vector<Pair> pairs;
+  pairs.reserve(points.size() / 2);
+  std::unordered_map<uint64_t, std::deque<const xctrace::ExecutionPoint*>> open;
+  for (const auto& p : points) {
+    if (p.function == 1) {
+      auto& q = open[p.submission.value];
+      if (!q.empty()) {
+        ++s->duplicate_starts;
+        s->diagnostics.Add("attr.duplicate_start", {}, "submission " + std::to_string(p.submission.value));
+        if (seed_compat) q.clear();
+      }
+      q.push_back(&p);
+    } else if (p.function == 2) {
+      auto it = open.find(p.submission.value);
+      if (it == open.end() || it->second.empty()) {
+        ++s->unpaired_ends;
+        continue;
+      }
+      const xctrace::ExecutionPoint* start = it->second.front();
+      it->second.pop_front();
+      Pair pair{p.submission.value, start->timestamp_ns, p.timestamp_ns, start->channel_id};
+      if (pair.duration() < 0 && !seed_compat) {
+        s->diagnostics.Add("attr.negative_duration", {}, "submission " + std::to_string(p.submission.value));
+        continue;
+      }
+      pairs.push_back(pair);
+    } else {
+      s->diagnostics.Add("attr.unknown_function", {}, "function " + std::to_string(p.function));
+    }
+  }
+  for (const auto& [id, q] : open) s->leftover_starts += static_cast<int64_t>(q.size());
+  s->paired = static_cast<int64_t>(pairs.size());
+  s->diagnostics.AddCount("attr.unpaired_end", s->unpaired_ends);
+  s->diagnostics.AddCount("attr.leftover_start", s->leftover_starts);
+  return pairs;
+}
+
+std::string ProcessLabel(const xctrace::ProcessRef& p) {
+  return p.name.str() + " (" + std::to_string(p.pid) + ")";
+}
+
+bool IsTargetProcess(const xctrace::ProcessRef& p, const AttributionOptions& options) {
+  return options.all_processes || options.process_prefix.empty() ||
+         (!p.is_null && StartsWith(p.name, options.process_prefix));
+}
+
+using SubmissionMap = std::unordered_map<uint64_t, const xctrace::SubmissionMapRow*>;
+
+// Submission → its submission-map row, the last row winning. With `conflicts`, two
+// rows that send one submission to different encoders are counted there.
+SubmissionMap MapSubmissions(const std::vector<xctrace::SubmissionMapRow>& rows, const std::string& seed_prefix,
+                             Diagnostics* conflicts) {
+  SubmissionMap map;
+  for (const auto& row : rows) {
+    if (!seed_prefix.empty() && !(!row.process.is_null && StartsWith(row.process.name, seed_prefix))) continue;
+    auto [it, inserted] = map.emplace(row.submission.value, &row);
+    if (inserted) continue;
+    if (conflicts != nullptr && (it->second->encoder.has_value() != row.encoder.has_value() ||
+                                 (row.encoder && it->second->encoder->value != row.encoder->value))) {
+      conflicts->Add("attr.conflicting_map_row", {}, "submission " + std::to_string(row.submission.value));
+    }
+    it->second = &row;
+  }
+  return map;
+}
+
+// The submission map the joins use. The seed kept only the target prefix's rows; the
+// process filter needs the table.
+StatusOr<SubmissionMap> IndexSubmissions(const TrialTables& tables, const AttributionOptions& options,
+                                         TrialSummary* s) {
+  const bool filter = !options.seed_compat && !options.all_processes;
+  if (!tables.submission_map) {
+    if (!filter) return SubmissionMap();
+    return Status::Error("attr.needs_submission_map",
+                         "filtering to process '" + options.process_prefix + "' needs the " +
+                             std::string(xctrace::SubmissionMapRow::kSchema) +
+                             " table; export it, or pass --all-processes",
+                         {tables.path});
+  }
+  const std::string seed_prefix = options.seed_compat ? options.process_prefix : std::string();
+  return MapSubmissions(*tables.submission_map, seed_prefix, &s->diagnostics);
+}
+
+// Process filter (corrected method only): keeps the pairs whose submission maps to a
+// target process and counts the others by reason. No target submission at all is an
+// error naming the processes that were there.
+StatusOr<std::vector<Pair>> KeepTargetSubmissions(std::vector<Pair> pairs, const SubmissionMap& map,
+                                                  const AttributionOptions& options, const std::string& path,
+                                                  TrialSummary* s) {
+  if (options.seed_compat || options.all_processes) return pairs;
+  std::vector<Pair> kept;
+  kept.reserve(pairs.size());
+  std::map<std::string, int64_t> other_processes;
+  for (const Pair& p : pairs) {
+    auto it = map.find(p.submission);
+    if (it == map.end()) {
+      ++s->excluded_unmapped;
+      continue;
+    }
+    const xctrace::ProcessRef& proc = it->second->process;
+    if (proc.is_null) {
+      ++s->excluded_unattributed;
+    } else if (IsTargetProcess(proc, options)) {
+      kept.push_back(p);
+    } else {
+      ++s->excluded_other_process;
+      ++other_processes[ProcessLabel(proc)];
+    }
+  }
+  s->diagnostics.AddCount("attr.unmapped_submission", s->excluded_unmapped);
+  s->diagnostics.AddCount("attr.sentinel_process", s->excluded_unattributed);
+  s->diagnostics.AddCount("attr.other_process", s->excluded_other_process);
+  if (kept.empty()) {
+    std::string seen;
+    for (const auto& [name, n] : other_processes) seen += (seen.empty() ? "" : ", ") + name + " x" + std::to_string(n);
+    return Status::Error("attr.no_target_rows",
+                         "no submission of a process named '" + options.process_prefix + "*' among " +
+                             std::to_string(pairs.size()) + " paired submissions (other processes: " +
+                             (seen.empty() ? "none" : seen) + ")",
+                         {path});
+  }
+  return kept;
+}
+
+// The submission map and the encoders list, joined: a submission's encoder.
+struct TrialJoins {
+  using Encoder = std::pair<const uint64_t, EncoderInfo>;
+  SubmissionMap map;
+  std::unordered_map<uint64_t, EncoderInfo> encoders;
+  std::vector<uint64_t> encoder_order;  // first appearance in the encoders list
+
+  const Encoder* EncoderOf(uint64_t submission) const {
+    auto m = map.find(submission);
+    if (m == map.end() || !m->second->encoder) return nullptr;
+    auto e = encoders.find(m->second->encoder->value);
+    return e == encoders.end() ? nullptr : &*e;
+  }
+};
+
+// Encoders of the target process, de-duplicated by encoder id (first row wins). Every
+// row of every process counts in encoder_rows and encoder_total_ns, as in the seed.
+void IndexEncoders(const TrialTables& tables, const AttributionOptions& options, TrialSummary* s,
+                   TrialJoins* joins) {
+  if (!tables.encoders) return;
+  const std::string& prefix = options.process_prefix;
+  for (const auto& e : *tables.encoders) {
+    ++s->encoder_rows;
+    s->encoder_total_ns += e.duration_ns;
+    if (!prefix.empty() && !options.all_processes && !(!e.process.is_null && StartsWith(e.process.name, prefix))) {
+      continue;
+    }
+    if (!e.encoder) continue;
+    EncoderInfo info{EncoderFamily(e.encoder_label), NormalizePhaseLabel(e.cmdbuffer_label), e.duration_ns,
+                     e.cmdbuffer ? std::optional<uint64_t>(e.cmdbuffer->value) : std::nullopt};
+    if (joins->encoders.emplace(e.encoder->value, std::move(info)).second) {
+      joins->encoder_order.push_back(e.encoder->value);
+    }
+  }
+}
+
+// The ends of the label's occurrences, sorted: one occurrence per command buffer (per
+// encoder when the command-buffer id is unknown) whose label normalises to `phase`.
+std::vector<int64_t> OccurrenceEnds(const std::vector<Pair>& kept, const TrialJoins& joins, const std::string& phase) {
+  std::map<uint64_t, int64_t> occurrence_end;
+  for (const Pair& p : kept) {
+    const auto* e = joins.EncoderOf(p.submission);
+    if (e == nullptr || e->second.phase != phase) continue;
+    uint64_t key = e->second.cmdbuffer.value_or(e->first);
+    auto [it, inserted] = occurrence_end.emplace(key, p.end_ns);
+    if (!inserted) it->second = std::max(it->second, p.end_ns);
+  }
+  std::vector<int64_t> ends;
+  for (const auto& [key, end] : occurrence_end) ends.push_back(end);
+  std::sort(ends.begin(), ends.end());
+  return ends;
+}
+
+// Decode window (corrected method only): sets the window bounds, drops the kept pairs
+// outside it, and returns the label's occurrences after the first (a label window's
+// token count), else nullopt. A Metal label marks the end of a decode step, so the
+// window runs from the end of its first occurrence to the end of its last.
+StatusOr<std::optional<int64_t>> ApplyDecodeWindow(const TrialJoins& joins, const AttributionOptions& options,
+                                                   const std::string& path, std::vector<Pair>* kept,
+                                                   TrialSummary* s) {
+  const DecodeWindow& w = options.window;
+  if (options.seed_compat || w.mode == DecodeWindow::Mode::kWholeTrace) return std::optional<int64_t>();
+  std::optional<int64_t> label_occurrences;
+  if (w.mode == DecodeWindow::Mode::kLabel) {
+    const std::vector<int64_t> ends = OccurrenceEnds(*kept, joins, NormalizePhaseLabel(w.label));
+    if (ends.size() < 2) {
+      return Status::Error("attr.window_label",
+                           "window label '" + w.label + "' occurs " + std::to_string(ends.size()) +
+                               " time(s) in the target's command buffers; at least 2 are needed",
+                           {path});
+    }
+    s->window_start_ns = ends.front();
+    s->window_end_ns = ends.back();
+    label_occurrences = static_cast<int64_t>(ends.size()) - 1;
+  } else if (w.mode == DecodeWindow::Mode::kTimeRange) {
+    s->window_start_ns = w.start_ns;
+    s->window_end_ns = w.end_ns;
+  }
+  std::vector<Pair> in_window;
+  if (w.mode == DecodeWindow::Mode::kSkipSubmissions) {
+    std::stable_sort(kept->begin(), kept->end(), [](const Pair& a, const Pair& b) { return a.start_ns < b.start_ns; });
+    size_t skip = std::min<size_t>(static_cast<size_t>(w.skip), kept->size());
+    if (skip < kept->size()) s->window_start_ns = (*kept)[skip].start_ns;
+    in_window.assign(kept->begin() + static_cast<std::ptrdiff_t>(skip), kept->end());
+  } else {
+    for (const Pair& p : *kept) {
+      if (p.start_ns >= s->window_start_ns && p.end_ns <= s->window_end_ns) in_window.push_back(p);
+    }
+  }
+  s->excluded_outside_window = static_cast<int64_t>(kept->size() - in_window.size());
+  s->diagnostics.AddCount("attr.outside_window", s->excluded_outside_window);
+  kept->swap(in_window);
+  return label_occurrences;
+}
+
+// Token count from the trace when a token label is given (corrected method only):
+// the window's own count when it is the window label, else the distinct command
+// buffers with the label among the kept submissions.
+Status CountTokensInTrace(const std::vector<Pair>& kept, const TrialJoins& joins, const AttributionOptions& options,
+                          std::optional<int64_t> label_occurrences, const std::string& path, TrialSummary* s) {
+  if (options.token_label.empty() || options.seed_compat) return Status();
+  const std::string phase = NormalizePhaseLabel(options.token_label);
+  if (label_occurrences && phase == NormalizePhaseLabel(options.window.label)) {
+    s->tokens_in_trace = label_occurrences;
+  } else {
+    std::set<uint64_t> cbs;
+    for (const Pair& p : kept) {
+      const auto* e = joins.EncoderOf(p.submission);
+      if (e != nullptr && e->second.phase == phase) cbs.insert(e->second.cmdbuffer.value_or(e->first));
+    }
+    s->tokens_in_trace = static_cast<int64_t>(cbs.size());
+  }
+  if (*s->tokens_in_trace == 0) {
+    return Status::Error("attr.token_label",
+                         "token label '" + options.token_label + "' does not occur in the target's decode window",
+                         {path});
+  }
+  return Status();
+}
+
+std::vector<std::pair<int64_t, int64_t>> IntervalsOf(const std::vector<Pair>& kept) {
+  std::vector<std::pair<int64_t, int64_t>> intervals;
+  intervals.reserve(kept.size());
+  for (const Pair& p : kept) intervals.emplace_back(p.start_ns, p.end_ns);
+  return intervals;
+}
+
+// Encoder families and command-buffer phases: GPU time through the submission map,
+// host time from the encoders list. The seed counted every encoder of the trace; the
+// corrected method counts the encoders the kept submissions ran in.
+void JoinFamiliesAndPhases(const std::vector<Pair>& kept, const TrialJoins& joins, bool seed_compat,
+                           TrialSummary* s) {
+  std::unordered_set<uint64_t> used_encoders;
+  std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> phase_intervals;
+  for (const Pair& p : kept) {
+    auto m = joins.map.find(p.submission);
+    if (m == joins.map.end() || !m->second->encoder) {
+      ++s->unmapped_submissions;
+      continue;
+    }
+    const TrialJoins::Encoder* e = joins.EncoderOf(p.submission);
+    if (e == nullptr) {
+      ++s->unmatched_submissions;
+      continue;
+    }
+    ++s->matched_submissions;
+    used_encoders.insert(e->first);
+    FamilyStats& f = s->encoder_gpu[e->second.family];
+    f.gpu_sum_ns += p.duration();
+    ++f.submissions;
+    PhaseStats& ph = s->cb_label_gpu[e->second.phase];
+    ph.gpu_sum_ns += p.duration();
+    ++ph.submissions;
+    phase_intervals[e->second.phase].emplace_back(p.start_ns, p.end_ns);
+  }
+  s->diagnostics.AddCount("attr.unmatched_encoder", s->unmatched_submissions);
+  std::map<std::string, std::set<uint64_t>> phase_cbs;
+  for (uint64_t id : joins.encoder_order) {
+    if (!seed_compat && !used_encoders.count(id)) continue;
+    const EncoderInfo& e = joins.encoders.at(id);
+    ++s->total_encoders;
+    FamilyStats& f = s->encoder_gpu[e.family];
+    ++f.encoders;
+    f.host_sum_ns += e.host_ns;
+    PhaseStats& ph = s->cb_label_gpu[e.phase];
+    ++ph.cbs;
+    ph.host_sum_ns += e.host_ns;
+    phase_cbs[e.phase].insert(e.cmdbuffer.value_or(id));
+    if (!IsGenericPhase(e.phase)) ++s->labelled_encoders;
+  }
+  for (auto& [phase, ph] : s->cb_label_gpu) {
+    ph.command_buffers = static_cast<int64_t>(phase_cbs[phase].size());
+    ph.gpu_union_ns = stats::UnionLength(std::move(phase_intervals[phase]));
+  }
+}
+
+// Kernel registry: the target's pipelines by kernel family. Never joined to time (no
+// per-submission table carries a pipeline id).
+void BuildKernelRegistry(const TrialTables& tables, const AttributionOptions& options, TrialSummary* s) {
+  s->known_kernel_families = KernelFamilyNames(options.kernel_families);
+  if (tables.shaders) {
+    std::map<std::string, std::set<std::string>> registry;
+    for (const auto& r : *tables.shaders) {
+      if (!IsTargetProcess(r.process, options) || r.name.empty()) continue;
+      ++s->shader_count;
+      registry[KernelFamily(options.kernel_families, r.name, options.seed_compat)].insert(
+          r.pso_name.empty() ? r.name : r.pso_name);
+    }
+    for (auto& [family, names] : registry) {
+      s->shader_registry[family].assign(names.begin(), names.end());
+      s->known_kernel_families.insert(family);
+    }
+  }
+  s->shader_timeline_rows = tables.shader_timeline_rows.value_or(0);
+}
+
+// Cross-checks the busy time against metal-gpu-intervals of the same process and
+// window (corrected method only).
+void CrossCheckGpuIntervals(const TrialTables& tables, const AttributionOptions& options, TrialSummary* s) {
+  if (!tables.gpu_intervals || options.seed_compat) return;
+  std::vector<std::pair<int64_t, int64_t>> gi;
+  for (const auto& r : *tables.gpu_intervals) {
+    if (r.process.is_null || !IsTargetProcess(r.process, options)) continue;
+    int64_t end = r.start_ns + r.duration_ns;
+    if (r.start_ns >= s->window_start_ns && end <= s->window_end_ns) gi.emplace_back(r.start_ns, end);
+  }
+  s->gpu_intervals_union_ns = stats::UnionLength(std::move(gi));
+}
+
+// Kept submissions per process, from every submission-map row: the seed's map holds
+// the target's rows only, so it cannot tell which other processes slipped in.
+// Submissions without a row or with a sentinel process are of no known process.
+std::map<std::string, int64_t> KeptPerProcess(const std::vector<Pair>& kept, const TrialTables& tables,
+                                              const SubmissionMap& map, const AttributionOptions& options) {
+  std::map<std::string, int64_t> per_process;
+  if (!tables.submission_map) return per_process;
+  SubmissionMap every_row;
+  const bool map_has_every_row = !options.seed_compat || options.process_prefix.empty();
+  if (!map_has_every_row) every_row = MapSubmissions(*tables.submission_map, "", nullptr);
+  const SubmissionMap& rows = map_has_every_row ? map : every_row;
+  for (const Pair& p : kept) {
+    auto it = rows.find(p.submission);
+    if (it != rows.end() && !it->second->process.is_null) ++per_process[ProcessLabel(it->second->process)];
+  }
+  return per_process;
+}
+
+}  // namespace
+
+StatusOr<TrialSummary> SummarizeTrial(const TrialTables& tables, const AttributionOptions& options) {
+  TrialSummary s;
+  s.path = tables.path;
+  s.diagnostics.Merge(tables.diagnostics);
+  s.rows = static_cast<int64_t>(tables.execution_points.size());
+  s.window_start_ns = INT64_MIN;  // until a window says otherwise (0 in the result)
+  s.window_end_ns = INT64_MAX;
+
+  std::vector<Pair> pairs = PairExecutionPoints(tables.execution_points, options.seed_compat, &s);
+  TrialJoins joins;
+  PERFGATE_ASSIGN_OR_RETURN(joins.map, IndexSubmissions(tables, options, &s));
+  PERFGATE_ASSIGN_OR_RETURN(std::vector<Pair> kept,
+                            KeepTargetSubmissions(std::move(pairs), joins.map, options, tables.path, &s));
+  IndexEncoders(tables, options, &s, &joins);
+  PERFGATE_ASSIGN_OR_RETURN(std::optional<int64_t> label_occurrences,
+                            ApplyDecodeWindow(joins, options, tables.path, &kept, &s));
+  PERFGATE_RETURN_IF_ERROR(CountTokensInTrace(kept, joins, options, label_occurrences, tables.path, &s));
+  PERFGATE_RETURN_IF_ERROR(ResolveTokens(s.tokens_in_trace, options, tables.path, &s));
+
+  SummarizeKeptWork(IntervalsOf(kept), options, &s);
+  JoinFamiliesAndPhases(kept, joins, options.seed_compat, &s);
+  BuildKernelRegistry(tables, options, &s);
+  CrossCheckGpuIntervals(tables, options, &s);
+  CountMixedProcesses(KeptPerProcess(kept, tables, joins.map, options), tables.path, &s.diagnostics);
+  if (s.window_start_ns == INT64_MIN) s.window_start_ns = 0;
+  return s;
+}
+
+}  // namespace perfgate::attribution
