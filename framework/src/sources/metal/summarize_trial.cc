@@ -379,10 +379,18 @@ std::map<std::string, int64_t> KeptPerProcess(const std::vector<Pair>& kept, con
   const bool map_has_every_row = !options.seed_compat || options.process_prefix.empty();
   if (!map_has_every_row) every_row = MapSubmissions(*tables.submission_map, "", nullptr);
   const SubmissionMap& rows = map_has_every_row ? map : every_row;
+  // Counted by (pid, name) and labelled once per process: a label per submission was
+  // a string built a million times in a large trial.
+  std::map<std::pair<int64_t, std::string_view>, std::pair<int64_t, const xctrace::ProcessRef*>> counts;
   for (const Pair& p : kept) {
     auto it = rows.find(p.submission);
-    if (it != rows.end() && !it->second->process.is_null) ++per_process[ProcessLabel(it->second->process)];
+    if (it == rows.end() || it->second->process.is_null) continue;
+    const xctrace::ProcessRef& process = it->second->process;
+    auto& slot = counts[{process.pid, std::string_view(process.name)}];
+    ++slot.first;
+    slot.second = &process;
   }
+  for (const auto& [_, count] : counts) per_process[ProcessLabel(*count.second)] += count.first;
   return per_process;
 }
 
