@@ -12,6 +12,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "perfgate/core/environment.h"
 #include "perfgate/gtest/perfgate_gtest.h"
 
 namespace perfgate::testing {
@@ -272,8 +273,15 @@ const ane::NotchResult* AneNotchFixture::RecordOrReplay(const std::string& name,
     return (TheCache().results[key] = shared).get();
   }
   if (fs::exists(path)) return Replay(name);
-  Skip("cannot measure the ANE notch here (" + why_not + ") and there is no recording " + path +
-       "; record one on a Mac with an ANE with PERFGATE_RECORD=1");
+  const std::string reason = "cannot measure the ANE notch here (" + why_not + ") and there is no recording " + path +
+                             "; record one on a Mac with an ANE with PERFGATE_RECORD=1";
+  const std::optional<std::string> ci = CiVariable();
+  if (ci && !config_.allow_skip && !EnvTruthy(ProcessEnv("PERFGATE_ALLOW_SKIP"))) {
+    ADD_FAILURE() << reason << ". " << *ci
+                  << " is set, so this fails; set PERFGATE_ALLOW_SKIP=1 (or AneSuiteConfig::allow_skip) to skip";
+    return nullptr;
+  }
+  Skip(reason);
   return nullptr;
 }
 

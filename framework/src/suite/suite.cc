@@ -175,19 +175,17 @@ SuiteLoad Failed(Status s) {
 // A missing recording: a skip with its reason first, or under CI (unless a skip is
 // allowed) a failure that names the path and how to record it.
 SuiteLoad Missing(const SuiteConfig& config, const std::vector<std::string>& reasons, const EnvLookup& env) {
-  std::string text = "suite " + config.suite + " skipped: ";
-  for (size_t i = 0; i < reasons.size(); ++i) text += (i ? "; and " : "") + reasons[i];
+  std::string why;
+  for (const std::string& r : reasons) why += (why.empty() ? "" : "; and ") + r;
   const std::optional<std::string> ci = CiVariable(env);
   if (ci && !config.allow_skip && !EnvTruthy(env("PERFGATE_ALLOW_SKIP"))) {
-    std::string msg = reasons.front();
-    for (size_t i = 1; i < reasons.size(); ++i) msg += "; and " + reasons[i];
     return Failed(Status::Error("suite.no_recording",
-                                msg + ". " + *ci + " is set, so a missing recording fails; set PERFGATE_ALLOW_SKIP=1 "
+                                why + ". " + *ci + " is set, so a missing recording fails; set PERFGATE_ALLOW_SKIP=1 "
                                 "(or SuiteConfig::allow_skip) to skip deliberately",
                                 {}, ErrorKind::kEnvironment));
   }
   SuiteLoad out;
-  out.unavailable = Unavailable{text};
+  out.unavailable = Unavailable{"suite " + config.suite + " skipped: " + why};
   return out;
 }
 

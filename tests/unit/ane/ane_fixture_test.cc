@@ -144,6 +144,15 @@ TEST_F(FixtureUnderTest, RecordOrReplayReplaysWithoutAnAne) {
   EXPECT_EQ(r->classification.notch_class, ane::NotchClass::kM3ClassNotch);
 }
 
+// A host measurement that can neither run nor replay skipped, and CI read the skip as
+// success; under CI it fails unless the suite or PERFGATE_ALLOW_SKIP allows it.
+TEST_F(FixtureUnderTest, NothingToMeasureOrReplayFailsUnderCi) {
+  ScopedEnv ci("CI", "true");
+  ScopedEnv allow("PERFGATE_ALLOW_SKIP", std::nullopt);
+  EXPECT_NONFATAL_FAILURE(EXPECT_EQ(RecordOrReplay("no_such_host"), nullptr),
+                          "CI is set, so this fails; set PERFGATE_ALLOW_SKIP=1");
+}
+
 TEST_F(FixtureUnderTest, RecordRequestedWhereImpossibleFails) {
   ScopedEnv record("PERFGATE_RECORD", "1");
   EXPECT_NONFATAL_FAILURE(EXPECT_EQ(RecordOrReplay("m5"), nullptr), "cannot record the ANE notch");
