@@ -61,6 +61,11 @@ int64_t Diagnostics::Count(std::string_view code) const {
   return it == entries_.end() ? 0 : it->second.count;
 }
 
+const Diagnostics::Entry* Diagnostics::Find(std::string_view code) const {
+  auto it = entries_.find(code);
+  return it == entries_.end() ? nullptr : &it->second;
+}
+
 int64_t Diagnostics::ErrorCount() const {
   int64_t n = 0;
   for (const auto& [code, e] : entries_) {

@@ -383,17 +383,6 @@ TEST(Attribute, EmptyBucketP50IsSkippedUnlessSeedCompat) {
   EXPECT_DOUBLE_EQ(seed.buckets[1].second.p50_us.median, 2.5);   // (5 + 0) / 2
 }
 
-const Diagnostics::Entry* EntryFor(const Diagnostics& d, const std::string& code) {
-  static Diagnostics::Entry found;
-  for (const auto& e : d.Entries()) {
-    if (e.code == code) {
-      found = e;
-      return &found;
-    }
-  }
-  return nullptr;
-}
-
 TEST(Attribute, KeptWorkOfSeveralProcessesIsCountedAsMixed) {
   TrialBuilder b;
   b.Add(0, 100000, kEngine, "layer.attn");
@@ -415,7 +404,7 @@ TEST(Attribute, KeptWorkOfSeveralProcessesIsCountedAsMixed) {
   ASSERT_TRUE(mixed.ok()) << mixed.status().ToString();
   EXPECT_EQ(mixed->submissions, 4);
   EXPECT_EQ(mixed->diagnostics.Count("attr.mixed_processes"), 1);
-  const Diagnostics::Entry* e = EntryFor(mixed->diagnostics, "attr.mixed_processes");
+  const Diagnostics::Entry* e = mixed->diagnostics.Find("attr.mixed_processes");
   ASSERT_NE(e, nullptr);
   EXPECT_EQ(e->severity, Severity::kWarning);
   EXPECT_EQ(e->first_location.path, "trial");
@@ -443,7 +432,7 @@ TEST(Attribute, MixedProcessCountIsTheWorkOutsideTheLargestProcess) {
   EXPECT_FALSE(d.Has("attr.mixed_processes"));
   CountMixedProcesses({{"a (1)", 2}, {"b (2)", 40}, {"c (3)", 5}}, "t", &d);
   EXPECT_EQ(d.Count("attr.mixed_processes"), 7);
-  EXPECT_EQ(EntryFor(d, "attr.mixed_processes")->first_detail, "kept work of 3 processes: b (2) x40, c (3) x5, a (1) x2");
+  EXPECT_EQ(d.Find("attr.mixed_processes")->first_detail, "kept work of 3 processes: b (2) x40, c (3) x5, a (1) x2");
 }
 
 TEST(Attribute, KnownKernelFamiliesAreTheRulesFamiliesAndThoseMet) {

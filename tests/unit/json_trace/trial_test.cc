@@ -567,17 +567,6 @@ TEST(JsonTrial, SummarizesAGzipFileInOneCall) {
   EXPECT_EQ(missing.status().code(), "io.not_found");
 }
 
-const Diagnostics::Entry* EntryFor(const Diagnostics& d, const std::string& code) {
-  static Diagnostics::Entry found;
-  for (const auto& e : d.Entries()) {
-    if (e.code == code) {
-      found = e;
-      return &found;
-    }
-  }
-  return nullptr;
-}
-
 // The extras travel in the summary, so a suite needs no second read of the trace.
 TEST(JsonTrial, ExtrasSurviveIntoTheSummaryAndTheEngine) {
   const GpuTrace trace = Read(TraceA(), "a.json");
@@ -668,7 +657,7 @@ TEST(JsonTrial, KernelsOfSeveralProcessesAreCountedAsMixed) {
   ASSERT_TRUE(all.ok()) << all.status().ToString();
   // python3 launched 12 kept kernels, other_worker 1; the two orphans have no process.
   EXPECT_EQ(all->diagnostics.Count("attr.mixed_processes"), 1);
-  const Diagnostics::Entry* e = EntryFor(all->diagnostics, "attr.mixed_processes");
+  const Diagnostics::Entry* e = all->diagnostics.Find("attr.mixed_processes");
   ASSERT_NE(e, nullptr);
   EXPECT_EQ(e->first_location.path, "a.json");
   EXPECT_EQ(e->first_detail, "kept work of 2 processes: python3 (4242) x12, other_worker (5151) x1");

@@ -55,6 +55,8 @@ class Diagnostics {
 
   int64_t Count(std::string_view code) const;
   bool Has(std::string_view code) const { return Count(code) > 0; }
+  // The entry of `code` (its count, first location and detail), or nullptr.
+  const Entry* Find(std::string_view code) const;
   // Sum of the counts of error-severity codes.
   int64_t ErrorCount() const;
   bool empty() const { return entries_.empty(); }
