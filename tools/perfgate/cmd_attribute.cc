@@ -1,6 +1,8 @@
 // `perfgate attribute`: per-token GPU attribution of several trials per engine, and
 // the engine-versus-baseline report.
 #include <algorithm>
+#include <filesystem>
+#include <set>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -125,6 +127,22 @@ struct EngineTrials {
   std::map<std::string, std::vector<bundle::Trial>> trials;
 };
 
+// One trial given twice (the same path under two --trace flags) would count twice in
+// the medians.
+Status CheckDistinctTrials(const std::string& engine, const std::vector<bundle::Trial>& trials) {
+  std::set<std::string> seen;
+  for (const bundle::Trial& t : trials) {
+    std::error_code ec;
+    const std::filesystem::path canonical = std::filesystem::weakly_canonical(t.path, ec);
+    if (!seen.insert(ec ? t.path : canonical.string()).second) {
+      return Status::Error("bundle.duplicate_trial",
+                           "engine " + engine + " lists this trial twice; each trial counts once in the medians",
+                           {t.path}, ErrorKind::kUsage);
+    }
+  }
+  return Status();
+}
+
 StatusOr<EngineTrials> DiscoverEngines(const AttributeArgs& args) {
   EngineTrials out;
   std::map<std::string, std::vector<std::string>> paths_given;
@@ -141,6 +159,7 @@ StatusOr<EngineTrials> DiscoverEngines(const AttributeArgs& args) {
   }
   for (const std::string& engine : out.order) {
     const std::vector<bundle::Trial>& trials = out.trials[engine];
+    PERFGATE_RETURN_IF_ERROR(CheckDistinctTrials(engine, trials));
     PERFGATE_RETURN_IF_ERROR(bundle::RequireTrials(paths_given[engine].front(), {trials, {}}, args.min_trials));
     for (const bundle::Trial& t : trials) {
       if (t.source == trials.front().source) continue;

@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/text_input.h"
+
 namespace perfgate::attribution {
 namespace {
 
@@ -105,12 +107,13 @@ std::set<std::string> KernelFamilyNames(const KernelFamilyTable& table) {
 }
 
 StatusOr<KernelFamilyTable> LoadKernelFamilies(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Status::Error("io.not_found", "cannot open kernel-family table", {path});
+  auto text = internal::ReadWholeFile(path);
+  if (!text.ok()) return text.status();
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
+    j = nlohmann::json::parse(*text);
+  } catch (const nlohmann::json::exception& e) {
+    // parse_error, and out_of_range for a number such as 1e999.
     return Status::Error("families.bad_json", e.what(), {path});
   }
   KernelFamilyTable t;

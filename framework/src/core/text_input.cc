@@ -12,6 +12,7 @@
 #include <cstring>
 #include <random>
 
+#include <sys/stat.h>
 #include <zlib.h>
 
 #if defined(__SSE2__)
@@ -20,12 +21,35 @@
 
 namespace perfgate::internal {
 
+namespace {
+
+// The error for a path that cannot be opened, named for what is wrong with it.
+Status OpenError(const std::string& path, int err) {
+  const char* code = err == ENOENT ? "io.not_found" : err == EACCES || err == EPERM ? "io.permission_denied"
+                                                                                      : "io.read_failed";
+  return Status::Error(code, std::string("cannot open: ") + std::strerror(err), {path});
+}
+
+// Only regular files are read: a directory would report a size of LONG_MAX, a FIFO
+// or a device would block or never end.
+Status RequireRegularFile(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return OpenError(path, errno);
+  if (S_ISREG(st.st_mode)) return Status();
+  const char* what = S_ISDIR(st.st_mode)    ? "a directory"
+                     : S_ISFIFO(st.st_mode) ? "a FIFO"
+                     : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+                     : S_ISSOCK(st.st_mode) ? "a socket"
+                                            : "not a regular file";
+  return Status::Error("io.not_a_file", std::string("expected a regular file, found ") + what, {path});
+}
+
+}  // namespace
+
 StatusOr<std::string> ReadWholeFile(const std::string& path) {
+  PERFGATE_RETURN_IF_ERROR(RequireRegularFile(path));
   std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) {
-    return Status::Error(errno == ENOENT ? "io.not_found" : "io.read_failed",
-                         std::string("cannot open: ") + std::strerror(errno), {path});
-  }
+  if (f == nullptr) return OpenError(path, errno);
   std::string out;
   if (std::fseek(f, 0, SEEK_END) == 0) {
     long size = std::ftell(f);

@@ -1,6 +1,8 @@
 #include "core/text_input.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -136,6 +138,31 @@ TEST(Gzip, TruncatedOrCorruptStreamIsAnError) {
   std::string corrupt = gz;
   corrupt[12] ^= 0x55;
   EXPECT_FALSE(Gunzip(corrupt, "bad.gz").ok());
+}
+
+}  // namespace
+}  // namespace perfgate::internal
+
+namespace perfgate::internal {
+namespace {
+
+// A directory used to abort (ftell reports LONG_MAX, reserve throws) and a FIFO to
+// block forever in fopen: only regular files are read.
+TEST(ReadWholeFile, ADirectoryOrAFifoIsNoFileAndNeverBlocks) {
+  const std::string dir = ::testing::TempDir() + "perfgate-not-a-file-" + std::to_string(::getpid());
+  ASSERT_EQ(::mkdir(dir.c_str(), 0700), 0);
+  auto d = ReadWholeFile(dir);
+  ASSERT_FALSE(d.ok());
+  EXPECT_EQ(d.status().code(), "io.not_a_file");
+  EXPECT_NE(d.status().message().find("found a directory"), std::string::npos) << d.status().message();
+  const std::string fifo = dir + "/pipe.xml";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto f = ReadWholeFile(fifo);
+  ASSERT_FALSE(f.ok());
+  EXPECT_EQ(f.status().code(), "io.not_a_file");
+  EXPECT_NE(f.status().message().find("found a FIFO"), std::string::npos) << f.status().message();
+  ::unlink(fifo.c_str());
+  ::rmdir(dir.c_str());
 }
 
 }  // namespace

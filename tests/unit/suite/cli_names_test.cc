@@ -34,3 +34,16 @@ TEST(AttributeCliNames, TooFewTrialsFailWithMinTrials) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(AttributeCliNames, TheSameTrialGivenTwiceIsAnError) {
+  auto r = RunCommand(std::string(PERFGATE_CLI_PATH) + " attribute --trace llama=" + kRecordings +
+                      "/llama --trace llama=" + kRecordings + "/llama/trial-2 --tokens 64 --format json");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("trial-2: error[bundle.duplicate_trial]: engine llama lists this trial twice"),
+            std::string::npos)
+      << r.err;
+}
+
+}  // namespace

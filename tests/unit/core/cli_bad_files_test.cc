@@ -1,0 +1,49 @@
+// The CLI on paths that are no regular file, and on a kernel-family table whose JSON
+// nlohmann cannot represent: exit 2 with a named error, never an abort.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "support/run_command.h"
+
+namespace {
+
+using perfgate::testing_support::RunCommand;
+
+class CliBadFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = ::testing::TempDir() + "perfgate-cli-bad-" + std::to_string(::getpid());
+    ASSERT_EQ(::mkdir(dir_.c_str(), 0700), 0);
+  }
+  void TearDown() override { RunCommand("rm -rf '" + dir_ + "'"); }
+  std::string Cli(const std::string& args) { return std::string(PERFGATE_CLI_PATH) + " " + args; }
+  std::string dir_;
+};
+
+TEST_F(CliBadFiles, ADirectoryGivenAsAnExportIsAnErrorNotAnAbort) {
+  for (const char* cmd : {"table", "toc", "info"}) {
+    auto r = RunCommand(Cli(std::string(cmd) + " '" + dir_ + "'"));
+    EXPECT_EQ(r.exit_code, 2) << cmd << ": " << r.err;
+    EXPECT_NE(r.err.find(dir_ + ": error[io.not_a_file]: expected a regular file, found a directory"),
+              std::string::npos)
+        << cmd << ": " << r.err;
+  }
+}
+
+TEST_F(CliBadFiles, KernelFamiliesThatAreADirectoryOrHoldAnUnrepresentableNumber) {
+  const std::string trace = std::string(PERFGATE_SOURCE_DIR) + "/fixtures/recordings/decode_q4_0/llama";
+  const std::string base = Cli("attribute --trace llama=" + trace + " --tokens 64 --format json --kernel-families ");
+  auto as_dir = RunCommand(base + "'" + dir_ + "'");
+  EXPECT_EQ(as_dir.exit_code, 2) << as_dir.err;
+  EXPECT_NE(as_dir.err.find("error[io.not_a_file]"), std::string::npos) << as_dir.err;
+  const std::string huge = dir_ + "/families.json";
+  std::ofstream(huge) << R"({"rules": [{"prefix": "mul_mv", "family": "mv"}], "x": 1e999})";
+  auto r = RunCommand(base + "'" + huge + "'");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("error[families.bad_json]"), std::string::npos) << r.err;
+}
+
+}  // namespace
