@@ -272,8 +272,15 @@ Status ResolveTokens(std::optional<int64_t> in_trace, const AttributionOptions& 
                        ErrorKind::kUsage);
 }
 
-void SummarizeKeptWork(std::vector<std::pair<int64_t, int64_t>> intervals, const AttributionOptions& options,
-                       TrialSummary* s) {
+Status SummarizeKeptWork(std::vector<std::pair<int64_t, int64_t>> intervals, const AttributionOptions& options,
+                         const std::string& path, TrialSummary* s) {
+  if (intervals.empty()) {
+    return Status::Error("attr.empty_window",
+                         "no work of the target is left to attribute: the decode window keeps none (" +
+                             std::to_string(s->excluded_outside_window) +
+                             " excluded outside it); check --window, the token label and the process filter",
+                         {path});
+  }
   const std::vector<Bucket>& buckets = options.buckets;
   std::vector<std::vector<int64_t>> by_bucket(buckets.size());
   for (const auto& [start_ns, end_ns] : intervals) {
@@ -295,6 +302,7 @@ void SummarizeKeptWork(std::vector<std::pair<int64_t, int64_t>> intervals, const
   s->dispatches_per_token = static_cast<double>(s->submissions) / per_token;
   s->gpu_us_per_token = static_cast<double>(s->total_sum_ns) / 1000.0 / per_token;
   s->busy_us_per_token = static_cast<double>(s->busy_union_ns) / 1000.0 / per_token;
+  return Status();
 }
 
 void CountMixedProcesses(const std::map<std::string, int64_t>& kept_per_process, const std::string& path,

@@ -679,7 +679,7 @@ StatusOr<TrialSummary> SummarizeJsonTrial(const GpuTrace& trace, const Attributi
   std::vector<std::pair<int64_t, int64_t>> intervals;
   intervals.reserve(kept.kernels.size());
   for (const Item& k : kept.kernels) intervals.emplace_back(k.work->start_ns, k.work->end_ns);
-  attribution::SummarizeKeptWork(std::move(intervals), options, &s);
+  PERFGATE_RETURN_IF_ERROR(attribution::SummarizeKeptWork(std::move(intervals), options, trace.path, &s));
   const attribution::KernelFamilyTable& families = FamilyTableInForce(options);
   SummarizeFamilies(kept.kernels, families, &s, &x);
   SummarizePhases(kept.kernels, annotations, &s);

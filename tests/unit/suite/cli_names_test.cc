@@ -47,3 +47,25 @@ TEST(AttributeCliNames, TheSameTrialGivenTwiceIsAnError) {
 }
 
 }  // namespace
+
+namespace {
+
+// A window that selects nothing used to give exit 0 and all-zero figures, which every
+// budget passes.
+TEST(AttributeCliNames, AWindowThatKeepsNothingIsAnError) {
+  auto r = RunCommand(std::string(PERFGATE_CLI_PATH) + " attribute --trace llama=" + kRecordings +
+                      "/llama --tokens 64 --window time:0:1 --format json");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  // 211 = the target's submissions of trial-1, all outside [0, 1) ns.
+  EXPECT_NE(r.err.find("llama/trial-1: error[attr.empty_window]: no work of the target is left to attribute: "
+                       "the decode window keeps none (211 excluded outside it)"),
+            std::string::npos)
+      << r.err;
+  const std::string graphs = std::string(PERFGATE_SOURCE_DIR) + "/fixtures/recordings/torch_decode_h200/graphs";
+  auto json = RunCommand(std::string(PERFGATE_CLI_PATH) + " attribute --trace graphs=" + graphs +
+                         "/trial-1/trace.json.gz --tokens 64 --window time:0:1 --format json");
+  EXPECT_EQ(json.exit_code, 2) << json.err;
+  EXPECT_NE(json.err.find("error[attr.empty_window]"), std::string::npos) << json.err;
+}
+
+}  // namespace

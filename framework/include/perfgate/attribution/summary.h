@@ -203,9 +203,10 @@ Status ResolveTokens(std::optional<int64_t> in_trace, const AttributionOptions& 
 // The figures of the kept work, given each item's [start_ns, end_ns] in the source's
 // order (the seed's p95 depends on it): the duration buckets of options.buckets,
 // total_sum_ns, busy_union_ns, submissions and the per-token figures. s->tokens must
-// be resolved first.
-void SummarizeKeptWork(std::vector<std::pair<int64_t, int64_t>> intervals, const AttributionOptions& options,
-                       TrialSummary* s);
+// be resolved first. No kept work at all is an error (attr.empty_window, at `path`):
+// all-zero figures would pass every budget on no data.
+Status SummarizeKeptWork(std::vector<std::pair<int64_t, int64_t>> intervals, const AttributionOptions& options,
+                         const std::string& path, TrialSummary* s);
 
 // Counts attr.mixed_processes when the kept work (items per process label, e.g.
 // "hf2q (4242)") comes from more than one process: the count is the items outside

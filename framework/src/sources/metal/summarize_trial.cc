@@ -415,7 +415,7 @@ StatusOr<TrialSummary> SummarizeTrial(const TrialTables& tables, const Attributi
   PERFGATE_RETURN_IF_ERROR(CountTokensInTrace(kept, joins, options, label_occurrences, tables.path, &s));
   PERFGATE_RETURN_IF_ERROR(ResolveTokens(s.tokens_in_trace, options, tables.path, &s));
 
-  SummarizeKeptWork(IntervalsOf(kept), options, &s);
+  PERFGATE_RETURN_IF_ERROR(SummarizeKeptWork(IntervalsOf(kept), options, tables.path, &s));
   JoinFamiliesAndPhases(kept, joins, options.seed_compat, &s);
   BuildKernelRegistry(tables, options, &s);
   CrossCheckGpuIntervals(tables, options, &s);
