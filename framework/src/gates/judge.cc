@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "gates/gates_internal.h"
 #include "perfgate/stats/summary.h"
 
 namespace perfgate::gates {
@@ -13,17 +14,9 @@ namespace {
 // the golden's rounding to 6 significant digits.
 constexpr double kSlack = 1e-9;
 
-std::string Number(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
-
-double Spread(const std::vector<double>& v) {
-  if (v.empty()) return 0;
-  auto [lo, hi] = std::minmax_element(v.begin(), v.end());
-  return *hi - *lo;
-}
+using internal::BadwardDelta;
+using internal::FormatValue;
+using internal::Spread;
 
 NoisyPolicy AsNoisy(const Policy& p) {
   NoisyPolicy n;
@@ -34,16 +27,10 @@ NoisyPolicy AsNoisy(const Policy& p) {
   return n;
 }
 
-// How far `delta` goes in the failing direction.
-double BadChange(Direction dir, double delta) {
-  if (dir == Direction::kBoth) return std::fabs(delta);
-  return dir == Direction::kHigherIsBetter ? -delta : delta;
-}
-
 // The rank test's word on a limit check, where both sides have trials.
 std::string Significance(const MetricVerdict& v, double alpha) {
   if (!v.p_value) return "";
-  const std::string p = "p = " + Number(*v.p_value) + ", n = " + std::to_string(v.n_baseline) + "/" +
+  const std::string p = "p = " + FormatValue(*v.p_value) + ", n = " + std::to_string(v.n_baseline) + "/" +
                         std::to_string(v.n_current);
   return *v.p_value <= alpha ? "; the trials confirm it (" + p + ")"
                              : "; too few trials to confirm it (" + p + "), and a gate fails closed";
@@ -77,7 +64,7 @@ bool BeyondLimit(const Policy& policy, double limit, double value) {
   if (!std::isfinite(value)) return true;
   const double tolerance = ToleranceOf(policy, limit);
   const double slack = policy.kind == Kind::kNoisy ? kSlack * (std::fabs(limit) + tolerance) : 0;
-  return BadChange(policy.dir, value - limit) > tolerance + slack;
+  return BadwardDelta(value - limit, policy.dir) > tolerance + slack;
 }
 
 MetricVerdict Judge(std::string metric, const std::vector<double>& baseline, const std::vector<double>& current,
@@ -106,10 +93,10 @@ LimitVerdict JudgeLimit(std::string metric, double current_median, const std::ve
   const bool beyond = BeyondLimit(policy, limit, current_median);
   out.pass = !beyond || !policy.gated;
   const bool better = !beyond && policy.dir != Direction::kBoth &&
-                      BadChange(policy.dir, v.delta) < -v.threshold;
+                      BadwardDelta(v.delta, policy.dir) < -v.threshold;
   v.verdict = beyond ? Verdict::kRegressed : better ? Verdict::kImproved : Verdict::kSame;
-  std::string line = v.metric + " " + Number(current_median) + " vs limit " + Number(limit);
-  if (v.threshold > 0) line += " (tolerance " + Number(v.threshold) + ")";
+  std::string line = v.metric + " " + FormatValue(current_median) + " vs limit " + FormatValue(limit);
+  if (v.threshold > 0) line += " (tolerance " + FormatValue(v.threshold) + ")";
   if (beyond) {
     line += ": beyond the limit, " + std::string(VerdictName(v.verdict)) + Significance(v, policy.alpha);
     if (!policy.gated) line += "; not gated (" + (policy.reason.empty() ? std::string("reported only") : policy.reason) + ")";

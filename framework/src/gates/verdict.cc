@@ -7,10 +7,15 @@
 #include <numeric>
 #include <utility>
 
+#include "gates/gates_internal.h"
 #include "perfgate/stats/summary.h"
 
 namespace perfgate::gates {
 namespace {
+
+using internal::BadwardDelta;
+using internal::FormatValue;
+using internal::Spread;
 
 // Power the trial counts must have had at the minimum effect before p > alpha may be
 // called SAME, and the power the more-trials estimate aims for.
@@ -29,12 +34,6 @@ double NormalUpperQuantile(double q) {
     (NormalUpperTail(mid) > q ? lo : hi) = mid;
   }
   return (lo + hi) / 2;
-}
-
-double Spread(const std::vector<double>& v) {
-  if (v.empty()) return 0;
-  auto [lo, hi] = std::minmax_element(v.begin(), v.end());
-  return *hi - *lo;
 }
 
 // Sum of squared deviations from the mean.
@@ -83,9 +82,6 @@ std::string Printf(const char* format, double v) {
   std::snprintf(buf, sizeof buf, format, v);
   return buf;
 }
-
-// Values: six significant digits (9735.6, 44, 0.0123).
-std::string FormatValue(double v) { return Printf("%.6g", v); }
 
 std::string FormatPct(double pct) { return Printf("%+.1f %%", pct); }
 
@@ -139,12 +135,6 @@ MetricVerdict Describe(std::string metric, const std::vector<double>& baseline,
   r.baseline_spread = Spread(b);
   r.current_spread = Spread(c);
   return r;
-}
-
-// Positive when the change is in the bad direction.
-double BadwardDelta(double delta, Direction direction) {
-  if (direction == Direction::kBoth) return std::fabs(delta);
-  return direction == Direction::kLowerIsBetter ? delta : -delta;
 }
 
 // "<metric> <current> vs <baseline> (<Δ>, limit <±x>, " up to the p-value.
