@@ -11,7 +11,6 @@
 #include "commands.h"
 #include "perfgate/attribution/attribute.h"
 #include "perfgate/bundle/trials.h"
-#include "perfgate/sources/source.h"
 #include "perfgate/report/formats.h"
 
 namespace perfgate::cli {
@@ -161,13 +160,7 @@ StatusOr<EngineTrials> DiscoverEngines(const AttributeArgs& args) {
     const std::vector<bundle::Trial>& trials = out.trials[engine];
     PERFGATE_RETURN_IF_ERROR(CheckDistinctTrials(engine, trials));
     PERFGATE_RETURN_IF_ERROR(bundle::RequireTrials(paths_given[engine].front(), {trials, {}}, args.min_trials));
-    for (const bundle::Trial& t : trials) {
-      if (t.source == trials.front().source) continue;
-      return Status::Error("bundle.mixed_sources",
-                           "engine " + engine + " mixes trials of two sources: " + trials.front().path + " and " +
-                               t.path + "; submissions and kernels do not share a median",
-                           {t.path}, ErrorKind::kUsage);
-    }
+    PERFGATE_RETURN_IF_ERROR(bundle::RequireOneSource(paths_given[engine].front(), trials));
   }
   PERFGATE_RETURN_IF_ERROR(CheckEngineNames("--tokens", args.tokens, out.order));
   PERFGATE_RETURN_IF_ERROR(CheckEngineNames("--process", args.process, out.order));
@@ -217,16 +210,13 @@ StatusOr<attribution::AttributionOptions> EngineOptions(const AttributeArgs& arg
 // filter when --process names none.
 StatusOr<attribution::EngineSummary> AttributeEngine(const std::string& engine, const std::vector<bundle::Trial>& trials,
                                                      const attribution::AttributionOptions& options) {
-  std::vector<attribution::TrialSummary> summaries;
-  for (const bundle::Trial& t : trials) {
-    auto summary = t.source->summarize(t.path, sources::WithDefaultProcessFilter(*t.source, engine, options));
-    if (!summary.ok()) return summary.status();
-    std::cerr << "ok: " << engine << ' ' << t.path << ": " << summary->submissions << ' '
-              << t.source->descriptor.words.units << " over " << summary->tokens << " tokens ("
-              << summary->tokens_source << "), " << summary->shader_count << " shaders\n";
-    summaries.push_back(std::move(summary).value());
-  }
-  return attribution::SummarizeEngine(engine, std::move(summaries), options.buckets, options.seed_compat);
+  return bundle::AttributeTrials(engine, trials, options,
+                                 [&](const bundle::Trial& t, const attribution::TrialSummary& summary) {
+                                   std::cerr << "ok: " << engine << ' ' << t.path << ": " << summary.submissions
+                                             << ' ' << t.source->descriptor.words.units << " over " << summary.tokens
+                                             << " tokens (" << summary.tokens_source << "), "
+                                             << summary.shader_count << " shaders\n";
+                                 });
 }
 
 // Every engine attributed, and the comparison when there is a baseline.

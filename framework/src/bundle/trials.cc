@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "perfgate/attribution/attribute.h"
 #include "perfgate/xctrace/metal_tables.h"
 #include "perfgate/xctrace/recorder.h"
 
@@ -86,6 +87,19 @@ std::string Listing(const fs::path& dir) {
   return out;
 }
 
+// The file a trace-event trial directory holds its trace in.
+constexpr const char* kTrialTraceFiles[] = {"trace.json", "trace.json.gz"};
+
+// A directory that a source reads, or that holds its trace in a trial trace file.
+bool LooksLikeTrialDirectory(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return false;
+  for (const char* name : kTrialTraceFiles) {
+    if (fs::exists(dir / name, ec)) return true;
+  }
+  return sources::SniffSource(dir.string()) != nullptr;
+}
+
 std::string MetaPathOf(const fs::path& trial) {
   std::error_code ec;
   const fs::path dir = fs::is_directory(trial, ec) ? trial : trial.parent_path();
@@ -103,7 +117,7 @@ StatusOr<Trial> TrialOfDirectory(const fs::path& dir) {
   if (const sources::TraceSource* s = sources::SniffSource(dir.string())) {
     return Trial{dir.string(), s, MetaPathOf(dir)};
   }
-  for (const char* name : {"trace.json", "trace.json.gz"}) {
+  for (const char* name : kTrialTraceFiles) {
     const fs::path file = dir / name;
     if (!fs::is_regular_file(file, ec)) continue;
     if (const sources::TraceSource* s = sources::SniffSource(file.string())) {
@@ -148,30 +162,13 @@ Status AddEntry(const fs::directory_entry& entry, Recording* out) {
   return Status();
 }
 
-Status CheckOneSource(const std::string& path, const Recording& r) {
-  for (const Trial& t : r.trials) {
-    if (t.source != r.trials.front().source) {
-      return Status::Error("bundle.mixed_sources",
-                           "the recording mixes trials of two sources: " + r.trials.front().path + " (" +
-                               std::string(r.trials.front().source->descriptor.name) + ") and " + t.path + " (" +
-                               std::string(t.source->descriptor.name) + ")",
-                           {path});
-    }
-  }
-  return Status();
-}
-
 // A directory read as one trial must not also hold trials: they would vanish unread.
 Status RequireNoTrialInside(const fs::path& dir) {
   auto entries = SortedEntries(dir);
   if (!entries.ok()) return entries.status();
-  std::error_code ec;
   for (const auto& e : *entries) {
     const fs::path& p = e.path();
-    const bool trial = fs::is_directory(p, ec) &&
-                       (sources::SniffSource(p.string()) != nullptr || fs::exists(p / "trace.json", ec) ||
-                        fs::exists(p / "trace.json.gz", ec));
-    if (trial) {
+    if (LooksLikeTrialDirectory(p)) {
       return Status::Error("bundle.ambiguous",
                            "this directory is a trial itself and also holds the trial " + p.filename().string() +
                                "; move the trial files or the trial directories elsewhere",
@@ -193,7 +190,7 @@ StatusOr<Recording> DiscoverRecordingDirectory(const std::string& path) {
                              Listing(path) + ")",
                          {path});
   }
-  PERFGATE_RETURN_IF_ERROR(CheckOneSource(path, out));
+  PERFGATE_RETURN_IF_ERROR(RequireOneSource(path, out.trials));
   return out;
 }
 
@@ -210,10 +207,7 @@ StatusOr<Recording> DiscoverTrials(const std::string& path) {
     return Recording{{Trial{path, s, ""}}, {}};
   }
   const fs::path dir(path);
-  const bool is_one_trial = fs::exists(dir / std::string(xctrace::kIncompleteMarkerFile), ec) ||
-                            fs::exists(dir / "trace.json", ec) || fs::exists(dir / "trace.json.gz", ec) ||
-                            sources::SniffSource(path) != nullptr;
-  if (is_one_trial) {
+  if (fs::exists(dir / std::string(xctrace::kIncompleteMarkerFile), ec) || LooksLikeTrialDirectory(dir)) {
     PERFGATE_RETURN_IF_ERROR(RequireNoTrialInside(dir));
     auto trial = TrialOfDirectory(dir);
     if (!trial.ok()) return trial.status();
@@ -232,6 +226,33 @@ Status RequireTrials(const std::string& path, const Recording& recording, int mi
                            std::to_string(min_trials) +
                            " required: record more trials, or lower the minimum (min_trials / --min-trials)",
                        {path});
+}
+
+Status RequireOneSource(const std::string& path, const std::vector<Trial>& trials) {
+  for (const Trial& t : trials) {
+    if (t.source != trials.front().source) {
+      return Status::Error("bundle.mixed_sources",
+                           "the trials mix two sources: " + trials.front().path + " (" +
+                               std::string(trials.front().source->descriptor.name) + ") and " + t.path + " (" +
+                               std::string(t.source->descriptor.name) +
+                               "); submissions and kernels do not share a median",
+                           {path});
+    }
+  }
+  return Status();
+}
+
+StatusOr<attribution::EngineSummary> AttributeTrials(const std::string& engine, const std::vector<Trial>& trials,
+                                                     const attribution::AttributionOptions& options,
+                                                     const TrialObserver& on_trial) {
+  std::vector<attribution::TrialSummary> summaries;
+  for (const Trial& t : trials) {
+    auto summary = t.source->summarize(t.path, sources::WithDefaultProcessFilter(*t.source, engine, options));
+    if (!summary.ok()) return summary.status();
+    if (on_trial) on_trial(t, *summary);
+    summaries.push_back(std::move(summary).value());
+  }
+  return attribution::SummarizeEngine(engine, std::move(summaries), options.buckets, options.seed_compat);
 }
 
 namespace {

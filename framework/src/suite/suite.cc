@@ -18,6 +18,12 @@ using attribution::Bucket;
 
 std::string EnvOr(const EnvLookup& env, const char* name) { return env(name).value_or(""); }
 
+// PERFGATE_RECORDINGS when set, else the suite's registered directory.
+std::string RecordingsDir(const SuiteConfig& config, const EnvLookup& env) {
+  const std::string from_env = EnvOr(env, "PERFGATE_RECORDINGS");
+  return from_env.empty() ? config.recordings_dir : from_env;
+}
+
 bool SameBuckets(const std::vector<Bucket>& a, const std::vector<Bucket>& b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
@@ -128,20 +134,13 @@ Status LoadEngine(const EngineSpec& e, int min_trials, const std::string& engine
   auto recording = bundle::DiscoverTrials(engine_dir);
   if (!recording.ok()) return recording.status();
   PERFGATE_RETURN_IF_ERROR(bundle::RequireTrials(engine_dir, *recording, e.min_trials > 0 ? e.min_trials : min_trials));
-  std::vector<attribution::TrialSummary> trials;
-  std::vector<std::string> paths;
-  for (const bundle::Trial& t : recording->trials) {
-    auto summary = t.source->summarize(t.path, sources::WithDefaultProcessFilter(*t.source, e.name, e.options));
-    if (!summary.ok()) return summary.status();
-    trials.push_back(std::move(summary).value());
-    paths.push_back(t.path);
-  }
+  auto summary = bundle::AttributeTrials(e.name, recording->trials, e.options);
+  if (!summary.ok()) return summary.status();
   auto meta = bundle::ReadTrialMeta(recording->trials.front());
   if (!meta.ok()) return meta.status();
   data->meta[e.name] = std::move(meta).value();
-  data->trial_paths[e.name] = std::move(paths);
-  data->engines.emplace(e.name, attribution::SummarizeEngine(e.name, std::move(trials), e.options.buckets,
-                                                             e.options.seed_compat));
+  for (const bundle::Trial& t : recording->trials) data->trial_paths[e.name].push_back(t.path);
+  data->engines.emplace(e.name, std::move(summary).value());
   return Status();
 }
 
@@ -250,10 +249,7 @@ std::string SuiteData::EngineNames() const {
   return out.empty() ? "none" : out;
 }
 
-std::string ResolveRecordingsDir(const SuiteConfig& config) {
-  std::string env = EnvOr(ProcessEnv, "PERFGATE_RECORDINGS");
-  return env.empty() ? config.recordings_dir : env;
-}
+std::string ResolveRecordingsDir(const SuiteConfig& config) { return RecordingsDir(config, ProcessEnv); }
 
 std::string ConfigKey(const SuiteConfig& c) {
   std::string key = c.suite + "\n" + c.baseline + "\n" + BucketsKey(c.buckets) + "\n" + std::to_string(c.min_trials) +
@@ -268,8 +264,7 @@ std::string ConfigKey(const SuiteConfig& c) {
 }
 
 SuiteLoad LoadSuite(const SuiteConfig& config, const EnvLookup& env) {
-  const std::string from_env = EnvOr(env, "PERFGATE_RECORDINGS");
-  return Load(config, from_env.empty() ? config.recordings_dir : from_env, env);
+  return Load(config, RecordingsDir(config, env), env);
 }
 
 SuiteLoad LoadSuite(const SuiteConfig& config) {

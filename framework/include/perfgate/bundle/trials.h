@@ -10,6 +10,7 @@
 #ifndef PERFGATE_BUNDLE_TRIALS_H_
 #define PERFGATE_BUNDLE_TRIALS_H_
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -40,6 +41,18 @@ StatusOr<Recording> DiscoverTrials(const std::string& path);
 
 // Requires at least `min_trials` trials: bundle.too_few_trials otherwise, naming them.
 Status RequireTrials(const std::string& path, const Recording& recording, int min_trials);
+
+// Requires every trial to come from one source (submissions and kernels share no
+// median): bundle.mixed_sources otherwise, naming a trial of each, at `path`.
+Status RequireOneSource(const std::string& path, const std::vector<Trial>& trials);
+
+// Attributes each trial of one engine through its source, with the source's default
+// process filter where `options` names none (sources::WithDefaultProcessFilter), and
+// takes the medians. `on_trial`, when given, sees each trial's summary as it is made.
+using TrialObserver = std::function<void(const Trial&, const attribution::TrialSummary&)>;
+StatusOr<attribution::EngineSummary> AttributeTrials(const std::string& engine, const std::vector<Trial>& trials,
+                                                     const attribution::AttributionOptions& options,
+                                                     const TrialObserver& on_trial = {});
 
 // The recording's own account of a trial (meta.json beside the trial's files, written
 // by `perfgate record` and the recording scripts), flattened to "a.b" keys with each
