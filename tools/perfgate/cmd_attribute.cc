@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "perfgate/attribution/attribute.h"
 #include "perfgate/bundle/trials.h"
+#include "perfgate/core/names.h"
 #include "perfgate/report/formats.h"
 
 namespace perfgate::cli {
@@ -64,10 +65,8 @@ Status CheckEngineNames(const char* option, const std::vector<std::string>& item
   std::string ignored;
   for (const auto& [name, _] : PerEngine(items, &ignored)) {
     if (std::find(engines.begin(), engines.end(), name) != engines.end()) continue;
-    std::string known;
-    for (const auto& e : engines) known += (known.empty() ? "" : ", ") + e;
     return Usage(std::string(option) + " " + name + "=...: no engine '" + name + "' was given with --trace (engines: " +
-                 known + "); a value that holds '=' is written ENGINE=VALUE");
+                 ListNames(engines, "") + "); a value that holds '=' is written ENGINE=VALUE");
   }
   return Status();
 }
@@ -167,12 +166,7 @@ StatusOr<EngineTrials> DiscoverEngines(const AttributeArgs& args) {
   PERFGATE_RETURN_IF_ERROR(CheckEngineNames("--window", args.window, out.order));
   if (!args.baseline.empty() && !out.trials.count(args.baseline)) {
     return Usage("--baseline " + args.baseline + " has no --trace " + args.baseline + "=PATH (engines: " +
-                 [&] {
-                   std::string names;
-                   for (const auto& e : out.order) names += (names.empty() ? "" : ", ") + e;
-                   return names;
-                 }() +
-                 ")");
+                 ListNames(out.order, "") + ")");
   }
   if (!args.baseline.empty() && out.order.size() < 2) return Usage("--baseline needs at least one other engine's traces");
   if (!args.baseline.empty()) {

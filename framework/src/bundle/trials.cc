@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "perfgate/attribution/attribute.h"
+#include "perfgate/core/names.h"
 #include "perfgate/xctrace/metal_tables.h"
 #include "perfgate/xctrace/recorder.h"
 
@@ -219,8 +220,9 @@ StatusOr<Recording> DiscoverTrials(const std::string& path) {
 Status RequireTrials(const std::string& path, const Recording& recording, int min_trials) {
   const int n = static_cast<int>(recording.trials.size());
   if (n >= min_trials) return Status();
-  std::string names;
-  for (const Trial& t : recording.trials) names += (names.empty() ? "" : ", ") + fs::path(t.path).filename().string();
+  std::vector<std::string> trials;
+  for (const Trial& t : recording.trials) trials.push_back(fs::path(t.path).filename().string());
+  const std::string names = ListNames(trials, "");
   return Status::Error("bundle.too_few_trials",
                        std::to_string(n) + " trial" + (n == 1 ? "" : "s") + " (" + names + "), fewer than the " +
                            std::to_string(min_trials) +

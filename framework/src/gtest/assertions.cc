@@ -7,6 +7,7 @@
 #include <iostream>
 #include <set>
 
+#include "perfgate/core/names.h"
 #include "perfgate/gates/judge.h"
 #include "perfgate/gtest/perfgate_gtest.h"
 #include "perfgate/metrics/catalogue.h"
@@ -52,10 +53,12 @@ void Record(const std::string& key, double value) {
   ::testing::Test::RecordProperty(PropertyKey(key), RoundTrip(value));
 }
 
-std::string Join(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out.empty() ? "none" : out;
+// The keys of a map by name, in its order.
+template <typename Map>
+std::vector<std::string> KeysOf(const Map& m) {
+  std::vector<std::string> keys;
+  for (const auto& [key, _] : m) keys.push_back(key);
+  return keys;
 }
 
 // A summary without trials is no engine: a typo'd name, or a recording never loaded.
@@ -101,11 +104,7 @@ const TrialMedian* PhaseMetric(const EngineSummary& e, const std::string& phase,
   return it == e.cb_label_gpu.end() ? nullptr : &(it->second.*field);
 }
 
-std::string KnownPhases(const EngineSummary& e) {
-  std::string out;
-  for (const auto& [p, _] : e.cb_label_gpu) out += (out.empty() ? "" : ", ") + p;
-  return out.empty() ? "none" : out;
-}
+std::string KnownPhases(const EngineSummary& e) { return ListNames(KeysOf(e.cb_label_gpu)); }
 
 ::testing::AssertionResult PhaseBudget(const EngineSummary& e, const std::string& phase, double budget,
                                        TrialMedian attribution::PhaseMedians::*field, const std::string& unit) {
@@ -126,17 +125,13 @@ const attribution::BucketMedians* Bucket(const EngineSummary& e, const std::stri
   return nullptr;
 }
 
-std::string KnownBuckets(const EngineSummary& e) {
-  std::vector<std::string> names;
-  for (const auto& [n, _] : e.buckets) names.push_back(n);
-  return Join(names);
-}
+std::string KnownBuckets(const EngineSummary& e) { return ListNames(KeysOf(e.buckets)); }
 
 std::string KnownFamilies(const EngineSummary& e, const EngineSummary& b) {
   std::set<std::string> names;
   for (const auto& [f, _] : e.encoder_gpu) names.insert(f);
   for (const auto& [f, _] : b.encoder_gpu) names.insert(f);
-  return Join({names.begin(), names.end()});
+  return ListNames({names.begin(), names.end()});
 }
 
 // Engine versus baseline plus the allowance, judged by the one judge: any median
@@ -430,7 +425,7 @@ std::optional<::testing::AssertionResult> RequireKnownFamily(const EngineSummary
   if (e.known_kernel_families.empty() || e.known_kernel_families.count(family)) return std::nullopt;
   return ::testing::AssertionFailure() << "unknown kernel family '" << family << "': no kernel-family rule of "
                                        << e.name << " names it (families: "
-                                       << Join({e.known_kernel_families.begin(), e.known_kernel_families.end()})
+                                       << ListNames({e.known_kernel_families.begin(), e.known_kernel_families.end()})
                                        << ")" << Provenance(e);
 }
 
@@ -443,11 +438,9 @@ std::optional<::testing::AssertionResult> RequireKnownFamily(const EngineSummary
   if (it != e.shader_registry.end() && !it->second.empty()) {
     return ::testing::AssertionSuccess() << family << " present in " << e.name;
   }
-  std::string known;
-  for (const auto& [f, _] : e.shader_registry) known += (known.empty() ? "" : ", ") + f;
   return ::testing::AssertionFailure() << "kernel family '" << family << "' is absent from " << e.name
-                                       << "'s shader registry (families: " << (known.empty() ? "none" : known) << ")"
-                                       << Provenance(e);
+                                       << "'s shader registry (families: " << ListNames(KeysOf(e.shader_registry))
+                                       << ")" << Provenance(e);
 }
 
 ::testing::AssertionResult KernelFamilyAbsent(const EngineSummary& e, const std::string& family) {
@@ -458,10 +451,8 @@ std::optional<::testing::AssertionResult> RequireKnownFamily(const EngineSummary
   if (it == e.shader_registry.end() || it->second.empty()) {
     return ::testing::AssertionSuccess() << family << " absent from " << e.name;
   }
-  std::string names;
-  for (const auto& n : it->second) names += (names.empty() ? "" : ", ") + n;
-  return ::testing::AssertionFailure() << "kernel family '" << family << "' is present in " << e.name << ": " << names
-                                       << Provenance(e);
+  return ::testing::AssertionFailure() << "kernel family '" << family << "' is present in " << e.name << ": "
+                                       << ListNames({it->second.begin(), it->second.end()}, "") << Provenance(e);
 }
 
 }  // namespace perfgate::testing

@@ -1,5 +1,7 @@
 #include "perfgate/metrics/catalogue.h"
 
+#include "perfgate/core/names.h"
+
 namespace perfgate::metrics {
 namespace {
 
@@ -80,12 +82,6 @@ void AddExtras(const EngineSummary& e, Builder* b) {
   for (const auto& [key, m] : e.extras) b->Add("extras", "", key, m, PartTimePolicy());
 }
 
-std::string Join(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out.empty() ? "none" : out;
-}
-
 }  // namespace
 
 std::string MetricId::GoldenPath() const {
@@ -116,7 +112,7 @@ StatusOr<MetricId> MetricId::FromGoldenPath(std::string_view path) {
   const size_t first = p.find('/');
   if (first == std::string::npos) return MetricId{"", "", p};
   const std::string scope = p.substr(0, first);
-  std::string known;
+  std::vector<std::string> known;
   for (std::string_view s : kScopes) {
     if (!s.empty() && s == scope) {
       if (scope == "kernel_families") return MetricId{scope, p.substr(first + 1), "kernels"};
@@ -124,10 +120,10 @@ StatusOr<MetricId> MetricId::FromGoldenPath(std::string_view path) {
       if (last == first) return MetricId{scope, "", p.substr(first + 1)};
       return MetricId{scope, p.substr(first + 1, last - first - 1), p.substr(last + 1)};
     }
-    if (!s.empty()) known += (known.empty() ? "" : ", ") + std::string(s);
+    if (!s.empty()) known.emplace_back(s);
   }
   return Status::Error("metric.unknown_scope", "unknown metric scope '" + scope + "' in '" + p + "' (scopes: " +
-                                                   known + ", or none for engine totals)",
+                                                   ListNames(known) + ", or none for engine totals)",
                        {}, ErrorKind::kUsage);
 }
 
@@ -152,7 +148,7 @@ StatusOr<Metric> FindMetric(const EngineSummary& engine, std::string_view golden
   }
   return Status::Error("metric.unknown",
                        "engine '" + engine.name + "' has no metric '" + std::string(golden_path) + "' (" +
-                           (id->scope.empty() ? "totals" : id->scope) + ": " + Join(same_scope) + ")",
+                           (id->scope.empty() ? "totals" : id->scope) + ": " + ListNames(same_scope) + ")",
                        {}, ErrorKind::kUsage);
 }
 

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "perfgate/attribution/attribute.h"
+#include "perfgate/core/names.h"
 #include "perfgate/json_trace/reader.h"
 #include "perfgate/json_trace/trial.h"
 #include "perfgate/sources/source.h"
@@ -93,12 +94,13 @@ const TraceSource* SniffSource(const std::string& path) {
 }
 
 StatusOr<const TraceSource*> FindSource(std::string_view name) {
-  std::string known;
+  std::vector<std::string> known;
   for (const TraceSource& s : BuiltinSources()) {
     if (s.descriptor.name == name) return &s;
-    known += (known.empty() ? "" : ", ") + std::string(s.descriptor.name);
+    known.emplace_back(s.descriptor.name);
   }
-  return Status::Error("source.unknown", "unknown trace source '" + std::string(name) + "' (known: " + known + ")",
+  return Status::Error("source.unknown",
+                       "unknown trace source '" + std::string(name) + "' (known: " + ListNames(known) + ")",
                        {}, ErrorKind::kUsage);
 }
 

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "perfgate/bundle/trials.h"
+#include "perfgate/core/names.h"
 #include "perfgate/xctrace/recorder.h"
 
 namespace perfgate::suite {
@@ -75,8 +76,9 @@ StatusOr<std::vector<Bucket>> SuiteBuckets(const SuiteConfig& c) {
 // process filter is applied per trial, by its source.)
 StatusOr<std::vector<EngineSpec>> ResolvedEngines(const SuiteConfig& c) {
   std::set<std::string> names;
-  std::string listed;
-  for (const EngineSpec& e : c.engines) listed += (listed.empty() ? "" : ", ") + ("'" + e.name + "'");
+  std::vector<std::string> quoted;
+  for (const EngineSpec& e : c.engines) quoted.push_back("'" + e.name + "'");
+  const std::string listed = ListNames(quoted, "");
   for (const EngineSpec& e : c.engines) {
     if (e.name.empty() || !names.insert(e.name).second) {
       return Status::Error("suite.bad_config",
@@ -244,9 +246,9 @@ const attribution::EngineSummary& SuiteData::engine(const std::string& name) con
 }
 
 std::string SuiteData::EngineNames() const {
-  std::string out;
-  for (const auto& [name, _] : engines) out += (out.empty() ? "" : ", ") + name;
-  return out.empty() ? "none" : out;
+  std::vector<std::string> names;
+  for (const auto& [name, _] : engines) names.push_back(name);
+  return ListNames(names);
 }
 
 std::string ResolveRecordingsDir(const SuiteConfig& config) { return RecordingsDir(config, ProcessEnv); }
