@@ -3,7 +3,7 @@
 # Sourced by tools/run and tools/test; safe to run on its own.
 set -euo pipefail
 perfgate_packages=(cmake ninja-build g++ libgtest-dev libgmock-dev libbenchmark-dev
-                   libpugixml-dev nlohmann-json3-dev libcli11-dev zlib1g-dev)
+                   libpugixml-dev nlohmann-json3-dev libcli11-dev zlib1g-dev python3)
 missing=()
 for p in "${perfgate_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""The bad-input suite: crafted inputs, each run through perfgate with its expected end.
+
+Each `cases_<format>.py` beside this file defines CASES, a list of Case. Nothing is
+checked in but these scripts: `run` writes a case's files into a fresh directory of
+the build tree, runs the program, and asserts
+
+  * the exact exit code (a signal, a timeout or a sanitizer report always fails);
+  * `error[<code>]` on stderr when the case names a code;
+  * the compiler-form location `<path>:<line>:<col>: error[<code>]` when the case
+    gives `at=(line, col)`, or `<path>: error[<code>]` for `at="file"`;
+  * every string of `stderr_has` / `stdout_has`.
+
+  badinput.py cmake OUT.cmake           writes one add_test per case (run at configure)
+  badinput.py run FORMAT NAME --perfgate P --read R --work DIR
+  badinput.py count                     cases per format (the issue asks for >= 30)
+"""
+import argparse
+import dataclasses
+import importlib
+import os
+import shutil
+import subprocess
+import sys
+from typing import Callable, Dict, List, Optional, Tuple, Union
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# What a crash, an uncaught exception or undefined behaviour prints.
+CRASH_MARKS = ("terminate called", "AddressSanitizer", "LeakSanitizer", "runtime error:",
+               "Segmentation fault", "std::bad_alloc", "what():")
+
+
+@dataclasses.dataclass
+class Case:
+    name: str
+    args: List[str]                      # argv after the program; {file} names a file of
+                                         # `files`, {dir} the case directory
+    files: Dict[str, Union[bytes, str]] = dataclasses.field(default_factory=dict)
+    exit: int = 2
+    code: str = ""                       # the error code in `error[code]`
+    at: Union[None, str, Tuple[int, int]] = None  # (line, col), "file", or None
+    where: str = ""                      # the file `at` names; default: the first of `files`
+    program: str = "perfgate"            # or "perfgate_read" (tests/badinput/perfgate_read.cc)
+    setup: Optional[Callable[[str], None]] = None  # fn(case_dir): FIFOs, links, modes
+    stderr_has: List[str] = dataclasses.field(default_factory=list)
+    stdout_has: List[str] = dataclasses.field(default_factory=list)
+    timeout: float = 60
+    why: str = ""                        # what the input is, for the failure message
+
+
+def formats() -> List[str]:
+    return sorted(f[len("cases_"):-3] for f in os.listdir(HERE)
+                  if f.startswith("cases_") and f.endswith(".py"))
+
+
+def cases_of(fmt: str) -> List[Case]:
+    sys.path.insert(0, HERE)
+    cases = importlib.import_module("cases_" + fmt).CASES
+    names = [c.name for c in cases]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise SystemExit(f"badinput: cases_{fmt}.py names a case twice: {', '.join(dupes)}")
+    return cases
+
+
+def write_cmake(out: str) -> None:
+    lines = []
+    for fmt in formats():
+        for c in cases_of(fmt):
+            test = f"badinput.{fmt}.{c.name}"
+            lines.append(
+                f'add_test(NAME {test} COMMAND "${{Python3_EXECUTABLE}}" "{HERE}/badinput.py" run {fmt} {c.name} '
+                f'--perfgate "$<TARGET_FILE:perfgate>" --read "$<TARGET_FILE:perfgate_read>" '
+                f'--work "${{CMAKE_CURRENT_BINARY_DIR}}/work")')
+            lines.append(f"set_tests_properties({test} PROPERTIES LABELS unit TIMEOUT {int(c.timeout) + 30})")
+    text = "\n".join(lines) + "\n"
+    if not os.path.exists(out) or open(out).read() != text:
+        with open(out, "w") as f:
+            f.write(text)
+
+
+def materialize(case: Case, case_dir: str) -> Dict[str, str]:
+    if os.path.lexists(case_dir):
+        subprocess.run(["chmod", "-R", "u+rwx", case_dir], check=False)
+        shutil.rmtree(case_dir)
+    os.makedirs(case_dir)
+    paths = {}
+    for rel, content in case.files.items():
+        path = os.path.join(case_dir, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(content.encode() if isinstance(content, str) else content)
+        paths[rel] = path
+    if case.setup is not None:
+        case.setup(case_dir)
+    return paths
+
+
+def expand(arg: str, paths: Dict[str, str], case_dir: str) -> str:
+    arg = arg.replace("{dir}", case_dir)
+    for rel, path in paths.items():
+        arg = arg.replace("{" + rel + "}", path)
+    return arg
+
+
+def expected_location(case: Case, paths: Dict[str, str], case_dir: str) -> Optional[str]:
+    if case.at is None:
+        return None
+    rel = case.where or next(iter(case.files), "")
+    path = paths.get(rel) or os.path.join(case_dir, rel)
+    if case.at == "file":
+        return f"{path}: error[{case.code}]"
+    line, col = case.at
+    return f"{path}:{line}:{col}: error[{case.code}]"
+
+
+def run_case(fmt: str, name: str, programs: Dict[str, str], work: str) -> int:
+    found = [c for c in cases_of(fmt) if c.name == name]
+    if not found:
+        print(f"badinput: no case {name} in cases_{fmt}.py", file=sys.stderr)
+        return 2
+    case = found[0]
+    case_dir = os.path.join(work, fmt, name)
+    paths = materialize(case, case_dir)
+    argv = [programs[case.program]] + [expand(a, paths, case_dir) for a in case.args]
+    try:
+        done = subprocess.run(argv, cwd=case_dir, capture_output=True, timeout=case.timeout)
+    except subprocess.TimeoutExpired:
+        print(f"FAIL {fmt}.{name}: no answer within {case.timeout} s (a hang)\n  {' '.join(argv)}")
+        return 1
+    out = done.stdout.decode(errors="replace")
+    err = done.stderr.decode(errors="replace")
+    problems = []
+    if done.returncode < 0:
+        problems.append(f"killed by signal {-done.returncode}")
+    elif done.returncode != case.exit:
+        problems.append(f"exit {done.returncode}, expected {case.exit}")
+    problems += [f"stderr shows a crash ({m!r})" for m in CRASH_MARKS if m in err]
+    if case.code and f"error[{case.code}]" not in err:
+        problems.append(f"stderr lacks error[{case.code}]")
+    where = expected_location(case, paths, case_dir)
+    if where is not None and where not in err:
+        problems.append(f"stderr lacks the location {where!r}")
+    problems += [f"stderr lacks {s!r}" for s in case.stderr_has if expand(s, paths, case_dir) not in err]
+    problems += [f"stdout lacks {s!r}" for s in case.stdout_has if expand(s, paths, case_dir) not in out]
+    if problems:
+        print(f"FAIL {fmt}.{name}: {case.why}\n  {' '.join(argv)}")
+        for p in problems:
+            print("  - " + p)
+        print("--- stderr ---\n" + err[-4000:] + "\n--- stdout ---\n" + out[-2000:])
+        return 1
+    print(f"ok {fmt}.{name}: exit {done.returncode}" + (f", error[{case.code}]" if case.code else ""))
+    return 0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("cmake").add_argument("out")
+    r = sub.add_parser("run")
+    r.add_argument("format")
+    r.add_argument("name")
+    r.add_argument("--perfgate", required=True)
+    r.add_argument("--read", required=True)
+    r.add_argument("--work", required=True)
+    sub.add_parser("count")
+    a = ap.parse_args()
+    if a.cmd == "cmake":
+        write_cmake(a.out)
+        return 0
+    if a.cmd == "count":
+        for fmt in formats():
+            print(f"{fmt}\t{len(cases_of(fmt))}")
+        return 0
+    return run_case(a.format, a.name, {"perfgate": os.path.abspath(a.perfgate), "perfgate_read": os.path.abspath(a.read)}, a.work)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
