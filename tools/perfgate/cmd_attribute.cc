@@ -307,6 +307,7 @@ void RegisterAttributeCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--format", args->format, "text (default), markdown, json, svg, or all")
       ->check(CLI::IsMember({"text", "markdown", "json", "svg", "all"}));
   cmd->add_option("--output,-o", args->output, "write here instead of stdout (a prefix with --format all)");
+  AddInputLimitOptions(cmd);
   cmd->callback([args, exit_code] { *exit_code = RunAttribute(*args); });
 }
 

@@ -1,5 +1,6 @@
 // `perfgate record`: record Metal System Traces of a command with xctrace and export
 // them into a recording bundle that `perfgate attribute` reads.
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <csignal>
@@ -59,7 +60,22 @@ Status Usage(std::string message) { return Status::Error("cli.usage", std::move(
 
 int64_t Millis(double seconds) { return static_cast<int64_t>(std::llround(seconds * 1000.0)); }
 
+// The engine names OUT's subdirectory, so it must be one plain path component:
+// "../x" or "a/b" would write outside the recordings directory.
+Status CheckEngineName(const std::string& engine) {
+  const bool plain = !engine.empty() && engine != "." && engine != ".." &&
+                     std::none_of(engine.begin(), engine.end(), [](char c) {
+                       return c == '/' || c == '\\' || static_cast<unsigned char>(c) < 0x20;
+                     });
+  if (plain) return Status();
+  return Status::Error("cli.bad_engine_name",
+                       "--engine '" + engine + "': an engine name is one directory name (no '/', not '.' or '..', "
+                       "no control characters)",
+                       {}, ErrorKind::kUsage);
+}
+
 int RunRecord(const RecordArgs& args) {
+  if (Status s = CheckEngineName(args.engine); !s.ok()) return ReportError(s);
   if (args.command.empty()) {
     return ReportError(Usage("no command to record: put it after `--`, e.g. perfgate record ... -- ./engine --n 64"));
   }
@@ -118,10 +134,10 @@ void RegisterRecordCommand(CLI::App& app, int* exit_code) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--out", args->out, "the recordings directory")->required();
   cmd->add_option("--cooldown", args->cooldown_s, "seconds to pause between trials (default 0)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(Seconds());
   cmd->add_option("--time-limit", args->time_limit_s,
                   "stop each recording after this many seconds (xctrace --time-limit)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(Seconds());
   cmd->add_option("--tables", args->tables,
                   "comma-separated tables to export, each required (default: the six attribution reads; absent "
                   "optional ones are reported). The execution points and the submission map are always exported.")
@@ -132,9 +148,9 @@ void RegisterRecordCommand(CLI::App& app, int* exit_code) {
       ->allow_extra_args(false);
   cmd->add_option("--timeout", args->timeout_s,
                   "seconds one `xctrace record` may take (default: the time limit + 300, or 1800)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(Seconds());
   cmd->add_option("--export-timeout", args->export_timeout_s, "seconds one `xctrace export` may take (default 600)")
-      ->check(CLI::PositiveNumber);
+      ->check(Seconds() & CLI::PositiveNumber);
   cmd->add_flag("--discard-trace", args->discard_trace, "delete trial-K.trace once its tables are exported");
   cmd->add_flag("--force", args->force,
                 "redo trials recorded with another engine, command or token count, and remove trials beyond --trials");

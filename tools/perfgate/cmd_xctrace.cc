@@ -1,4 +1,8 @@
 // `perfgate table`, `perfgate toc` and `perfgate info`: decoding xctrace exports.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -69,8 +73,7 @@ int RunTable(const TableArgs& args) {
     *out << "]\n";
   }
   for (const auto& e : doc->diagnostics().Entries()) {
-    std::cerr << e.first_location.path << ':' << e.first_location.line << ':' << e.first_location.column
-              << ": " << SeverityName(e.severity) << '[' << e.code << "]: " << e.first_detail << " (x"
+    std::cerr << FormatLocation(e.first_location) << ": " << SeverityName(e.severity) << '[' << e.code << "]: " << e.first_detail << " (x"
               << e.count << ")\n";
   }
   out->flush();
@@ -78,12 +81,18 @@ int RunTable(const TableArgs& args) {
   return kExitOk;
 }
 
-// Reads the first element name, to tell a TOC from a table export.
+// Reads the first element name, to tell a TOC from a table export. Opened without
+// blocking and only when it is a regular file: anything else (a FIFO, a directory)
+// goes on to the reader, which names what is wrong with it.
 bool LooksLikeToc(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return false;
+  struct stat st;
   char buf[512] = {};
-  in.read(buf, sizeof buf - 1);
-  return std::string(buf).find("<trace-toc") != std::string::npos;
+  ssize_t n = 0;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  return n > 0 && std::string(buf, static_cast<size_t>(n)).find("<trace-toc") != std::string::npos;
 }
 
 int RunInfo(const std::vector<std::string>& files, bool lenient, int run) {
@@ -145,11 +154,13 @@ void RegisterXctraceCommands(CLI::App& app, int* exit_code) {
                     "holds a schema from several runs")
       ->check(CLI::PositiveNumber);
   table->add_flag("--lenient", args->lenient, "count anomalies instead of failing on the first");
+  AddInputLimitOptions(table);
   table->callback([args, exit_code] { *exit_code = RunTable(*args); });
 
   auto toc_file = std::make_shared<std::string>();
   auto* toc = app.add_subcommand("toc", "Print an `xctrace export --toc` file as JSON");
   toc->add_option("file", *toc_file, "the exported TOC XML")->required();
+  AddInputLimitOptions(toc);
   toc->callback([toc_file, exit_code] {
     auto t = xctrace::ReadTocFile(*toc_file);
     if (!t.ok()) {
@@ -166,6 +177,7 @@ void RegisterXctraceCommands(CLI::App& app, int* exit_code) {
   auto* info = app.add_subcommand("info", "Summarise exports and TOCs: tables, rows, columns, anomalies");
   info->add_option("files", *files, "exported XML files")->required();
   info->add_flag("--lenient", *lenient, "count anomalies instead of failing on the first");
+  AddInputLimitOptions(info);
   info->add_option("--run", *info_run, "keep only this run's tables (as `table --run`)")->check(CLI::PositiveNumber);
   info->callback([files, lenient, info_run, exit_code] { *exit_code = RunInfo(*files, *lenient, *info_run); });
 }

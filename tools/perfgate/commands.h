@@ -18,6 +18,13 @@ inline constexpr int kExitEnvironment = 3;
 // Prints the error in compiler form on stderr and returns its exit code.
 int ReportError(const Status& status);
 
+// Adds --max-input-bytes and --max-gzip-ratio to a subcommand that reads input; each,
+// when given, sets the process's InputLimits (perfgate/core/input_limits.h).
+void AddInputLimitOptions(CLI::App* cmd);
+
+// A check for an option in seconds: a finite number from 0 to 10^7.
+CLI::Validator Seconds();
+
 void RegisterXctraceCommands(CLI::App& app, int* exit_code);
 void RegisterAttributeCommand(CLI::App& app, int* exit_code);
 void RegisterAneCommand(CLI::App& app, int* exit_code);     // cmd_ane.cc

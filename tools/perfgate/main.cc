@@ -1,15 +1,64 @@
 // perfgate: GPU trace attribution and perf gates from the command line.
 #include <algorithm>
+#include <cmath>
+#include <filesystem>
 #include <iostream>
+#include <new>
+
+#include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "perfgate/core/diagnostics.h"
+#include "perfgate/core/input_limits.h"
 
 namespace perfgate::cli {
 
 int ReportError(const Status& status) {
   std::cerr << status.ToString() << '\n';
   return status.kind() == ErrorKind::kEnvironment ? kExitEnvironment : kExitBadInput;
+}
+
+namespace {
+
+// Applies one limit option to the process's InputLimits, over those of the
+// environment (a bad environment value is refused here rather than overridden).
+void SetLimit(const std::string& value, const char* option, uint64_t InputLimits::*field) {
+  auto parsed = ParseByteCount(value, option);
+  if (!parsed.ok()) throw CLI::ValidationError(parsed.status().message(), CLI::ExitCodes::ValidationError);
+  auto limits = InputLimitsFromEnvironment();
+  if (!limits.ok()) throw CLI::ValidationError(limits.status().message(), CLI::ExitCodes::ValidationError);
+  InputLimits updated = *limits;
+  if (auto current = CurrentInputLimits(); current.ok()) updated = *current;
+  updated.*field = *parsed;
+  SetInputLimits(updated);
+}
+
+}  // namespace
+
+void AddInputLimitOptions(CLI::App* cmd) {
+  cmd->add_option_function<std::string>(
+         "--max-input-bytes",
+         [](const std::string& v) { SetLimit(v, "--max-input-bytes", &InputLimits::max_input_bytes); },
+         "largest input file, on disk and inflated: BYTES with K/M/G/T (default 2G; env " +
+             std::string(kMaxInputBytesEnv) + ")")
+      ->type_name("BYTES");
+  cmd->add_option_function<std::string>(
+         "--max-gzip-ratio",
+         [](const std::string& v) { SetLimit(v, "--max-gzip-ratio", &InputLimits::max_gzip_ratio); },
+         "how many times its compressed size a .gz input may inflate to (default 100; env " +
+             std::string(kMaxGzipRatioEnv) + ")")
+      ->type_name("N");
+}
+
+CLI::Validator Seconds() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        double v = 0;
+        if (!CLI::detail::lexical_cast(text, v)) return "'" + text + "' is not a number of seconds";
+        if (!std::isfinite(v) || v < 0 || v > 1e7) return "'" + text + "' must be between 0 and 10000000 seconds";
+        return "";
+      },
+      "SECONDS");
 }
 
 namespace {
@@ -22,6 +71,77 @@ void RegisterDiagnosticsCommand(CLI::App& app, int* exit_code) {
     }
     *exit_code = kExitOk;
   });
+}
+
+// The usage.<kind> code of a CLI11 parse error (by type: CLI11 names some errors
+// after the subcommand that raised them).
+std::string UsageCode(const CLI::ParseError& e) {
+  if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
+    const std::string what = e.what();
+    const size_t colon = what.find(": ");
+    const bool option = colon != std::string::npos && colon + 2 < what.size() && what[colon + 2] == '-';
+    return option ? "usage.unknown_option" : "usage.extra_argument";
+  }
+  if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr) return "usage.missing_required";
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr) return "usage.missing_argument";
+  if (dynamic_cast<const CLI::ConversionError*>(&e) != nullptr) return "usage.bad_number";
+  if (dynamic_cast<const CLI::ValidationError*>(&e) != nullptr) return "usage.bad_value";
+  if (dynamic_cast<const CLI::RequiresError*>(&e) != nullptr ||
+      dynamic_cast<const CLI::ExcludesError*>(&e) != nullptr) {
+    return "usage.conflict";
+  }
+  return "usage.error";
+}
+
+// CLI11's own errors, in the compiler form every other error has.
+int ReportParseError(const CLI::ParseError& e) {
+  std::cerr << "perfgate: error[" << UsageCode(e) << "]: " << e.what() << " (run 'perfgate --help')\n";
+  return kExitBadInput;
+}
+
+// The last line of defence: a library exception that escaped a subcommand, as an error.
+int ReportException(const char* code, const std::string& what, ErrorKind kind) {
+  return ReportError(Status::Error(code, what, {}, kind));
+}
+
+// A first argument that is neither an option nor a subcommand: CLI11 would only say
+// that a subcommand is required.
+Status CheckSubcommand(CLI::App& app, int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') return Status();
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    if (sub->get_name() == argv[1]) return Status();
+    names.push_back(sub->get_name());
+  }
+  std::string known;
+  for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
+  return Status::Error("usage.unknown_command",
+                       std::string("no subcommand '") + argv[1] + "' (known: " + known + ")", {}, ErrorKind::kUsage);
+}
+
+int Run(CLI::App& app, int argc, char** argv, const int& exit_code) {
+  if (Status s = CheckSubcommand(app, argc, argv); !s.ok()) {
+    std::cerr << "perfgate: " << s.ToString() << " (run 'perfgate --help')\n";
+    return kExitBadInput;
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return ReportParseError(e);
+  } catch (const std::filesystem::filesystem_error& e) {
+    return ReportError(Status::Error("io.filesystem", e.what(), {e.path1().string()}));
+  } catch (const nlohmann::json::exception& e) {
+    return ReportException("json.error", e.what(), ErrorKind::kInput);
+  } catch (const std::ios_base::failure& e) {
+    return ReportException("io.read_failed", e.what(), ErrorKind::kInput);
+  } catch (const std::bad_alloc&) {
+    return ReportException("resource.out_of_memory", "out of memory", ErrorKind::kEnvironment);
+  } catch (const std::exception& e) {
+    return ReportException("internal.exception", e.what(), ErrorKind::kEnvironment);
+  }
+  return exit_code;
 }
 
 }  // namespace
@@ -42,13 +162,5 @@ int main(int argc, char** argv) {
   RegisterRecordCommand(app, &exit_code);
 #endif
   RegisterDiagnosticsCommand(app, &exit_code);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::Success& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return kExitBadInput;
-  }
-  return exit_code;
+  return Run(app, argc, argv, exit_code);
 }

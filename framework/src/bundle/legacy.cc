@@ -13,7 +13,11 @@ bool IsTraceJsonTrial(const std::string& path) {
 
 StatusOr<TrialSummary> AttributeTrial(const std::string& path, const AttributionOptions& options) {
   const sources::TraceSource* s = sources::SniffSource(path);
-  if (s == nullptr) s = &sources::BuiltinSources().front();  // the Metal loader names what is missing
+  if (s == nullptr) {
+    // A JSON file no source claims gets that error, not the XML reader's "expected '<'".
+    PERFGATE_RETURN_IF_ERROR(sources::ExplainUnclaimed(path));
+    s = &sources::BuiltinSources().front();  // the Metal loader names what is missing
+  }
   return s->summarize(path, options);
 }
 

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <cerrno>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -13,6 +13,7 @@
 #include "perfgate/core/names.h"
 #include "perfgate/xctrace/metal_tables.h"
 #include "perfgate/xctrace/recorder.h"
+#include "text_input.h"
 
 namespace perfgate::bundle {
 namespace {
@@ -69,12 +70,88 @@ StatusOr<std::vector<fs::directory_entry>> SortedEntries(const fs::path& dir) {
   std::error_code ec;
   fs::directory_iterator it(dir, ec);
   for (; !ec && it != fs::directory_iterator(); it.increment(ec)) entries.push_back(*it);
-  if (ec) return Status::Error("io.read_failed", "cannot list the directory: " + ec.message(), {dir.string()});
+  if (ec) return internal::PathError(dir.string(), ec.value(), "cannot list the directory");
   std::sort(entries.begin(), entries.end(), [](const fs::directory_entry& a, const fs::directory_entry& b) {
     return NaturalLess(a.path().filename().string(), b.path().filename().string());
   });
   return entries;
 }
+
+// The type of `p` (links followed); not_found for a path that is absent, an error
+// for one that cannot be examined (a symbolic-link loop, a directory without access).
+StatusOr<fs::file_type> TypeOf(const fs::path& p) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(p, ec);
+  if (!ec) return st.type();
+  if (ec.value() == ENOENT || ec.value() == ENOTDIR) return fs::file_type::not_found;
+  return internal::PathError(p.string(), ec.value(), "cannot examine");
+}
+
+// The error for an absent path: a dangling symbolic link is named as one.
+Status Absent(const fs::path& p, const char* what) {
+  std::error_code ec;
+  if (fs::is_symlink(fs::symlink_status(p, ec))) {
+    return Status::Error("bundle.bad_trial", "a dangling symbolic link in the recording", {p.string()});
+  }
+  return Status::Error("io.not_found", what, {p.string()});
+}
+
+// Deepest nesting of arrays and objects in JSON text (strings skipped), so that
+// flattening or printing a crafted meta.json cannot overflow the stack.
+size_t JsonDepth(std::string_view text) {
+  size_t depth = 0;
+  size_t deepest = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+constexpr size_t kMaxMetaDepth = 64;
+
+// Parses a recorder's metadata file (meta.json, environment.json): a JSON object, no
+// deeper than kMaxMetaDepth, with no key given twice in one object.
+StatusOr<nlohmann::json> ReadMetadataObject(const std::string& path) {
+  auto text = internal::ReadWholeFile(path);
+  if (!text.ok()) return text.status();
+  const std::string name = fs::path(path).filename().string();
+  if (JsonDepth(*text) > kMaxMetaDepth) {
+    return Status::Error("bundle.bad_meta", name + " nests deeper than " + std::to_string(kMaxMetaDepth) + " levels",
+                         {path});
+  }
+  std::vector<std::set<std::string>> keys;
+  std::string duplicate;
+  auto track_keys = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using E = nlohmann::json::parse_event_t;
+    if (event == E::object_start) keys.emplace_back();
+    if (event == E::object_end && !keys.empty()) keys.pop_back();
+    if (event == E::key && !keys.empty() && !keys.back().insert(parsed.get<std::string>()).second &&
+        duplicate.empty()) {
+      duplicate = parsed.get<std::string>();
+    }
+    return true;
+  };
+  nlohmann::json j = nlohmann::json::parse(*text, track_keys, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return Status::Error("bundle.bad_meta", name + " is not valid JSON", {path});
+  if (!j.is_object()) return Status::Error("bundle.bad_meta", name + " is not a JSON object", {path});
+  if (!duplicate.empty()) {
+    return Status::Error("bundle.bad_meta", name + " gives the key '" + duplicate + "' twice", {path});
+  }
+  return j;
+}
+
+bool IsMetadataFile(const std::string& name) { return name == "meta.json" || name == "environment.json"; }
 
 std::string Listing(const fs::path& dir) {
   std::vector<std::string> names;
@@ -108,12 +185,49 @@ std::string MetaPathOf(const fs::path& trial) {
   return fs::is_regular_file(meta, ec) ? meta.string() : "";
 }
 
+// A file a trial directory's source or the recorder reads.
+bool IsTrialInputName(const std::string& name) {
+  return IsMetadataFile(name) || EndsWith(name, ".xml") || EndsWith(name, ".xml.gz") || name == "trace.json" ||
+         name == "trace.json.gz";
+}
+
+// Every file of a trial directory that something reads is readable, one of a kind
+// (X.xml beside X.xml.gz would leave one unread) and, for metadata, valid: the
+// trial is read whole or refused with the reason.
+Status CheckTrialFiles(const fs::path& dir) {
+  auto entries = SortedEntries(dir);
+  if (!entries.ok()) return entries.status();
+  for (const auto& e : *entries) {
+    const std::string name = e.path().filename().string();
+    auto type = TypeOf(e.path());
+    if (!type.ok()) return type.status();
+    if (*type == fs::file_type::not_found) return Absent(e.path(), "no such file");
+    if (!IsTrialInputName(name)) continue;
+    if (EndsWith(name, ".xml")) {
+      const fs::path gz = e.path().string() + ".gz";
+      if (auto gz_type = TypeOf(gz); gz_type.ok() && *gz_type != fs::file_type::not_found) {
+        return Status::Error("bundle.ambiguous",
+                             "the trial holds both " + name + " and " + name + ".gz; only one would be read: "
+                             "remove the other",
+                             {gz.string()});
+      }
+    }
+    PERFGATE_RETURN_IF_ERROR(internal::CheckReadableFile(e.path().string()));
+    if (IsMetadataFile(name)) {
+      auto meta = ReadMetadataObject(e.path().string());
+      if (!meta.ok()) return meta.status();
+    }
+  }
+  return Status();
+}
+
 // A directory that is one trial: one a source reads, or one holding trace.json[.gz]
 // (the trial file is then that file). An INCOMPLETE marker is checked first, so a
 // failed recording is refused by name instead of read.
 StatusOr<Trial> TrialOfDirectory(const fs::path& dir) {
   std::error_code ec;
   // The marker, or a recorder's meta.json that says the trial is not complete.
+  PERFGATE_RETURN_IF_ERROR(CheckTrialFiles(dir));
   PERFGATE_RETURN_IF_ERROR(xctrace::CheckTrialComplete(dir.string()));
   if (const sources::TraceSource* s = sources::SniffSource(dir.string())) {
     return Trial{dir.string(), s, MetaPathOf(dir)};
@@ -134,33 +248,55 @@ StatusOr<Trial> TrialOfDirectory(const fs::path& dir) {
                        {dir.string()});
 }
 
+// A file of a recording that is no trial: a sidecar (listed as ignored; metadata is
+// checked), a JSON file no source reads (source.unknown_format), or an unknown file.
+Status AddNonTrialFile(const fs::path& p, Recording* out) {
+  const std::string name = p.filename().string();
+  if (IsSidecarFile(name)) {
+    if (IsMetadataFile(name)) {
+      auto meta = ReadMetadataObject(p.string());
+      if (!meta.ok()) return meta.status();
+    }
+    out->ignored.push_back(p.string());
+    return Status();
+  }
+  PERFGATE_RETURN_IF_ERROR(sources::ExplainUnclaimed(p.string()));
+  return Status::Error("bundle.unknown_file",
+                       "no trace source reads this file (known: Metal exports in trial directories, "
+                       "trace-event JSON); move it out of the recording",
+                       {p.string()});
+}
+
 // One entry of a recording directory: a trial appended to `out`, an ignored file, or
-// an error.
+// an error. Entries that cannot be examined or read are errors named for why
+// (io.symlink_loop, io.permission_denied, io.not_a_file), never "no trials".
 Status AddEntry(const fs::directory_entry& entry, Recording* out) {
   const fs::path& p = entry.path();
   const std::string name = p.filename().string();
-  std::error_code ec;
-  if (fs::is_symlink(entry.symlink_status(ec)) && !fs::exists(p, ec)) {
-    return Status::Error("bundle.bad_trial", "a dangling symbolic link in the recording", {p.string()});
-  }
-  if (fs::is_directory(p, ec)) {
+  auto type = TypeOf(p);
+  if (!type.ok()) return type.status();
+  if (*type == fs::file_type::not_found) return Absent(p, "no such file");
+  if (*type == fs::file_type::directory) {
     auto trial = TrialOfDirectory(p);
     if (!trial.ok()) return trial.status();
     out->trials.push_back(std::move(trial).value());
     return Status();
   }
-  if (const sources::TraceSource* s = sources::SniffSource(p.string())) {
-    out->trials.push_back(Trial{p.string(), s, ""});
-    return Status();
+  if (*type != fs::file_type::regular) {
+    if (IsSidecarFile(name) && !IsMetadataFile(name)) {
+      out->ignored.push_back(p.string());
+      return Status();
+    }
+    return internal::CheckReadableFile(p.string());  // io.not_a_file, naming what it is
   }
   if (!IsSidecarFile(name)) {
-    return Status::Error("bundle.unknown_file",
-                         "no trace source reads this file (known: Metal exports in trial directories, "
-                         "trace-event JSON); move it out of the recording",
-                         {p.string()});
+    PERFGATE_RETURN_IF_ERROR(internal::CheckReadableFile(p.string()));
+    if (const sources::TraceSource* s = sources::SniffSource(p.string())) {
+      out->trials.push_back(Trial{p.string(), s, ""});
+      return Status();
+    }
   }
-  out->ignored.push_back(p.string());
-  return Status();
+  return AddNonTrialFile(p, out);
 }
 
 // A directory read as one trial must not also hold trials: they would vanish unread.
@@ -198,16 +334,22 @@ StatusOr<Recording> DiscoverRecordingDirectory(const std::string& path) {
 }  // namespace
 
 StatusOr<Recording> DiscoverTrials(const std::string& path) {
-  std::error_code ec;
-  if (!fs::exists(path, ec)) return Status::Error("io.not_found", "no such trial file or directory", {path});
-  if (!fs::is_directory(path, ec)) {
+  auto type = TypeOf(path);
+  if (!type.ok()) return type.status();
+  if (*type == fs::file_type::not_found) return Absent(path, "no such trial file or directory");
+  if (*type != fs::file_type::directory) {
+    PERFGATE_RETURN_IF_ERROR(internal::CheckReadableFile(path));
     const sources::TraceSource* s = sources::SniffSource(path);
     if (s == nullptr) {
+      PERFGATE_RETURN_IF_ERROR(sources::ExplainUnclaimed(path));
       return Status::Error("bundle.unknown_file", "no trace source reads this file", {path});
     }
     return Recording{{Trial{path, s, ""}}, {}};
   }
   const fs::path dir(path);
+  // Listed first, so an unreadable directory is named as one, not as "no trials".
+  if (auto entries = SortedEntries(dir); !entries.ok()) return entries.status();
+  std::error_code ec;
   if (fs::exists(dir / std::string(xctrace::kIncompleteMarkerFile), ec) || LooksLikeTrialDirectory(dir)) {
     PERFGATE_RETURN_IF_ERROR(RequireNoTrialInside(dir));
     auto trial = TrialOfDirectory(dir);
@@ -277,15 +419,9 @@ void Flatten(const nlohmann::json& j, const std::string& prefix, std::map<std::s
 StatusOr<std::map<std::string, std::string>> ReadTrialMeta(const Trial& trial) {
   std::map<std::string, std::string> out;
   if (trial.meta_path.empty()) return out;
-  std::ifstream in(trial.meta_path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  if (!in) return Status::Error("io.read_failed", "cannot read the trial's meta.json", {trial.meta_path});
-  nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, false);
-  if (j.is_discarded() || !j.is_object()) {
-    return Status::Error("bundle.bad_meta", "meta.json is not a JSON object", {trial.meta_path});
-  }
-  Flatten(j, "", &out);
+  auto j = ReadMetadataObject(trial.meta_path);
+  if (!j.ok()) return j.status();
+  Flatten(*j, "", &out);
   return out;
 }
 

@@ -1,6 +1,63 @@
 #include "perfgate/core/status.h"
 
+#include <cstdio>
+
+#include "text_input.h"
+
 namespace perfgate {
+namespace {
+
+// Whether a path prints as is: printable UTF-8 that holds nothing a reader of
+// `path:line:col` could mistake for a separator, a quote or an escape.
+bool PrintsBare(const std::string& path) {
+  for (unsigned char c : path) {
+    if (c < 0x20 || c == 0x7f || c == ':' || c == '"' || c == '\\') return false;
+  }
+  return internal::FindInvalidUtf8(path) == std::string::npos;
+}
+
+void AppendEscaped(unsigned char c, std::string* out) {
+  switch (c) {
+    case '"': *out += "\\\""; return;
+    case '\\': *out += "\\\\"; return;
+    case '\n': *out += "\\n"; return;
+    case '\t': *out += "\\t"; return;
+    case '\r': *out += "\\r"; return;
+    default: break;
+  }
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "\\x%02x", c);
+  *out += buf;
+}
+
+}  // namespace
+
+std::string FormatPath(const std::string& path) {
+  if (PrintsBare(path)) return path;
+  std::string out = "\"";
+  size_t i = 0;
+  while (i < path.size()) {
+    // The longest valid UTF-8 run from i is copied as is.
+    const size_t bad = internal::FindInvalidUtf8(std::string_view(path).substr(i));
+    const size_t run_end = bad == std::string::npos ? path.size() : i + bad;
+    for (; i < run_end; ++i) {
+      const unsigned char c = static_cast<unsigned char>(path[i]);
+      if (c < 0x20 || c == 0x7f || c == '"' || c == '\\') AppendEscaped(c, &out);
+      else out += path[i];
+    }
+    if (i < path.size()) AppendEscaped(static_cast<unsigned char>(path[i++]), &out);
+  }
+  return out + "\"";
+}
+
+std::string FormatLocation(const SourceLocation& location) {
+  std::string out = FormatPath(location.path);
+  if (location.line > 0) {
+    out += ':' + std::to_string(location.line);
+    if (location.column > 0) out += ':' + std::to_string(location.column);
+  }
+  return out;
+}
 
 Status Status::Error(std::string code, std::string message, SourceLocation location,
                      ErrorKind kind) {
@@ -15,14 +72,7 @@ Status Status::Error(std::string code, std::string message, SourceLocation locat
 std::string Status::ToString() const {
   if (ok()) return "ok";
   std::string out;
-  if (!location_.path.empty()) {
-    out += location_.path;
-    if (location_.line > 0) {
-      out += ':' + std::to_string(location_.line);
-      if (location_.column > 0) out += ':' + std::to_string(location_.column);
-    }
-    out += ": ";
-  }
+  if (!location_.path.empty()) out += FormatLocation(location_) + ": ";
   out += "error[" + code_ + "]: " + message_;
   return out;
 }

@@ -10,10 +10,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <random>
+#include <stdexcept>
 
 #include <sys/stat.h>
 #include <zlib.h>
+
+#include "perfgate/core/input_limits.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -23,74 +27,189 @@ namespace perfgate::internal {
 
 namespace {
 
-// The error for a path that cannot be opened, named for what is wrong with it.
-Status OpenError(const std::string& path, int err) {
-  const char* code = err == ENOENT ? "io.not_found" : err == EACCES || err == EPERM ? "io.permission_denied"
-                                                                                      : "io.read_failed";
-  return Status::Error(code, std::string("cannot open: ") + std::strerror(err), {path});
+// What kind of thing a non-regular file is, for the error that refuses it.
+const char* FileKind(mode_t mode) {
+  return S_ISDIR(mode)                    ? "a directory"
+         : S_ISFIFO(mode)                 ? "a FIFO"
+         : S_ISCHR(mode) || S_ISBLK(mode) ? "a device"
+         : S_ISSOCK(mode)                 ? "a socket"
+                                          : "not a regular file";
 }
 
-// Only regular files are read: a directory would report a size of LONG_MAX, a FIFO
-// or a device would block or never end.
-Status RequireRegularFile(const std::string& path) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0) return OpenError(path, errno);
-  if (S_ISREG(st.st_mode)) return Status();
-  const char* what = S_ISDIR(st.st_mode)    ? "a directory"
-                     : S_ISFIFO(st.st_mode) ? "a FIFO"
-                     : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
-                     : S_ISSOCK(st.st_mode) ? "a socket"
-                                            : "not a regular file";
-  return Status::Error("io.not_a_file", std::string("expected a regular file, found ") + what, {path});
+std::string Mebibytes(uint64_t bytes) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+  return buf;
 }
 
-}  // namespace
+std::string LimitHint() {
+  return std::string("; raise it with --max-input-bytes or ") + kMaxInputBytesEnv;
+}
 
-StatusOr<std::string> ReadWholeFile(const std::string& path) {
-  PERFGATE_RETURN_IF_ERROR(RequireRegularFile(path));
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return OpenError(path, errno);
-  std::string out;
-  if (std::fseek(f, 0, SEEK_END) == 0) {
-    long size = std::ftell(f);
-    if (size > 0) out.reserve(static_cast<size_t>(size));
-    std::fseek(f, 0, SEEK_SET);
+Status TooLarge(const std::string& path, uint64_t size, uint64_t limit) {
+  return Status::Error("io.too_large",
+                       "the file holds " + std::to_string(size) + " bytes" +
+                           (size >= (uint64_t{1} << 20) ? " (" + Mebibytes(size) + ")" : std::string()) + ", more than the input limit of " + std::to_string(limit) + " bytes" + LimitHint(),
+                       {path});
+}
+
+// A file descriptor closed when it goes out of scope.
+class ScopedFd {
+ public:
+  explicit ScopedFd(int fd) : fd_(fd) {}
+  ScopedFd(const ScopedFd&) = delete;
+  ScopedFd& operator=(const ScopedFd&) = delete;
+  ~ScopedFd() {
+    if (fd_ >= 0) ::close(fd_);
   }
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+// Opens `path` for reading without blocking (a FIFO would block in open itself) and
+// checks, on the descriptor rather than the name, that it is a regular file within
+// the limit: nothing can swap the file between the check and the read.
+StatusOr<int> OpenRegularFile(const std::string& path, uint64_t max_bytes, uint64_t* size) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return PathError(path, errno, "cannot open");
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    const int err = errno;
+    ::close(fd);
+    return PathError(path, err, "cannot stat");
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Status::Error("io.not_a_file", std::string("expected a regular file, found ") + FileKind(st.st_mode),
+                         {path});
+  }
+  *size = static_cast<uint64_t>(st.st_size);
+  if (*size > max_bytes) {
+    ::close(fd);
+    return TooLarge(path, *size, max_bytes);
+  }
+  return fd;
+}
+
+// Reads at most max_bytes + 1 bytes (a file that grows past the limit while read is
+// caught by the extra byte).
+StatusOr<std::string> ReadDescriptor(int fd, const std::string& path, uint64_t size_hint, uint64_t max_bytes) {
+  std::string out;
+  out.reserve(static_cast<size_t>(size_hint));
   char buf[1 << 16];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
-  bool failed = std::ferror(f) != 0;
-  std::fclose(f);
-  if (failed) return Status::Error("io.read_failed", "read error", {path});
-  if (out.size() >= 2 && static_cast<unsigned char>(out[0]) == 0x1f && static_cast<unsigned char>(out[1]) == 0x8b) {
-    return Gunzip(out, path);
+  while (true) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (n < 0) return PathError(path, errno, "cannot read");
+    if (n == 0) break;
+    out.append(buf, static_cast<size_t>(n));
+    if (out.size() > max_bytes) return TooLarge(path, out.size(), max_bytes);
   }
   return out;
 }
 
+bool IsGzip(std::string_view bytes) {
+  return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
+         static_cast<unsigned char>(bytes[1]) == 0x8b;
+}
+
+StatusOr<std::string> ReadWithLimits(const std::string& path, const InputLimits& limits) {
+  uint64_t size = 0;
+  auto fd = OpenRegularFile(path, limits.max_input_bytes, &size);
+  if (!fd.ok()) return fd.status();
+  ScopedFd closer(*fd);
+  auto bytes = ReadDescriptor(*fd, path, size, limits.max_input_bytes);
+  if (!bytes.ok() || !IsGzip(*bytes)) return bytes;
+  return Gunzip(*bytes, path);
+}
+
+}  // namespace
+
+Status PathError(const std::string& path, int err, std::string_view doing) {
+  const char* code = err == ENOENT || err == ENOTDIR ? "io.not_found"
+                     : err == EACCES || err == EPERM ? "io.permission_denied"
+                     : err == ELOOP                  ? "io.symlink_loop"
+                     : err == ENAMETOOLONG           ? "io.bad_path"
+                                                     : "io.read_failed";
+  return Status::Error(code, std::string(doing) + ": " + std::strerror(err), {path});
+}
+
+Status CheckReadableFile(const std::string& path) {
+  auto limits = CurrentInputLimits();
+  if (!limits.ok()) return limits.status();
+  uint64_t size = 0;
+  auto fd = OpenRegularFile(path, limits->max_input_bytes, &size);
+  if (!fd.ok()) return fd.status();
+  ::close(*fd);
+  return Status();
+}
+
+StatusOr<std::string> ReadWholeFile(const std::string& path) {
+  auto limits = CurrentInputLimits();
+  if (!limits.ok()) return limits.status();
+  try {
+    return ReadWithLimits(path, *limits);
+  } catch (const std::bad_alloc&) {
+    return Status::Error("io.out_of_memory", "not enough memory to read the file; lower the input or free memory",
+                         {path}, ErrorKind::kEnvironment);
+  } catch (const std::length_error&) {
+    return Status::Error("io.out_of_memory", "the file is too large to hold in memory", {path},
+                         ErrorKind::kEnvironment);
+  }
+}
+
+namespace {
+
+Status GzipBomb(const std::string& path, size_t compressed, uint64_t limit, const InputLimits& limits) {
+  const bool by_ratio = limit < limits.max_input_bytes;
+  return Status::Error(
+      "io.gzip_bomb",
+      std::to_string(compressed) + " compressed bytes inflate past " + std::to_string(limit) + " bytes (" +
+          (by_ratio ? std::to_string(limits.max_gzip_ratio) + " times the compressed size; raise it with "
+                                                              "--max-gzip-ratio or " + std::string(kMaxGzipRatioEnv) + ")"
+                    : "the input limit" + LimitHint() + ")"),
+      {path});
+}
+
+}  // namespace
+
 StatusOr<std::string> Gunzip(std::string_view compressed, const std::string& path) {
+  auto limits = CurrentInputLimits();
+  if (!limits.ok()) return limits.status();
+  const uint64_t max_out = limits->MaxInflatedBytes(compressed.size());
   z_stream zs{};
   if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) return Status::Error("io.bad_gzip", "zlib init failed", {path});
   std::string out;
-  out.reserve(compressed.size() * 8);
+  out.reserve(static_cast<size_t>(std::min<uint64_t>(compressed.size() * uint64_t{8}, max_out)));
   zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(compressed.data()));
-  zs.avail_in = static_cast<uInt>(compressed.size());
+  zs.avail_in = static_cast<uInt>(std::min<size_t>(compressed.size(), UINT32_MAX));
+  size_t fed = zs.avail_in;  // bytes handed to zlib so far (inputs over 4 GiB go in pieces)
   char buf[1 << 16];
   int rc = Z_OK;
   while (true) {
+    if (zs.avail_in == 0 && fed < compressed.size()) {
+      zs.avail_in = static_cast<uInt>(std::min<size_t>(compressed.size() - fed, UINT32_MAX));
+      fed += zs.avail_in;
+    }
     zs.next_out = reinterpret_cast<Bytef*>(buf);
     zs.avail_out = sizeof buf;
     rc = inflate(&zs, Z_NO_FLUSH);
     out.append(buf, sizeof buf - zs.avail_out);
+    if (out.size() > max_out) {
+      inflateEnd(&zs);
+      return GzipBomb(path, compressed.size(), max_out, *limits);
+    }
     if (rc == Z_STREAM_END) {
-      if (zs.avail_in == 0) break;
+      if (zs.avail_in == 0 && fed == compressed.size()) break;
       inflateReset(&zs);  // another gzip member follows
       continue;
     }
     if (rc != Z_OK) break;
-    if (zs.avail_in == 0 && zs.avail_out != 0) break;  // input ended mid-stream
+    if (zs.avail_in == 0 && fed == compressed.size() && zs.avail_out != 0) break;  // input ended mid-stream
   }
-  const size_t consumed = compressed.size() - zs.avail_in;
+  const size_t consumed = fed - zs.avail_in;
   inflateEnd(&zs);
   if (rc != Z_STREAM_END) {
     return Status::Error("io.bad_gzip",

@@ -13,12 +13,26 @@
 
 namespace perfgate::internal {
 
-// Reads a whole file, inflating it when it is gzip-compressed (by its magic bytes,
-// whatever its name). Errors: io.not_found, io.read_failed, io.bad_gzip.
+// Reads a whole regular file, inflating it when it is gzip-compressed (by its magic
+// bytes, whatever its name), within the process's InputLimits. Opened without
+// blocking and checked on the descriptor, so a FIFO or device never blocks or streams.
+// Errors: io.not_found, io.permission_denied, io.symlink_loop, io.not_a_file,
+// io.too_large, io.gzip_bomb, io.bad_gzip, io.read_failed, io.out_of_memory
+// (environment), input.bad_limit (a bad PERFGATE_MAX_* variable).
 StatusOr<std::string> ReadWholeFile(const std::string& path);
 
-// Inflates a gzip stream (several members are concatenated). Errors: io.bad_gzip.
+// Checks that `path` opens as a regular file within the input limit (the errors of
+// ReadWholeFile that come before reading), without reading it.
+Status CheckReadableFile(const std::string& path);
+
+// Inflates a gzip stream (several members are concatenated), at most as far as the
+// input limits allow. Errors: io.bad_gzip, io.gzip_bomb.
 StatusOr<std::string> Gunzip(std::string_view compressed, const std::string& path);
+
+// The error for an errno from opening or reading `path`: io.not_found (ENOENT,
+// ENOTDIR), io.permission_denied, io.symlink_loop (ELOOP), io.bad_path (ENAMETOOLONG),
+// else io.read_failed; the message is "<doing>: <strerror>".
+Status PathError(const std::string& path, int err, std::string_view doing);
 
 // Replaces `path` with `text` atomically: a new file beside it with a name no other
 // writer (thread or process) uses, written, flushed to disk, then renamed over it.

@@ -9,6 +9,7 @@
 #include "perfgate/json_trace/trial.h"
 #include "perfgate/sources/source.h"
 #include "perfgate/xctrace/metal_tables.h"
+#include "text_input.h"
 
 namespace perfgate::sources {
 namespace {
@@ -68,7 +69,35 @@ std::vector<TraceSource> MakeBuiltinSources() {
   return {metal, trace_json};
 }
 
+bool EndsWith(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// The first byte of `text` after a UTF-8 byte-order mark and whitespace, or 0.
+char FirstSignificantByte(std::string_view text) {
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+  const size_t at = text.find_first_not_of(" \t\r\n");
+  return at == std::string_view::npos ? '\0' : text[at];
+}
+
 }  // namespace
+
+Status ExplainUnclaimed(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) return Status();  // a trial directory: its loader names what is missing
+  const std::string name = fs::path(path).filename().string();
+  const bool named_json = EndsWith(name, ".json") || EndsWith(name, ".json.gz");
+  auto text = internal::ReadWholeFile(path);
+  if (!text.ok()) return text.status();
+  const char first = FirstSignificantByte(*text);
+  if (!named_json && first != '{' && first != '[') return Status();
+  const std::string why = named_json ? "its name says JSON" : std::string("it starts with '") + first + "'";
+  return Status::Error("source.unknown_format",
+                       why + ", but no trace source reads it: trace-event JSON is an object with a \"traceEvents\" "
+                       "array or an array of events, each with \"ph\" and \"ts\" (Chrome trace-event / Kineto); "
+                       "Metal exports are XML",
+                       {path});
+}
 
 attribution::AttributionOptions WithDefaultProcessFilter(const TraceSource& source, const std::string& engine,
                                                          attribution::AttributionOptions options) {

@@ -2,14 +2,17 @@
 // compare with the baseline. Fails closed: see suite/suite.h.
 #include "perfgate/suite/suite.h"
 
+#include <cerrno>
 #include <filesystem>
 #include <iostream>
 #include <mutex>
 #include <set>
 
 #include "perfgate/bundle/trials.h"
+#include "perfgate/core/input_limits.h"
 #include "perfgate/core/names.h"
 #include "perfgate/xctrace/recorder.h"
+#include "text_input.h"
 
 namespace perfgate::suite {
 namespace {
@@ -190,9 +193,29 @@ SuiteLoad Missing(const SuiteConfig& config, const std::vector<std::string>& rea
   return out;
 }
 
+// Suites honour PERFGATE_MAX_INPUT_BYTES and PERFGATE_MAX_GZIP_RATIO as the CLI honours
+// its options: a value that `env` sets becomes the process's limits, a bad one fails.
+Status ApplyInputLimits(const EnvLookup& env) {
+  auto limits = InputLimitsFromEnvironment(env);
+  if (!limits.ok()) return limits.status();
+  if (env(kMaxInputBytesEnv) || env(kMaxGzipRatioEnv)) SetInputLimits(*limits);
+  return Status();
+}
+
+// Whether the engine's recording directory exists; an error where it cannot be
+// examined (no access, a symbolic-link loop), which is no "missing recording".
+StatusOr<bool> RecordingExists(const std::string& engine_dir) {
+  std::error_code ec;
+  static_cast<void>(fs::status(engine_dir, ec));
+  if (!ec) return true;
+  if (ec.value() == ENOENT || ec.value() == ENOTDIR) return false;
+  return internal::PathError(engine_dir, ec.value(), "cannot examine the recording");
+}
+
 SuiteLoad Load(const SuiteConfig& config, const std::string& dir, const EnvLookup& env) {
   auto engines = ResolvedEngines(config);
   if (!engines.ok()) return Failed(engines.status());
+  if (Status s = ApplyInputLimits(env); !s.ok()) return Failed(s);
   if (EnvOr(env, "PERFGATE_RECORD") == "1") {
     if (Status s = RecordFirst(config, *engines, dir); !s.ok()) return Failed(s);
   }
@@ -201,8 +224,9 @@ SuiteLoad Load(const SuiteConfig& config, const std::string& dir, const EnvLooku
   std::vector<std::string> missing;
   for (const EngineSpec& e : *engines) {
     const std::string engine_dir = (fs::path(dir) / e.name).string();
-    std::error_code ec;
-    if (!fs::exists(engine_dir, ec)) {
+    auto exists = RecordingExists(engine_dir);
+    if (!exists.ok()) return Failed(exists.status());
+    if (!*exists) {
       if (!e.record_command.empty() && !xctrace::WhyRecordingImpossible()) {
         return Failed(Status::Error("suite.no_recording",
                                     "no recording of engine '" + e.name + "' at " + engine_dir +
@@ -275,7 +299,8 @@ SuiteLoad LoadSuite(const SuiteConfig& config) {
   const std::string dir = ResolveRecordingsDir(config);
   // The environment that loading reads is part of the key too.
   const std::string key = ConfigKey(config) + dir + "\n" + EnvOr(ProcessEnv, "PERFGATE_RECORD") + "\n" +
-                          EnvOr(ProcessEnv, "PERFGATE_ALLOW_SKIP") + "\n" + CiVariable().value_or("");
+                          EnvOr(ProcessEnv, "PERFGATE_ALLOW_SKIP") + "\n" + CiVariable().value_or("") + "\n" +
+                          EnvOr(ProcessEnv, kMaxInputBytesEnv) + "\n" + EnvOr(ProcessEnv, kMaxGzipRatioEnv);
   std::lock_guard<std::mutex> lock(mu);
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;

@@ -19,6 +19,16 @@ struct SourceLocation {
   int column = 0;
 };
 
+// A path as error output prints it, so that no file name can fake a location or a
+// line: a path of printable UTF-8 without ':', '"' or a backslash prints as is; any other is
+// printed in double quotes, with '"' and backslash escaped and control bytes and bytes
+// that are not UTF-8 as C escapes (\n, \t, \r, \xNN). `x:1:2<LF>.xml` prints as
+// "x:1:2\n.xml".
+std::string FormatPath(const std::string& path);
+
+// `path:line:col` (the known parts), the path as FormatPath prints it.
+std::string FormatLocation(const SourceLocation& location);
+
 // The outcome class of an error, which the CLI maps to its exit code.
 enum class ErrorKind {
   kInput,        // bad or unreadable input: exit 2
@@ -39,7 +49,8 @@ class Status {
   const SourceLocation& location() const { return location_; }
   ErrorKind kind() const { return kind_; }
 
-  // `path:line:col: error[code]: message`, dropping the parts that are unknown.
+  // `path:line:col: error[code]: message`, dropping the parts that are unknown; the
+  // path as FormatPath prints it.
   std::string ToString() const;
 
  private:

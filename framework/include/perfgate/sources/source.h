@@ -67,6 +67,12 @@ const std::vector<TraceSource>& BuiltinSources();
 // The source whose sniff accepts `path`, or nullptr.
 const TraceSource* SniffSource(const std::string& path);
 
+// Why no source claims the file `path` (SniffSource gave nullptr), when it can say:
+// source.unknown_format when its name (.json, .json.gz) or its first byte ('{', '[')
+// says JSON, or the error that reading it gives (io.bad_gzip, io.not_a_file, ...); ok
+// when it is none of these and the caller's own error fits better.
+Status ExplainUnclaimed(const std::string& path);
+
 // The source named `name`; an unknown name is an error listing the known ones.
 StatusOr<const TraceSource*> FindSource(std::string_view name);
 
