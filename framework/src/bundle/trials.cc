@@ -203,7 +203,7 @@ Status CheckTrialFiles(const fs::path& dir) {
     if (!type.ok()) return type.status();
     if (*type == fs::file_type::not_found) return Absent(e.path(), "no such file");
     if (!IsTrialInputName(name)) continue;
-    if (EndsWith(name, ".xml")) {
+    if (EndsWith(name, ".xml") || name == "trace.json") {
       const fs::path gz = e.path().string() + ".gz";
       if (auto gz_type = TypeOf(gz); gz_type.ok() && *gz_type != fs::file_type::not_found) {
         return Status::Error("bundle.ambiguous",
@@ -238,6 +238,7 @@ StatusOr<Trial> TrialOfDirectory(const fs::path& dir) {
     if (const sources::TraceSource* s = sources::SniffSource(file.string())) {
       return Trial{file.string(), s, MetaPathOf(dir)};
     }
+    PERFGATE_RETURN_IF_ERROR(sources::ExplainUnclaimed(file.string()));  // io.bad_gzip, source.unknown_format
     return Status::Error("bundle.unknown_file", "the trial's " + std::string(name) + " is not trace-event JSON",
                          {file.string()});
   }

@@ -73,7 +73,16 @@ class ScopedFd {
 // the limit: nothing can swap the file between the check and the read.
 StatusOr<int> OpenRegularFile(const std::string& path, uint64_t max_bytes, uint64_t* size) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) return PathError(path, errno, "cannot open");
+  if (fd < 0) {
+    // A socket fails to open (ENXIO): name it by what it is, as for a directory.
+    const int err = errno;
+    struct stat st;
+    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+      return Status::Error("io.not_a_file", std::string("expected a regular file, found ") + FileKind(st.st_mode),
+                           {path});
+    }
+    return PathError(path, err, "cannot open");
+  }
   struct stat st;
   if (::fstat(fd, &st) != 0) {
     const int err = errno;

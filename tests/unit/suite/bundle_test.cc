@@ -77,7 +77,8 @@ TEST_F(Discover, AReadmeIsListedAsIgnoredButAStrayTraceFileIsAnError) {
   std::ofstream(root_ / "hf2q/trial-5.json") << "{\"not\": \"a trace\"}\n";
   auto bad = DiscoverTrials(Hf2q());
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.status().code(), "bundle.unknown_file");
+  // Named JSON but no trace: said so, not left to a reader of another format.
+  EXPECT_EQ(bad.status().code(), "source.unknown_format");
 }
 
 TEST_F(Discover, TrialsOfTwoSourcesInOneRecordingAreAnError) {
@@ -117,9 +118,12 @@ TEST(TrialMeta, FlattensTheRecordersMetaJson) {
 
 TEST_F(Discover, AMetaJsonThatIsNoObjectIsAnError) {
   std::ofstream(root_ / "hf2q/trial-1/meta.json") << "[1, 2]\n";
+  // Discovery reads every file of a trial: the bad meta.json stops it.
   auto r = DiscoverTrials(Hf2q());
-  ASSERT_TRUE(r.ok());
-  auto meta = ReadTrialMeta(r->trials[0]);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), "bundle.bad_meta");
+  EXPECT_EQ(r.status().location().path, (root_ / "hf2q/trial-1/meta.json").string());
+  auto meta = ReadTrialMeta(Trial{(root_ / "hf2q/trial-1").string(), nullptr, (root_ / "hf2q/trial-1/meta.json").string()});
   ASSERT_FALSE(meta.ok());
   EXPECT_EQ(meta.status().code(), "bundle.bad_meta");
 }
