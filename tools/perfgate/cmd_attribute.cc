@@ -294,10 +294,10 @@ void RegisterAttributeCommand(CLI::App& app, int* exit_code) {
                   "process-name prefix of the target, PREFIX or ENGINE=PREFIX (default: the engine name for "
                   "Metal traces, every process for trace-event JSON)");
   cmd->add_option("--min-trials", args->min_trials, "fail when an engine has fewer trials (default 1)")
-      ->check(CLI::PositiveNumber);
+      ->check(PositiveInt());
   cmd->add_option("--run", args->run,
                   "the recording run to read from xctrace exports that hold several (default: refuse them)")
-      ->check(CLI::PositiveNumber);
+      ->check(PositiveInt());
   cmd->add_flag("--all-processes", args->all_processes, "keep every process's submissions (the seed's behaviour)");
   cmd->add_option("--window", args->window,
                   "decode window, SPEC or ENGINE=SPEC: label:NAME, time:START_NS:END_NS or skip:N");

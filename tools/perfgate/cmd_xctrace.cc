@@ -152,7 +152,7 @@ void RegisterXctraceCommands(CLI::App& app, int* exit_code) {
   table->add_option("--run", args->run,
                     "keep only this run's tables (by the run in each node's xpath); required when the export "
                     "holds a schema from several runs")
-      ->check(CLI::PositiveNumber);
+      ->check(PositiveInt());
   table->add_flag("--lenient", args->lenient, "count anomalies instead of failing on the first");
   AddInputLimitOptions(table);
   table->callback([args, exit_code] { *exit_code = RunTable(*args); });
@@ -178,7 +178,7 @@ void RegisterXctraceCommands(CLI::App& app, int* exit_code) {
   info->add_option("files", *files, "exported XML files")->required();
   info->add_flag("--lenient", *lenient, "count anomalies instead of failing on the first");
   AddInputLimitOptions(info);
-  info->add_option("--run", *info_run, "keep only this run's tables (as `table --run`)")->check(CLI::PositiveNumber);
+  info->add_option("--run", *info_run, "keep only this run's tables (as `table --run`)")->check(PositiveInt());
   info->callback([files, lenient, info_run, exit_code] { *exit_code = RunInfo(*files, *lenient, *info_run); });
 }
 

@@ -22,6 +22,9 @@ int ReportError(const Status& status);
 // when given, sets the process's InputLimits (perfgate/core/input_limits.h).
 void AddInputLimitOptions(CLI::App* cmd);
 
+// A check for a count option: a whole number from 1 to INT_MAX.
+CLI::Validator PositiveInt();
+
 // A check for an option in seconds: a finite number from 0 to 10^7.
 CLI::Validator Seconds();
 

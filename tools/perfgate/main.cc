@@ -1,5 +1,6 @@
 // perfgate: GPU trace attribution and perf gates from the command line.
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -14,7 +15,8 @@
 namespace perfgate::cli {
 
 int ReportError(const Status& status) {
-  std::cerr << status.ToString() << '\n';
+  // Without a file to name, the program is the location, as for CLI11's own errors.
+  std::cerr << (status.location().path.empty() ? "perfgate: " : "") << status.ToString() << '\n';
   return status.kind() == ErrorKind::kEnvironment ? kExitEnvironment : kExitBadInput;
 }
 
@@ -50,6 +52,18 @@ void AddInputLimitOptions(CLI::App* cmd) {
       ->type_name("N");
 }
 
+CLI::Validator PositiveInt() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        long long v = 0;
+        if (!CLI::detail::lexical_cast(text, v) || v < 1 || v > INT_MAX) {
+          return "'" + text + "' is not a whole number from 1 to " + std::to_string(INT_MAX);
+        }
+        return "";
+      },
+      "N>0");
+}
+
 CLI::Validator Seconds() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
@@ -77,13 +91,15 @@ void RegisterDiagnosticsCommand(CLI::App& app, int* exit_code) {
 // after the subcommand that raised them).
 std::string UsageCode(const CLI::ParseError& e) {
   if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
+    // CLI11 lists the extras after ": " (in no set order); any that reads as an
+    // option makes it an unknown option.
     const std::string what = e.what();
     const size_t colon = what.find(": ");
-    const bool option = colon != std::string::npos && colon + 2 < what.size() && what[colon + 2] == '-';
-    return option ? "usage.unknown_option" : "usage.extra_argument";
+    const std::string extras = colon == std::string::npos ? "" : " " + what.substr(colon + 2);
+    return extras.find(" -") != std::string::npos ? "usage.unknown_option" : "usage.extra_argument";
   }
   if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr) return "usage.missing_required";
-  if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr) return "usage.missing_argument";
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr) return "usage.argument_count";
   if (dynamic_cast<const CLI::ConversionError*>(&e) != nullptr) return "usage.bad_number";
   if (dynamic_cast<const CLI::ValidationError*>(&e) != nullptr) return "usage.bad_value";
   if (dynamic_cast<const CLI::RequiresError*>(&e) != nullptr ||
@@ -104,19 +120,25 @@ int ReportException(const char* code, const std::string& what, ErrorKind kind) {
   return ReportError(Status::Error(code, what, {}, kind));
 }
 
-// A first argument that is neither an option nor a subcommand: CLI11 would only say
-// that a subcommand is required.
+// A first argument that is neither --help nor a subcommand: CLI11 would only say that
+// a subcommand is required.
 Status CheckSubcommand(CLI::App& app, int argc, char** argv) {
-  if (argc < 2 || argv[1][0] == '-') return Status();
+  if (argc < 2) return Status();
+  const std::string first = argv[1];
+  if (first == "-h" || first == "--help") return Status();
+  if (first[0] == '-') {
+    return Status::Error("usage.unknown_option", "no option '" + first + "' before the subcommand", {},
+                         ErrorKind::kUsage);
+  }
   std::vector<std::string> names;
   for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
-    if (sub->get_name() == argv[1]) return Status();
+    if (sub->get_name() == first) return Status();
     names.push_back(sub->get_name());
   }
   std::string known;
   for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
   return Status::Error("usage.unknown_command",
-                       std::string("no subcommand '") + argv[1] + "' (known: " + known + ")", {}, ErrorKind::kUsage);
+                       "no subcommand '" + first + "' (known: " + known + ")", {}, ErrorKind::kUsage);
 }
 
 int Run(CLI::App& app, int argc, char** argv, const int& exit_code) {
