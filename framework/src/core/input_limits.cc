@@ -73,6 +73,11 @@ void SetInputLimits(const InputLimits& limits) {
   g_set = limits;
 }
 
+void ClearInputLimits() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_set.reset();
+}
+
 StatusOr<InputLimits> CurrentInputLimits() {
   {
     std::lock_guard<std::mutex> lock(g_mutex);

@@ -19,6 +19,24 @@ TEST(Status, CompilerFormDropsUnknownParts) {
   EXPECT_EQ(Status::Error("", "boom").code(), "error");
 }
 
+TEST(Status, PathsThatCouldFakeALocationPrintQuotedAndEscaped) {
+  // A name holding ":1:2" and a newline would otherwise print a second, fake error.
+  EXPECT_EQ(Status::Error("io.x", "m", {"x:1:2\n.xml"}).ToString(), "\"x:1:2\\n.xml\": error[io.x]: m");
+  EXPECT_EQ(Status::Error("io.x", "m", {"a:b.xml", 4, 2}).ToString(), "\"a:b.xml\":4:2: error[io.x]: m");
+  EXPECT_EQ(FormatPath("dir/\xff\x01.xml"), "\"dir/\\xff\\x01.xml\"");
+  EXPECT_EQ(FormatPath("say \"hi\"\\\t.xml"), "\"say \\\"hi\\\"\\\\\\t.xml\"");
+  EXPECT_EQ(FormatPath("\x1b[2J"), "\"\\x1b[2J\"");
+  EXPECT_EQ(FormatPath("\x7f"), "\"\\x7f\"");
+}
+
+TEST(Status, PlainPathsIncludingUtf8PrintAsIs) {
+  EXPECT_EQ(FormatPath("/tmp/run 1/trial-2.json"), "/tmp/run 1/trial-2.json");
+  EXPECT_EQ(FormatPath("mesures/\xC3\xA9t\xC3\xA9.xml"), "mesures/\xC3\xA9t\xC3\xA9.xml");
+  // Valid UTF-8 stays readable inside quotes too; only the bad byte is escaped.
+  EXPECT_EQ(FormatPath("\xC3\xA9:\xC3"), "\"\xC3\xA9:\\xc3\"");
+  EXPECT_EQ(FormatLocation({"a.xml", 3, 0}), "a.xml:3");
+}
+
 StatusOr<int> Half(int v) {
   if (v % 2) return Status::Error("odd", std::to_string(v) + " is odd");
   return v / 2;

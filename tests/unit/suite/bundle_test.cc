@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "perfgate/attribution/attribute.h"
 #include "perfgate/bundle/trials.h"
 
 namespace perfgate::bundle {
@@ -151,6 +152,64 @@ TEST_F(Discover, ADanglingLinkOrAnUnreadableTrialFileIsNoIgnoredFile) {
   auto unknown = DiscoverTrials(Hf2q());
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(unknown.status().code(), "bundle.unknown_file");
+}
+
+TEST_F(Discover, ASymlinkLoopInTheRecordingIsNamedNotThrownOrCalledDangling) {
+  fs::create_symlink("trial-4", root_ / "hf2q/trial-4");  // ELOOP
+  auto r = DiscoverTrials(Hf2q());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), "io.symlink_loop") << r.status().ToString();
+  EXPECT_EQ(r.status().location().path, (root_ / "hf2q/trial-4").string());
+  // The recording itself a loop: the same error, no filesystem_error thrown.
+  fs::create_symlink("loop", root_ / "loop");
+  auto top = DiscoverTrials((root_ / "loop").string());
+  ASSERT_FALSE(top.ok());
+  EXPECT_EQ(top.status().code(), "io.symlink_loop");
+}
+
+TEST_F(Discover, APermissionDeniedRecordingOrTrialIsNotNoTrials) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root reads directories of any mode; this runs as a normal user only";
+  fs::permissions(root_ / "hf2q/trial-2", fs::perms::none);
+  auto trial = DiscoverTrials(Hf2q());
+  fs::permissions(root_ / "hf2q/trial-2", fs::perms::owner_all);
+  ASSERT_FALSE(trial.ok());
+  EXPECT_EQ(trial.status().code(), "io.permission_denied") << trial.status().ToString();
+  fs::permissions(root_ / "hf2q", fs::perms::none);
+  auto top = DiscoverTrials(Hf2q());
+  fs::permissions(root_ / "hf2q", fs::perms::owner_all);
+  ASSERT_FALSE(top.ok());
+  EXPECT_EQ(top.status().code(), "io.permission_denied") << top.status().ToString();
+}
+
+TEST_F(Discover, EveryFileOfATrialIsReadOrRefused) {
+  // A broken .xml.gz beside its .xml would be left unread.
+  const fs::path points = root_ / "hf2q/trial-1/metal-gpu-execution-points.xml";
+  ASSERT_TRUE(fs::exists(points.string() + ".gz"));
+  std::ofstream(points) << "<broken";
+  auto both = DiscoverTrials(Hf2q());
+  ASSERT_FALSE(both.ok());
+  EXPECT_EQ(both.status().code(), "bundle.ambiguous") << both.status().ToString();
+  fs::remove(points);
+  // A meta.json that is no JSON, or gives a key twice.
+  std::ofstream(root_ / "hf2q/trial-3/meta.json") << "{tokens: 64}";
+  EXPECT_EQ(DiscoverTrials(Hf2q()).status().code(), "bundle.bad_meta");
+  std::ofstream(root_ / "hf2q/trial-3/meta.json") << R"({"tokens": 64, "tokens": 32})";
+  auto dup = DiscoverTrials(Hf2q());
+  ASSERT_FALSE(dup.ok());
+  EXPECT_NE(dup.status().message().find("'tokens' twice"), std::string::npos) << dup.status().message();
+}
+
+TEST_F(Discover, AJsonFileNoSourceReadsSaysSoInsteadOfTheXmlReadersError) {
+  // traceEvents well past the sniff window: named JSON, so the error says JSON.
+  const std::string path = (root_ / "late.json").string();
+  std::ofstream(path) << "{\"pad\": \"" << std::string(100000, 'x') << "\", \"traceEvents\": []}";
+  auto r = DiscoverTrials(path);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), "source.unknown_format") << r.status().ToString();
+  EXPECT_EQ(r.status().message().find("expected '<'"), std::string::npos);
+  auto legacy = attribution::AttributeTrial(path, {});
+  ASSERT_FALSE(legacy.ok());
+  EXPECT_EQ(legacy.status().code(), "source.unknown_format") << legacy.status().ToString();
 }
 
 TEST_F(Discover, ATrialDirectoryHoldingTrialsIsAmbiguous) {

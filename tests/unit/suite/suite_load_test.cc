@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <map>
 
+#include "perfgate/core/input_limits.h"
 #include "perfgate/suite/suite.h"
 #include "unit/suite/decode_suite.h"
 
@@ -77,6 +78,28 @@ TEST_F(MissingRecordings, AnEngineWithARecordCommandSaysHowToRecordIt) {
   ASSERT_FALSE(load.error.ok());
   EXPECT_NE(load.error.message().find("record it with PERFGATE_RECORD=1 on a Mac with xctrace"), std::string::npos)
       << load.error.message();
+}
+
+TEST_F(MissingRecordings, AnUnexaminableRecordingIsAnErrorNotAMissingOne) {
+  // A link loop where the engine's recording should be: no skip, even outside CI.
+  fs::create_symlink("llama", root_ / "only_hf2q/llama");
+  SuiteLoad load = LoadSuite(ReadmeSuite((root_ / "only_hf2q").string()), Env({{"CI", "false"}}));
+  EXPECT_FALSE(load.unavailable.has_value());
+  ASSERT_FALSE(load.error.ok());
+  EXPECT_EQ(load.error.code(), "io.symlink_loop") << load.error.ToString();
+}
+
+TEST(SuiteLoad, HonoursTheInputLimitVariables) {
+  SuiteLoad bad = LoadSuite(ReadmeSuite(kFixtures + "/decode_q4_0"), Env({{"PERFGATE_MAX_INPUT_BYTES", "big"}}));
+  ASSERT_FALSE(bad.error.ok());
+  EXPECT_EQ(bad.error.code(), "input.bad_limit");
+  // A limit below the fixtures' trial files: the suite's reads obey it.
+  SuiteLoad small = LoadSuite(ReadmeSuite(kFixtures + "/decode_q4_0"), Env({{"PERFGATE_MAX_INPUT_BYTES", "1K"}}));
+  ClearInputLimits();
+  ASSERT_FALSE(small.error.ok());
+  EXPECT_EQ(small.error.code(), "io.too_large") << small.error.ToString();
+  SuiteLoad fine = LoadSuite(ReadmeSuite(kFixtures + "/decode_q4_0"), Env({}));
+  EXPECT_TRUE(fine.error.ok()) << fine.error.ToString();
 }
 
 TEST(SuiteLoad, TheReadmeExampleGetsTheClisProcessDefault) {

@@ -54,6 +54,9 @@ StatusOr<InputLimits> InputLimitsFromEnvironment(const EnvLookup& env = ProcessE
 // Sets the limits every reader in this process applies from now on (thread-safe).
 void SetInputLimits(const InputLimits& limits);
 
+// Forgets the limits SetInputLimits set, so the environment applies again.
+void ClearInputLimits();
+
 // The limits readers apply now: those set, else those of the process environment.
 // Errors: input.bad_limit when the environment holds a bad value and none were set.
 StatusOr<InputLimits> CurrentInputLimits();
