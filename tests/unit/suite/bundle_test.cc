@@ -8,6 +8,7 @@
 
 #include "perfgate/attribution/attribute.h"
 #include "perfgate/bundle/trials.h"
+#include "unit/core/as_nobody.h"
 
 namespace perfgate::bundle {
 namespace {
@@ -168,17 +169,17 @@ TEST_F(Discover, ASymlinkLoopInTheRecordingIsNamedNotThrownOrCalledDangling) {
 }
 
 TEST_F(Discover, APermissionDeniedRecordingOrTrialIsNotNoTrials) {
-  if (::geteuid() == 0) GTEST_SKIP() << "root reads directories of any mode; this runs as a normal user only";
+  fs::permissions(root_, fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);
+  fs::permissions(root_ / "hf2q", fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);
+  auto discover = [&] {
+    auto r = DiscoverTrials(Hf2q());
+    return r.ok() ? std::string("ok") : r.status().code();
+  };
   fs::permissions(root_ / "hf2q/trial-2", fs::perms::none);
-  auto trial = DiscoverTrials(Hf2q());
+  EXPECT_EQ(testing_support::AsUnprivileged(discover), "io.permission_denied");
   fs::permissions(root_ / "hf2q/trial-2", fs::perms::owner_all);
-  ASSERT_FALSE(trial.ok());
-  EXPECT_EQ(trial.status().code(), "io.permission_denied") << trial.status().ToString();
-  fs::permissions(root_ / "hf2q", fs::perms::none);
-  auto top = DiscoverTrials(Hf2q());
-  fs::permissions(root_ / "hf2q", fs::perms::owner_all);
-  ASSERT_FALSE(top.ok());
-  EXPECT_EQ(top.status().code(), "io.permission_denied") << top.status().ToString();
+  fs::permissions(root_ / "hf2q", fs::perms::owner_all);  // none for others
+  EXPECT_EQ(testing_support::AsUnprivileged(discover), "io.permission_denied");
 }
 
 TEST_F(Discover, EveryFileOfATrialIsReadOrRefused) {
