@@ -112,7 +112,7 @@ CASES += [
     Case("missing_families", ["attribute", "--tokens", "1", "--trace", "e={t.json}", "--kernel-families",
                               "{dir}/absent.json"], files={"t.json": TRACE}, code="io.not_found", at="file",
          where="absent.json", why="a kernel-family table that does not exist"),
-    Case("file_as_directory_info", ["info", "{a.xml}/b.xml"], files={"a.xml": XML}, code="io.not_found",
+    Case("file_as_directory_info", ["info", "{a.xml}/b.xml"], files={"a.xml": XML}, code="io.bad_path",
          at="file", where="a.xml/b.xml", why="a path through a regular file (ENOTDIR)"),
     Case("name_too_long_table", ["table", "{dir}/" + "n" * 300 + ".xml"], code="io.bad_path", at="file",
          where="n" * 300 + ".xml", why="a file name longer than NAME_MAX"),

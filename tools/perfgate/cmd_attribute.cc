@@ -149,7 +149,7 @@ StatusOr<EngineTrials> DiscoverEngines(const AttributeArgs& args) {
     if (!SplitAssignment(t, &engine, &path)) return Usage("--trace '" + t + "': expected ENGINE=PATH");
     auto recording = bundle::DiscoverTrials(path);
     if (!recording.ok()) return recording.status();
-    for (const std::string& ignored : recording->ignored) std::cerr << "note: not a trial, ignored: " << ignored << '\n';
+    for (const std::string& ignored : recording->ignored) std::cerr << "note: not a trial, ignored: " << FormatPath(ignored) << '\n';
     if (!out.trials.count(engine)) out.order.push_back(engine);
     auto& trials = out.trials[engine];
     trials.insert(trials.end(), recording->trials.begin(), recording->trials.end());
@@ -206,7 +206,7 @@ StatusOr<attribution::EngineSummary> AttributeEngine(const std::string& engine, 
                                                      const attribution::AttributionOptions& options) {
   return bundle::AttributeTrials(engine, trials, options,
                                  [&](const bundle::Trial& t, const attribution::TrialSummary& summary) {
-                                   std::cerr << "ok: " << engine << ' ' << t.path << ": " << summary.submissions
+                                   std::cerr << "ok: " << engine << ' ' << FormatPath(t.path) << ": " << summary.submissions
                                              << ' ' << t.source->descriptor.words.units << " over " << summary.tokens
                                              << " tokens (" << summary.tokens_source << "), "
                                              << summary.shader_count << " shaders\n";
@@ -250,7 +250,7 @@ Status WriteReport(const AttributeArgs& args, const report::Report& report) {
         {".json", report::RenderJson}, {".svg", report::RenderSvg}};
     for (const auto& [ext, render] : formats) {
       PERFGATE_RETURN_IF_ERROR(WriteFile(args.output + ext, render(report)));
-      std::cerr << "wrote: " << args.output << ext << '\n';
+      std::cerr << "wrote: " << FormatPath(args.output + ext) << '\n';
     }
     return Status();
   }
@@ -263,7 +263,7 @@ Status WriteReport(const AttributeArgs& args, const report::Report& report) {
     return Status();
   }
   PERFGATE_RETURN_IF_ERROR(WriteFile(args.output, text));
-  std::cerr << "wrote: " << args.output << '\n';
+  std::cerr << "wrote: " << FormatPath(args.output) << '\n';
   return Status();
 }
 

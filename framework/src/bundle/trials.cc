@@ -83,7 +83,7 @@ StatusOr<fs::file_type> TypeOf(const fs::path& p) {
   std::error_code ec;
   const fs::file_status st = fs::status(p, ec);
   if (!ec) return st.type();
-  if (ec.value() == ENOENT || ec.value() == ENOTDIR) return fs::file_type::not_found;
+  if (ec.value() == ENOENT) return fs::file_type::not_found;
   return internal::PathError(p.string(), ec.value(), "cannot examine");
 }
 

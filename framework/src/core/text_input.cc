@@ -137,11 +137,11 @@ StatusOr<std::string> ReadWithLimits(const std::string& path, const InputLimits&
 }  // namespace
 
 Status PathError(const std::string& path, int err, std::string_view doing) {
-  const char* code = err == ENOENT || err == ENOTDIR ? "io.not_found"
-                     : err == EACCES || err == EPERM ? "io.permission_denied"
-                     : err == ELOOP                  ? "io.symlink_loop"
-                     : err == ENAMETOOLONG           ? "io.bad_path"
-                                                     : "io.read_failed";
+  const char* code = err == ENOENT                        ? "io.not_found"
+                     : err == EACCES || err == EPERM        ? "io.permission_denied"
+                     : err == ELOOP                         ? "io.symlink_loop"
+                     : err == ENAMETOOLONG || err == ENOTDIR ? "io.bad_path"
+                                                            : "io.read_failed";
   return Status::Error(code, std::string(doing) + ": " + std::strerror(err), {path});
 }
 

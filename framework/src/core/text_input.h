@@ -29,9 +29,9 @@ Status CheckReadableFile(const std::string& path);
 // input limits allow. Errors: io.bad_gzip, io.gzip_bomb.
 StatusOr<std::string> Gunzip(std::string_view compressed, const std::string& path);
 
-// The error for an errno from opening or reading `path`: io.not_found (ENOENT,
-// ENOTDIR), io.permission_denied, io.symlink_loop (ELOOP), io.bad_path (ENAMETOOLONG),
-// else io.read_failed; the message is "<doing>: <strerror>".
+// The error for an errno from opening or reading `path`: io.not_found (ENOENT),
+// io.permission_denied, io.symlink_loop (ELOOP), io.bad_path (ENAMETOOLONG, or
+// ENOTDIR: a path through a regular file), else io.read_failed; the message is "<doing>: <strerror>".
 Status PathError(const std::string& path, int err, std::string_view doing);
 
 // Replaces `path` with `text` atomically: a new file beside it with a name no other
