@@ -46,4 +46,27 @@ TEST_F(CliBadFiles, KernelFamiliesThatAreADirectoryOrHoldAnUnrepresentableNumber
   EXPECT_NE(r.err.find("error[families.bad_json]"), std::string::npos) << r.err;
 }
 
+TEST_F(CliBadFiles, TheInputLimitVariableAppliesAndTheOptionOverridesIt) {
+  const std::string toc = dir_ + "/toc.xml";
+  std::ofstream(toc) << "<?xml version=\"1.0\"?>\n<trace-toc>" << std::string(2000, ' ') << "</trace-toc>\n";
+  auto limited = RunCommand("PERFGATE_MAX_INPUT_BYTES=1K " + Cli("toc '" + toc + "'"));
+  EXPECT_EQ(limited.exit_code, 2) << limited.err;
+  EXPECT_NE(limited.err.find(toc + ": error[io.too_large]"), std::string::npos) << limited.err;
+  auto raised = RunCommand("PERFGATE_MAX_INPUT_BYTES=1K " + Cli("toc --max-input-bytes 1M '" + toc + "'"));
+  EXPECT_EQ(raised.err.find("io.too_large"), std::string::npos) << raised.err;
+  auto bad = RunCommand("PERFGATE_MAX_INPUT_BYTES=huge " + Cli("toc '" + toc + "'"));
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("perfgate: error[input.bad_limit]: PERFGATE_MAX_INPUT_BYTES 'huge'"), std::string::npos)
+      << bad.err;
+}
+
+TEST_F(CliBadFiles, AnUnclaimedJsonTrialGetsNoXmlReaderError) {
+  const std::string json = dir_ + "/trial.json";
+  std::ofstream(json) << "{\"pad\": \"" << std::string(70000, 'x') << "\", \"traceEvents\": []}";
+  auto r = RunCommand(Cli("attribute --tokens 1 --trace e='" + json + "'"));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find(json + ": error[source.unknown_format]"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("expected '<'"), std::string::npos) << r.err;
+}
+
 }  // namespace
