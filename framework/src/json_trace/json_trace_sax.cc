@@ -23,6 +23,11 @@ using Json = nlohmann::json;
 // recursive, so this guards memory and time, not the stack).
 constexpr int kMaxDepth = 256;
 
+// The largest |ts| and dur, in nanoseconds. With both bounded by 2^61 every end
+// (ts + dur) and every difference of two times fits in int64, so nothing downstream
+// (durations, spans, the busy union) can overflow.
+constexpr int64_t kMaxTimeNs = int64_t{1} << 61;
+
 // A char iterator that publishes its position, so the SAX handler knows the byte
 // offset of what it is told about (nlohmann's SAX interface has no positions).
 struct TrackingIterator {
@@ -695,8 +700,10 @@ bool Handler::FinishCompleteEvent() {
   if (!ev_.has_ts) return BadEvent(ev_.offset, "the complete event has no \"ts\" (" + EventContext() + ")");
   if (!ev_.has_dur) return BadEvent(ev_.offset, "the complete event has no \"dur\" (" + EventContext() + ")");
   if (ev_.dur_ns < 0) return BadEvent(ev_.offset, "\"dur\" is negative (" + EventContext() + ")");
-  if (ev_.ts_ns > INT64_MAX - ev_.dur_ns) {
-    return BadEvent(ev_.offset, "\"ts\" + \"dur\" is out of range (" + EventContext() + ")");
+  if (ev_.ts_ns < -kMaxTimeNs || ev_.ts_ns > kMaxTimeNs || ev_.dur_ns > kMaxTimeNs) {
+    return BadEvent(ev_.offset, std::string(ev_.dur_ns > kMaxTimeNs ? "\"dur\"" : "\"ts\"") +
+                                    " is beyond 2^61 ns (73 years), the most a trace time may be (" + EventContext() +
+                                    ")");
   }
   ++out_->events;
   ++kinds_[kind_key_];

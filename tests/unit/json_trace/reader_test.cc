@@ -279,8 +279,11 @@ TEST(JsonTraceReader, SniffsTraceJson) {
   EXPECT_FALSE(LooksLikeTraceJsonBuffer("{\"traceEvents\" \"x\"}"));
   EXPECT_FALSE(LooksLikeTraceJsonBuffer(""));
   EXPECT_FALSE(LooksLikeTraceJsonBuffer("   "));
-  // The key must appear within the first 64 KiB.
-  EXPECT_FALSE(LooksLikeTraceJsonBuffer("{\"pad\": \"" + std::string(70'000, 'x') + "\", \"traceEvents\": []}"));
+  // A key after a long first value is found (the sniff once looked at 64 KiB only).
+  EXPECT_TRUE(LooksLikeTraceJsonBuffer("{\"pad\": \"" + std::string(70'000, 'x') + "\", \"traceEvents\": []}"));
+  // Inside a string, escaped quotes do not make a key.
+  EXPECT_FALSE(LooksLikeTraceJsonBuffer("{\"note\": \"\\\"ph\\\": 1\"}"));
+  EXPECT_FALSE(LooksLikeTraceJsonBuffer("\xEF\xBB{\"ph\": 1}"));  // a broken BOM
 
   EXPECT_TRUE(LooksLikeTraceJson(WriteTemp("s.json", SmallTrace())));
   EXPECT_TRUE(LooksLikeTraceJson(WriteTemp("s.json.gz", gen::Gzip(SmallTrace()))));
