@@ -138,6 +138,9 @@ StatusOr<std::vector<Bucket>> ParseBuckets(std::string_view spec) {
       return UsageError("bucket '" + b.name + "': bad upper bound");
     }
     if (b.hi_ns <= b.lo_ns) return UsageError("bucket '" + b.name + "' is empty");
+    for (const Bucket& earlier : out) {
+      if (earlier.name == b.name) return UsageError("bucket '" + b.name + "' is given twice (one figure per name)");
+    }
     int64_t expected_lo = out.empty() ? 0 : out.back().hi_ns;
     if (b.lo_ns != expected_lo) {
       return UsageError("bucket '" + b.name + "' starts at " + std::to_string(b.lo_ns) + " ns, expected " +

@@ -151,6 +151,10 @@ class DomHandler : public PositionedHandler {
     // range (406) is reported after its last digit, so it is located at its first.
     size_t offset = position == 0 ? 0 : position - 1;
     if (ex.id == 406 && position >= last_token.size()) offset = position - last_token.size();
+    offset = std::min(offset, text_.size());
+    // Invalid UTF-8 is located at its first byte, not where the lexer gave up on it.
+    const size_t bad = FindInvalidUtf8(text_.substr(0, std::min(text_.size(), offset + 1)));
+    if (bad != std::string_view::npos && bad <= offset) offset = bad;
     return Fail(codes_.bad_json, std::min(offset, text_.size()), ErrorDetail(ex.what()));
   }
 
