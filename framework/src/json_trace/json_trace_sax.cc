@@ -197,6 +197,7 @@ struct PendingEvent {
   bool has_pid = false, has_tid = false;
   int64_t ts_ns = 0, dur_ns = 0, pid = 0, tid = 0;
   std::optional<int64_t> correlation, device, stream, external_id;
+  uint32_t seen_fields = 0;  // bits of Field, then of ArgField << 16: a repeated key is an error
   bool bad = false;
   std::string problem;
   size_t problem_offset = 0;
@@ -213,6 +214,7 @@ struct PendingEvent {
     device.reset();
     stream.reset();
     external_id.reset();
+    seen_fields = 0;
     bad = false;
   }
 };
@@ -385,6 +387,18 @@ bool Handler::key(std::string& k) {
   // which case the error points at the event instead.
   size_t end = Offset();
   key_offset_ = (end >= k.size() + 2 && bytes_[end - k.size() - 2] == '"') ? end - k.size() - 2 : ev_.offset;
+  // A kept field written twice would silently keep its last value.
+  uint32_t bit = 0;
+  if (states_.back() == State::kEvent && field_ != Field::kOther) bit = 1u << static_cast<int>(field_);
+  if (states_.back() == State::kArgs && arg_field_ != ArgField::kOther) bit = 1u << (16 + static_cast<int>(arg_field_));
+  if (bit != 0) {
+    if (ev_.seen_fields & bit) {
+      MarkBad(key_offset_, std::string("\"") +
+                               (states_.back() == State::kEvent ? FieldName(field_) : ArgFieldName(arg_field_)) +
+                               "\" is given twice");
+    }
+    ev_.seen_fields |= bit;
+  }
   return true;
 }
 
