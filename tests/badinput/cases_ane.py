@@ -123,6 +123,11 @@ CASES = [
     Case("report_is_dir", ["ane-dma", "replay", "{dir}/run"],
          setup=lambda d: os.makedirs(d + "/run/report.json"), code="ane.replay_unreadable", at="file",
          where="run/report.json", why="report.json is a directory", stderr_has=["directory"]),
+    Case("label_bad_utf8", ["ane-dma", "--host-only", "--label", "m3u\udcff"], code="cli.usage",
+         why="a label that is not UTF-8 made nlohmann's dump throw type_error (abort)"),
+    Case("host_only_shape_overflow", ["ane-dma", "--host-only", "--cout", "9223372036854775807", "--cins",
+                                      "9223372036854775807", "--cores", "1"], code="ane.bad_shape",
+         why="cin x cout x 2 overflowed int64 in the host report"),
     Case("fifo", ["ane-dma", "replay", "{dir}/p"], setup=lambda d: os.mkfifo(d + "/p"),
          code="ane.replay_unreadable", at="file", where="p", timeout=20, why="a FIFO would block the reader"),
 ]

@@ -539,7 +539,7 @@ StatusOr<PresetSummary> RunPreset(const std::string& out_arg, Preset preset, con
   const std::string text = RenderSummaryJson(summary);
   PERFGATE_RETURN_IF_ERROR(WriteAtomic(out + "/summary.json", text));
   Json blob = Json::parse(text);
-  Log(options, "DMA_NOTCH_SUMMARY " + blob["scans"].dump(2));
+  Log(options, "DMA_NOTCH_SUMMARY " + blob["scans"].dump(2, ' ', false, Json::error_handler_t::replace));
   return summary;
 }
 
@@ -665,7 +665,7 @@ std::string AnecFlagsJson() {
   f["MaxKernelDMASize"] = 1048575;
   f["AvoidOneMiBKernelDMA"] = true;
   f["SplitCoeffBuffer"] = true;
-  return f.dump() + "\n";
+  return f.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 bool MentionsKernelDmaSplit(const std::string& serialized) {
