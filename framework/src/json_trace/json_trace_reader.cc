@@ -137,6 +137,10 @@ class TraceJsonSniffer {
 };
 
 constexpr size_t kChunkBytes = 1 << 16;
+// The most the sniff inflates and scans without finding a key: a gzip bomb of
+// whitespace after '{' must not keep it busy for minutes. Far beyond where any
+// writer puts "traceEvents".
+constexpr uint64_t kMaxSniffBytes = uint64_t{4} << 30;
 
 // Feeds the file (inflated when gzip-compressed) to the sniffer until it decides.
 bool SniffFile(const std::string& path) {
@@ -148,8 +152,10 @@ bool SniffFile(const std::string& path) {
   const bool gzip = in.size() >= 2 && static_cast<unsigned char>(in[0]) == 0x1f &&
                     static_cast<unsigned char>(in[1]) == 0x8b;
   if (!gzip) {
-    while (!in.empty() && !sniffer.Decided()) {
+    uint64_t scanned = 0;
+    while (!in.empty() && !sniffer.Decided() && scanned < kMaxSniffBytes) {
       sniffer.Feed(in);
+      scanned += in.size();
       in.resize(kChunkBytes);
       in.resize(std::fread(in.data(), 1, kChunkBytes, f.get()));
     }
@@ -160,7 +166,8 @@ bool SniffFile(const std::string& path) {
   zs.next_in = reinterpret_cast<Bytef*>(in.data());
   zs.avail_in = static_cast<uInt>(in.size());
   std::string out(kChunkBytes, '\0');
-  while (!sniffer.Decided()) {
+  uint64_t scanned = 0;
+  while (!sniffer.Decided() && scanned < kMaxSniffBytes) {
     if (zs.avail_in == 0) {
       in.resize(kChunkBytes);
       in.resize(std::fread(in.data(), 1, kChunkBytes, f.get()));
@@ -172,6 +179,7 @@ bool SniffFile(const std::string& path) {
     zs.avail_out = static_cast<uInt>(out.size());
     const int rc = inflate(&zs, Z_NO_FLUSH);
     sniffer.Feed(std::string_view(out.data(), out.size() - zs.avail_out));
+    scanned += out.size() - zs.avail_out;
     if (rc == Z_STREAM_END) {
       if (zs.avail_in == 0) break;
       inflateReset(&zs);  // another gzip member follows

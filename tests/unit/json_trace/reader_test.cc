@@ -285,6 +285,11 @@ TEST(JsonTraceReader, SniffsTraceJson) {
   // Inside a string, escaped quotes do not make a key.
   EXPECT_FALSE(LooksLikeTraceJsonBuffer("{\"note\": \"\\\"ph\\\": 1\"}"));
   EXPECT_FALSE(LooksLikeTraceJsonBuffer("\xEF\xBB{\"ph\": 1}"));  // a broken BOM
+  // The same through files, plain and gzip: the key is 200 KB in, past several chunks.
+  const std::string late = "{\"pad\": \"" + std::string(200'000, 'x') + "\", \"traceEvents\": []}";
+  EXPECT_TRUE(LooksLikeTraceJson(WriteTemp("late.json", late)));
+  EXPECT_TRUE(LooksLikeTraceJson(WriteTemp("late.json.gz", gen::Gzip(late))));
+  EXPECT_FALSE(LooksLikeTraceJson(WriteTemp("nokey.json", "{\"pad\": \"" + std::string(200'000, 'x') + "\"}")));
 
   EXPECT_TRUE(LooksLikeTraceJson(WriteTemp("s.json", SmallTrace())));
   EXPECT_TRUE(LooksLikeTraceJson(WriteTemp("s.json.gz", gen::Gzip(SmallTrace()))));

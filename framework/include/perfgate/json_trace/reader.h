@@ -117,8 +117,8 @@ StatusOr<GpuTrace> ReadTraceJsonBuffer(std::string_view bytes, std::string displ
 // after optional whitespace and a UTF-8 BOM the first byte is '{' or '[', and
 // "traceEvents" or "ph" appears as a key (a string outside any string, followed by
 // ':'), wherever it is. Reads up to that key, so a trace costs a few bytes and a JSON
-// file without one is read once to its end; false for unreadable files and
-// directories.
+// file without one is read once to its end (at most 4 GiB inflated); false for
+// unreadable files and directories.
 bool LooksLikeTraceJson(const std::string& path);
 // The same decision for bytes held in memory.
 bool LooksLikeTraceJsonBuffer(std::string_view bytes);
