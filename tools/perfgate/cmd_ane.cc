@@ -60,6 +60,20 @@ StatusOr<std::vector<int64_t>> ParseCins(const std::string& text) {
   return out;
 }
 
+// Structural UTF-8 check (lead and continuation bytes); the label ends up in JSON.
+bool ValidUtf8(const std::string& s) {
+  for (size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    const size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    if (n == 0 || i + n > s.size()) return false;
+    for (size_t k = 1; k < n; ++k) {
+      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
+    }
+    i += n;
+  }
+  return true;
+}
+
 std::vector<std::string> SplitWords(const std::string& text) {
   std::vector<std::string> words;
   std::istringstream in(text);
@@ -101,6 +115,7 @@ int RunReplay(const std::string& path, const ThresholdArgs& a) {
 }
 
 int RunAne(const AneArgs& args) {
+  if (!ValidUtf8(args.label)) return ReportError(Usage("--label is not valid UTF-8"));
   auto cins = ParseCins(args.cins);
   if (!cins.ok()) return ReportError(cins.status());
   auto preset_requested = ane::ParsePreset(args.preset);

@@ -11,10 +11,13 @@
 #include <limits>
 #include <sstream>
 
+#include "core/checked_math.h"
 #include "perfgate/core/process.h"
 
 namespace perfgate::ane {
 namespace {
+
+using ::perfgate::internal::CheckedMul;
 
 Status ShapeError(std::string message) { return Status::Error("ane.bad_shape", std::move(message), {}, ErrorKind::kUsage); }
 
@@ -54,12 +57,23 @@ StatusOr<int64_t> BytesPerCore(int64_t cin, int64_t cout, int cores, int element
     return ShapeError("positive Cin and Cout divisible by core count required (Cin " + std::to_string(cin) +
                       ", Cout " + std::to_string(cout) + ", cores " + std::to_string(cores) + ")");
   }
+  int64_t total = 0;
+  if (!CheckedMul(cin, cout, &total) || !CheckedMul(total, element_bytes, &total) || total > kMaxShapeBytes) {
+    return ShapeError("Cin " + std::to_string(cin) + " x Cout " + std::to_string(cout) + " x " +
+                      std::to_string(element_bytes) + " bytes exceeds the " + std::to_string(kMaxShapeBytes) +
+                      "-byte limit of a shape");
+  }
   return (cout / cores) * cin * element_bytes;
 }
 
 StatusOr<int64_t> Fp16BytesPerCore(int64_t cin, int64_t cout, int cores) { return BytesPerCore(cin, cout, cores, 2); }
 
-int64_t TotalFp16Bytes(int64_t cin, int64_t cout) { return cin * cout * 2; }
+int64_t TotalFp16Bytes(int64_t cin, int64_t cout) {
+  int64_t total = 0;
+  // Shapes BytesPerCore accepted fit; others saturate rather than wrap.
+  if (!CheckedMul(cin, cout, &total) || !CheckedMul(total, 2, &total)) return INT64_MAX;
+  return total;
+}
 
 StatusOr<bool> OnPrefetchNotch(int64_t bytes_per_core) {
   if (bytes_per_core <= 0) return ShapeError("empty transfer (" + std::to_string(bytes_per_core) + " bytes)");

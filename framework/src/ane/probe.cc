@@ -19,6 +19,7 @@
 
 #include "ane/report_json.h"
 #include "core/text_input.h"
+#include "json_trace/json_document.h"
 #include "perfgate/core/process.h"
 
 namespace perfgate::ane {
@@ -318,65 +319,77 @@ std::string Absolute(const std::string& p) {
 
 // --- replay ------------------------------------------------------------------------
 
-struct LineCol {
-  int line = 1;
-  int column = 1;
+// The ANE core counts a recording may name; anything outside is a typo or an attack,
+// and the bound keeps every narrowing to int exact.
+constexpr int64_t kMaxAneCores = 1024;
+// Channel counts beyond any ANE model; BytesPerCore checks the products as well.
+constexpr int64_t kMaxChannels = int64_t{1} << 31;
+
+// A recording being replayed: its path and text, to locate schema errors.
+struct Recording {
+  std::string path;
+  std::string text;
 };
-LineCol LineColAt(const std::string& text, size_t byte) {
-  LineCol lc;
-  for (size_t i = 0; i < byte && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++lc.line;
-      lc.column = 1;
-    } else {
-      ++lc.column;
-    }
+
+// Located at the pointer, or at its nearest ancestor written in the file.
+Status SchemaError(const Recording& rec, std::string pointer, const std::string& what) {
+  const std::string shown = pointer.empty() ? "/" : pointer;
+  SourceLocation at = ::perfgate::internal::LocateJsonPointer(rec.text, rec.path, pointer);
+  while (at.line == 0 && !pointer.empty()) {
+    pointer.resize(pointer.rfind('/'));
+    at = ::perfgate::internal::LocateJsonPointer(rec.text, rec.path, pointer);
   }
-  return lc;
+  return Status::Error("ane.replay_bad_schema", what + " (at " + shown + ")", at);
 }
 
-Status SchemaError(const std::string& path, const std::string& pointer, const std::string& what) {
-  return Status::Error("ane.replay_bad_schema", what + " (at " + pointer + ")", {path});
-}
-
-StatusOr<std::vector<double>> NumberArray(const nlohmann::json& v, const std::string& path, const std::string& ptr) {
-  if (!v.is_array()) return SchemaError(path, ptr, "expected an array of microseconds");
+StatusOr<std::vector<double>> NumberArray(const nlohmann::json& v, const Recording& rec, const std::string& ptr) {
+  if (!v.is_array()) return SchemaError(rec, ptr, "expected an array of microseconds");
   std::vector<double> out;
   for (size_t i = 0; i < v.size(); ++i) {
-    if (!v[i].is_number()) return SchemaError(path, ptr + "/" + std::to_string(i), "expected a number");
+    if (!v[i].is_number()) return SchemaError(rec, ptr + "/" + std::to_string(i), "expected a number");
     out.push_back(v[i].get<double>());
   }
   return out;
 }
 
-StatusOr<int64_t> Integer(const nlohmann::json& obj, const char* key, const std::string& path, const std::string& ptr,
-                          std::optional<int64_t> fallback = std::nullopt) {
+// An integer in [lo, hi]: the range is checked on the JSON value itself, before any
+// narrowing (an unsigned 2^64 - 1 or 4294967312 must not become -1 or 16).
+StatusOr<int64_t> Integer(const nlohmann::json& obj, const char* key, const Recording& rec, const std::string& ptr,
+                          int64_t lo, int64_t hi, std::optional<int64_t> fallback = std::nullopt) {
   auto it = obj.find(key);
+  const std::string at = ptr + "/" + key;
   if (it == obj.end() || it->is_null()) {
     if (fallback) return *fallback;
-    return SchemaError(path, ptr + "/" + key, std::string("missing integer '") + key + "'");
+    return SchemaError(rec, at, std::string("missing integer '") + key + "'");
   }
-  if (!it->is_number_integer()) return SchemaError(path, ptr + "/" + key, std::string("'") + key + "' must be an integer");
+  if (!it->is_number_integer()) return SchemaError(rec, at, std::string("'") + key + "' must be an integer");
+  const bool in_range = it->is_number_unsigned() ? it->get<uint64_t>() <= static_cast<uint64_t>(hi) &&
+                                                       static_cast<int64_t>(it->get<uint64_t>()) >= lo
+                                                 : it->get<int64_t>() >= lo && it->get<int64_t>() <= hi;
+  if (!in_range) {
+    return SchemaError(rec, at, std::string("'") + key + "' is " + it->dump() + ", outside " + std::to_string(lo) +
+                                    ".." + std::to_string(hi));
+  }
   return it->get<int64_t>();
 }
 
 // The `points` array of a replayed file (a run's report or an eval-samples file): each
 // point's cin, cout (default_cout where a point has none) and its samples under
 // `samples_key`.
-StatusOr<std::vector<PointSamples>> ReadPoints(const nlohmann::json& j, const std::string& path,
+StatusOr<std::vector<PointSamples>> ReadPoints(const nlohmann::json& j, const Recording& rec,
                                                const char* samples_key, const char* missing_samples,
                                                std::optional<int64_t> default_cout) {
-  if (!j.contains("points") || !j["points"].is_array()) return SchemaError(path, "/points", "missing array 'points'");
+  if (!j.contains("points") || !j["points"].is_array()) return SchemaError(rec, "/points", "missing array 'points'");
   std::vector<PointSamples> points;
   for (size_t i = 0; i < j["points"].size(); ++i) {
     const auto& p = j["points"][i];
     const std::string ptr = "/points/" + std::to_string(i);
-    if (!p.is_object()) return SchemaError(path, ptr, "expected an object");
-    PERFGATE_ASSIGN_OR_RETURN(int64_t cin, Integer(p, "cin", path, ptr));
-    PERFGATE_ASSIGN_OR_RETURN(int64_t cout, Integer(p, "cout", path, ptr, default_cout));
+    if (!p.is_object()) return SchemaError(rec, ptr, "expected an object");
+    PERFGATE_ASSIGN_OR_RETURN(int64_t cin, Integer(p, "cin", rec, ptr, 1, kMaxChannels));
+    PERFGATE_ASSIGN_OR_RETURN(int64_t cout, Integer(p, "cout", rec, ptr, 1, kMaxChannels, default_cout));
     const std::string samples_ptr = ptr + "/" + samples_key;
-    if (!p.contains(samples_key)) return SchemaError(path, samples_ptr, missing_samples);
-    PERFGATE_ASSIGN_OR_RETURN(std::vector<double> s, NumberArray(p[samples_key], path, samples_ptr));
+    if (!p.contains(samples_key)) return SchemaError(rec, samples_ptr, missing_samples);
+    PERFGATE_ASSIGN_OR_RETURN(std::vector<double> s, NumberArray(p[samples_key], rec, samples_ptr));
     points.push_back({cin, cout, s});
   }
   return points;
@@ -395,13 +408,6 @@ ChipInfo ChipFromJson(const nlohmann::json& c) {
   chip.guessed_chip = Text(c, "guessed_chip");
   if (chip.guessed_chip.empty()) chip.guessed_chip = GuessChip(chip.hw_model, chip.brand);
   chip.guessed_ane_cores = GuessAneCores(chip.guessed_chip);
-  for (const char* key : {"ane_cores", "guessed_ane_cores"}) {
-    auto it = c.find(key);
-    if (it != c.end() && it->is_number_integer()) {
-      chip.guessed_ane_cores = it->get<int>();
-      break;
-    }
-  }
   chip.dual_cluster = chip.guessed_ane_cores >= 32;
   chip.label = Text(c, "label");
   if (chip.label.empty()) chip.label = chip.guessed_chip;
@@ -470,7 +476,12 @@ StatusOr<HostEval> ParseDmaJson(const std::string& stdout_text) {
   e.route = Text(j, "route");
   e.ane_subtype = Text(j, "ane_subtype");
   auto cores = j.find("ane_cores");
-  if (cores != j.end() && cores->is_number_integer()) e.ane_cores = cores->get<int>();
+  if (cores != j.end() && !cores->is_null()) {
+    const bool in_range = cores->is_number_integer() && !(cores->is_number_unsigned() && cores->get<uint64_t>() > kMaxAneCores) &&
+                          cores->get<int64_t>() >= 1 && cores->get<int64_t>() <= kMaxAneCores;
+    if (!in_range) return bad("DMA_JSON ane_cores is not a core count in 1.." + std::to_string(kMaxAneCores));
+    e.ane_cores = static_cast<int>(cores->get<int64_t>());
+  }
   return e;
 }
 
@@ -528,27 +539,37 @@ StatusOr<PresetSummary> RunPreset(const std::string& out_arg, Preset preset, con
   const std::string text = RenderSummaryJson(summary);
   PERFGATE_RETURN_IF_ERROR(WriteAtomic(out + "/summary.json", text));
   Json blob = Json::parse(text);
-  Log(options, "DMA_NOTCH_SUMMARY " + blob["scans"].dump(2));
+  Log(options, "DMA_NOTCH_SUMMARY " + blob["scans"].dump(2, ' ', false, Json::error_handler_t::replace));
   return summary;
+}
+
+// The recorded chip's core count (ane_cores, else guessed_ane_cores), range-checked.
+StatusOr<ChipInfo> ChipFromRecording(const nlohmann::json& c, const Recording& rec, const std::string& ptr) {
+  ChipInfo chip = ChipFromJson(c);
+  for (const char* key : {"ane_cores", "guessed_ane_cores"}) {
+    if (!c.contains(key) || c[key].is_null()) continue;
+    PERFGATE_ASSIGN_OR_RETURN(int64_t cores, Integer(c, key, rec, ptr, 1, kMaxAneCores));
+    chip.guessed_ane_cores = static_cast<int>(cores);
+    break;
+  }
+  chip.dual_cluster = chip.guessed_ane_cores >= 32;
+  return chip;
 }
 
 StatusOr<NotchResult> Replay(const std::string& path_arg, const ReplayOptions& options) {
   std::string path = path_arg;
   std::error_code ec;
   if (fs::is_directory(path, ec)) path = (fs::path(path) / "report.json").string();
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::Error("ane.replay_unreadable", "cannot read the recording", {path});
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    LineCol lc = LineColAt(text, e.byte > 0 ? e.byte - 1 : 0);
-    return Status::Error("ane.replay_bad_json", "not JSON: " + std::string(e.what()), {path, lc.line, lc.column});
+  auto bytes = ::perfgate::internal::ReadWholeFile(path);
+  if (!bytes.ok()) {
+    return Status::Error("ane.replay_unreadable", "cannot read the recording: " + bytes.status().message(), {path});
   }
-  if (!j.is_object()) return SchemaError(path, "", "expected an object");
+  const Recording rec{path, std::move(*bytes)};
+  StatusOr<nlohmann::json> parsed =
+      ::perfgate::internal::ParseJsonDocument(rec.text, path, {"ane.replay_bad_json", "ane.replay_too_deep"});
+  if (!parsed.ok()) return parsed.status();
+  const nlohmann::json& j = *parsed;
+  if (!j.is_object()) return SchemaError(rec, "", "expected an object");
 
   ChipInfo chip;
   int cores = 0;
@@ -566,14 +587,14 @@ StatusOr<NotchResult> Replay(const std::string& path_arg, const ReplayOptions& o
                                (Text(j, "error").empty() ? "" : " (" + Text(j, "error") + ")") + ", nothing to replay",
                            {path});
     }
-    if (!j.contains("chip") || !j["chip"].is_object()) return SchemaError(path, "/chip", "missing object 'chip'");
-    chip = ChipFromJson(j["chip"]);
-    PERFGATE_ASSIGN_OR_RETURN(int64_t c, Integer(j, "cores", path, ""));
+    if (!j.contains("chip") || !j["chip"].is_object()) return SchemaError(rec, "/chip", "missing object 'chip'");
+    PERFGATE_ASSIGN_OR_RETURN(chip, ChipFromRecording(j["chip"], rec, "/chip"));
+    PERFGATE_ASSIGN_OR_RETURN(int64_t c, Integer(j, "cores", rec, "", 1, kMaxAneCores));
     cores = static_cast<int>(c);
-    PERFGATE_ASSIGN_OR_RETURN(points, ReadPoints(j, path, "eval_us_samples", "missing samples", std::nullopt));
+    PERFGATE_ASSIGN_OR_RETURN(points, ReadPoints(j, rec, "eval_us_samples", "missing samples", std::nullopt));
     if (j.contains("dispatch_overhead") && j["dispatch_overhead"].is_object() &&
         j["dispatch_overhead"].contains("eval_us_samples")) {
-      PERFGATE_ASSIGN_OR_RETURN(overhead, NumberArray(j["dispatch_overhead"]["eval_us_samples"], path,
+      PERFGATE_ASSIGN_OR_RETURN(overhead, NumberArray(j["dispatch_overhead"]["eval_us_samples"], rec,
                                                       "/dispatch_overhead/eval_us_samples"));
     }
     timing = Text(j, "timing_path");
@@ -581,29 +602,29 @@ StatusOr<NotchResult> Replay(const std::string& path_arg, const ReplayOptions& o
     if (Text(j, "on_off_rule") == "predicate") recorded_rule = OnOffRule::kPredicate;
   } else {
     if (Text(j, "kind") != "perfgate.ane_eval_samples") {
-      return SchemaError(path, "/kind",
+      return SchemaError(rec, "/kind",
                          "neither a run's report.json (metric native_eval_us) nor an eval-samples file "
                          "(kind perfgate.ane_eval_samples)");
     }
-    PERFGATE_ASSIGN_OR_RETURN(int64_t version, Integer(j, "schema_version", path, ""));
-    if (version != 1) return SchemaError(path, "/schema_version", "only schema_version 1 is understood");
+    PERFGATE_ASSIGN_OR_RETURN(int64_t version, Integer(j, "schema_version", rec, "", 1, 1));
+    if (version != 1) return SchemaError(rec, "/schema_version", "only schema_version 1 is understood");
     if (j.contains("chip")) {
-      if (!j["chip"].is_object()) return SchemaError(path, "/chip", "expected an object");
-      chip = ChipFromJson(j["chip"]);
+      if (!j["chip"].is_object()) return SchemaError(rec, "/chip", "expected an object");
+      PERFGATE_ASSIGN_OR_RETURN(chip, ChipFromRecording(j["chip"], rec, "/chip"));
     } else {
-      chip = ChipFromJson(nlohmann::json::object());
+      PERFGATE_ASSIGN_OR_RETURN(chip, ChipFromRecording(nlohmann::json::object(), rec, "/chip"));
     }
-    PERFGATE_ASSIGN_OR_RETURN(int64_t c, Integer(j, "cores", path, "", chip.guessed_ane_cores));
+    PERFGATE_ASSIGN_OR_RETURN(int64_t c, Integer(j, "cores", rec, "", 1, kMaxAneCores, chip.guessed_ane_cores));
     cores = static_cast<int>(c);
     std::optional<int64_t> default_cout;
     if (j.contains("cout")) {
-      PERFGATE_ASSIGN_OR_RETURN(int64_t dc, Integer(j, "cout", path, ""));
+      PERFGATE_ASSIGN_OR_RETURN(int64_t dc, Integer(j, "cout", rec, "", 1, kMaxChannels));
       default_cout = dc;
     }
     PERFGATE_ASSIGN_OR_RETURN(points,
-                              ReadPoints(j, path, "eval_us", "missing samples 'eval_us'", default_cout));
+                              ReadPoints(j, rec, "eval_us", "missing samples 'eval_us'", default_cout));
     if (j.contains("overhead_us")) {
-      PERFGATE_ASSIGN_OR_RETURN(overhead, NumberArray(j["overhead_us"], path, "/overhead_us"));
+      PERFGATE_ASSIGN_OR_RETURN(overhead, NumberArray(j["overhead_us"], rec, "/overhead_us"));
     }
     timing = Text(j, "timing_path");
     note = Text(j, "source");
@@ -644,7 +665,7 @@ std::string AnecFlagsJson() {
   f["MaxKernelDMASize"] = 1048575;
   f["AvoidOneMiBKernelDMA"] = true;
   f["SplitCoeffBuffer"] = true;
-  return f.dump() + "\n";
+  return f.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 bool MentionsKernelDmaSplit(const std::string& serialized) {

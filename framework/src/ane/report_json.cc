@@ -171,7 +171,9 @@ void AddResultExtras(const NotchResult& r, Json* out) {
   }
 }
 
-std::string Dump(const Json& j) { return j.dump(2) + "\n"; }
+// Strings come from the host (sysctl, uname) and the command line as well as from
+// validated JSON: invalid UTF-8 is written as U+FFFD rather than thrown as type_error.
+std::string Dump(const Json& j) { return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n"; }
 
 }  // namespace internal
 

@@ -2,10 +2,12 @@
 
 #include <cctype>
 #include <fstream>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
 #include "core/text_input.h"
+#include "json_trace/json_document.h"
 
 namespace perfgate::attribution {
 namespace {
@@ -38,6 +40,78 @@ Status UsageError(std::string message) {
   return Status::Error("cli.usage", std::move(message), {}, ErrorKind::kUsage);
 }
 
+// The nesting of a kernel-family table: the root, its rules and a rule.
+constexpr int kMaxKernelFamilyNesting = 3;
+
+// Checks a parsed kernel-family table key by key; every error is families.bad_table
+// located at the offending key or value.
+class KernelFamilyReader {
+ public:
+  KernelFamilyReader(const std::string& path, std::string_view text) : path_(path), text_(text) {}
+
+  StatusOr<KernelFamilyTable> Read(const nlohmann::json& j) const {
+    if (!j.is_object()) return Bad("", "expected {\"rules\": [{\"prefix\", \"family\"}, ...]}");
+    for (const auto& [key, _] : j.items()) {
+      if (key != "rules" && key != "strip_prefix") {
+        return Bad("/" + internal::EscapeJsonPointerToken(key), "unknown key '" + key + "' (expected rules, strip_prefix)");
+      }
+    }
+    KernelFamilyTable t;
+    if (auto strip = j.find("strip_prefix"); strip != j.end()) {
+      if (!strip->is_string()) return Bad("/strip_prefix", "strip_prefix must be a string");
+      t.strip_prefix = strip->get<std::string>();
+    }
+    auto rules = j.find("rules");
+    if (rules == j.end() || !rules->is_array()) {
+      return Bad(rules == j.end() ? "" : "/rules", "expected {\"rules\": [{\"prefix\", \"family\"}, ...]}");
+    }
+    std::map<std::string, size_t> first_with_prefix;
+    for (size_t i = 0; i < rules->size(); ++i) {
+      const std::string at = "/rules/" + std::to_string(i);
+      PERFGATE_ASSIGN_OR_RETURN(KernelFamilyRule rule, ReadRule((*rules)[i], i, at));
+      auto [it, inserted] = first_with_prefix.emplace(rule.prefix, i);
+      if (!inserted) {
+        return Bad(at + "/prefix", "rules[" + std::to_string(i) + "] repeats the prefix '" + rule.prefix +
+                                       "' of rules[" + std::to_string(it->second) + "], so it could never match");
+      }
+      t.rules.push_back(std::move(rule));
+    }
+    return t;
+  }
+
+ private:
+  StatusOr<KernelFamilyRule> ReadRule(const nlohmann::json& r, size_t i, const std::string& at) const {
+    const std::string needs = "rules[" + std::to_string(i) + "] needs non-empty string prefix and family";
+    if (!r.is_object()) return Bad(at, needs);
+    for (const auto& [key, _] : r.items()) {
+      if (key != "prefix" && key != "family") {
+        return Bad(at + "/" + internal::EscapeJsonPointerToken(key),
+                   "rules[" + std::to_string(i) + "]: unknown key '" + key + "' (expected prefix, family)");
+      }
+    }
+    for (const char* key : {"prefix", "family"}) {
+      auto v = r.find(key);
+      if (v == r.end() || !v->is_string() || v->get_ref<const std::string&>().empty()) {
+        return Bad(v == r.end() ? at : at + "/" + key, needs);
+      }
+    }
+    return KernelFamilyRule{r["prefix"].get<std::string>(), r["family"].get<std::string>()};
+  }
+
+  // At the pointer, or at the nearest ancestor written in the file.
+  Status Bad(std::string pointer, const std::string& message) const {
+    SourceLocation at = internal::LocateJsonPointer(text_, path_, pointer);
+    while (at.line == 0 && !pointer.empty()) {
+      pointer.resize(pointer.rfind('/'));
+      at = internal::LocateJsonPointer(text_, path_, pointer);
+    }
+    return Status::Error("families.bad_table", message, at);
+  }
+
+  const std::string& path_;
+  std::string_view text_;
+};
+
 }  // namespace
 
 std::vector<Bucket> DefaultBuckets() {
@@ -64,6 +138,9 @@ StatusOr<std::vector<Bucket>> ParseBuckets(std::string_view spec) {
       return UsageError("bucket '" + b.name + "': bad upper bound");
     }
     if (b.hi_ns <= b.lo_ns) return UsageError("bucket '" + b.name + "' is empty");
+    for (const Bucket& earlier : out) {
+      if (earlier.name == b.name) return UsageError("bucket '" + b.name + "' is given twice (one figure per name)");
+    }
     int64_t expected_lo = out.empty() ? 0 : out.back().hi_ns;
     if (b.lo_ns != expected_lo) {
       return UsageError("bucket '" + b.name + "' starts at " + std::to_string(b.lo_ns) + " ns, expected " +
@@ -109,31 +186,10 @@ std::set<std::string> KernelFamilyNames(const KernelFamilyTable& table) {
 StatusOr<KernelFamilyTable> LoadKernelFamilies(const std::string& path) {
   auto text = internal::ReadWholeFile(path);
   if (!text.ok()) return text.status();
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(*text);
-  } catch (const nlohmann::json::exception& e) {
-    // parse_error, and out_of_range for a number such as 1e999.
-    return Status::Error("families.bad_json", e.what(), {path});
-  }
-  KernelFamilyTable t;
-  if (!j.is_object() || !j.contains("rules") || !j["rules"].is_array()) {
-    return Status::Error("families.bad_table", "expected {\"rules\": [{\"prefix\", \"family\"}, ...]}", {path});
-  }
-  if (j.contains("strip_prefix")) {
-    if (!j["strip_prefix"].is_string()) return Status::Error("families.bad_table", "strip_prefix must be a string", {path});
-    t.strip_prefix = j["strip_prefix"].get<std::string>();
-  }
-  for (size_t i = 0; i < j["rules"].size(); ++i) {
-    const auto& r = j["rules"][i];
-    if (!r.is_object() || !r.contains("prefix") || !r.contains("family") || !r["prefix"].is_string() ||
-        !r["family"].is_string() || r["prefix"].get<std::string>().empty()) {
-      return Status::Error("families.bad_table",
-                           "rules[" + std::to_string(i) + "] needs non-empty string prefix and family", {path});
-    }
-    t.rules.push_back({r["prefix"].get<std::string>(), r["family"].get<std::string>()});
-  }
-  return t;
+  StatusOr<nlohmann::json> j = internal::ParseJsonDocument(*text, path, {"families.bad_json", "families.too_deep"},
+                                                           kMaxKernelFamilyNesting);
+  if (!j.ok()) return j.status();
+  return KernelFamilyReader(path, *text).Read(*j);
 }
 
 StatusOr<DecodeWindow> ParseWindow(std::string_view spec) {

@@ -22,6 +22,7 @@
 
 #include "core/text_input.h"
 #include "golden/golden_internal.h"
+#include "json_trace/json_document.h"
 
 namespace perfgate::golden {
 
@@ -43,16 +44,7 @@ std::string FormatNumber(double v) {
   return buf;
 }
 
-std::string EscapePointerToken(const std::string& token) {
-  std::string out;
-  out.reserve(token.size());
-  for (char c : token) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
-  }
-  return out;
-}
+std::string EscapePointerToken(const std::string& token) { return perfgate::internal::EscapeJsonPointerToken(token); }
 
 }  // namespace internal
 
@@ -103,60 +95,10 @@ json ValueJson(const GoldenValue& v) {
 
 // ---- Parsing ---------------------------------------------------------------------
 
-// Tracks object keys during parsing to find duplicates, which nlohmann would
-// otherwise resolve silently by keeping the last.
-class DuplicateKeyFinder {
- public:
-  bool operator()(int /*depth*/, json::parse_event_t event, json& parsed) {
-    switch (event) {
-      case json::parse_event_t::object_start:
-        frames_.push_back({false, {}, {}});
-        break;
-      case json::parse_event_t::array_start:
-        frames_.push_back({true, {}, {}});
-        break;
-      case json::parse_event_t::object_end:
-      case json::parse_event_t::array_end:
-        if (!frames_.empty()) frames_.pop_back();
-        break;
-      case json::parse_event_t::key:
-        if (!frames_.empty() && parsed.is_string()) {
-          Frame& f = frames_.back();
-          f.last_key = parsed.get<std::string>();
-          if (!f.keys.insert(f.last_key).second && duplicate_.empty()) {
-            duplicate_ = "duplicate key \"" + f.last_key + "\" at " + Pointer();
-          }
-        }
-        break;
-      case json::parse_event_t::value:
-        break;
-    }
-    return true;
-  }
-  const std::string& duplicate() const { return duplicate_; }
-
- private:
-  struct Frame {
-    bool is_array;
-    std::set<std::string> keys;
-    std::string last_key;
-  };
-  std::string Pointer() const {
-    std::string p;
-    for (const Frame& f : frames_) {
-      p += '/';
-      p += f.is_array ? std::string("*") : internal::EscapePointerToken(f.last_key);
-    }
-    return p;
-  }
-  std::vector<Frame> frames_;
-  std::string duplicate_;
-};
-
 // Schema checking with the JSON pointer of whatever is wrong.
 class SchemaReader {
  public:
-  explicit SchemaReader(std::string path) : path_(std::move(path)) {}
+  SchemaReader(std::string path, std::string_view text) : path_(std::move(path)), text_(text) {}
 
   StatusOr<GoldenFile> Read(const json& root) {
     GoldenFile out;
@@ -177,7 +119,7 @@ class SchemaReader {
     out.schema_version = kSchemaVersion;
     if (auto c = root.find("context"); c != root.end()) {
       if (!c->is_object()) return Bad("/context", "expected an object, got " + TypeName(*c));
-      FlattenContext(*c, "", &out.context);
+      PERFGATE_RETURN_IF_ERROR(FlattenContext(*c, "", "/context", &out.context));
     }
     auto values = root.find("values");
     if (values == root.end()) return Bad("/values", "missing");
@@ -270,13 +212,21 @@ class SchemaReader {
     return Bad(at, "expected one of " + expected + ", got \"" + s + "\"");
   }
 
-  static void FlattenContext(const json& j, const std::string& prefix, std::map<std::string, std::string>* out) {
+  // Nested objects become "outer/inner" keys; two spellings of one key ({"a": {"b"}}
+  // and "a/b") would silently keep one of them, so that is an error.
+  Status FlattenContext(const json& j, const std::string& prefix, const std::string& at,
+                        std::map<std::string, std::string>* out) const {
     for (const auto& [key, v] : j.items()) {
       const std::string name = prefix.empty() ? key : prefix + "/" + key;
-      if (v.is_object() && !v.empty()) FlattenContext(v, name, out);
-      else if (v.is_string()) (*out)[name] = v.get<std::string>();
-      else (*out)[name] = v.dump();
+      const std::string where = at + "/" + internal::EscapePointerToken(key);
+      if (v.is_object() && !v.empty()) {
+        PERFGATE_RETURN_IF_ERROR(FlattenContext(v, name, where, out));
+        continue;
+      }
+      if (out->count(name) != 0) return Bad(where, "context key \"" + name + "\" is given twice (nested and flat)");
+      (*out)[name] = v.is_string() ? v.get<std::string>() : v.dump();
     }
+    return Status();
   }
 
   static std::string TypeName(const json& j) {
@@ -288,26 +238,23 @@ class SchemaReader {
     return "an object";
   }
 
+  // Located at the pointer's value, or at its nearest written ancestor (a missing key
+  // is reported at the object that lacks it).
   Status Bad(const std::string& pointer, const std::string& what) const {
     return Status::Error("golden.bad_schema", (pointer.empty() ? std::string("/") : pointer) + ": " + what,
-                         {path_});
+                         Locate(pointer));
+  }
+  SourceLocation Locate(std::string pointer) const {
+    while (true) {
+      SourceLocation at = perfgate::internal::LocateJsonPointer(text_, path_, pointer);
+      if (at.line > 0 || pointer.empty()) return at;
+      pointer.resize(pointer.rfind('/'));
+    }
   }
 
   std::string path_;
+  std::string_view text_;
 };
-
-// nlohmann's parse_error::what() reads "[json.exception.parse_error.101] parse error
-// at line L, column C: syntax error ..."; keep the part after the position, since
-// the location is printed separately.
-std::string ParseErrorDetail(const std::string& what) {
-  size_t col = what.find("column ");
-  if (col != std::string::npos) {
-    size_t colon = what.find(": ", col);
-    if (colon != std::string::npos) return what.substr(colon + 2);
-  }
-  size_t bracket = what.find("] ");
-  return bracket == std::string::npos ? what : what.substr(bracket + 2);
-}
 
 // ---- Writing ---------------------------------------------------------------------
 
@@ -360,20 +307,10 @@ std::string ActualPathFor(const std::string& golden_path) {
 }
 
 StatusOr<GoldenFile> ParseGolden(const std::string& text, const std::string& path) {
-  DuplicateKeyFinder dup;
-  json root;
-  try {
-    root = json::parse(text, std::ref(dup));
-  } catch (const json::parse_error& e) {
-    // e.byte is 1-based: the position of the last character read.
-    const size_t offset = e.byte > 0 ? e.byte - 1 : 0;
-    return Status::Error("golden.bad_json", ParseErrorDetail(e.what()),
-                         perfgate::internal::LineIndex(text).Locate(path, offset));
-  } catch (const json::exception& e) {
-    return Status::Error("golden.bad_json", e.what(), {path});
-  }
-  if (!dup.duplicate().empty()) return Status::Error("golden.bad_json", dup.duplicate(), {path});
-  return SchemaReader(path).Read(root);
+  StatusOr<json> root = perfgate::internal::ParseJsonDocument(text, path, {"golden.bad_json", "golden.too_deep"},
+                                                              kMaxNesting);
+  if (!root.ok()) return root.status();
+  return SchemaReader(path, text).Read(*root);
 }
 
 StatusOr<GoldenFile> ReadGolden(const std::string& path) {

@@ -23,6 +23,11 @@ using Json = nlohmann::json;
 // recursive, so this guards memory and time, not the stack).
 constexpr int kMaxDepth = 256;
 
+// The largest |ts| and dur, in nanoseconds. With both bounded by 2^61 every end
+// (ts + dur) and every difference of two times fits in int64, so nothing downstream
+// (durations, spans, the busy union) can overflow.
+constexpr int64_t kMaxTimeNs = int64_t{1} << 61;
+
 // A char iterator that publishes its position, so the SAX handler knows the byte
 // offset of what it is told about (nlohmann's SAX interface has no positions).
 struct TrackingIterator {
@@ -184,6 +189,13 @@ const char* KindOfValue(Json::value_t t) {
   }
 }
 
+// A wrong value in args, kept until the event's kind tells whether it matters.
+struct ArgProblem {
+  bool set = false;
+  size_t offset = 0;
+  std::string problem;
+};
+
 // The event being read.
 struct PendingEvent {
   size_t offset = 0;  // its '{'
@@ -192,6 +204,8 @@ struct PendingEvent {
   bool has_pid = false, has_tid = false;
   int64_t ts_ns = 0, dur_ns = 0, pid = 0, tid = 0;
   std::optional<int64_t> correlation, device, stream, external_id;
+  ArgProblem arg_problem, gpu_arg_problem;
+  uint32_t seen_fields = 0;  // bits of Field, then of ArgField << 16: a repeated key is an error
   bool bad = false;
   std::string problem;
   size_t problem_offset = 0;
@@ -208,6 +222,8 @@ struct PendingEvent {
     device.reset();
     stream.reset();
     external_id.reset();
+    seen_fields = 0;
+    arg_problem.set = gpu_arg_problem.set = false;
     bad = false;
   }
 };
@@ -303,6 +319,15 @@ class Handler {
     ev_.problem = std::move(problem);
     ev_.problem_offset = offset;
   }
+  // A wrong arg matters only to events that use it: device and stream to GPU work,
+  // the others to every kept event. Real traces put "stream": -1 on cuda_sync events
+  // and "stream": "0x0" on HIP runtime calls, which attribution never reads.
+  void MarkArgBad(size_t offset, std::string problem) {
+    const bool gpu_only = arg_field_ == ArgField::kDevice || arg_field_ == ArgField::kStream;
+    ArgProblem& p = gpu_only ? ev_.gpu_arg_problem : ev_.arg_problem;
+    if (p.set) return;
+    p = {true, offset, std::move(problem)};
+  }
   void Count(Tally t, size_t offset, const std::string& detail) {
     TallyEntry& e = tallies_[t];
     if (e.count++ == 0) {
@@ -329,6 +354,7 @@ class Handler {
   void KeepCompleteEvent(Category cat, int64_t start, int64_t end);
   bool FinishMetadataEvent();
   bool BadEvent(size_t offset, const std::string& problem);
+  bool ArgBadEvent(const ArgProblem& p);
 
   std::string_view bytes_;
   const std::string& path_;
@@ -380,6 +406,20 @@ bool Handler::key(std::string& k) {
   // which case the error points at the event instead.
   size_t end = Offset();
   key_offset_ = (end >= k.size() + 2 && bytes_[end - k.size() - 2] == '"') ? end - k.size() - 2 : ev_.offset;
+  // A kept field written twice would silently keep its last value.
+  uint32_t bit = 0;
+  if (states_.back() == State::kEvent && field_ != Field::kOther) bit = 1u << static_cast<int>(field_);
+  if (states_.back() == State::kArgs && arg_field_ != ArgField::kOther) bit = 1u << (16 + static_cast<int>(arg_field_));
+  if (bit != 0) {
+    if (ev_.seen_fields & bit) {
+      if (states_.back() == State::kArgs) {
+        MarkArgBad(key_offset_, std::string("\"") + ArgFieldName(arg_field_) + "\" is given twice");
+      } else {
+        MarkBad(key_offset_, std::string("\"") + FieldName(field_) + "\" is given twice");
+      }
+    }
+    ev_.seen_fields |= bit;
+  }
   return true;
 }
 
@@ -407,7 +447,7 @@ bool Handler::Scalar(Json::value_t t) {
     case State::kArgs:
       // A null arg counts as absent; a boolean where a number belongs is wrong.
       if (arg_field_ != ArgField::kOther && t != Json::value_t::null) {
-        MarkBad(KeyOffset(), std::string("\"") + ArgFieldName(arg_field_) + "\" is " + KindOfValue(t));
+        MarkArgBad(KeyOffset(), std::string("\"") + ArgFieldName(arg_field_) + "\" is " + KindOfValue(t));
       }
       return true;
     case State::kSkip:
@@ -466,11 +506,11 @@ bool Handler::Integer(bool negative, uint64_t magnitude) {
     case State::kArgs: {
       if (arg_field_ == ArgField::kOther) return true;
       if (arg_field_ == ArgField::kName) {
-        MarkBad(KeyOffset(), "\"args.name\" is a number");
+        MarkArgBad(KeyOffset(), "\"args.name\" is a number");
         return true;
       }
       if (negative || magnitude > static_cast<uint64_t>(INT64_MAX)) {
-        MarkBad(KeyOffset(), std::string("\"") + ArgFieldName(arg_field_) + "\" is out of range");
+        MarkArgBad(KeyOffset(), std::string("\"") + ArgFieldName(arg_field_) + "\" is out of range");
         return true;
       }
       int64_t v = static_cast<int64_t>(magnitude);
@@ -514,7 +554,7 @@ bool Handler::Float(const std::string& text) {
       return true;
     case State::kArgs:
       if (arg_field_ != ArgField::kOther) {
-        MarkBad(KeyOffset(), std::string("\"") + ArgFieldName(arg_field_) + "\" is " + text +
+        MarkArgBad(KeyOffset(), std::string("\"") + ArgFieldName(arg_field_) + "\" is " + text +
                                  (arg_field_ == ArgField::kName ? ", a number" : "; expected an integer"));
       }
       return true;
@@ -571,7 +611,7 @@ bool Handler::String(std::string& s) {
       if (arg_field_ == ArgField::kName) {
         ev_.arg_name.assign(s);
       } else if (arg_field_ != ArgField::kOther) {
-        MarkBad(KeyOffset(), std::string("\"") + ArgFieldName(arg_field_) + "\" is a string; expected an integer");
+        MarkArgBad(KeyOffset(), std::string("\"") + ArgFieldName(arg_field_) + "\" is a string; expected an integer");
       }
       return true;
     default:
@@ -635,7 +675,7 @@ bool Handler::Open(bool object) {
       return true;
     case State::kArgs:
       if (arg_field_ != ArgField::kOther) {
-        MarkBad(KeyOffset(),
+        MarkArgBad(KeyOffset(),
                 std::string("\"") + ArgFieldName(arg_field_) + "\" is " + (object ? "an object" : "an array"));
       }
       states_.push_back(State::kSkip);
@@ -660,6 +700,10 @@ bool Handler::BadEvent(size_t offset, const std::string& problem) {
   ++out_->bad_events;
   Count(kTallyBadEvent, offset, problem);
   return true;
+}
+
+bool Handler::ArgBadEvent(const ArgProblem& p) {
+  return BadEvent(p.offset, p.problem + " (" + EventContext() + ")");
 }
 
 bool Handler::FinishEvent() {
@@ -695,12 +739,18 @@ bool Handler::FinishCompleteEvent() {
   if (!ev_.has_ts) return BadEvent(ev_.offset, "the complete event has no \"ts\" (" + EventContext() + ")");
   if (!ev_.has_dur) return BadEvent(ev_.offset, "the complete event has no \"dur\" (" + EventContext() + ")");
   if (ev_.dur_ns < 0) return BadEvent(ev_.offset, "\"dur\" is negative (" + EventContext() + ")");
-  if (ev_.ts_ns > INT64_MAX - ev_.dur_ns) {
-    return BadEvent(ev_.offset, "\"ts\" + \"dur\" is out of range (" + EventContext() + ")");
+  if (ev_.ts_ns < -kMaxTimeNs || ev_.ts_ns > kMaxTimeNs || ev_.dur_ns > kMaxTimeNs) {
+    return BadEvent(ev_.offset, std::string(ev_.dur_ns > kMaxTimeNs ? "\"dur\"" : "\"ts\"") +
+                                    " is beyond 2^61 ns (73 years), the most a trace time may be (" + EventContext() +
+                                    ")");
   }
+  const Category cat = ev_.has_cat ? CategoryOf(ev_.cat) : Category::kUnknown;
+  const bool gpu_work = cat == Category::kKernel || cat == Category::kMemcpy || cat == Category::kMemset;
+  const bool kept = cat != Category::kSkipped && cat != Category::kUnknown;
+  if (kept && ev_.arg_problem.set) return ArgBadEvent(ev_.arg_problem);
+  if (gpu_work && ev_.gpu_arg_problem.set) return ArgBadEvent(ev_.gpu_arg_problem);
   ++out_->events;
   ++kinds_[kind_key_];
-  const Category cat = ev_.has_cat ? CategoryOf(ev_.cat) : Category::kUnknown;
   KeepCompleteEvent(cat, ev_.ts_ns, ev_.ts_ns + ev_.dur_ns);
   return true;
 }
@@ -765,6 +815,7 @@ bool Handler::FinishMetadataEvent() {
   const bool process = Is(ev_.name, "process_name");
   const bool thread = Is(ev_.name, "thread_name");
   if (process || thread) {
+    if (ev_.arg_problem.set) return ArgBadEvent(ev_.arg_problem);
     if (!ev_.has_pid || (thread && !ev_.has_tid)) {
       return BadEvent(ev_.offset, std::string("the ") + ev_.name + " event has no \"" +
                                       (ev_.has_pid ? "tid" : "pid") + "\" (" + EventContext() + ")");

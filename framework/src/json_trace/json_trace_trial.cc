@@ -9,12 +9,14 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "checked_math.h"
 #include "json_trace_internal.h"
 #include "perfgate/stats/summary.h"
 
 namespace perfgate::json_trace {
 namespace {
 
+using ::perfgate::internal::AccumulateChecked;
 using attribution::AttributionOptions;
 using attribution::DecodeWindow;
 using attribution::FamilyStats;
@@ -510,6 +512,28 @@ int64_t OneKernelLaunchNs(const Item& item) {
              : 0;
 }
 
+// Every figure is a sum of durations over some of the kept work, or of its launch
+// calls: when these two totals fit in int64, so does every part of them.
+Status CheckSumsFit(const KeptWork& kept, const std::string& path) {
+  int64_t gpu_ns = 0;
+  int64_t host_ns = 0;
+  for (const std::vector<Item>* items : {&kept.kernels, &kept.copies}) {
+    for (const Item& item : *items) {
+      const GpuWork& w = *item.work;
+      const bool fits = AccumulateChecked(&gpu_ns, w.duration_ns()) &&
+                        (item.launch == nullptr || AccumulateChecked(&host_ns, item.launch->duration_ns()));
+      if (!fits) {
+        return Status::Error("json.sum_overflow",
+                             "the summed durations overflow 64-bit nanoseconds at the " +
+                                 std::string(GpuWorkKindName(w.kind)) + " \"" + w.name + "\" (ts " +
+                                 std::to_string(w.start_ns) + " ns, dur " + std::to_string(w.duration_ns()) + " ns)",
+                             {path});
+      }
+    }
+  }
+  return Status();
+}
+
 // Kernel families (encoder_gpu), the registry of short names per family and the
 // per-kernel table.
 void SummarizeFamilies(const std::vector<Item>& kernels, const attribution::KernelFamilyTable& table,
@@ -675,6 +699,7 @@ StatusOr<TrialSummary> SummarizeJsonTrial(const GpuTrace& trace, const Attributi
                             ApplyDecodeWindow(annotations, options, trace.path, &kept, &s, &x));
   PERFGATE_RETURN_IF_ERROR(CountTokensInTrace(annotations, kept.kernels, window_label, options, trace.path, &s, &x));
   PERFGATE_RETURN_IF_ERROR(attribution::ResolveTokens(s.tokens_in_trace, options, trace.path, &s));
+  PERFGATE_RETURN_IF_ERROR(CheckSumsFit(kept, trace.path));
 
   std::vector<std::pair<int64_t, int64_t>> intervals;
   intervals.reserve(kept.kernels.size());

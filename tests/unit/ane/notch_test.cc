@@ -13,6 +13,19 @@ namespace {
 
 using test::Keys;
 
+TEST(AneMath, BytesThatOverflowAreAShapeError) {
+  // (cout / cores) * cin * 2 once wrapped: 2^31 x 2^31 x 2 is 2^63.
+  auto b = BytesPerCore(int64_t{1} << 31, int64_t{1} << 31, 1, 2);
+  ASSERT_FALSE(b.ok());
+  EXPECT_EQ(b.status().code(), "ane.bad_shape");
+  EXPECT_FALSE(BytesPerCore(INT64_MAX, 2, 1, 2).ok());
+  EXPECT_FALSE(DenseHits(INT64_MAX / 4, 64, 16).ok());
+  // The largest weight accepted: 2^53 bytes.
+  EXPECT_TRUE(BytesPerCore(int64_t{1} << 26, int64_t{1} << 26, 16, 2).ok());
+  EXPECT_FALSE(BytesPerCore(int64_t{1} << 26, int64_t{1} << 27, 16, 2).ok());
+  EXPECT_EQ(TotalFp16Bytes(INT64_MAX, 2), INT64_MAX);
+}
+
 TEST(AneMath, Fp16BytesPerCore) {
   // 4096 x 4096 / 16 cores x 2 bytes = 2 MiB exactly.
   EXPECT_EQ(*Fp16BytesPerCore(4096, 4096, 16), 2 * kMiB);

@@ -459,6 +459,34 @@ TEST(AneReplay, EvalSamplesFile) {
   EXPECT_FALSE(r->ratio_2048_over_2016.has_value());
 }
 
+// Integers are range-checked before narrowing; shapes whose bytes overflow are errors,
+// not an unchecked StatusOr that threw bad_variant_access.
+TEST(AneReplay, HostileNumbersAreLocatedSchemaErrors) {
+  TempDir dir;
+  auto replay = [&](const std::string& cores, const std::string& points) {
+    test::WriteText(dir / "r.json", "{\"kind\": \"perfgate.ane_eval_samples\", \"schema_version\": 1, \"cout\": 4096,\n"
+                                    " \"cores\": " + cores + ", \"points\": " + points + "}");
+    return Replay(dir / "r.json");
+  };
+  const std::string good_points = R"([{"cin": 2016, "eval_us": [350]}, {"cin": 2048, "eval_us": [780]}])";
+  ASSERT_TRUE(replay("16", good_points).ok());
+  auto narrowed = replay("4294967312", good_points);  // was read as 16
+  ASSERT_FALSE(narrowed.ok());
+  EXPECT_EQ(narrowed.status().code(), "ane.replay_bad_schema");
+  EXPECT_EQ(narrowed.status().location().line, 2);
+  EXPECT_EQ(narrowed.status().location().column, 2);
+  EXPECT_NE(narrowed.status().message().find("4294967312, outside 1..1024"), std::string::npos)
+      << narrowed.status().message();
+  EXPECT_EQ(replay("18446744073709551615", good_points).status().code(), "ane.replay_bad_schema");
+  EXPECT_EQ(replay("0", good_points).status().code(), "ane.replay_bad_schema");
+  auto huge = replay("1e999", good_points);
+  EXPECT_EQ(huge.status().code(), "ane.replay_bad_json");
+  EXPECT_EQ(huge.status().location().column, 11);
+  auto overflow = replay("1", R"([{"cin": 2147483648, "cout": 2147483648, "eval_us": [1]}, {"cin": 2048, "eval_us": [7]}])");
+  ASSERT_FALSE(overflow.ok());
+  EXPECT_EQ(overflow.status().code(), "ane.bad_shape");
+}
+
 TEST(AneReplay, Errors) {
   TempDir dir;
   EXPECT_EQ(Replay(dir / "missing.json").status().code(), "ane.replay_unreadable");

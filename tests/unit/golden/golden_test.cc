@@ -888,5 +888,80 @@ TEST(GoldenNormalize, RootsThenDates) {
   EXPECT_EQ(NormalizeForGolden("/tmp/run-2026-03-01/trace 2026-03-02", o), "<TMP>/trace <DATE>");
 }
 
+// ---- Hostile input -------------------------------------------------------------
+
+std::string OneValue(const std::string& entry, const std::string& extra = "") {
+  return "{\n  \"schema_version\": 1," + extra + "\n  \"values\": {\n    \"a\": " + entry + "\n  }\n}\n";
+}
+
+TEST(GoldenHostile, ANumberBeyondDoubleIsBadJsonAtTheNumber) {
+  // nlohmann throws out_of_range here, not parse_error.
+  StatusOr<GoldenFile> f = ParseGolden(OneValue(R"({"value": 1e999, "kind": "noisy"})"), "g.json");
+  ASSERT_FALSE(f.ok());
+  EXPECT_EQ(f.status().code(), "golden.bad_json");
+  EXPECT_EQ(f.status().ToString(), "g.json:4:20: error[golden.bad_json]: number overflow parsing '1e999'");
+}
+
+// 20,000 levels once overflowed the stack (FlattenContext, then nlohmann's dump).
+TEST(GoldenHostile, DeepContextIsRefusedBeforeItIsBuilt) {
+  std::string context;
+  for (int i = 0; i < 20'000; ++i) context += "{\"k\": ";
+  context += "1" + std::string(20'000, '}');
+  StatusOr<GoldenFile> f = ParseGolden(R"({"schema_version": 1, "values": {}, "context": )" + context + "}", "g.json");
+  ASSERT_FALSE(f.ok());
+  EXPECT_EQ(f.status().code(), "golden.too_deep");
+  EXPECT_EQ(f.status().location().line, 1);
+  EXPECT_EQ(f.status().location().column, 48 + 6 * (kMaxNesting - 1));  // the 65th '{'
+  // Up to kMaxNesting levels read, flattened to one key.
+  std::string ok_context;
+  for (int i = 0; i < kMaxNesting - 1; ++i) ok_context += "{\"k\": ";
+  ok_context += "\"v\"" + std::string(kMaxNesting - 1, '}');
+  StatusOr<GoldenFile> g = ParseGolden(R"({"schema_version": 1, "values": {}, "context": )" + ok_context + "}", "g.json");
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  ASSERT_EQ(g->context.size(), 1u);
+  EXPECT_EQ(g->context.begin()->second, "v");
+}
+
+// Parsing was quadratic in the number of values (100k took two minutes); ctest's
+// timeout catches a regression at this size.
+TEST(GoldenHostile, ManyValuesParseInLinearTime) {
+  std::string values;
+  for (int i = 0; i < 200'000; ++i) {
+    values += std::string(i ? "," : "") + "\"v" + std::to_string(i) + "\": {\"value\": " + std::to_string(i) +
+              ", \"kind\": \"exact\"}";
+  }
+  StatusOr<GoldenFile> f = ParseGolden(R"({"schema_version": 1, "values": {)" + values + "}}", "g.json");
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  EXPECT_EQ(f->values.size(), 200'000u);
+  EXPECT_EQ(f->values.at("v199999").value, 199999);
+  StatusOr<GoldenFile> dup =
+      ParseGolden(R"({"schema_version": 1, "values": {)" + values + R"(, "v5": {"value": 5, "kind": "exact"}}})", "g.json");
+  ASSERT_FALSE(dup.ok());
+  EXPECT_EQ(dup.status().code(), "golden.bad_json");
+  EXPECT_NE(dup.status().message().find("duplicate key \"v5\" at /values/v5"), std::string::npos);
+}
+
+TEST(GoldenHostile, SchemaErrorsAreLocatedAtTheirKey) {
+  StatusOr<GoldenFile> f = ParseGolden(OneValue(R"({"value": 1, "kind": "exact", "tolerance": 1})"), "g.json");
+  ASSERT_FALSE(f.ok());
+  EXPECT_EQ(f.status().ToString(),
+            "g.json:4:40: error[golden.bad_schema]: /values/a/tolerance: unknown key (expected value, kind, tol, dir, "
+            "gated, reason, samples)");
+  // A missing key is located at the object that lacks it.
+  StatusOr<GoldenFile> m = ParseGolden(OneValue(R"({"value": 1})"), "g.json");
+  EXPECT_EQ(m.status().location().line, 4);
+  EXPECT_EQ(m.status().location().column, 5);
+}
+
+TEST(GoldenHostile, ContextKeysThatFlattenToOneNameAreAnError) {
+  StatusOr<GoldenFile> f =
+      ParseGolden(OneValue(R"({"value": 1, "kind": "exact"})", R"( "context": {"a": {"b": "1"}, "a/b": "2"},)"),
+                  "g.json");
+  ASSERT_FALSE(f.ok());
+  EXPECT_EQ(f.status().code(), "golden.bad_schema");
+  EXPECT_NE(f.status().message().find("/context/a~1b: context key \"a/b\" is given twice"), std::string::npos)
+      << f.status().message();
+}
+
 }  // namespace
 }  // namespace perfgate::golden

@@ -12,6 +12,7 @@
 
 #include "json_trace/json_trace_internal.h"
 #include "kineto_gen.h"
+#include "support/corpus.h"
 
 namespace perfgate::json_trace {
 namespace {
@@ -216,7 +217,7 @@ TEST(JsonTraceReader, AcceptsABareArrayOfEvents) {
 
 TEST(JsonTraceReader, KeepsOnlyWhatItNeedsAndSkipsTheRest) {
   // Unknown top-level keys of every type, nested args, keys in any order, a key
-  // with an escape, duplicate keys (the last wins, as in a DOM), capitalised
+  // with an escape (a kept key given twice is an error: see BadInputIs...), capitalised
   // categories of the first Kineto releases, a driver call and a decimal-string pid.
   const std::string trace = R"js({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "H100", "nested": [[[{}]]]}],
 "distributedInfo": {"backend": "nccl", "rank": 0}, "flag": true, "nothing": null, "pi": 3.14,
@@ -224,7 +225,7 @@ TEST(JsonTraceReader, KeepsOnlyWhatItNeedsAndSkipsTheRest) {
 {"args": {"correlation": 5, "grid": [1, 2, 3], "deep": {"a": [{"b": {"c": [1, 2]}}]}}, "name": "late_keys", "dur": 2, "ts": 1, "tid": 7, "pid": 0, "cat": "Kernel", "ph": "X"},
 {"ph": "X", "cat": "Runtime", "name": "cudaLaunchKernel", "pid": "4242", "tid": 1, "ts": 1, "dur": 1, "args": {"correlation": 5, "cbid": 211}},
 {"ph": "X", "cat": "cuda_driver", "name": "cuLaunchKernel", "pid": 4242, "tid": 1, "ts": 3, "dur": 1, "args": {"correlation": 6}},
-{"ph": "X", "cat": "kernel", "na\u006De": "escaped_key", "pid": 0, "tid": 7, "ts": 5, "ts": 6, "dur": 1, "args": {"correlation": 6, "correlation": 7}},
+{"ph": "X", "cat": "kernel", "na\u006De": "escaped_key", "pid": 0, "tid": 7, "ts": 6, "dur": 1, "args": {"correlation": 7}},
 {"ph": "X", "cat": "Memcpy", "name": "Memcpy HtoD (Pageable -> Device)", "pid": 0, "tid": 7, "ts": 9, "dur": 1},
 {"ph": "X", "cat": "kernel", "pid": 0, "tid": 7, "ts": 10, "dur": 1, "args": {"correlation": 8}},
 {"ph": "M", "pid": 3, "args": {"name": "no event name"}}
@@ -279,8 +280,16 @@ TEST(JsonTraceReader, SniffsTraceJson) {
   EXPECT_FALSE(LooksLikeTraceJsonBuffer("{\"traceEvents\" \"x\"}"));
   EXPECT_FALSE(LooksLikeTraceJsonBuffer(""));
   EXPECT_FALSE(LooksLikeTraceJsonBuffer("   "));
-  // The key must appear within the first 64 KiB.
-  EXPECT_FALSE(LooksLikeTraceJsonBuffer("{\"pad\": \"" + std::string(70'000, 'x') + "\", \"traceEvents\": []}"));
+  // A key after a long first value is found (the sniff once looked at 64 KiB only).
+  EXPECT_TRUE(LooksLikeTraceJsonBuffer("{\"pad\": \"" + std::string(70'000, 'x') + "\", \"traceEvents\": []}"));
+  // Inside a string, escaped quotes do not make a key.
+  EXPECT_FALSE(LooksLikeTraceJsonBuffer("{\"note\": \"\\\"ph\\\": 1\"}"));
+  EXPECT_FALSE(LooksLikeTraceJsonBuffer("\xEF\xBB{\"ph\": 1}"));  // a broken BOM
+  // The same through files, plain and gzip: the key is 200 KB in, past several chunks.
+  const std::string late = "{\"pad\": \"" + std::string(200'000, 'x') + "\", \"traceEvents\": []}";
+  EXPECT_TRUE(LooksLikeTraceJson(WriteTemp("late.json", late)));
+  EXPECT_TRUE(LooksLikeTraceJson(WriteTemp("late.json.gz", gen::Gzip(late))));
+  EXPECT_FALSE(LooksLikeTraceJson(WriteTemp("nokey.json", "{\"pad\": \"" + std::string(200'000, 'x') + "\"}")));
 
   EXPECT_TRUE(LooksLikeTraceJson(WriteTemp("s.json", SmallTrace())));
   EXPECT_TRUE(LooksLikeTraceJson(WriteTemp("s.json.gz", gen::Gzip(SmallTrace()))));
@@ -355,9 +364,28 @@ TEST(JsonTraceReader, BadInputIsAnErrorWithItsLocation) {
       {"{\"traceEvents\": [\n" + kernel_prefix + "\"ts\": 99999999999999999999, \"dur\": 1}]}",
        "t.json:2:63: error[json.bad_event]: \"ts\" is 99999999999999999999, out of range for nanoseconds in 64 bits "
        "(in /traceEvents/0, a \"X\" event of cat \"kernel\" named \"k\")"},
+      // Times are bounded by 2^61 ns, so ts + dur and every difference of two times fit.
       {"{\"traceEvents\": [\n" + kernel_prefix + "\"ts\": 9223372036854775, \"dur\": 1}]}",
-       "t.json:2:1: error[json.bad_event]: \"ts\" + \"dur\" is out of range (in /traceEvents/0, a \"X\" event of cat "
+       "t.json:2:1: error[json.bad_event]: \"ts\" is beyond 2^61 ns (73 years), the most a trace time may be (in "
+       "/traceEvents/0, a \"X\" event of cat \"kernel\" named \"k\")"},
+      {"{\"traceEvents\": [\n" + kernel_prefix + "\"ts\": -2305843009213694, \"dur\": 1}]}",
+       "t.json:2:1: error[json.bad_event]: \"ts\" is beyond 2^61 ns (73 years), the most a trace time may be (in "
+       "/traceEvents/0, a \"X\" event of cat \"kernel\" named \"k\")"},
+      {"{\"traceEvents\": [\n" + kernel_prefix + "\"ts\": 0, \"dur\": 2305843009213693.953}]}",
+       "t.json:2:1: error[json.bad_event]: \"dur\" is beyond 2^61 ns (73 years), the most a trace time may be (in "
+       "/traceEvents/0, a \"X\" event of cat \"kernel\" named \"k\")"},
+      // A wrong stream matters to GPU work only (real traces put "stream": -1 on
+      // cuda_sync events and "0x0" on HIP runtime calls).
+      {"{\"traceEvents\": [\n" + kernel_prefix + "\"ts\": 1, \"dur\": 1, \"args\": {\"stream\": -1}}]}",
+       "t.json:2:91: error[json.bad_event]: \"args.stream\" is out of range (in /traceEvents/0, a \"X\" event of cat "
        "\"kernel\" named \"k\")"},
+      // A kept field written twice would silently keep the last.
+      {"{\"traceEvents\": [\n" + kernel_prefix + "\"ts\": 1, \"ts\": 2, \"dur\": 1}]}",
+       "t.json:2:72: error[json.bad_event]: \"ts\" is given twice (in /traceEvents/0, a \"X\" event of cat "
+       "\"kernel\" named \"k\")"},
+      {"{\"traceEvents\": [\n" + kernel_prefix + "\"ts\": 1, \"dur\": 1, \"args\": {\"correlation\": 1, \"correlation\": 2}}]}",
+       "t.json:2:109: error[json.bad_event]: \"args.correlation\" is given twice (in /traceEvents/0, a \"X\" event of "
+       "cat \"kernel\" named \"k\")"},
       {"{\"traceEvents\": [\n" + kernel_prefix + "\"ts\": 1, \"dur\": 1, \"args\": {\"correlation\": \"7\"}}]}",
        "t.json:2:91: error[json.bad_event]: \"args.correlation\" is a string; expected an integer (in /traceEvents/0, "
        "a \"X\" event of cat \"kernel\" named \"k\")"},
@@ -395,6 +423,41 @@ TEST(JsonTraceReader, BadInputIsAnErrorWithItsLocation) {
     ASSERT_NE(d, nullptr) << t.status().code();
     EXPECT_EQ(d->severity, Severity::kError);
   }
+}
+
+TEST(JsonTraceReader, WrongArgsOfEventsThatDoNotUseThemAreIgnored) {
+  auto t = ReadTraceJsonBuffer(R"({"traceEvents": [
+{"ph": "X", "cat": "cuda_sync", "name": "Event Sync", "pid": 0, "tid": -1, "ts": 1, "dur": 1, "args": {"stream": -1}},
+{"ph": "X", "cat": "cuda_runtime", "name": "hipMemcpyWithStream", "pid": 5, "tid": 5, "ts": 1, "dur": 1,
+ "args": {"stream": "0x0", "correlation": 117}}]})",
+                               "t.json");
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  ASSERT_EQ(t->runtime_calls.size(), 1u);
+  EXPECT_EQ(t->runtime_calls[0].correlation, 117);
+  // The correlation of a runtime call is used: a wrong one is still an error.
+  auto bad = ReadTraceJsonBuffer(R"({"traceEvents": [
+{"ph": "X", "cat": "cuda_runtime", "name": "l", "pid": 5, "tid": 5, "ts": 1, "dur": 1, "args": {"correlation": "7"}}]})",
+                                 "t.json");
+  EXPECT_EQ(bad.status().code(), "json.bad_event");
+}
+
+// Both were refused in strict mode ("args.stream" of -1 on cuda_sync events, "0x0" on
+// HIP runtime calls). Counts by a Python count of ph "X" events per category.
+TEST(JsonTraceReader, CorpusTracesWithStreamsOnEventsThatDoNotUseThem) {
+  PERFGATE_CORPUS_FILE_OR_SKIP(amd, "kineto/hta/amd_trace_mi250_minitoy_train_ROCm6_2_kineto.json.gz");
+  PERFGATE_CORPUS_FILE_OR_SKIP(sync, "kineto/hta/cuda_event_sync_event_sync_trace.json.gz");
+  auto a = ReadTraceJsonFile(amd);
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  size_t kernels = 0;
+  for (const GpuWork& w : a->gpu_work) kernels += w.kind == GpuWorkKind::kKernel;
+  EXPECT_EQ(kernels, 14u);
+  EXPECT_EQ(a->runtime_calls.size(), 21u);
+  auto s = ReadTraceJsonFile(sync);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  kernels = 0;
+  for (const GpuWork& w : s->gpu_work) kernels += w.kind == GpuWorkKind::kKernel;
+  EXPECT_EQ(kernels, 4u);
+  EXPECT_EQ(s->runtime_calls.size(), 12u);
 }
 
 TEST(JsonTraceReader, LenientModeCountsAndDropsMalformedEvents) {

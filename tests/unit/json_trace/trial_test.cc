@@ -283,6 +283,31 @@ TEST(JsonTrial, WholeTraceAllProcessesWithAGivenTokenCount) {
   EXPECT_EQ(s->encoder_gpu.at("other_other").encoders, 1);
 }
 
+// Each duration fits (2^61 ns is the most a time may be), but five of them summed do
+// not: the figures once wrapped to a negative GPU time that passed every budget.
+TEST(JsonTrial, SummedDurationsThatOverflowAreAnErrorNamingTheKernel) {
+  auto trace_of = [](int kernels) {
+    std::string events;
+    for (int i = 0; i < kernels; ++i) {
+      events += std::string(i ? ",\n" : "") + R"({"ph": "X", "cat": "kernel", "name": "k)" + std::to_string(i) +
+                R"(", "pid": 0, "tid": 7, "ts": 0, "dur": 2305843009213693.952})";
+    }
+    return Read("{\"traceEvents\": [" + events + "]}", "o.json");
+  };
+  AttributionOptions o;
+  o.all_processes = true;
+  o.tokens = 1;
+  // Three fit: 3 * 2^61 < 2^63; the fourth does not.
+  auto ok = SummarizeJsonTrial(trace_of(3), o);
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ(ok->total_sum_ns, 3 * (int64_t{1} << 61));
+  auto s = SummarizeJsonTrial(trace_of(5), o);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), "json.sum_overflow");
+  EXPECT_EQ(s.status().location().path, "o.json");
+  EXPECT_NE(s.status().message().find("kernel \"k3\""), std::string::npos) << s.status().message();
+}
+
 TEST(JsonTrial, TimeRangeAndSkipWindows) {
   const GpuTrace trace = Read(TraceA(), "a.json");
   AttributionOptions o;

@@ -41,12 +41,16 @@ inline constexpr const char* kArticleUrl = "https://eiln.github.io/posts/ane-dma
 
 // Weight bytes one core streams: (cout / cores) * cin * element_bytes. Error
 // `ane.bad_shape` unless cin, cout, cores and element_bytes are positive and cores
-// divides cout. element_bytes is 2 for fp16 (the seed's only case) and 1 for int8
+// divides cout, and the whole weight (cin * cout * element_bytes) is at most
+// kMaxShapeBytes. element_bytes is 2 for fp16 (the seed's only case) and 1 for int8
 // weights, which hit the notch at their streamed size too (M4 Pro, per the doc).
 StatusOr<int64_t> BytesPerCore(int64_t cin, int64_t cout, int cores, int element_bytes);
 // The seed's fp16_bytes_per_core: BytesPerCore(cin, cout, cores, 2).
 StatusOr<int64_t> Fp16BytesPerCore(int64_t cin, int64_t cout, int cores = kStockCores);
-// The whole fp16 weight: cin * cout * 2.
+// The largest weight a shape may have, 2^53 bytes: far beyond any ANE model, and
+// small enough that the MiB arithmetic in doubles stays exact.
+inline constexpr int64_t kMaxShapeBytes = int64_t{1} << 53;
+// The whole fp16 weight: cin * cout * 2 (INT64_MAX where that overflows).
 int64_t TotalFp16Bytes(int64_t cin, int64_t cout);
 
 // The seed's exact-hit predicate: k = max(1, round(bytes / MiB)); true only when

@@ -51,7 +51,10 @@ KernelFamilyTable DefaultKernelFamilies();
 std::set<std::string> KernelFamilyNames(const KernelFamilyTable& table);
 
 // Reads {"strip_prefix": "...", "rules": [{"prefix": "...", "family": "..."}]} from a
-// JSON file, so users extend the table without recompiling.
+// JSON file, so users extend the table without recompiling. Errors, located where the
+// file has a position: io.* (unreadable, a directory), families.bad_json (not JSON, a
+// number out of range, a duplicate key), families.too_deep, families.bad_table (an
+// unknown key, a wrong type, an empty prefix or family, a prefix given twice).
 StatusOr<KernelFamilyTable> LoadKernelFamilies(const std::string& path);
 
 // Which submissions count as decode. Each source gives the modes its own meaning

@@ -82,6 +82,9 @@ namespace perfgate::golden {
 inline constexpr int kSchemaVersion = 1;
 // Non-integer numbers are rounded to this many significant digits when written.
 inline constexpr int kSignificantDigits = 6;
+// The deepest nesting a golden file may have (the root object is level 1); deeper
+// input is refused as golden.too_deep before any of it is built.
+inline constexpr int kMaxNesting = 64;
 
 // How a value is compared: the one judge's policy (gates/judge.h). kExact: counts
 // (submissions per token, bucket counts), compared with an absolute tolerance `abs`
@@ -127,8 +130,10 @@ struct GoldenFile {
 // Parses a golden file. Errors, all with the path:
 //   golden.missing     the file does not exist (a missing golden, not bad input)
 //   golden.read_failed the file exists but cannot be read
-//   golden.bad_json    not JSON (with line:column) or a duplicate key
+//   golden.bad_json    not JSON, a number out of range (1e999) or a duplicate key
+//   golden.too_deep    nesting deeper than kMaxNesting
 //   golden.bad_schema  JSON of the wrong shape; the message names the JSON pointer
+// all located at line:column where the input has a position.
 StatusOr<GoldenFile> ReadGolden(const std::string& path);
 
 // Parses golden text; `path` is used only in error locations.

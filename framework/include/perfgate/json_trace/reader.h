@@ -113,12 +113,15 @@ StatusOr<GpuTrace> ReadTraceJsonFile(const std::string& path, const ReadOptions&
 StatusOr<GpuTrace> ReadTraceJsonBuffer(std::string_view bytes, std::string display_path,
                                        const ReadOptions& options = {});
 
-// True when the first bytes (inflated when gzip-compressed) look like trace-event
-// JSON: after optional whitespace and a UTF-8 BOM the first byte is '{' or '[', and
-// "traceEvents" or "ph" appears as a key in the first 64 KiB. Reads at most that
-// much; false for unreadable files and directories.
+// True when the file (inflated when gzip-compressed) looks like trace-event JSON:
+// after optional whitespace and a UTF-8 BOM the first byte is '{' or '[', and
+// "traceEvents" or "ph" appears as a key (a string outside any string, followed by
+// ':'), wherever it is. Reads up to that key, so a trace costs a few bytes and a JSON
+// file without one is read once to its end (at most 4 GiB inflated); false for
+// unreadable files and directories.
 bool LooksLikeTraceJson(const std::string& path);
-bool LooksLikeTraceJsonBuffer(std::string_view first_bytes);
+// The same decision for bytes held in memory.
+bool LooksLikeTraceJsonBuffer(std::string_view bytes);
 
 }  // namespace perfgate::json_trace
 
