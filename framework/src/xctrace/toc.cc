@@ -41,6 +41,7 @@
 #include <pugixml.hpp>
 
 #include "core/text_input.h"
+#include "xctrace/xml_chars.h"
 
 namespace perfgate::xctrace {
 namespace {
@@ -51,6 +52,17 @@ constexpr char kNotXml[] = "xctrace.not_xml";
 constexpr char kTruncated[] = "xctrace.truncated";
 constexpr char kUnexpectedRoot[] = "xctrace.unexpected_root";
 constexpr char kBadToc[] = "xctrace.bad_toc";
+constexpr char kBadChar[] = "xctrace.bad_char";
+constexpr char kTooDeep[] = "xctrace.too_deep";
+constexpr char kTooLarge[] = "xctrace.toc_too_large";
+// Recording settings nest five levels in real TOCs (instrument/array/dictionary/key/
+// value); deeper is refused rather than walked.
+constexpr int kMaxSettingsDepth = 64;
+// The decoded Toc may cost this many bytes per input byte (plus kDecodedSlack): a
+// million empty <run/>s, or many leaf settings under one long joined key, stop with
+// xctrace.toc_too_large instead of taking gigabytes.
+constexpr uint64_t kDecodedBytesPerInputByte = 32;
+constexpr uint64_t kDecodedSlack = uint64_t{1} << 20;
 
 bool IsDigits(std::string_view s) {
   if (s.empty()) return false;
@@ -96,7 +108,8 @@ class TocParser {
  public:
   TocParser(const char* base, size_t size, const internal::LineIndex& index,
             const std::string& path)
-      : base_(base), size_(size), index_(index), path_(path) {}
+      : base_(base), size_(size), index_(index), path_(path),
+        budget_(kDecodedBytesPerInputByte * size + kDecodedSlack) {}
 
   SourceLocation Locate(size_t offset) const { return index_.Locate(path_, offset); }
 
@@ -113,12 +126,13 @@ class TocParser {
     return Status::Error(kBadToc, std::move(message), Locate(node));
   }
 
-  StatusOr<Toc> ParseRoot(const pugi::xml_node& root) const {
+  StatusOr<Toc> ParseRoot(const pugi::xml_node& root) {
     Toc toc;
     toc.path = path_;
     for (pugi::xml_node run_node : root.children("run")) {
       TocRun run;
       PERFGATE_RETURN_IF_ERROR(ParseRun(run_node, &run));
+      PERFGATE_RETURN_IF_ERROR(Charge(run_node, CostOf(run)));
       toc.runs.push_back(std::move(run));
     }
     if (toc.runs.empty()) {
@@ -128,7 +142,7 @@ class TocParser {
   }
 
  private:
-  Status ParseRun(const pugi::xml_node& node, TocRun* run) const {
+  Status ParseRun(const pugi::xml_node& node, TocRun* run) {
     pugi::xml_attribute number = node.attribute("number");
     if (!number) return BadToc(node, "<run> has no number attribute");
     std::optional<int64_t> n = ParseDecimal(number.value());
@@ -170,7 +184,7 @@ class TocParser {
     // later Instruments fixes it.
     pugi::xml_node settings = summary.child("intruments-recording-settings");
     if (!settings) settings = summary.child("instruments-recording-settings");
-    CollectSettings(settings, std::string(), &run->recording_settings);
+    PERFGATE_RETURN_IF_ERROR(CollectSettings(settings, &run->recording_settings));
 
     for (pugi::xml_node process : node.child("processes").children("process")) {
       TocProcess p;
@@ -226,38 +240,82 @@ class TocParser {
     return Status();
   }
 
-  // One entry per leaf element below `node`, keyed by the `name` attributes on the
-  // way down; text held by an element that also has children is kept too.
-  static void CollectSettings(const pugi::xml_node& node, const std::string& prefix,
-                              std::vector<std::pair<std::string, std::string>>* out) {
-    for (pugi::xml_node child : node.children()) {
+  // Takes `bytes` of the decode budget; toc_too_large at `node` when it is spent.
+  Status Charge(const pugi::xml_node& node, uint64_t bytes) {
+    if (bytes <= budget_) {
+      budget_ -= bytes;
+      return Status();
+    }
+    return Status::Error(kTooLarge,
+                         "the table of contents decodes to more than " +
+                             std::to_string(kDecodedBytesPerInputByte) +
+                             " bytes per input byte (plus 1 MiB); no real TOC comes near that",
+                         Locate(node));
+  }
+
+  static uint64_t CostOf(const TocProcess& p) {
+    return sizeof p + p.name.size() + p.type.size() + p.arguments.size() + p.path.size() +
+           p.termination_reason.size() + p.return_exit_status.size();
+  }
+  static uint64_t CostOf(const TocRun& run) {
+    uint64_t cost = sizeof run + 2 * sizeof(TocDevice) + CostOf(run.target_process);
+    for (const TocProcess& p : run.processes) cost += CostOf(p);
+    for (const TocTable& t : run.tables) {
+      cost += sizeof t + t.schema.size();
+      for (const auto& [k, v] : t.attributes) cost += sizeof(k) * 2 + k.size() + v.size();
+    }
+    for (const TocTrack& t : run.tracks) cost += sizeof t + t.name.size() + t.details.size() * sizeof(std::string);
+    return cost;
+  }
+
+  // One entry per leaf element below `root`, keyed by the `name` attributes on the
+  // way down; text held by an element that also has children is kept too. Iterative
+  // and depth-bounded (xctrace.too_deep past kMaxSettingsDepth); every entry's joined
+  // key is charged to the decode budget, so a long prefix over many leaves is too.
+  Status CollectSettings(const pugi::xml_node& root,
+                         std::vector<std::pair<std::string, std::string>>* out) {
+    struct Level {
+      pugi::xml_node next;  // the next child to visit
+      size_t key_size;      // the joined key's length at this level
+    };
+    std::string key;
+    std::vector<Level> stack{{root.first_child(), 0}};
+    while (!stack.empty()) {
+      pugi::xml_node child = stack.back().next;
+      if (!child) {
+        stack.pop_back();
+        continue;
+      }
+      stack.back().next = child.next_sibling();
       if (child.type() != pugi::node_element) continue;
-      std::string key = prefix;
+      key.resize(stack.back().key_size);
       if (pugi::xml_attribute name = child.attribute("name")) {
         if (!key.empty()) key += '/';
         key += name.value();
       }
-      bool has_element_child = false;
-      for (pugi::xml_node grandchild : child.children()) {
-        if (grandchild.type() == pugi::node_element) {
-          has_element_child = true;
-          break;
-        }
-      }
+      const bool has_element_child = static_cast<bool>(child.find_child(
+          [](const pugi::xml_node& n) { return n.type() == pugi::node_element; }));
       std::string text = child.text().get();
-      if (!has_element_child) {
-        out->emplace_back(key, std::move(text));
-      } else {
-        if (!text.empty()) out->emplace_back(key, std::move(text));
-        CollectSettings(child, key, out);
+      if (has_element_child && stack.size() >= kMaxSettingsDepth) {
+        return Status::Error(kTooDeep,
+                             "recording settings nest deeper than " + std::to_string(kMaxSettingsDepth) +
+                                 " levels",
+                             Locate(child));
       }
+      if (!has_element_child || !text.empty()) {
+        PERFGATE_RETURN_IF_ERROR(Charge(child, sizeof(out->front()) + key.size() + text.size()));
+        out->emplace_back(key, std::move(text));
+      }
+      if (has_element_child) stack.push_back({child.first_child(), key.size()});
     }
+    return Status();
   }
 
   const char* base_;
   size_t size_;
   const internal::LineIndex& index_;
   const std::string& path_;
+  uint64_t budget_;
 };
 
 std::string HexByte(unsigned char c) {
@@ -341,6 +399,9 @@ StatusOr<Toc> ReadTocBuffer(std::string bytes, std::string display_path) {
                          index.Locate(display_path, bad));
   }
 
+  if (auto bad = internal::FindForbiddenChar(bytes, internal::FindOpaqueRanges(bytes))) {
+    return Status::Error(kBadChar, bad->message, index.Locate(display_path, bad->offset));
+  }
   char* base = bytes.data();
   const size_t size = bytes.size();
   pugi::xml_document doc;
@@ -409,12 +470,22 @@ std::optional<std::string_view> FindAttribute(const TocTable& table, std::string
 }
 
 std::string TocToJson(const Toc& toc) {
-  nlohmann::json j = nlohmann::json::object();
-  j["path"] = toc.path;
-  nlohmann::json runs = nlohmann::json::array();
-  for (const TocRun& run : toc.runs) runs.push_back(RunJson(run));
-  j["runs"] = std::move(runs);
-  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  // The same text as dumping one tree of the whole TOC (keys sorted: "path" < "runs"),
+  // built one run's tree at a time so that the trees never outweigh the Toc itself.
+  auto dump = [](const nlohmann::json& j) { return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace); };
+  std::string out = "{\n  \"path\": " + dump(nlohmann::json(toc.path)) + ",\n  \"runs\": ";
+  if (toc.runs.empty()) return out + "[]\n}\n";
+  out += "[";
+  for (size_t i = 0; i < toc.runs.size(); ++i) {
+    const std::string run = dump(RunJson(toc.runs[i]));
+    out += i == 0 ? "\n    " : ",\n    ";
+    // Re-indented by four: JSON strings hold no raw newline, so every one is layout.
+    for (char c : run) {
+      out += c;
+      if (c == '\n') out += "    ";
+    }
+  }
+  return out + "\n  ]\n}\n";
 }
 
 }  // namespace perfgate::xctrace
