@@ -409,7 +409,13 @@ StatusOr<Toc> ReadTocBuffer(std::string bytes, std::string display_path) {
       base, size, pugi::parse_default | pugi::parse_trim_pcdata, pugi::encoding_utf8);
   TocParser parser(base, size, index, display_path);
   if (!parsed) {
-    const size_t offset = parsed.offset < 0 ? 0 : static_cast<size_t>(parsed.offset);
+    size_t offset = parsed.offset < 0 ? 0 : static_cast<size_t>(parsed.offset);
+    // pugixml points a mismatched end tag at its name; point at its '<' (which the
+    // in-situ parse may already have overwritten with a NUL).
+    if (parsed.status == pugi::status_end_element_mismatch && offset >= 2 && offset < size &&
+        base[offset - 1] == '/' && (base[offset - 2] == '<' || base[offset - 2] == '\0')) {
+      offset -= 2;
+    }
     // pugixml reports an element left open at the end of the input as a tag
     // mismatch on the last byte.
     if (parsed.status == pugi::status_end_element_mismatch && offset + 1 >= size) {
