@@ -52,7 +52,7 @@ TEST(XctraceHardening, DepthThroughRefsIsBoundedLikeNesting) {
   const std::string xml = OneColumn("thread", rows);
   const std::string error = ErrorOf(xml);
   // The thread holding a_64 (64 levels) is the first value 65 levels high.
-  EXPECT_EQ(error.substr(0, error.find(": ", 12)), "t.xml:" + At(xml, "<thread fmt=\"t\"><a id=\"64\">") +
+  EXPECT_EQ(error.substr(0, error.find("]") + 1), "t.xml:" + At(xml, "<thread fmt=\"t\"><a id=\"64\">") +
                                                        ": error[xctrace.too_deep]");
 }
 
@@ -94,7 +94,7 @@ TEST(XctraceHardening, ForbiddenCharacterReferencesAreErrorsWhereTheyAre) {
                                 "&#99999999999;"}) {
     const std::string xml = OneColumn("string", "<row><string>ab" + ref + "cd</string></row>\n");
     const std::string error = ErrorOf(xml);
-    EXPECT_EQ(error.substr(0, error.find(": ", 12)), "t.xml:" + At(xml, ref) + ": error[xctrace.bad_char]") << ref;
+    EXPECT_EQ(error.substr(0, error.find("]") + 1), "t.xml:" + At(xml, ref) + ": error[xctrace.bad_char]") << ref;
   }
 }
 
@@ -108,7 +108,7 @@ TEST(XctraceHardening, AllowedCharacterReferencesDecode) {
 TEST(XctraceHardening, RawControlBytesAreErrors) {
   const std::string xml = OneColumn("string", std::string("<row><string>a\0b</string></row>\n", 32));
   const std::string error = ErrorOf(xml);
-  EXPECT_EQ(error.substr(0, error.find(": ", 12)), "t.xml:" + At(xml, std::string(1, '\0')) + ": error[xctrace.bad_char]");
+  EXPECT_EQ(error.substr(0, error.find("]") + 1), "t.xml:" + At(xml, std::string(1, '\0')) + ": error[xctrace.bad_char]");
 }
 
 TEST(XctraceHardening, CdataTextIsKeptAndItsEndTagsAreText) {
@@ -141,7 +141,7 @@ TEST(XctraceHardening, CommentHidingEndTagsAcrossAChunkBoundary) {
 TEST(XctraceHardening, TextSplitByACommentIsAnError) {
   const std::string xml = OneColumn("string", "<row><string>ab<!-- x -->cd</string></row>\n");
   const std::string error = ErrorOf(xml);
-  EXPECT_EQ(error.substr(0, error.find(": ", 12)), "t.xml:" + At(xml, "cd") + ": error[xctrace.split_text]");
+  EXPECT_EQ(error.substr(0, error.find("]") + 1), "t.xml:" + At(xml, "cd") + ": error[xctrace.split_text]");
 }
 
 TEST(XctraceHardening, TableJsonStopsAtItsBoundInsteadOfExpandingRefs) {
