@@ -337,10 +337,10 @@ class ExportParser {
   bool StartsWith(size_t pos, std::string_view s) const {
     return pos + s.size() <= size() && std::memcmp(doc_.bytes.data() + pos, s.data(), s.size()) == 0;
   }
-  // The first "</node>" in [from, to). Rows contain one only inside a comment or a
-  // CDATA section (callers step over those: FindNodeEndOutsideMarkup), so this scans rows (a
-  // chunk of them at a time): pairs of "/n" are rare in rows, which makes a 16-byte
-  // filter fast.
+  // The first "</node>" in [from, to). Rows hold one only inside a comment or a CDATA
+  // section (FindNodeEndOutsideMarkup steps over those), so this scans rows (a chunk
+  // of them at a time): pairs of "/n" are rare in rows, which makes a 16-byte filter
+  // fast.
   size_t FindNodeEnd(size_t from, size_t to) const {
 #if defined(__SSE2__)
     const char* b = doc_.bytes.data();
@@ -951,8 +951,9 @@ size_t ExportParser::NextChunkEnd(size_t p, bool* last) const {
 }
 
 bool ExportParser::NodeIsClosedAfter(size_t p) {
-  // Rows contain "</node>" only inside comments and CDATA (stepped over), so the node that starts before p is closed exactly
-  // when some "</node>" follows p, that is when the file's last one does. Looked for
+  // Rows contain "</node>" only inside comments and CDATA (stepped over), so the node
+  // that starts before p is closed exactly when some "</node>" follows p, that is
+  // when the file's last one does. Looked for
   // from the end, that one sits a few bytes before it in any complete export.
   // Computed at the first node's rows, before pugixml has rewritten any of them.
   if (!last_node_end_) {

@@ -708,7 +708,8 @@ TEST(TocHardeningTest, SettingsJustWithinTheDepthBoundRead) {
 TEST(TocHardeningTest, SettingsKeysStillJoinNamesInDocumentOrder) {
   StatusOr<Toc> toc = ReadTocBuffer(
       SettingsToc("<instrument name=\"A\">top<dictionary><key name=\"x\">1</key><key name=\"y\"><value>2</value>"
-                  "<value>3</value></key></dictionary></instrument><instrument name=\"B\"><key name=\"z\"/></instrument>"),
+                  "<value>3</value></key></dictionary></instrument>"
+                  "<instrument name=\"B\"><key name=\"z\"/></instrument>"),
       "toc.xml");
   ASSERT_TRUE(toc.ok()) << toc.status().ToString();
   using KV = std::pair<std::string, std::string>;

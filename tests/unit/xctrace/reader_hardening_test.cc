@@ -69,7 +69,8 @@ TEST(XctraceHardening, SixtyFourLevelsThroughRefsStillRead) {
 
 TEST(XctraceHardening, FindThroughADagVisitsEachValueOnce) {
   // The pid comes after 2**40 paths: a depth-first walk over paths never got there.
-  const std::string xml = OneColumn("process", "<row><process fmt=\"p (7)\">" + Dag(40) + "<pid>7</pid></process></row>\n");
+  const std::string xml =
+      OneColumn("process", "<row><process fmt=\"p (7)\">" + Dag(40) + "<pid>7</pid></process></row>\n");
   auto doc = ReadExportBuffer(xml, "t.xml");
   ASSERT_TRUE(doc.ok()) << doc.status().ToString();
   const Value process = doc->table(0).cell(0, 0);
@@ -108,7 +109,8 @@ TEST(XctraceHardening, AllowedCharacterReferencesDecode) {
 TEST(XctraceHardening, RawControlBytesAreErrors) {
   const std::string xml = OneColumn("string", std::string("<row><string>a\0b</string></row>\n", 32));
   const std::string error = ErrorOf(xml);
-  EXPECT_EQ(error.substr(0, error.find("]") + 1), "t.xml:" + At(xml, std::string(1, '\0')) + ": error[xctrace.bad_char]");
+  EXPECT_EQ(error.substr(0, error.find("]") + 1),
+            "t.xml:" + At(xml, std::string(1, '\0')) + ": error[xctrace.bad_char]");
 }
 
 TEST(XctraceHardening, CdataTextIsKeptAndItsEndTagsAreText) {
@@ -157,8 +159,8 @@ TEST(XctraceHardening, TableJsonStopsAtItsBoundInsteadOfExpandingRefs) {
 }
 
 TEST(XctraceHardening, ASharedBudgetBoundsSeveralTables) {
-  const std::string xml = OneColumn("string", "<row><string id=\"1\">" + std::string(100000, 'L') + "</string></row>\n" +
-                                                  std::string("<row><string ref=\"1\"/></row>\n"));
+  const std::string xml = OneColumn("string", "<row><string id=\"1\">" + std::string(100000, 'L') +
+                                                  "</string></row>\n<row><string ref=\"1\"/></row>\n");
   auto doc = ReadExportBuffer(xml, "t.xml");
   ASSERT_TRUE(doc.ok());
   uint64_t budget = TableOutputBound(*doc);
@@ -183,7 +185,10 @@ TEST(XctraceHardening, CsvIsBoundedToo) {
 
 TEST(XctraceHardening, ManyDistinctChildTagsDumpInLinearTime) {
   std::string cell = "<thread fmt=\"w\">";
-  for (int i = 0; i < 65535; ++i) cell += "<t" + std::to_string(i) + ">" + std::to_string(i) + "</t" + std::to_string(i) + ">";
+  for (int i = 0; i < 65535; ++i) {
+    const std::string n = std::to_string(i);
+    cell += "<t" + n + ">" + n + "</t" + n + ">";
+  }
   cell += "<t7>again</t7></thread>";
   // One more child than the limit would be too many: 65,535 tags plus a repeat is 65,536.
   const std::string within = OneColumn("thread", "<row>" + cell.substr(0, cell.size() - 23) + "</thread></row>\n");

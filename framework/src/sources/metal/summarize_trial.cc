@@ -370,7 +370,8 @@ Status JoinFamiliesAndPhases(const std::vector<Pair>& kept, const TrialJoins& jo
     FamilyStats& f = s->encoder_gpu[e.family];
     ++f.encoders;
     PERFGATE_RETURN_IF_ERROR(AddChecked(&f.host_sum_ns, e.host_ns, s->path,
-                                        "the host time of family '" + e.family + "'", kEncoders, joins.encoder_rows[i]));
+                                        "the host time of family '" + e.family + "'", kEncoders,
+                                        joins.encoder_rows[i]));
     PhaseStats& ph = s->cb_label_gpu[e.phase];
     ++ph.cbs;
     PERFGATE_RETURN_IF_ERROR(AddChecked(&ph.host_sum_ns, e.host_ns, s->path,
@@ -469,7 +470,8 @@ StatusOr<TrialSummary> SummarizeTrial(const TrialTables& tables, const Attributi
   s.window_start_ns = INT64_MIN;  // until a window says otherwise (0 in the result)
   s.window_end_ns = INT64_MAX;
 
-  PERFGATE_ASSIGN_OR_RETURN(std::vector<Pair> pairs, PairExecutionPoints(tables.execution_points, options.seed_compat, &s));
+  PERFGATE_ASSIGN_OR_RETURN(std::vector<Pair> pairs,
+                            PairExecutionPoints(tables.execution_points, options.seed_compat, &s));
   TrialJoins joins;
   PERFGATE_ASSIGN_OR_RETURN(joins.map, IndexSubmissions(tables, options, &s));
   PERFGATE_ASSIGN_OR_RETURN(std::vector<Pair> kept,
