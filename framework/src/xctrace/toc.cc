@@ -189,6 +189,7 @@ class TocParser {
     for (pugi::xml_node process : node.child("processes").children("process")) {
       TocProcess p;
       PERFGATE_RETURN_IF_ERROR(ParseProcess(process, &p));
+      PERFGATE_RETURN_IF_ERROR(Charge(process, CostOf(p)));
       run->processes.push_back(std::move(p));
     }
     for (pugi::xml_node table : node.child("data").children("table")) {
@@ -201,6 +202,7 @@ class TocParser {
         return BadToc(table, "<table> has no schema attribute, so no --xpath can select it");
       }
       t.schema = schema.value();
+      PERFGATE_RETURN_IF_ERROR(Charge(table, CostOf(t)));
       run->tables.push_back(std::move(t));
     }
     for (pugi::xml_node track : node.child("tracks").children("track")) {
@@ -209,6 +211,7 @@ class TocParser {
       for (pugi::xml_node detail : track.child("details").children("detail")) {
         t.details.push_back(Attr(detail, "name"));
       }
+      PERFGATE_RETURN_IF_ERROR(Charge(track, CostOf(t)));
       run->tracks.push_back(std::move(t));
     }
     return Status();
@@ -257,14 +260,21 @@ class TocParser {
     return sizeof p + p.name.size() + p.type.size() + p.arguments.size() + p.path.size() +
            p.termination_reason.size() + p.return_exit_status.size();
   }
+  // A run's own fields; its processes, tables, tracks and settings are charged one
+  // by one as they are decoded, so no list outgrows the budget before it is checked.
   static uint64_t CostOf(const TocRun& run) {
-    uint64_t cost = sizeof run + 2 * sizeof(TocDevice) + CostOf(run.target_process);
-    for (const TocProcess& p : run.processes) cost += CostOf(p);
-    for (const TocTable& t : run.tables) {
-      cost += sizeof t + t.schema.size();
-      for (const auto& [k, v] : t.attributes) cost += sizeof(k) * 2 + k.size() + v.size();
-    }
-    for (const TocTrack& t : run.tracks) cost += sizeof t + t.name.size() + t.details.size() * sizeof(std::string);
+    return sizeof run + 2 * sizeof(TocDevice) + CostOf(run.target_process) + run.start_date.size() +
+           run.end_date.size() + run.end_reason.size() + run.instruments_version.size() +
+           run.template_name.size() + run.recording_mode.size() + run.time_limit.size();
+  }
+  static uint64_t CostOf(const TocTable& t) {
+    uint64_t cost = sizeof t + t.schema.size();
+    for (const auto& [k, v] : t.attributes) cost += sizeof(k) * 2 + k.size() + v.size();
+    return cost;
+  }
+  static uint64_t CostOf(const TocTrack& t) {
+    uint64_t cost = sizeof t + t.name.size();
+    for (const std::string& d : t.details) cost += sizeof d + d.size();
     return cost;
   }
 
