@@ -60,17 +60,24 @@ int RunTable(const TableArgs& args) {
   Status open_error;
   std::ostream* out = OpenOutput(args.output, &holder, &open_error);
   if (!open_error.ok()) return ReportError(open_error);
+  Status written;
   if (args.format == "csv") {
-    xctrace::WriteTableCsv(tables[0], *out);
+    written = xctrace::WriteTableCsv(*doc, tables[0], *out);
   } else if (tables.size() == 1) {
-    xctrace::WriteTableJson(*doc, tables[0], *out);
+    written = xctrace::WriteTableJson(*doc, tables[0], *out);
   } else {
+    // One budget for the whole dump: the bound is per input, not per table.
+    uint64_t budget = xctrace::TableOutputBound(*doc);
     *out << "[\n";
-    for (size_t i = 0; i < tables.size(); ++i) {
+    for (size_t i = 0; i < tables.size() && written.ok(); ++i) {
       if (i) *out << ",\n";
-      xctrace::WriteTableJson(*doc, tables[i], *out);
+      written = xctrace::WriteTableJson(*doc, tables[i], *out, &budget);
     }
-    *out << "]\n";
+    if (written.ok()) *out << "]\n";
+  }
+  if (!written.ok()) {
+    out->flush();
+    return ReportError(written);
   }
   for (const auto& e : doc->diagnostics().Entries()) {
     std::cerr << FormatLocation(e.first_location) << ": " << SeverityName(e.severity) << '[' << e.code << "]: " << e.first_detail << " (x"

@@ -7,19 +7,24 @@
 
 #include <algorithm>
 #include <deque>
+#include <optional>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/checked_math.h"
 #include "perfgate/stats/summary.h"
 
 namespace perfgate::attribution {
 namespace {
 
-BucketStats StatsOf(std::vector<int64_t> durations, bool seed_compat) {
+// nullopt when the bucket's sum does not fit in int64.
+std::optional<BucketStats> StatsOf(std::vector<int64_t> durations, bool seed_compat) {
   BucketStats b;
   b.count = static_cast<int64_t>(durations.size());
-  for (int64_t d : durations) b.sum_ns += d;
+  for (int64_t d : durations) {
+    if (!internal::AccumulateChecked(&b.sum_ns, d)) return std::nullopt;
+  }
   if (durations.empty()) return b;
   b.mean_ns = b.sum_ns / b.count;
   if (seed_compat) {
@@ -272,6 +277,12 @@ Status ResolveTokens(std::optional<int64_t> in_trace, const AttributionOptions& 
                        ErrorKind::kUsage);
 }
 
+namespace {
+Status OverflowAt(const std::string& path, const std::string& what) {
+  return Status::Error("attr.overflow", what + " does not fit in a signed 64-bit integer of nanoseconds", {path});
+}
+}  // namespace
+
 Status SummarizeKeptWork(std::vector<std::pair<int64_t, int64_t>> intervals, const AttributionOptions& options,
                          const std::string& path, TrialSummary* s) {
   if (intervals.empty()) {
@@ -283,9 +294,15 @@ Status SummarizeKeptWork(std::vector<std::pair<int64_t, int64_t>> intervals, con
   }
   const std::vector<Bucket>& buckets = options.buckets;
   std::vector<std::vector<int64_t>> by_bucket(buckets.size());
-  for (const auto& [start_ns, end_ns] : intervals) {
-    const int64_t d = end_ns - start_ns;
-    s->total_sum_ns += d;
+  int64_t first_start = INT64_MAX, last_end = INT64_MIN;
+  for (size_t i = 0; i < intervals.size(); ++i) {
+    const auto [start_ns, end_ns] = intervals[i];
+    int64_t d;
+    if (!internal::CheckedSub(end_ns, start_ns, &d) || !internal::AccumulateChecked(&s->total_sum_ns, d)) {
+      return OverflowAt(path, "the duration or the running total at kept submission " + std::to_string(i + 1));
+    }
+    first_start = std::min(first_start, start_ns);
+    last_end = std::max(last_end, end_ns);
     for (size_t b = 0; b < buckets.size(); ++b) {
       if (d >= buckets[b].lo_ns && d < buckets[b].hi_ns) {
         by_bucket[b].push_back(d);
@@ -293,8 +310,13 @@ Status SummarizeKeptWork(std::vector<std::pair<int64_t, int64_t>> intervals, con
       }
     }
   }
+  // The busy union is at most the span: a span that fits keeps UnionLength in range.
+  int64_t span;
+  if (!internal::CheckedSub(last_end, first_start, &span)) return OverflowAt(path, "the span of the kept work");
   for (size_t b = 0; b < buckets.size(); ++b) {
-    s->buckets.emplace_back(buckets[b].name, StatsOf(std::move(by_bucket[b]), options.seed_compat));
+    std::optional<BucketStats> stats = StatsOf(std::move(by_bucket[b]), options.seed_compat);
+    if (!stats) return OverflowAt(path, "the sum of bucket '" + buckets[b].name + "'");
+    s->buckets.emplace_back(buckets[b].name, *stats);
   }
   const double per_token = static_cast<double>(std::max<int64_t>(s->tokens, 1));
   s->submissions = static_cast<int64_t>(intervals.size());

@@ -250,6 +250,42 @@ std::ostream& PrintId(std::ostream& os, std::string_view kind, uint64_t value) {
   return os << kind << ' ' << value;
 }
 
+// Two execution points with the same time, function, submission, channel and slot
+// are one event read twice (a node appended again, rows repeated), which pairing
+// would count twice: an error at the second, naming the first.
+Status CheckNoRepeatedPoint(const Table& table, const std::vector<ExecutionPoint>& points) {
+  struct Key {
+    int64_t t;
+    uint64_t submission, channel, slot;
+    uint32_t function;
+    bool operator==(const Key& o) const {
+      return t == o.t && submission == o.submission && channel == o.channel && slot == o.slot &&
+             function == o.function;
+    }
+  };
+  struct Hash {
+    size_t operator()(const Key& k) const {
+      uint64_t h = static_cast<uint64_t>(k.t) * 0x9E3779B97F4A7C15ull;
+      for (uint64_t v : {k.submission, k.channel, k.slot, uint64_t{k.function}}) h = (h ^ v) * 0x100000001B3ull;
+      return static_cast<size_t>(h ^ (h >> 29));
+    }
+  };
+  std::unordered_map<Key, size_t, Hash> first_row;
+  first_row.reserve(points.size());
+  for (const ExecutionPoint& p : points) {
+    const Key key{p.timestamp_ns, p.submission.value, p.channel_id, p.slot_id.value_or(kNoId), p.function};
+    auto [it, inserted] = first_row.emplace(key, p.row);
+    if (inserted) continue;
+    const SourceLocation first = table.RowLocation(it->second);
+    return Status::Error("xctrace.duplicate_row",
+                         "this execution point repeats the one at " + std::to_string(first.line) + ":" +
+                             std::to_string(first.column) + " (same time, function, submission, channel and "
+                             "slot): a node or rows exported twice would be counted twice",
+                         table.RowLocation(p.row));
+  }
+  return Status();
+}
+
 }  // namespace
 
 std::ostream& operator<<(std::ostream& os, SubmissionId id) {
@@ -283,7 +319,8 @@ StatusOr<std::vector<ExecutionPoint>> ReadExecutionPoints(const Table& table,
   const BoundColumn slot = b.Optional("slot-id");
   const BoundColumn accelerator = b.Optional("accelerator-id");
   PERFGATE_RETURN_IF_ERROR(b.status());
-  return DecodeRows<ExecutionPoint>(table, diagnostics, [&](RowDecoder& d) {
+  PERFGATE_ASSIGN_OR_RETURN(std::vector<ExecutionPoint> points,
+                            DecodeRows<ExecutionPoint>(table, diagnostics, [&](RowDecoder& d) {
     ExecutionPoint p;
     p.timestamp_ns = d.Int64(timestamp);
     p.function = d.Uint32(function);
@@ -292,7 +329,9 @@ StatusOr<std::vector<ExecutionPoint>> ReadExecutionPoints(const Table& table,
     p.slot_id = d.OptionalUint64(slot);
     p.accelerator_id = d.OptionalId(accelerator);
     return p;
-  });
+  }));
+  PERFGATE_RETURN_IF_ERROR(CheckNoRepeatedPoint(table, points));
+  return points;
 }
 
 StatusOr<std::vector<GpuInterval>> ReadGpuIntervals(const Table& table, Diagnostics* diagnostics) {

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstring>
 #include <deque>
+#include <mutex>
 #include <optional>
 #include <type_traits>
 #include <unordered_map>
@@ -21,6 +22,7 @@
 #endif
 
 #include "text_input.h"
+#include "xml_chars.h"
 
 namespace perfgate::xctrace {
 namespace {
@@ -34,7 +36,9 @@ constexpr uint32_t kNoTag = UINT32_MAX;
 // an element's only content (`<narrative-text fmt=" "> </narrative-text>` is " "),
 // while whitespace between elements (between rows, or indenting a pretty-printed
 // row's cells) still makes no node. No parse_eol: text is kept byte for byte.
-constexpr unsigned kRowParseOptions = pugi::parse_escapes | pugi::parse_fragment | pugi::parse_ws_pcdata_single;
+// parse_cdata keeps a CDATA section's text (without it pugixml drops it silently).
+constexpr unsigned kRowParseOptions =
+    pugi::parse_escapes | pugi::parse_fragment | pugi::parse_ws_pcdata_single | pugi::parse_cdata;
 
 enum NodeFlags : uint8_t {
   kHasFmt = 1,
@@ -106,6 +110,10 @@ struct Document::Impl {
   std::vector<IntKind> tag_int_kinds;
   std::vector<TableData> tables;
   Diagnostics diagnostics;
+  // Value::Find's answers by (value, tag): a value reached through many refs (a DAG)
+  // is searched once per tag, not once per path to it. Guarded: Find is const.
+  mutable std::mutex find_mutex;
+  mutable std::unordered_map<uint64_t, uint32_t> find_memo;
 
   std::string_view Str(uint32_t off, uint32_t len) const { return {bytes.data() + off, len}; }
 
@@ -329,9 +337,10 @@ class ExportParser {
   bool StartsWith(size_t pos, std::string_view s) const {
     return pos + s.size() <= size() && std::memcmp(doc_.bytes.data() + pos, s.data(), s.size()) == 0;
   }
-  // The first "</node>" in [from, to). Rows never contain one, so this scans rows (a
-  // chunk of them at a time): pairs of "/n" are rare in rows, which makes a 16-byte
-  // filter fast.
+  // The first "</node>" in [from, to). Rows hold one only inside a comment or a CDATA
+  // section (FindNodeEndOutsideMarkup steps over those), so this scans rows (a chunk
+  // of them at a time): pairs of "/n" are rare in rows, which makes a 16-byte filter
+  // fast.
   size_t FindNodeEnd(size_t from, size_t to) const {
 #if defined(__SSE2__)
     const char* b = doc_.bytes.data();
@@ -354,6 +363,23 @@ class ExportParser {
 #else
     return Find(from, to, "</node>");
 #endif
+  }
+  // As FindNodeEnd and Find, stepping over comments, CDATA sections and PIs.
+  size_t FindNodeEndOutsideMarkup(size_t from, size_t to) const {
+    for (;;) {
+      const size_t at = FindNodeEnd(from, to);
+      const auto* range = at == std::string::npos ? nullptr : perfgate::internal::OpaqueRangeAt(opaque_, at);
+      if (range == nullptr) return at;
+      from = range->second;
+    }
+  }
+  size_t FindOutsideMarkup(size_t from, size_t to, std::string_view needle) const {
+    for (;;) {
+      const size_t at = Find(from, to, needle);
+      const auto* range = at == std::string::npos ? nullptr : perfgate::internal::OpaqueRangeAt(opaque_, at);
+      if (range == nullptr) return at;
+      from = range->second;
+    }
   }
   size_t Find(size_t from, size_t to, std::string_view needle) const {
     if (from >= to) return std::string::npos;
@@ -434,6 +460,11 @@ class ExportParser {
   std::optional<size_t> last_node_end_;  // the file's last "</node>" (npos: none), once looked for
   std::unordered_map<uint64_t, IdEntry> id_sparse_;
   std::vector<uint32_t> scratch_;
+  // Per value (index as doc_.nodes): the height of its subtree, refs followed. Element
+  // nesting alone does not bound it, as a ref repeats an earlier, already deep value.
+  std::vector<uint8_t> value_height_;
+  // Comments, CDATA sections and PIs: a "</row>" or "</node>" inside one is text.
+  perfgate::internal::OpaqueRanges opaque_;
   struct PendingRef {
     uint64_t id;
     size_t offset;
@@ -566,6 +597,11 @@ Status ExportParser::Run() {
   doc_.nodes.reserve(1024);
   doc_.nodes.emplace_back();  // kSentinelIndex
   doc_.nodes.emplace_back();  // kMissingIndex
+  value_height_.assign(2, 0);
+  opaque_ = perfgate::internal::FindOpaqueRanges(doc_.bytes);
+  if (auto bad_char = perfgate::internal::FindForbiddenChar(doc_.bytes, opaque_)) {
+    return Fatal("xctrace.bad_char", bad_char->offset, bad_char->message);
+  }
 
   size_t pos = StartsWith(0, "\xEF\xBB\xBF") ? 3 : 0;
   PERFGATE_RETURN_IF_ERROR(SkipMisc(&pos));
@@ -717,7 +753,7 @@ Status ExportParser::ParseNode(size_t* pos, int node_ordinal) {
         if (schema_tag.self_closing) {
           end = schema_tag.end;
         } else {
-          size_t close = Find(p, size(), "</schema>");
+          size_t close = FindOutsideMarkup(p, size(), "</schema>");
           if (close == std::string::npos) return Fatal("xctrace.truncated", p, "the file ends inside <schema>");
           end = close + 9;
         }
@@ -734,7 +770,7 @@ Status ExportParser::ParseNode(size_t* pos, int node_ordinal) {
       }
       // Everything else up to </node> is rows (and anything odd among them).
       if (!bound && !BindSchemalessNode(xpath)) {
-        const size_t node_end = FindNodeEnd(p, size());
+        const size_t node_end = FindNodeEndOutsideMarkup(p, size());
         if (node_end == std::string::npos) return RowsCutOff(p);
         if (!Anomaly("xctrace.missing_schema", node_offset,
                      "<node> " + std::to_string(node_ordinal) +
@@ -897,14 +933,17 @@ size_t ExportParser::NextChunkEnd(size_t p, bool* last) const {
   // chunk, rather than in a pass of its own over the whole node: the bytes are then
   // read from memory once.
   const size_t nominal = std::min(p + kChunkBytes, size());
-  size_t node_end = FindNodeEnd(p, nominal);
+  size_t node_end = FindNodeEndOutsideMarkup(p, nominal);
   size_t row_end = std::string::npos;
   if (node_end == std::string::npos) {
     // Rows end at the first "</row>" past the nominal size, unless "</node>" comes first
     // (the two cannot overlap, so one wholly before the "</row>" is the node's end).
-    row_end = Find(nominal, size(), "</row>");
-    node_end = FindNodeEnd(std::max(p, nominal >= 6 ? nominal - 6 : 0),
-                           row_end == std::string::npos ? size() : row_end);
+    // A nominal end inside a comment or CDATA section moves past it.
+    size_t from = nominal;
+    if (const auto* range = perfgate::internal::OpaqueRangeAt(opaque_, from)) from = range->second;
+    row_end = FindOutsideMarkup(from, size(), "</row>");
+    node_end = FindNodeEndOutsideMarkup(std::max(p, nominal >= 6 ? nominal - 6 : 0),
+                                        row_end == std::string::npos ? size() : row_end);
   }
   *last = node_end != std::string::npos;
   if (*last) return node_end;
@@ -912,11 +951,21 @@ size_t ExportParser::NextChunkEnd(size_t p, bool* last) const {
 }
 
 bool ExportParser::NodeIsClosedAfter(size_t p) {
-  // Rows never contain "</node>", so the node that starts before p is closed exactly
-  // when some "</node>" follows p, that is when the file's last one does. Looked for
+  // Rows contain "</node>" only inside comments and CDATA (stepped over), so the node
+  // that starts before p is closed exactly when some "</node>" follows p, that is
+  // when the file's last one does. Looked for
   // from the end, that one sits a few bytes before it in any complete export.
   // Computed at the first node's rows, before pugixml has rewritten any of them.
-  if (!last_node_end_) last_node_end_ = std::string_view(doc_.bytes).rfind("</node>");
+  if (!last_node_end_) {
+    size_t at = std::string_view(doc_.bytes).rfind("</node>");
+    while (at != std::string_view::npos) {
+      const auto* range = perfgate::internal::OpaqueRangeAt(opaque_, at);
+      if (range == nullptr) break;
+      at = range->first == 0 ? std::string_view::npos
+                             : std::string_view(doc_.bytes).rfind("</node>", range->first - 1);
+    }
+    last_node_end_ = at;
+  }
   return *last_node_end_ != std::string_view::npos && *last_node_end_ >= p;
 }
 
@@ -1142,18 +1191,38 @@ bool ExportParser::InternElement(pugi::xml_node element, uint32_t known_tag, int
   }
   const size_t scratch_base = scratch_.size();
   bool have_text = false;
+  int height = 0;
   for (pugi::xml_node c = element.first_child(); Present(c); c = c.next_sibling()) {
     pugi::xml_node_type type = c.type();
     if (type == pugi::node_element) {
       uint32_t child;
       if (!InternElement(c, kNoTag, depth + 1, &child)) return false;
       scratch_.push_back(child);
-    } else if ((type == pugi::node_pcdata || type == pugi::node_cdata) && !have_text) {
+      height = std::max(height, value_height_[child] + 1);
+    } else if (type == pugi::node_pcdata || type == pugi::node_cdata) {
+      if (have_text) {
+        // Text split by a comment, a CDATA section or a child: values point into the
+        // file, so the pieces cannot be joined, and keeping one would drop the rest.
+        if (!Anomaly("xctrace.split_text", InBuffer(c.value()) ? OffsetOf(c.value()) : ElementOffset(element),
+                     "<" + std::string(element.name()) + "> holds text in several pieces (" + RowContext() +
+                         ")")) {
+          return false;
+        }
+        continue;
+      }
       const char* v = c.value();
       node.text_len = static_cast<uint32_t>(std::strlen(v));
       if (node.text_len > 0) node.text_off = static_cast<uint32_t>(OffsetOf(v));
       have_text = true;
     }
+  }
+  if (height > kMaxDepth) {
+    if (error_.ok()) {
+      error_ = Fatal("xctrace.too_deep", ElementOffset(element),
+                     "<" + std::string(element.name()) + "> nests values deeper than 64 levels through refs (" +
+                         RowContext() + ")");
+    }
+    return false;
   }
   const size_t nchildren = scratch_.size() - scratch_base;
   if (nchildren > UINT16_MAX || extra_attrs > UINT8_MAX) {
@@ -1193,6 +1262,7 @@ bool ExportParser::InternElement(pugi::xml_node element, uint32_t known_tag, int
   }
   const uint32_t index = static_cast<uint32_t>(doc_.nodes.size());
   doc_.nodes.push_back(node);
+  value_height_.push_back(static_cast<uint8_t>(height));
   if (id_text != nullptr && !RegisterId(element, id_text, index, node.tag)) return false;
   *out = index;
   return true;
@@ -1239,14 +1309,52 @@ Value Value::child(size_t index) const {
   if (index >= n.child_count) return Value(doc_, kMissingIndex);
   return Value(doc_, ImplOf(doc_).children[n.first_child + index]);
 }
-Value Value::Find(std::string_view tag) const {
-  for (size_t i = 0; i < child_count(); ++i) {
-    Value c = child(i);
-    if (c.tag() == tag) return c;
-    Value deeper = c.Find(tag);
-    if (!deeper.is_missing()) return deeper;
+namespace {
+
+// The first descendant of `root` tagged `tag` in depth-first pre-order, or
+// kMissingIndex. Iterative, and memoised per (value, tag): a value shared by many
+// parents (refs make the document a DAG) is searched once, so a search costs at most
+// one visit per distinct value however the refs fan out.
+uint32_t FindDescendant(const Impl& d, uint32_t root, uint32_t tag) {
+  auto key = [tag](uint32_t node) { return (static_cast<uint64_t>(node) << 32) | tag; };
+  std::lock_guard<std::mutex> lock(d.find_mutex);
+  if (auto it = d.find_memo.find(key(root)); it != d.find_memo.end()) return it->second;
+  struct Frame {
+    uint32_t node;
+    uint32_t next_child;
+  };
+  std::vector<Frame> stack{{root, 0}};
+  uint32_t found = kMissingIndex;
+  while (!stack.empty() && found == kMissingIndex) {
+    Frame& f = stack.back();
+    const ValueNode& n = d.nodes[f.node];
+    if (f.next_child == n.child_count) {
+      d.find_memo.emplace(key(f.node), kMissingIndex);
+      stack.pop_back();
+      continue;
+    }
+    const uint32_t child = d.children[n.first_child + f.next_child++];
+    if (child <= kMissingIndex) continue;
+    if (d.nodes[child].tag == tag) {
+      found = child;
+    } else if (auto it = d.find_memo.find(key(child)); it != d.find_memo.end()) {
+      found = it->second;
+    } else {
+      stack.push_back({child, 0});
+    }
   }
-  return Value(doc_, kMissingIndex);
+  for (const Frame& f : stack) d.find_memo[key(f.node)] = found;
+  return found;
+}
+
+}  // namespace
+
+Value Value::Find(std::string_view tag) const {
+  if (is_null()) return Value(doc_, kMissingIndex);
+  const Impl& d = ImplOf(doc_);
+  auto it = d.tag_ids.find(tag);
+  if (it == d.tag_ids.end()) return Value(doc_, kMissingIndex);  // no value has this tag
+  return Value(doc_, FindDescendant(d, index_, it->second));
 }
 size_t Value::attribute_count() const { return ImplOf(doc_).nodes[index_].attr_count; }
 std::pair<std::string_view, std::string_view> Value::attribute(size_t index) const {

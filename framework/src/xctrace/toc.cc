@@ -41,6 +41,7 @@
 #include <pugixml.hpp>
 
 #include "core/text_input.h"
+#include "xctrace/xml_chars.h"
 
 namespace perfgate::xctrace {
 namespace {
@@ -51,6 +52,17 @@ constexpr char kNotXml[] = "xctrace.not_xml";
 constexpr char kTruncated[] = "xctrace.truncated";
 constexpr char kUnexpectedRoot[] = "xctrace.unexpected_root";
 constexpr char kBadToc[] = "xctrace.bad_toc";
+constexpr char kBadChar[] = "xctrace.bad_char";
+constexpr char kTooDeep[] = "xctrace.too_deep";
+constexpr char kTooLarge[] = "xctrace.toc_too_large";
+// Recording settings nest five levels in real TOCs (instrument/array/dictionary/key/
+// value); deeper is refused rather than walked.
+constexpr int kMaxSettingsDepth = 64;
+// The decoded Toc may cost this many bytes per input byte (plus kDecodedSlack): a
+// million empty <run/>s, or many leaf settings under one long joined key, stop with
+// xctrace.toc_too_large instead of taking gigabytes.
+constexpr uint64_t kDecodedBytesPerInputByte = 32;
+constexpr uint64_t kDecodedSlack = uint64_t{1} << 20;
 
 bool IsDigits(std::string_view s) {
   if (s.empty()) return false;
@@ -96,7 +108,8 @@ class TocParser {
  public:
   TocParser(const char* base, size_t size, const internal::LineIndex& index,
             const std::string& path)
-      : base_(base), size_(size), index_(index), path_(path) {}
+      : base_(base), size_(size), index_(index), path_(path),
+        budget_(kDecodedBytesPerInputByte * size + kDecodedSlack) {}
 
   SourceLocation Locate(size_t offset) const { return index_.Locate(path_, offset); }
 
@@ -113,12 +126,13 @@ class TocParser {
     return Status::Error(kBadToc, std::move(message), Locate(node));
   }
 
-  StatusOr<Toc> ParseRoot(const pugi::xml_node& root) const {
+  StatusOr<Toc> ParseRoot(const pugi::xml_node& root) {
     Toc toc;
     toc.path = path_;
     for (pugi::xml_node run_node : root.children("run")) {
       TocRun run;
       PERFGATE_RETURN_IF_ERROR(ParseRun(run_node, &run));
+      PERFGATE_RETURN_IF_ERROR(Charge(run_node, CostOf(run)));
       toc.runs.push_back(std::move(run));
     }
     if (toc.runs.empty()) {
@@ -128,7 +142,7 @@ class TocParser {
   }
 
  private:
-  Status ParseRun(const pugi::xml_node& node, TocRun* run) const {
+  Status ParseRun(const pugi::xml_node& node, TocRun* run) {
     pugi::xml_attribute number = node.attribute("number");
     if (!number) return BadToc(node, "<run> has no number attribute");
     std::optional<int64_t> n = ParseDecimal(number.value());
@@ -170,11 +184,12 @@ class TocParser {
     // later Instruments fixes it.
     pugi::xml_node settings = summary.child("intruments-recording-settings");
     if (!settings) settings = summary.child("instruments-recording-settings");
-    CollectSettings(settings, std::string(), &run->recording_settings);
+    PERFGATE_RETURN_IF_ERROR(CollectSettings(settings, &run->recording_settings));
 
     for (pugi::xml_node process : node.child("processes").children("process")) {
       TocProcess p;
       PERFGATE_RETURN_IF_ERROR(ParseProcess(process, &p));
+      PERFGATE_RETURN_IF_ERROR(Charge(process, CostOf(p)));
       run->processes.push_back(std::move(p));
     }
     for (pugi::xml_node table : node.child("data").children("table")) {
@@ -187,6 +202,7 @@ class TocParser {
         return BadToc(table, "<table> has no schema attribute, so no --xpath can select it");
       }
       t.schema = schema.value();
+      PERFGATE_RETURN_IF_ERROR(Charge(table, CostOf(t)));
       run->tables.push_back(std::move(t));
     }
     for (pugi::xml_node track : node.child("tracks").children("track")) {
@@ -195,6 +211,7 @@ class TocParser {
       for (pugi::xml_node detail : track.child("details").children("detail")) {
         t.details.push_back(Attr(detail, "name"));
       }
+      PERFGATE_RETURN_IF_ERROR(Charge(track, CostOf(t)));
       run->tracks.push_back(std::move(t));
     }
     return Status();
@@ -226,38 +243,89 @@ class TocParser {
     return Status();
   }
 
-  // One entry per leaf element below `node`, keyed by the `name` attributes on the
-  // way down; text held by an element that also has children is kept too.
-  static void CollectSettings(const pugi::xml_node& node, const std::string& prefix,
-                              std::vector<std::pair<std::string, std::string>>* out) {
-    for (pugi::xml_node child : node.children()) {
+  // Takes `bytes` of the decode budget; toc_too_large at `node` when it is spent.
+  Status Charge(const pugi::xml_node& node, uint64_t bytes) {
+    if (bytes <= budget_) {
+      budget_ -= bytes;
+      return Status();
+    }
+    return Status::Error(kTooLarge,
+                         "the table of contents decodes to more than " +
+                             std::to_string(kDecodedBytesPerInputByte) +
+                             " bytes per input byte (plus 1 MiB); no real TOC comes near that",
+                         Locate(node));
+  }
+
+  static uint64_t CostOf(const TocProcess& p) {
+    return sizeof p + p.name.size() + p.type.size() + p.arguments.size() + p.path.size() +
+           p.termination_reason.size() + p.return_exit_status.size();
+  }
+  // A run's own fields; its processes, tables, tracks and settings are charged one
+  // by one as they are decoded, so no list outgrows the budget before it is checked.
+  static uint64_t CostOf(const TocRun& run) {
+    return sizeof run + 2 * sizeof(TocDevice) + CostOf(run.target_process) + run.start_date.size() +
+           run.end_date.size() + run.end_reason.size() + run.instruments_version.size() +
+           run.template_name.size() + run.recording_mode.size() + run.time_limit.size();
+  }
+  static uint64_t CostOf(const TocTable& t) {
+    uint64_t cost = sizeof t + t.schema.size();
+    for (const auto& [k, v] : t.attributes) cost += sizeof(k) * 2 + k.size() + v.size();
+    return cost;
+  }
+  static uint64_t CostOf(const TocTrack& t) {
+    uint64_t cost = sizeof t + t.name.size();
+    for (const std::string& d : t.details) cost += sizeof d + d.size();
+    return cost;
+  }
+
+  // One entry per leaf element below `root`, keyed by the `name` attributes on the
+  // way down; text held by an element that also has children is kept too. Iterative
+  // and depth-bounded (xctrace.too_deep past kMaxSettingsDepth); every entry's joined
+  // key is charged to the decode budget, so a long prefix over many leaves is too.
+  Status CollectSettings(const pugi::xml_node& root,
+                         std::vector<std::pair<std::string, std::string>>* out) {
+    struct Level {
+      pugi::xml_node next;  // the next child to visit
+      size_t key_size;      // the joined key's length at this level
+    };
+    std::string key;
+    std::vector<Level> stack{{root.first_child(), 0}};
+    while (!stack.empty()) {
+      pugi::xml_node child = stack.back().next;
+      if (!child) {
+        stack.pop_back();
+        continue;
+      }
+      stack.back().next = child.next_sibling();
       if (child.type() != pugi::node_element) continue;
-      std::string key = prefix;
+      key.resize(stack.back().key_size);
       if (pugi::xml_attribute name = child.attribute("name")) {
         if (!key.empty()) key += '/';
         key += name.value();
       }
-      bool has_element_child = false;
-      for (pugi::xml_node grandchild : child.children()) {
-        if (grandchild.type() == pugi::node_element) {
-          has_element_child = true;
-          break;
-        }
-      }
+      const bool has_element_child = static_cast<bool>(child.find_child(
+          [](const pugi::xml_node& n) { return n.type() == pugi::node_element; }));
       std::string text = child.text().get();
-      if (!has_element_child) {
-        out->emplace_back(key, std::move(text));
-      } else {
-        if (!text.empty()) out->emplace_back(key, std::move(text));
-        CollectSettings(child, key, out);
+      if (has_element_child && stack.size() >= kMaxSettingsDepth) {
+        return Status::Error(kTooDeep,
+                             "recording settings nest deeper than " + std::to_string(kMaxSettingsDepth) +
+                                 " levels",
+                             Locate(child));
       }
+      if (!has_element_child || !text.empty()) {
+        PERFGATE_RETURN_IF_ERROR(Charge(child, sizeof(out->front()) + key.size() + text.size()));
+        out->emplace_back(key, std::move(text));
+      }
+      if (has_element_child) stack.push_back({child.first_child(), key.size()});
     }
+    return Status();
   }
 
   const char* base_;
   size_t size_;
   const internal::LineIndex& index_;
   const std::string& path_;
+  uint64_t budget_;
 };
 
 std::string HexByte(unsigned char c) {
@@ -341,6 +409,9 @@ StatusOr<Toc> ReadTocBuffer(std::string bytes, std::string display_path) {
                          index.Locate(display_path, bad));
   }
 
+  if (auto bad = internal::FindForbiddenChar(bytes, internal::FindOpaqueRanges(bytes))) {
+    return Status::Error(kBadChar, bad->message, index.Locate(display_path, bad->offset));
+  }
   char* base = bytes.data();
   const size_t size = bytes.size();
   pugi::xml_document doc;
@@ -348,7 +419,13 @@ StatusOr<Toc> ReadTocBuffer(std::string bytes, std::string display_path) {
       base, size, pugi::parse_default | pugi::parse_trim_pcdata, pugi::encoding_utf8);
   TocParser parser(base, size, index, display_path);
   if (!parsed) {
-    const size_t offset = parsed.offset < 0 ? 0 : static_cast<size_t>(parsed.offset);
+    size_t offset = parsed.offset < 0 ? 0 : static_cast<size_t>(parsed.offset);
+    // pugixml points a mismatched end tag at its name; point at its '<' (which the
+    // in-situ parse may already have overwritten with a NUL).
+    if (parsed.status == pugi::status_end_element_mismatch && offset >= 2 && offset < size &&
+        base[offset - 1] == '/' && (base[offset - 2] == '<' || base[offset - 2] == '\0')) {
+      offset -= 2;
+    }
     // pugixml reports an element left open at the end of the input as a tag
     // mismatch on the last byte.
     if (parsed.status == pugi::status_end_element_mismatch && offset + 1 >= size) {
@@ -409,12 +486,22 @@ std::optional<std::string_view> FindAttribute(const TocTable& table, std::string
 }
 
 std::string TocToJson(const Toc& toc) {
-  nlohmann::json j = nlohmann::json::object();
-  j["path"] = toc.path;
-  nlohmann::json runs = nlohmann::json::array();
-  for (const TocRun& run : toc.runs) runs.push_back(RunJson(run));
-  j["runs"] = std::move(runs);
-  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  // The same text as dumping one tree of the whole TOC (keys sorted: "path" < "runs"),
+  // built one run's tree at a time so that the trees never outweigh the Toc itself.
+  auto dump = [](const nlohmann::json& j) { return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace); };
+  std::string out = "{\n  \"path\": " + dump(nlohmann::json(toc.path)) + ",\n  \"runs\": ";
+  if (toc.runs.empty()) return out + "[]\n}\n";
+  out += "[";
+  for (size_t i = 0; i < toc.runs.size(); ++i) {
+    const std::string run = dump(RunJson(toc.runs[i]));
+    out += i == 0 ? "\n    " : ",\n    ";
+    // Re-indented by four: JSON strings hold no raw newline, so every one is layout.
+    for (char c : run) {
+      out += c;
+      if (c == '\n') out += "    ";
+    }
+  }
+  return out + "\n  ]\n}\n";
 }
 
 }  // namespace perfgate::xctrace

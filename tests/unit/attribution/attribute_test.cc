@@ -519,5 +519,99 @@ TEST(Attribute, ResolveTokensPrefersTheTracesCount) {
   EXPECT_EQ(ResolveTokens(std::nullopt, none, "p", &missing).code(), "attr.no_tokens");
 }
 
+
+// --- checked arithmetic and empty pairings (issue #12) ------------------------------
+
+TEST(Attribute, DurationPastInt64IsAnErrorNamingTheRows) {
+  TrialBuilder b;
+  b.Point(-9000000000000000000, 1, 7);
+  b.Point(9000000000000000000, 2, 7);
+  TrialTables t = b.Build();
+  t.execution_points[0].row = 4;
+  t.execution_points[1].row = 9;
+  auto s = SummarizeTrial(t, Options(1));
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().ToString(),
+            "trial: error[attr.overflow]: the duration of submission 7 (execution-point rows 5 to 10) does not fit "
+            "in a signed 64-bit integer of nanoseconds");
+}
+
+TEST(Attribute, EncoderHostTimesSummingPastInt64AreAnError) {
+  TrialBuilder b;
+  b.Add(0, 1000, kEngine, "x");
+  b.Add(5000, 1000, kEngine, "x");
+  TrialTables t = b.Build();
+  (*t.encoders)[0].duration_ns = INT64_MAX / 2 + 1;
+  (*t.encoders)[1].duration_ns = INT64_MAX / 2 + 1;
+  (*t.encoders)[1].row = 1;
+  auto s = SummarizeTrial(t, Options(1));
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), "attr.overflow");
+  EXPECT_NE(s.status().message().find("metal-application-encoders-list row 2"), std::string::npos)
+      << s.status().message();
+}
+
+TEST(Attribute, GpuIntervalEndPastInt64IsAnError) {
+  TrialBuilder b;
+  b.Add(0, 1000, kEngine, "x");
+  TrialTables t = b.Build();
+  (*t.gpu_intervals)[0].start_ns = INT64_MAX - 10;
+  auto s = SummarizeTrial(t, Options(1));
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), "attr.overflow");
+  EXPECT_NE(s.status().message().find("metal-gpu-intervals row 1"), std::string::npos) << s.status().message();
+}
+
+TEST(Attribute, KeptWorkSpanningMoreThanInt64IsAnError) {
+  TrialBuilder b;
+  b.Add(-5000000000000000000, 10, kEngine, "x");
+  b.Add(5000000000000000000, 10, kEngine, "x");
+  TrialTables t = b.Build();
+  t.gpu_intervals->clear();
+  auto s = SummarizeTrial(t, Options(1));
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().ToString(),
+            "trial: error[attr.overflow]: the span of the kept work does not fit in a signed 64-bit integer of "
+            "nanoseconds");
+}
+
+TEST(Attribute, TotalOfKeptWorkPastInt64IsAnError) {
+  std::vector<std::pair<int64_t, int64_t>> intervals = {{0, INT64_MAX / 2 + 1}, {0, INT64_MAX / 2 + 1}};
+  TrialSummary s;
+  Status st = SummarizeKeptWork(intervals, Options(1), "p", &s);
+  EXPECT_EQ(st.ToString(),
+            "p: error[attr.overflow]: the duration or the running total at kept submission 2 does not fit in a "
+            "signed 64-bit integer of nanoseconds");
+}
+
+TEST(Attribute, BucketSumPastInt64IsAnErrorEvenWhenTheTotalFits) {
+  // The running total goes -big, 0, +big; the non-negative bucket alone reaches 2 big.
+  const int64_t big = INT64_MAX / 2 + 1;
+  std::vector<std::pair<int64_t, int64_t>> intervals = {{big, 0}, {0, big}, {0, big}};
+  AttributionOptions o = Options(1);
+  o.buckets = {Bucket{"negative", INT64_MIN, 0}, Bucket{"rest", 0, INT64_MAX}};
+  TrialSummary s;
+  Status st = SummarizeKeptWork(intervals, o, "p", &s);
+  EXPECT_EQ(st.ToString(),
+            "p: error[attr.overflow]: the sum of bucket 'rest' does not fit in a signed 64-bit integer of "
+            "nanoseconds");
+}
+
+TEST(Attribute, NoPairAtAllSaysWhyPerReason) {
+  TrialBuilder b;
+  b.Point(10, 1, 1);  // never ended
+  b.Point(20, 2, 2);  // no start
+  b.Point(30, 2, 3);  // no start
+  b.Point(40, 3, 4);  // unknown function
+  TrialTables t = b.Build();
+  t.diagnostics.Add("xctrace.null_required_value", {}, "a skipped row");
+  auto s = SummarizeTrial(t, Options(1));
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().ToString(),
+            "trial: error[attr.no_pairs]: no execution-point start/end pair among 4 decoded rows: 1 rows skipped "
+            "for a null or bad value, 2 ends without a start, 1 starts never ended, 0 ends before their start, 1 "
+            "unknown functions");
+}
+
 }  // namespace
 }  // namespace perfgate::attribution

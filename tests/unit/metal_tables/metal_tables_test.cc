@@ -1034,5 +1034,51 @@ TEST(CorpusTest, ProbeCliGpuIntervals) {
   EXPECT_EQ(b.submission, SubmissionId{1206362566});
 }
 
+
+// A second copy of a row (a node exported twice, rows repeated) would be paired and
+// counted twice: an error at the copy that names the original.
+TEST(ExecutionPointsTest, RepeatedPointIsAnErrorAtTheCopy) {
+  std::vector<TestColumn> columns = ExecutionPointColumns();
+  for (TestColumn& c : columns) {
+    const std::vector<std::string> first_two(c.cells.begin(), c.cells.begin() + 2);
+    c.cells = {first_two[0], first_two[1]};
+    // The copy of row 0, written with refs as an appended node would.
+    c.cells.push_back(c.mnemonic == "note" ? "<sentinel/>" : first_two[0]);
+  }
+  // Ids cannot be defined twice: re-point the copy's cells at row 0's values.
+  for (TestColumn& c : columns) {
+    std::string& copy = c.cells[2];
+    const size_t id = copy.find(" id=\"");
+    if (id == std::string::npos) continue;
+    const size_t end = copy.find('"', id + 5);
+    const std::string tag = copy.substr(1, copy.find(' ') - 1);
+    copy = "<" + tag + " ref=\"" + copy.substr(id + 5, end - id - 5) + "\"/>";
+  }
+  const std::string xml = Export("metal-gpu-execution-points", columns);
+  Loaded l = Load(xml);
+  ASSERT_TRUE(l.table);
+  Diagnostics diagnostics;
+  auto points = ReadExecutionPoints(*l.table, &diagnostics);
+  ASSERT_FALSE(points.ok());
+  EXPECT_EQ(points.status().code(), "xctrace.duplicate_row");
+  const auto [line, column] = RowPosition(xml, 2);
+  EXPECT_EQ(points.status().location().line, line);
+  EXPECT_EQ(points.status().location().column, column);
+  const auto [first_line, first_column] = RowPosition(xml, 0);
+  EXPECT_NE(points.status().message().find(std::to_string(first_line) + ":" + std::to_string(first_column)),
+            std::string::npos)
+      << points.status().message();
+}
+
+TEST(ExecutionPointsTest, SameTimeOnAnotherSubmissionIsNoRepeat) {
+  std::vector<TestColumn> columns = ExecutionPointColumns();
+  columns[0].cells[2] = R"x(<start-time ref="1"/>)x";  // row 2 at row 0's time, other submission
+  Loaded l = Load(Export("metal-gpu-execution-points", columns));
+  ASSERT_TRUE(l.table);
+  auto points = ReadExecutionPoints(*l.table, nullptr);
+  ASSERT_TRUE(points.ok()) << points.status().ToString();
+  EXPECT_EQ(points->size(), 4u);
+}
+
 }  // namespace
 }  // namespace perfgate::xctrace

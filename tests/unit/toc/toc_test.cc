@@ -423,14 +423,14 @@ TEST(TocErrorTest, BadUtf8PointsAtTheByte) {
 }
 
 TEST(TocErrorTest, MalformedXmlUsesPugixmlOffsetAndDescription) {
-  // pugixml points at the name of the mismatched end tag: line 3, after
-  // four spaces, <data> (5-10) and "</" (11-12).
+  // pugixml points at the name of the mismatched end tag; the reader moves that to
+  // its '<', as the export reader does: line 3, after four spaces and <data> (5-10).
   EXPECT_EQ(ErrorOf("<trace-toc>\n"
                     "  <run number=\"1\">\n"
                     "    <data></date>\n"
                     "  </run>\n"
                     "</trace-toc>\n"),
-            "toc.xml:3:13: error[xctrace.not_xml]: not well-formed XML: Start-end tags mismatch");
+            "toc.xml:3:11: error[xctrace.not_xml]: not well-formed XML: Start-end tags mismatch");
   // A bad attribute on line 2.
   EXPECT_EQ(ErrorOf("<trace-toc>\n<run number=1>\n</run></trace-toc>\n"),
             "toc.xml:2:13: error[xctrace.not_xml]: not well-formed XML: Error parsing element "
@@ -668,6 +668,102 @@ TEST(TocJsonTest, ProcessWithoutPidIsNullAndBadUtf8IsReplaced) {
   EXPECT_TRUE(j["runs"][0]["target_process"]["pid"].is_null());
   EXPECT_TRUE(j["runs"][0]["processes"][0]["pid"].is_null());
   EXPECT_EQ(j["runs"][0]["target_process"]["name"], "bad \xEF\xBF\xBD name");  // U+FFFD
+}
+
+
+// ---------------------------------------------------------------------------------
+// Hardening (issue #12): depth, decoded size, forbidden characters.
+
+std::string SettingsToc(const std::string& settings) {
+  return "<?xml version=\"1.0\"?>\n<trace-toc><run number=\"1\"><info><summary>"
+         "<intruments-recording-settings>" + settings +
+         "</intruments-recording-settings></summary></info></run></trace-toc>\n";
+}
+
+std::string NestedArrays(int depth) {
+  std::string open, close;
+  for (int i = 0; i < depth; ++i) {
+    open += "<array>";
+    close += "</array>";
+  }
+  return "<instrument name=\"i\">" + open + "<key name=\"k\">v</key>" + close + "</instrument>";
+}
+
+TEST(TocHardeningTest, DeeplyNestedSettingsAreAnErrorNotAStackOverflow) {
+  const std::string xml = SettingsToc(NestedArrays(30000));
+  // The 63rd <array> (settings element = level 0, instrument = 1) is the first past 64 levels.
+  size_t at = 0;
+  for (int i = 0; i < 63; ++i) at = xml.find("<array>", at) + 1;
+  EXPECT_EQ(ErrorOf(xml).substr(0, ErrorOf(xml).find("]") + 1),
+            "toc.xml:2:" + std::to_string(at - 1 - xml.find('\n')) + ": error[xctrace.too_deep]");
+}
+
+TEST(TocHardeningTest, SettingsJustWithinTheDepthBoundRead) {
+  StatusOr<Toc> toc = ReadTocBuffer(SettingsToc(NestedArrays(62)), "toc.xml");
+  ASSERT_TRUE(toc.ok()) << toc.status().ToString();
+  ASSERT_EQ(toc->runs[0].recording_settings.size(), 1u);
+  EXPECT_EQ(toc->runs[0].recording_settings[0], (std::pair<std::string, std::string>{"i/k", "v"}));
+}
+
+TEST(TocHardeningTest, SettingsKeysStillJoinNamesInDocumentOrder) {
+  StatusOr<Toc> toc = ReadTocBuffer(
+      SettingsToc("<instrument name=\"A\">top<dictionary><key name=\"x\">1</key><key name=\"y\"><value>2</value>"
+                  "<value>3</value></key></dictionary></instrument>"
+                  "<instrument name=\"B\"><key name=\"z\"/></instrument>"),
+      "toc.xml");
+  ASSERT_TRUE(toc.ok()) << toc.status().ToString();
+  using KV = std::pair<std::string, std::string>;
+  EXPECT_EQ(toc->runs[0].recording_settings,
+            (std::vector<KV>{{"A", "top"}, {"A/x", "1"}, {"A/y", "2"}, {"A/y", "3"}, {"B/z", ""}}));
+}
+
+TEST(TocHardeningTest, AMillionEmptyRunsPassTheDecodeBudget) {
+  std::string xml = "<?xml version=\"1.0\"?>\n<trace-toc>\n";
+  for (int i = 0; i < 1000000; ++i) xml += "<run number=\"1\"/>\n";
+  xml += "</trace-toc>\n";
+  EXPECT_EQ(CodeOf(xml), "xctrace.toc_too_large");
+}
+
+TEST(TocHardeningTest, TheSmallestProcessesStayWithinTheDecodeFactor) {
+  // A bare <process/> (11 bytes with its newline) decodes to about 230: within 32x,
+  // so two million of them read, and the factor documented in toc.h holds.
+  std::string xml = "<?xml version=\"1.0\"?>\n<trace-toc><run number=\"1\"><processes>\n";
+  for (int i = 0; i < 2000000; ++i) xml += "<process/>\n";
+  xml += "</processes></run></trace-toc>\n";
+  StatusOr<Toc> toc = ReadTocBuffer(xml, "toc.xml");
+  ASSERT_TRUE(toc.ok()) << toc.status().ToString();
+  EXPECT_EQ(toc->runs[0].processes.size(), 2000000u);
+  EXPECT_LE(toc->runs[0].processes.size() * sizeof(TocProcess), 32 * xml.size());
+}
+
+TEST(TocHardeningTest, ALongJoinedKeyOverManyLeavesPassesTheDecodeBudget) {
+  std::string open, close;
+  for (int i = 0; i < 60; ++i) {
+    open += "<instrument name=\"" + std::string(1000, 'n') + "\">";
+    close += "</instrument>";
+  }
+  std::string leaves;
+  for (int i = 0; i < 20000; ++i) leaves += "<key name=\"k\"/>";
+  EXPECT_EQ(CodeOf(SettingsToc(open + leaves + close)), "xctrace.toc_too_large");
+  // The same names over a few leaves are fine.
+  EXPECT_EQ(CodeOf(SettingsToc(open + "<key name=\"k\"/><key name=\"l\"/>" + close)), "ok");
+}
+
+TEST(TocHardeningTest, ForbiddenCharacterReferencesAreErrors) {
+  for (const std::string ref : {"&#0;", "&#x1;", "&#xDFFF;", "&#xFFFF;", "&#1114112;"}) {
+    const std::string xml = SettingsToc("<key name=\"k\">a" + ref + "</key>");
+    EXPECT_EQ(ErrorOf(xml).substr(0, ErrorOf(xml).find("]") + 1),
+              "toc.xml:2:" + std::to_string(xml.find(ref) - xml.find('\n')) + ": error[xctrace.bad_char]")
+        << ref;
+  }
+  EXPECT_EQ(CodeOf(SettingsToc("<key name=\"k\">a\x01</key>")), "xctrace.bad_char");
+  EXPECT_EQ(CodeOf(SettingsToc("<!-- &#0; --><key name=\"k\">&#x41;&#10;</key>")), "ok");
+}
+
+TEST(TocHardeningTest, MismatchedEndTagPointsAtItsAngleBracket) {
+  const std::string xml = "<?xml version=\"1.0\"?>\n<trace-toc><run number=\"1\"></rum></trace-toc>\n";
+  EXPECT_EQ(ErrorOf(xml).substr(0, ErrorOf(xml).find("]") + 1),
+            "toc.xml:2:" + std::to_string(xml.find("</rum") - xml.find('\n')) + ": error[xctrace.not_xml]");
 }
 
 }  // namespace

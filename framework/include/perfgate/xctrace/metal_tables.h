@@ -204,6 +204,9 @@ struct ShaderProfilerInterval {
 };
 
 // One reader per table. Each checks the columns first, then decodes every row.
+// ReadExecutionPoints also refuses a point that repeats an earlier one (same time,
+// function, submission, channel and slot): xctrace.duplicate_row at the copy, as a
+// node exported twice would otherwise be paired and counted twice.
 StatusOr<std::vector<ExecutionPoint>> ReadExecutionPoints(const Table& table,
                                                           Diagnostics* diagnostics);
 StatusOr<std::vector<GpuInterval>> ReadGpuIntervals(const Table& table, Diagnostics* diagnostics);

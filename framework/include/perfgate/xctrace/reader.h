@@ -82,7 +82,9 @@ class Value {
   size_t child_count() const;
   Value child(size_t index) const;
   // The first child with `tag`, searching depth-first through nested composites;
-  // a missing value when there is none.
+  // a missing value when there is none. Each distinct value is searched once per tag
+  // (memoised in the Document, thread-safe), so values shared through refs cost one
+  // visit however many paths lead to them.
   Value Find(std::string_view tag) const;
 
   // The same number for every cell that resolves to the same interned value of this

@@ -12,7 +12,8 @@
 // duration are converted to numbers. Elements the reader does not know are ignored,
 // so newer Instruments versions still read. Errors come back as a Status with a
 // `path:line:col` position (codes xctrace.empty_file, xctrace.bad_utf8,
-// xctrace.not_xml, xctrace.truncated, xctrace.unexpected_root, xctrace.bad_toc).
+// xctrace.bad_char, xctrace.not_xml, xctrace.truncated, xctrace.unexpected_root,
+// xctrace.bad_toc, xctrace.too_deep, xctrace.toc_too_large).
 // The format is described in shared/docs/xctrace-format.md §9.
 #ifndef PERFGATE_XCTRACE_TOC_H_
 #define PERFGATE_XCTRACE_TOC_H_
@@ -122,7 +123,11 @@ struct Toc {
 // xctrace.unexpected_root when the root element is not <trace-toc>; xctrace.bad_toc
 // at the offending element for a TOC without <run>, a run without a positive
 // decimal `number`, a pid that is not a decimal integer, a <duration> that is not a
-// non-negative decimal number, or a <table> without `schema`.
+// non-negative decimal number, or a <table> without `schema`; xctrace.bad_char at a
+// raw control byte or a reference to a character XML 1.0 forbids (`&#0;`);
+// xctrace.too_deep at recording settings nested past 64 levels; and
+// xctrace.toc_too_large when the decoded Toc would pass 32 bytes per input byte plus
+// 1 MiB (a million empty <run>s, or a long joined settings key over many leaves).
 StatusOr<Toc> ReadTocBuffer(std::string bytes, std::string display_path);
 // Reads and decodes a TOC file; adds io.not_found / io.read_failed to the above.
 StatusOr<Toc> ReadTocFile(const std::string& path);

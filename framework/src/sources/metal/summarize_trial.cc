@@ -8,19 +8,48 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/checked_math.h"
 #include "perfgate/attribution/attribute.h"
 #include "perfgate/stats/summary.h"
 
 namespace perfgate::attribution {
 namespace {
 
+// `duration_ns` is end - start, computed once with an overflow check (PairExecutionPoints).
 struct Pair {
   uint64_t submission;
   int64_t start_ns;
   int64_t end_ns;
   uint64_t channel;
-  int64_t duration() const { return end_ns - start_ns; }
+  int64_t duration_ns;
+  size_t end_row;  // the end point's row in the execution-points table
+  int64_t duration() const { return duration_ns; }
 };
+
+// A sum or difference of values from the trial that does not fit in int64.
+Status Overflow(const std::string& path, const std::string& what) {
+  return Status::Error("attr.overflow", what + " does not fit in a signed 64-bit integer of nanoseconds", {path});
+}
+
+// *sum += v, or attr.overflow naming what was summed and the row that tipped it.
+Status AddChecked(int64_t* sum, int64_t v, const std::string& path, std::string_view sum_name,
+                  std::string_view table, size_t row) {
+  if (internal::AccumulateChecked(sum, v)) return Status();
+  return Overflow(path, std::string(sum_name) + " after " + std::string(table) + " row " + std::to_string(row + 1));
+}
+
+// Why no execution point made a pair, when none did: every count that explains it.
+Status NoPairs(const std::vector<xctrace::ExecutionPoint>& points, const TrialSummary& s, int64_t negative,
+               int64_t unknown) {
+  const int64_t skipped = s.diagnostics.Count("xctrace.null_required_value");
+  return Status::Error("attr.no_pairs",
+                       "no execution-point start/end pair among " + std::to_string(points.size()) +
+                           " decoded rows: " + std::to_string(skipped) + " rows skipped for a null or bad value, " +
+                           std::to_string(s.unpaired_ends) + " ends without a start, " +
+                           std::to_string(s.leftover_starts) + " starts never ended, " + std::to_string(negative) +
+                           " ends before their start, " + std::to_string(unknown) + " unknown functions",
+                       {s.path});
+}
 
 struct EncoderInfo {
   std::string family;
@@ -33,11 +62,12 @@ bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0
 
 // Execution points → submissions. The seed overwrote an open start with a second one;
 // the corrected pairing queues them per submission id.
-std::vector<Pair> PairExecutionPoints(const std::vector<xctrace::ExecutionPoint>& points, bool seed_compat,
-                                      TrialSummary* s) {
+StatusOr<std::vector<Pair>> PairExecutionPoints(const std::vector<xctrace::ExecutionPoint>& points,
+                                                bool seed_compat, TrialSummary* s) {
   std::vector<Pair> pairs;
   pairs.reserve(points.size() / 2);
   std::unordered_map<uint64_t, std::deque<const xctrace::ExecutionPoint*>> open;
+  int64_t negative = 0, unknown = 0;
   for (const auto& p : points) {
     if (p.function == 1) {
       auto& q = open[p.submission.value];
@@ -55,13 +85,20 @@ std::vector<Pair> PairExecutionPoints(const std::vector<xctrace::ExecutionPoint>
       }
       const xctrace::ExecutionPoint* start = it->second.front();
       it->second.pop_front();
-      Pair pair{p.submission.value, start->timestamp_ns, p.timestamp_ns, start->channel_id};
+      Pair pair{p.submission.value, start->timestamp_ns, p.timestamp_ns, start->channel_id, 0, p.row};
+      if (!internal::CheckedSub(p.timestamp_ns, start->timestamp_ns, &pair.duration_ns)) {
+        return Overflow(s->path, "the duration of submission " + std::to_string(p.submission.value) +
+                                     " (execution-point rows " + std::to_string(start->row + 1) + " to " +
+                                     std::to_string(p.row + 1) + ")");
+      }
       if (pair.duration() < 0 && !seed_compat) {
+        ++negative;
         s->diagnostics.Add("attr.negative_duration", {}, "submission " + std::to_string(p.submission.value));
         continue;
       }
       pairs.push_back(pair);
     } else {
+      ++unknown;
       s->diagnostics.Add("attr.unknown_function", {}, "function " + std::to_string(p.function));
     }
   }
@@ -69,6 +106,7 @@ std::vector<Pair> PairExecutionPoints(const std::vector<xctrace::ExecutionPoint>
   s->paired = static_cast<int64_t>(pairs.size());
   s->diagnostics.AddCount("attr.unpaired_end", s->unpaired_ends);
   s->diagnostics.AddCount("attr.leftover_start", s->leftover_starts);
+  if (pairs.empty()) return NoPairs(points, *s, negative, unknown);
   return pairs;
 }
 
@@ -165,6 +203,7 @@ struct TrialJoins {
   SubmissionMap map;
   std::unordered_map<uint64_t, EncoderInfo> encoders;
   std::vector<uint64_t> encoder_order;  // first appearance in the encoders list
+  std::vector<size_t> encoder_rows;     // the encoders-list row of each, for errors
 
   const Encoder* EncoderOf(uint64_t submission) const {
     auto m = map.find(submission);
@@ -176,13 +215,14 @@ struct TrialJoins {
 
 // Encoders of the target process, de-duplicated by encoder id (first row wins). Every
 // row of every process counts in encoder_rows and encoder_total_ns, as in the seed.
-void IndexEncoders(const TrialTables& tables, const AttributionOptions& options, TrialSummary* s,
-                   TrialJoins* joins) {
-  if (!tables.encoders) return;
+Status IndexEncoders(const TrialTables& tables, const AttributionOptions& options, TrialSummary* s,
+                     TrialJoins* joins) {
+  if (!tables.encoders) return Status();
   const std::string& prefix = options.process_prefix;
   for (const auto& e : *tables.encoders) {
     ++s->encoder_rows;
-    s->encoder_total_ns += e.duration_ns;
+    PERFGATE_RETURN_IF_ERROR(AddChecked(&s->encoder_total_ns, e.duration_ns, tables.path, "the encoders' total time",
+                                        xctrace::EncoderRow::kSchema, e.row));
     if (!prefix.empty() && !options.all_processes && !(!e.process.is_null && StartsWith(e.process.name, prefix))) {
       continue;
     }
@@ -191,8 +231,10 @@ void IndexEncoders(const TrialTables& tables, const AttributionOptions& options,
                      e.cmdbuffer ? std::optional<uint64_t>(e.cmdbuffer->value) : std::nullopt};
     if (joins->encoders.emplace(e.encoder->value, std::move(info)).second) {
       joins->encoder_order.push_back(e.encoder->value);
+      joins->encoder_rows.push_back(e.row);
     }
   }
+  return Status();
 }
 
 // The ends of the label's occurrences, sorted: one occurrence per command buffer (per
@@ -289,8 +331,10 @@ std::vector<std::pair<int64_t, int64_t>> IntervalsOf(const std::vector<Pair>& ke
 // Encoder families and command-buffer phases: GPU time through the submission map,
 // host time from the encoders list. The seed counted every encoder of the trace; the
 // corrected method counts the encoders the kept submissions ran in.
-void JoinFamiliesAndPhases(const std::vector<Pair>& kept, const TrialJoins& joins, bool seed_compat,
-                           TrialSummary* s) {
+Status JoinFamiliesAndPhases(const std::vector<Pair>& kept, const TrialJoins& joins, bool seed_compat,
+                             TrialSummary* s) {
+  constexpr std::string_view kPoints = xctrace::ExecutionPoint::kSchema;
+  constexpr std::string_view kEncoders = xctrace::EncoderRow::kSchema;
   std::unordered_set<uint64_t> used_encoders;
   std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> phase_intervals;
   for (const Pair& p : kept) {
@@ -307,25 +351,31 @@ void JoinFamiliesAndPhases(const std::vector<Pair>& kept, const TrialJoins& join
     ++s->matched_submissions;
     used_encoders.insert(e->first);
     FamilyStats& f = s->encoder_gpu[e->second.family];
-    f.gpu_sum_ns += p.duration();
+    PERFGATE_RETURN_IF_ERROR(AddChecked(&f.gpu_sum_ns, p.duration(), s->path,
+                                        "the GPU time of family '" + e->second.family + "'", kPoints, p.end_row));
     ++f.submissions;
     PhaseStats& ph = s->cb_label_gpu[e->second.phase];
-    ph.gpu_sum_ns += p.duration();
+    PERFGATE_RETURN_IF_ERROR(AddChecked(&ph.gpu_sum_ns, p.duration(), s->path,
+                                        "the GPU time of phase '" + e->second.phase + "'", kPoints, p.end_row));
     ++ph.submissions;
     phase_intervals[e->second.phase].emplace_back(p.start_ns, p.end_ns);
   }
   s->diagnostics.AddCount("attr.unmatched_encoder", s->unmatched_submissions);
   std::map<std::string, std::set<uint64_t>> phase_cbs;
-  for (uint64_t id : joins.encoder_order) {
+  for (size_t i = 0; i < joins.encoder_order.size(); ++i) {
+    const uint64_t id = joins.encoder_order[i];
     if (!seed_compat && !used_encoders.count(id)) continue;
     const EncoderInfo& e = joins.encoders.at(id);
     ++s->total_encoders;
     FamilyStats& f = s->encoder_gpu[e.family];
     ++f.encoders;
-    f.host_sum_ns += e.host_ns;
+    PERFGATE_RETURN_IF_ERROR(AddChecked(&f.host_sum_ns, e.host_ns, s->path,
+                                        "the host time of family '" + e.family + "'", kEncoders,
+                                        joins.encoder_rows[i]));
     PhaseStats& ph = s->cb_label_gpu[e.phase];
     ++ph.cbs;
-    ph.host_sum_ns += e.host_ns;
+    PERFGATE_RETURN_IF_ERROR(AddChecked(&ph.host_sum_ns, e.host_ns, s->path,
+                                        "the host time of phase '" + e.phase + "'", kEncoders, joins.encoder_rows[i]));
     phase_cbs[e.phase].insert(e.cmdbuffer.value_or(id));
     if (!IsGenericPhase(e.phase)) ++s->labelled_encoders;
   }
@@ -333,6 +383,7 @@ void JoinFamiliesAndPhases(const std::vector<Pair>& kept, const TrialJoins& join
     ph.command_buffers = static_cast<int64_t>(phase_cbs[phase].size());
     ph.gpu_union_ns = stats::UnionLength(std::move(phase_intervals[phase]));
   }
+  return Status();
 }
 
 // Kernel registry: the target's pipelines by kernel family. Never joined to time (no
@@ -357,15 +408,30 @@ void BuildKernelRegistry(const TrialTables& tables, const AttributionOptions& op
 
 // Cross-checks the busy time against metal-gpu-intervals of the same process and
 // window (corrected method only).
-void CrossCheckGpuIntervals(const TrialTables& tables, const AttributionOptions& options, TrialSummary* s) {
-  if (!tables.gpu_intervals || options.seed_compat) return;
+Status CrossCheckGpuIntervals(const TrialTables& tables, const AttributionOptions& options, TrialSummary* s) {
+  if (!tables.gpu_intervals || options.seed_compat) return Status();
   std::vector<std::pair<int64_t, int64_t>> gi;
+  int64_t first_start = INT64_MAX, last_end = INT64_MIN;
   for (const auto& r : *tables.gpu_intervals) {
     if (r.process.is_null || !IsTargetProcess(r.process, options)) continue;
-    int64_t end = r.start_ns + r.duration_ns;
-    if (r.start_ns >= s->window_start_ns && end <= s->window_end_ns) gi.emplace_back(r.start_ns, end);
+    int64_t end;
+    if (!internal::CheckedAdd(r.start_ns, r.duration_ns, &end)) {
+      return Overflow(tables.path, "the end (start + duration) of " + std::string(xctrace::GpuInterval::kSchema) +
+                                       " row " + std::to_string(r.row + 1));
+    }
+    if (r.start_ns >= s->window_start_ns && end <= s->window_end_ns) {
+      gi.emplace_back(r.start_ns, end);
+      first_start = std::min(first_start, r.start_ns);
+      last_end = std::max(last_end, end);
+    }
+  }
+  // The union is at most the span, so a span that fits keeps UnionLength's sums in range.
+  int64_t span;
+  if (!gi.empty() && !internal::CheckedSub(last_end, first_start, &span)) {
+    return Overflow(tables.path, "the span of the " + std::string(xctrace::GpuInterval::kSchema) + " rows");
   }
   s->gpu_intervals_union_ns = stats::UnionLength(std::move(gi));
+  return Status();
 }
 
 // Kept submissions per process, from every submission-map row: the seed's map holds
@@ -404,21 +470,22 @@ StatusOr<TrialSummary> SummarizeTrial(const TrialTables& tables, const Attributi
   s.window_start_ns = INT64_MIN;  // until a window says otherwise (0 in the result)
   s.window_end_ns = INT64_MAX;
 
-  std::vector<Pair> pairs = PairExecutionPoints(tables.execution_points, options.seed_compat, &s);
+  PERFGATE_ASSIGN_OR_RETURN(std::vector<Pair> pairs,
+                            PairExecutionPoints(tables.execution_points, options.seed_compat, &s));
   TrialJoins joins;
   PERFGATE_ASSIGN_OR_RETURN(joins.map, IndexSubmissions(tables, options, &s));
   PERFGATE_ASSIGN_OR_RETURN(std::vector<Pair> kept,
                             KeepTargetSubmissions(std::move(pairs), joins.map, options, tables.path, &s));
-  IndexEncoders(tables, options, &s, &joins);
+  PERFGATE_RETURN_IF_ERROR(IndexEncoders(tables, options, &s, &joins));
   PERFGATE_ASSIGN_OR_RETURN(std::optional<int64_t> label_occurrences,
                             ApplyDecodeWindow(joins, options, tables.path, &kept, &s));
   PERFGATE_RETURN_IF_ERROR(CountTokensInTrace(kept, joins, options, label_occurrences, tables.path, &s));
   PERFGATE_RETURN_IF_ERROR(ResolveTokens(s.tokens_in_trace, options, tables.path, &s));
 
   PERFGATE_RETURN_IF_ERROR(SummarizeKeptWork(IntervalsOf(kept), options, tables.path, &s));
-  JoinFamiliesAndPhases(kept, joins, options.seed_compat, &s);
+  PERFGATE_RETURN_IF_ERROR(JoinFamiliesAndPhases(kept, joins, options.seed_compat, &s));
   BuildKernelRegistry(tables, options, &s);
-  CrossCheckGpuIntervals(tables, options, &s);
+  PERFGATE_RETURN_IF_ERROR(CrossCheckGpuIntervals(tables, options, &s));
   CountMixedProcesses(KeptPerProcess(kept, tables, joins.map, options), tables.path, &s.diagnostics);
   if (s.window_start_ns == INT64_MIN) s.window_start_ns = 0;
   return s;
