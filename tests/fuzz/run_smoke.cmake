@@ -5,7 +5,7 @@ file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR}/corpus ${WORK_DIR}/artifacts)
 execute_process(
   COMMAND ${FUZZER} -max_total_time=${SECONDS} -timeout=10 -rss_limit_mb=2048 -max_len=1048576
-          -dict=${DICT} -artifact_prefix=${WORK_DIR}/artifacts/ -print_final_stats=1
+          -dict=${DICT} -print_funcs=0 -artifact_prefix=${WORK_DIR}/artifacts/ -print_final_stats=1
           ${WORK_DIR}/corpus ${SEEDS}
   RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
