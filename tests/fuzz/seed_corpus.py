@@ -98,6 +98,30 @@ def kernel_family_seeds(source, corpus):
         yield f"table{i}_names.bin", text + b"\0" + "\n".join(names).encode()
 
 
+def ref_chain_export(rows):
+    """An export whose process cell k refs cell k-1: a dump that expands each ref nests
+    k levels deep in row k (quadratic output, recursion as deep as the chain)."""
+    head = ("<?xml version=\"1.0\"?>\n<trace-query-result>\n"
+            "<node xpath='//trace-toc[1]/run[1]/data[1]/table[1]'><schema name=\"metal-gpu-intervals\">"
+            "<col><mnemonic>start</mnemonic><name>Start</name><engineering-type>start-time</engineering-type></col>"
+            "<col><mnemonic>process</mnemonic><name>Process</name><engineering-type>process</engineering-type></col>"
+            "</schema>\n<row><start-time id=\"1\" fmt=\"x\">5</start-time>"
+            "<process id=\"2\" fmt=\"p\"><pid fmt=\"1\">1</pid></process></row>\n")
+    body = "".join(f'<row><start-time ref="1"/><process id="{k}" fmt="p"><process ref="{k - 1}"/></process></row>\n'
+                   for k in range(3, rows + 2))
+    return (head + body + "</node></trace-query-result>\n").encode()
+
+
+def regression_seeds(target, source):
+    """Crafted inputs of crashes and hangs found by fuzzing (their fuzz.<target> test
+    fails until the reader is fixed): written here rather than checked in."""
+    if target == "xctrace_export":
+        yield "regression_ref_chain.xml", ref_chain_export(3000)  # 2026-12-01: ~1 min in WriteTableJson
+    if target == "ane_replay":
+        m5 = (source / "fixtures" / "ane" / "m5.json").read_text()
+        yield "regression_number_overflow.json", m5.replace("353.8", "1e999").encode()  # uncaught out_of_range.406
+
+
 def target_files(target, source, corpus):
     recordings = source / "fixtures" / "recordings"
     if target == "xctrace_export":
@@ -139,6 +163,9 @@ def main():
         for suffix, data in seeds_of(path, kind, sizes):
             (args.out_dir / (base + suffix)).write_bytes(data)
             count += 1
+    for name, data in regression_seeds(args.target, args.source_dir):
+        (args.out_dir / name).write_bytes(data)
+        count += 1
     if args.target == "kernel_families":
         for name, data in kernel_family_seeds(args.source_dir, corpus):
             (args.out_dir / name).write_bytes(data)
