@@ -112,6 +112,25 @@ def ref_chain_export(rows):
     return (head + body + "</node></trace-query-result>\n").encode()
 
 
+def small_trace_seeds():
+    """A few-event trace of each kind attribution reads: small inputs mutate fastest."""
+    meta = [{"ph": "M", "name": "process_name", "pid": 1, "tid": 0, "args": {"name": "python"}},
+            {"ph": "M", "name": "thread_name", "pid": 1, "tid": 7, "args": {"name": "stream 7"}}]
+    host = [{"ph": "X", "cat": "user_annotation", "name": "decode", "pid": 1, "tid": 2, "ts": 0, "dur": 100},
+            {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 2, "ts": 5, "dur": 2,
+             "args": {"correlation": 11, "External id": 3}}]
+    gpu = [{"ph": "X", "cat": "gpu_user_annotation", "name": "decode", "pid": 1, "tid": 7, "ts": 9, "dur": 50},
+           {"ph": "X", "cat": "kernel", "name": "void gemm_kernel<128>(float*)", "pid": 1, "tid": 7, "ts": 10.5,
+            "dur": 20, "args": {"correlation": 11, "stream": 7, "device": 0, "External id": 3}},
+           {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pageable -> Device)", "pid": 1, "tid": 7,
+            "ts": 40, "dur": 3, "args": {"stream": 7}},
+           {"ph": "s", "cat": "ac2g", "name": "ac2g", "id": 11, "pid": 1, "tid": 2, "ts": 5},
+           {"ph": "f", "cat": "ac2g", "name": "ac2g", "id": 11, "pid": 1, "tid": 7, "ts": 10.5, "bp": "e"}]
+    yield "small_full.json", json.dumps({"traceEvents": meta + host + gpu, "displayTimeUnit": "ms"}).encode()
+    yield "small_array.json", json.dumps(meta + gpu).encode()
+    yield "small_string_ids.json", json.dumps({"traceEvents": [dict(e, pid="Spans", tid="") for e in gpu]}).encode()
+
+
 def regression_seeds(target, source):
     """Crafted inputs of crashes and hangs found by fuzzing (their fuzz.<target> test
     fails until the reader is fixed): written here rather than checked in."""
@@ -163,7 +182,10 @@ def main():
         for suffix, data in seeds_of(path, kind, sizes):
             (args.out_dir / (base + suffix)).write_bytes(data)
             count += 1
-    for name, data in regression_seeds(args.target, args.source_dir):
+    crafted = list(regression_seeds(args.target, args.source_dir))
+    if args.target == "json_trace":
+        crafted += list(small_trace_seeds())
+    for name, data in crafted:
         (args.out_dir / name).write_bytes(data)
         count += 1
     if args.target == "kernel_families":
