@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian packages perfgate builds with, only those that are missing.
-# Sourced by tools/run and tools/test; safe to run on its own.
+# Sourced by tools/run and tools/test; safe to run on its own. PERFGATE_DEPS_FUZZ=1
+# adds clang and its libFuzzer/sanitizer runtime (the sanitizer and fuzz build).
 set -euo pipefail
 perfgate_packages=(cmake ninja-build g++ libgtest-dev libgmock-dev libbenchmark-dev
                    libpugixml-dev nlohmann-json3-dev libcli11-dev zlib1g-dev python3)
+if [ "${PERFGATE_DEPS_FUZZ:-0}" = 1 ]; then
+  perfgate_packages+=(clang libclang-rt-14-dev)
+fi
 missing=()
 for p in "${perfgate_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -140,7 +140,8 @@ std::map<std::string, PhaseMedians> PhaseMediansOf(const std::vector<TrialSummar
 std::map<std::string, TrialMedian> ExtrasMediansOf(const std::vector<TrialSummary>& trials) {
   std::map<std::string, TrialMedian> out;
   if (trials.empty()) return out;
-  for (const auto& [key, _] : trials.front().extras) {
+  for (const auto& extra : trials.front().extras) {
+    const std::string& key = extra.first;  // not a structured binding: C++17 lambdas cannot capture one
     const bool everywhere = std::all_of(trials.begin(), trials.end(),
                                         [&](const TrialSummary& t) { return t.extras.count(key) > 0; });
     if (!everywhere) continue;
