@@ -62,11 +62,16 @@ TEST_F(CliBadFiles, TheInputLimitVariableAppliesAndTheOptionOverridesIt) {
 
 TEST_F(CliBadFiles, AnUnclaimedJsonTrialGetsNoXmlReaderError) {
   const std::string json = dir_ + "/trial.json";
-  std::ofstream(json) << "{\"pad\": \"" << std::string(70000, 'x') << "\", \"traceEvents\": []}";
+  // JSON, but no "traceEvents" or "ph" key anywhere: no source claims it.
+  std::ofstream(json) << "{\"pad\": \"" << std::string(70000, 'x') << "\", \"samples\": []}";
   auto r = RunCommand(Cli("attribute --tokens 1 --trace e='" + json + "'"));
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find(json + ": error[source.unknown_format]"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("expected '<'"), std::string::npos) << r.err;
+  // traceEvents past the first 64 KiB is still trace JSON: the JSON reader answers.
+  std::ofstream(json) << "{\"pad\": \"" << std::string(70000, 'x') << "\", \"traceEvents\": []}";
+  auto late = RunCommand(Cli("attribute --tokens 1 --trace e='" + json + "'"));
+  EXPECT_NE(late.err.find(json + ":1:1: error[json.no_events]"), std::string::npos) << late.err;
 }
 
 }  // namespace

@@ -201,9 +201,9 @@ TEST_F(Discover, EveryFileOfATrialIsReadOrRefused) {
 }
 
 TEST_F(Discover, AJsonFileNoSourceReadsSaysSoInsteadOfTheXmlReadersError) {
-  // traceEvents well past the sniff window: named JSON, so the error says JSON.
+  // Named JSON, with no "traceEvents" or "ph" key anywhere: the error says JSON.
   const std::string path = (root_ / "late.json").string();
-  std::ofstream(path) << "{\"pad\": \"" << std::string(100000, 'x') << "\", \"traceEvents\": []}";
+  std::ofstream(path) << "{\"pad\": \"" << std::string(100000, 'x') << "\", \"samples\": []}";
   auto r = DiscoverTrials(path);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), "source.unknown_format") << r.status().ToString();
