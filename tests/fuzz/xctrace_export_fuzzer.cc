@@ -18,8 +18,8 @@ void DumpTables(const xctrace::Document& doc) {
   fuzz::NullStream out;
   for (size_t i = 0; i < doc.table_count(); ++i) {
     xctrace::Table table = doc.table(i);
-    xctrace::WriteTableJson(doc, table, out);
-    xctrace::WriteTableCsv(table, out);
+    (void)xctrace::WriteTableJson(doc, table, out);  // a Status: output_too_large is fine here
+    (void)xctrace::WriteTableCsv(doc, table, out);
     if (table.row_count() > 0) (void)table.RowLocation(table.row_count() - 1);
   }
 }

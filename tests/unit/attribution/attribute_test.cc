@@ -589,7 +589,7 @@ TEST(Attribute, BucketSumPastInt64IsAnErrorEvenWhenTheTotalFits) {
   const int64_t big = INT64_MAX / 2 + 1;
   std::vector<std::pair<int64_t, int64_t>> intervals = {{big, 0}, {0, big}, {0, big}};
   AttributionOptions o = Options(1);
-  o.buckets = {Bucket{"negative", INT64_MIN, 0}, Bucket{"rest", 0, INT64_MAX}};
+  o.buckets = {Bucket{"negative", INT64_MIN, 0, ""}, Bucket{"rest", 0, INT64_MAX, ""}};
   TrialSummary s;
   Status st = SummarizeKeptWork(intervals, o, "p", &s);
   EXPECT_EQ(st.ToString(),

@@ -41,7 +41,7 @@ class MissingRecordings : public ::testing::Test {
 };
 
 TEST_F(MissingRecordings, FailUnderCiNamingThePathAndHowToRecord) {
-  for (const std::string dir : {(root_ / "nope").string(), root_.string(), (root_ / "only_hf2q").string()}) {
+  for (const std::string& dir : {(root_ / "nope").string(), root_.string(), (root_ / "only_hf2q").string()}) {
     SuiteLoad load = LoadSuite(ReadmeSuite(dir), Env({{"CI", "true"}}));
     ASSERT_FALSE(load.error.ok()) << dir << ": a missing recording under CI must fail, not skip";
     EXPECT_EQ(load.error.code(), "suite.no_recording");
