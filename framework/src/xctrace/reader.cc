@@ -1227,7 +1227,8 @@ bool ExportParser::InternElement(pugi::xml_node element, uint32_t known_tag, int
   const size_t nchildren = scratch_.size() - scratch_base;
   if (nchildren > UINT16_MAX || extra_attrs > UINT8_MAX) {
     if (error_.ok()) {
-      error_ = Fatal("xctrace.too_deep", ElementOffset(element), "an element has too many children or attributes");
+      error_ = Fatal("xctrace.too_wide", ElementOffset(element),
+                     "<" + std::string(element.name()) + "> has more than 65,535 children or 255 attributes");
     }
     return false;
   }
