@@ -21,6 +21,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "core/hash_mix.h"
 #include "text_input.h"
 #include "xml_chars.h"
 
@@ -458,7 +459,7 @@ class ExportParser {
   };
   std::vector<IdEntry> id_dense_;
   std::optional<size_t> last_node_end_;  // the file's last "</node>" (npos: none), once looked for
-  std::unordered_map<uint64_t, IdEntry> id_sparse_;
+  std::unordered_map<uint64_t, IdEntry, perfgate::internal::SeededHash> id_sparse_;
   std::vector<uint32_t> scratch_;
   // Per value (index as doc_.nodes): the height of its subtree, refs followed. Element
   // nesting alone does not bound it, as a ref repeats an earlier, already deep value.
