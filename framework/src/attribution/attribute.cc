@@ -13,6 +13,7 @@
 #include <unordered_set>
 
 #include "core/checked_math.h"
+#include "sources/metal/overflow_error.h"
 #include "perfgate/stats/summary.h"
 
 namespace perfgate::attribution {
@@ -280,7 +281,7 @@ Status ResolveTokens(std::optional<int64_t> in_trace, const AttributionOptions& 
 
 namespace {
 Status OverflowAt(const std::string& path, const std::string& what) {
-  return Status::Error("attr.overflow", what + " does not fit in a signed 64-bit integer of nanoseconds", {path});
+  return perfgate::internal::OverflowError({path}, what);
 }
 }  // namespace
 

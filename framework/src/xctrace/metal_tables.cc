@@ -6,6 +6,8 @@
 // and decides whether the row is kept.
 #include "perfgate/xctrace/metal_tables.h"
 
+#include "core/hash_mix.h"
+
 #include <limits>
 #include <ostream>
 #include <type_traits>
@@ -115,8 +117,8 @@ std::optional<T> ParseNonNegative(std::string_view text) {
 // Decoded composites by Value::identity(): a table refs a handful of processes from
 // every row, so each is decoded once.
 struct DecodeCache {
-  std::unordered_map<uint32_t, ProcessRef> processes;
-  std::unordered_map<uint32_t, SharedText> labels;
+  std::unordered_map<uint32_t, ProcessRef, perfgate::internal::SeededHash> processes;
+  std::unordered_map<uint32_t, SharedText, perfgate::internal::SeededHash> labels;
 };
 
 class RowDecoder {
@@ -263,11 +265,14 @@ Status CheckNoRepeatedPoint(const Table& table, const std::vector<ExecutionPoint
              function == o.function;
     }
   };
+  // Seeded: the keys are the file's, and an unseeded hash lets it put them all in one bucket.
   struct Hash {
     size_t operator()(const Key& k) const {
-      uint64_t h = static_cast<uint64_t>(k.t) * 0x9E3779B97F4A7C15ull;
-      for (uint64_t v : {k.submission, k.channel, k.slot, uint64_t{k.function}}) h = (h ^ v) * 0x100000001B3ull;
-      return static_cast<size_t>(h ^ (h >> 29));
+      uint64_t h = perfgate::internal::HashStart();
+      for (uint64_t v : {static_cast<uint64_t>(k.t), k.submission, k.channel, k.slot, uint64_t{k.function}}) {
+        h = perfgate::internal::HashCombine(h, v);
+      }
+      return static_cast<size_t>(h);
     }
   };
   std::unordered_map<Key, size_t, Hash> first_row;

@@ -21,6 +21,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "core/hash_mix.h"
 #include "text_input.h"
 #include "xml_chars.h"
 
@@ -111,7 +112,10 @@ struct Document::Impl {
   std::vector<TableData> tables;
   Diagnostics diagnostics;
   // Value::Find's answers by (value, tag): a value reached through many refs (a DAG)
-  // is searched once per tag, not once per path to it. Guarded: Find is const.
+  // is searched once per tag, not once per path to it. Guarded: Find is const. Its
+  // bound is the document's: one entry per value visited per distinct tag Find is
+  // asked for, about 40 bytes each (a 24-byte node, its allocation and a bucket), so
+  // at most one ValueNode's size (40 bytes) per value and tag; it lives as long as the Document.
   mutable std::mutex find_mutex;
   mutable std::unordered_map<uint64_t, uint32_t> find_memo;
 
@@ -458,7 +462,7 @@ class ExportParser {
   };
   std::vector<IdEntry> id_dense_;
   std::optional<size_t> last_node_end_;  // the file's last "</node>" (npos: none), once looked for
-  std::unordered_map<uint64_t, IdEntry> id_sparse_;
+  std::unordered_map<uint64_t, IdEntry, perfgate::internal::SeededHash> id_sparse_;
   std::vector<uint32_t> scratch_;
   // Per value (index as doc_.nodes): the height of its subtree, refs followed. Element
   // nesting alone does not bound it, as a ref repeats an earlier, already deep value.
@@ -1227,7 +1231,8 @@ bool ExportParser::InternElement(pugi::xml_node element, uint32_t known_tag, int
   const size_t nchildren = scratch_.size() - scratch_base;
   if (nchildren > UINT16_MAX || extra_attrs > UINT8_MAX) {
     if (error_.ok()) {
-      error_ = Fatal("xctrace.too_deep", ElementOffset(element), "an element has too many children or attributes");
+      error_ = Fatal("xctrace.too_wide", ElementOffset(element),
+                     "<" + std::string(element.name()) + "> has more than 65,535 children or 255 attributes");
     }
     return false;
   }

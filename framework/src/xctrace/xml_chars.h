@@ -97,23 +97,24 @@ struct ForbiddenChar {
 };
 
 // The code point of the reference `&#...;` at `at`; nullopt when it is malformed (the
-// XML parser reports that) or out of any Unicode range.
+// XML parser reports that). Reads every digit, as pugixml does (it decodes any length,
+// so `&#` + twenty zeros + `;` is NUL to it); values past U+10FFFF saturate to 0x110000.
 inline std::optional<uint32_t> CharRefValue(std::string_view s, size_t at, size_t* end) {
   size_t i = at + 2;
   const bool hex = i < s.size() && s[i] == 'x';
   if (hex) ++i;
   uint64_t v = 0;
   size_t digits = 0;
-  for (; i < s.size() && s[i] != ';' && digits < 12; ++i, ++digits) {
+  for (; i < s.size() && s[i] != ';'; ++i, ++digits) {
     const char c = s[i];
     int d = c >= '0' && c <= '9' ? c - '0' : -1;
     if (hex && d < 0 && ((c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'))) d = (c | 0x20) - 'a' + 10;
     if (d < 0) return std::nullopt;
-    v = v * (hex ? 16 : 10) + static_cast<uint64_t>(d);
+    v = std::min<uint64_t>(v * (hex ? 16 : 10) + static_cast<uint64_t>(d), 0x110000u);
   }
   *end = i;
   if (digits == 0 || i >= s.size() || s[i] != ';') return std::nullopt;
-  return v > 0x10FFFF ? 0x110000u : static_cast<uint32_t>(v);
+  return static_cast<uint32_t>(v);
 }
 
 // The first character XML 1.0 forbids, raw or referenced, outside opaque ranges for
@@ -121,15 +122,16 @@ inline std::optional<uint32_t> CharRefValue(std::string_view s, size_t at, size_
 inline std::optional<ForbiddenChar> FindForbiddenChar(std::string_view s, const OpaqueRanges& opaque) {
   for (size_t i = 0; i < s.size(); ++i) {
 #if defined(__SSE2__)
-    // Sixteen bytes at a time past the common case: no '&' and no byte below 0x20
-    // other than the whitespace one.
+    // Sixteen bytes at a time past the common case: no '&', no byte below 0x20 other
+    // than the whitespace ones and no 0xEF (the lead byte of U+FFFE/U+FFFF, rare in text).
     while (i + 16 <= s.size()) {
       const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + i));
       __m128i low = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1F)), x);
       low = _mm_andnot_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('\n')), low);
       low = _mm_andnot_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('\t')), low);
       low = _mm_andnot_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('\r')), low);
-      const __m128i hit = _mm_or_si128(low, _mm_cmpeq_epi8(x, _mm_set1_epi8('&')));
+      __m128i hit = _mm_or_si128(low, _mm_cmpeq_epi8(x, _mm_set1_epi8('&')));
+      hit = _mm_or_si128(hit, _mm_cmpeq_epi8(x, _mm_set1_epi8(static_cast<char>(0xEF))));
       const int mask = _mm_movemask_epi8(hit);
       if (mask != 0) {
         i += static_cast<size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
@@ -140,6 +142,11 @@ inline std::optional<ForbiddenChar> FindForbiddenChar(std::string_view s, const 
     if (i >= s.size()) break;
 #endif
     const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c == 0xEF && i + 2 < s.size() && static_cast<unsigned char>(s[i + 1]) == 0xBF &&
+        (static_cast<unsigned char>(s[i + 2]) & 0xFE) == 0xBE) {
+      return ForbiddenChar{i, std::string("raw U+") + (s[i + 2] == '\xBE' ? "FFFE" : "FFFF") +
+                                  " (a noncharacter), which XML 1.0 forbids"};
+    }
     if (c >= 0x20 && c != '&') continue;
     if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
       char hex[8];

@@ -1080,5 +1080,35 @@ TEST(ExecutionPointsTest, SameTimeOnAnotherSubmissionIsNoRepeat) {
   EXPECT_EQ(points->size(), 4u);
 }
 
+// The repeated-point check hashes values the file chooses. The old hash was
+// invertible: submission = (t * 0x9E3779B97F4A7C15) ^ C gives every point the same
+// hash, and 60,000 distinct points took 38 s (O(N^2) key compares in one bucket).
+// Seeded, they spread; ctest's timeout is the guard, the assertions say the rows are all read.
+TEST(ExecutionPointsTest, PointsChosenToCollideInTheOldHashAreReadQuickly) {
+  constexpr size_t kPoints = 60000;
+  std::vector<TestColumn> columns = {{"timestamp", "start-time", {}},
+                                     {"channel-id", "metal-command-buffer-id", {}},
+                                     {"function", "uint32", {}},
+                                     {"slot-id", "uint32", {}},
+                                     {"gpu-submission-id", "metal-command-buffer-id", {}}};
+  for (size_t i = 0; i < kPoints; ++i) {
+    const uint64_t t = 1000 + i;
+    const uint64_t submission = (t * 0x9E3779B97F4A7C15ull) ^ 0x5DEECE66Dull;
+    columns[0].cells.push_back("<start-time>" + std::to_string(t) + "</start-time>");
+    columns[1].cells.push_back("<metal-command-buffer-id>1</metal-command-buffer-id>");
+    columns[2].cells.push_back("<uint32>1</uint32>");
+    columns[3].cells.push_back("<uint32>1</uint32>");
+    columns[4].cells.push_back("<metal-command-buffer-id>" + std::to_string(submission) + "</metal-command-buffer-id>");
+  }
+  Loaded in = Load(Export("metal-gpu-execution-points", columns));
+  ASSERT_TRUE(in.table);
+  Diagnostics diagnostics;
+  StatusOr<std::vector<ExecutionPoint>> points = ReadExecutionPoints(*in.table, &diagnostics);
+  ASSERT_TRUE(points.ok()) << points.status().ToString();
+  ASSERT_EQ(points->size(), kPoints);
+  EXPECT_EQ(points->back().timestamp_ns, static_cast<int64_t>(1000 + kPoints - 1));
+  EXPECT_EQ(points->back().submission.value, ((1000 + kPoints - 1) * 0x9E3779B97F4A7C15ull) ^ 0x5DEECE66Dull);
+}
+
 }  // namespace
 }  // namespace perfgate::xctrace

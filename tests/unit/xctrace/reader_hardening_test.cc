@@ -198,7 +198,7 @@ TEST(XctraceHardening, ManyDistinctChildTagsDumpInLinearTime) {
   ASSERT_TRUE(WriteTableJson(*doc, doc->table(0), out).ok());
   EXPECT_NE(out.str().find(",\"t0\":\"0\",\"t1\":\"1\","), std::string::npos);
   EXPECT_NE(out.str().find(",\"t65534\":\"65534\"}"), std::string::npos);
-  EXPECT_NE(ErrorOf(OneColumn("thread", "<row>" + cell + "</row>\n")).find("error[xctrace.too_deep]"),
+  EXPECT_NE(ErrorOf(OneColumn("thread", "<row>" + cell + "</row>\n")).find("error[xctrace.too_wide]"),
             std::string::npos);
 }
 

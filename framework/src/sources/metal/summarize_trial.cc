@@ -9,6 +9,8 @@
 #include <unordered_set>
 
 #include "core/checked_math.h"
+#include "core/hash_mix.h"
+#include "overflow_error.h"
 #include "perfgate/attribution/attribute.h"
 #include "perfgate/stats/summary.h"
 
@@ -26,9 +28,8 @@ struct Pair {
   int64_t duration() const { return duration_ns; }
 };
 
-// A sum or difference of values from the trial that does not fit in int64.
 Status Overflow(const std::string& path, const std::string& what) {
-  return Status::Error("attr.overflow", what + " does not fit in a signed 64-bit integer of nanoseconds", {path});
+  return perfgate::internal::OverflowError({path}, what);
 }
 
 // *sum += v, or attr.overflow naming what was summed and the row that tipped it.
@@ -66,7 +67,7 @@ StatusOr<std::vector<Pair>> PairExecutionPoints(const std::vector<xctrace::Execu
                                                 bool seed_compat, TrialSummary* s) {
   std::vector<Pair> pairs;
   pairs.reserve(points.size() / 2);
-  std::unordered_map<uint64_t, std::deque<const xctrace::ExecutionPoint*>> open;
+  std::unordered_map<uint64_t, std::deque<const xctrace::ExecutionPoint*>, perfgate::internal::SeededHash> open;
   int64_t negative = 0, unknown = 0;
   for (const auto& p : points) {
     if (p.function == 1) {
@@ -119,7 +120,7 @@ bool IsTargetProcess(const xctrace::ProcessRef& p, const AttributionOptions& opt
          (!p.is_null && StartsWith(p.name, options.process_prefix));
 }
 
-using SubmissionMap = std::unordered_map<uint64_t, const xctrace::SubmissionMapRow*>;
+using SubmissionMap = std::unordered_map<uint64_t, const xctrace::SubmissionMapRow*, perfgate::internal::SeededHash>;
 
 // Submission → its submission-map row, the last row winning. With `conflicts`, two
 // rows that send one submission to different encoders are counted there.
@@ -201,7 +202,7 @@ StatusOr<std::vector<Pair>> KeepTargetSubmissions(std::vector<Pair> pairs, const
 struct TrialJoins {
   using Encoder = std::pair<const uint64_t, EncoderInfo>;
   SubmissionMap map;
-  std::unordered_map<uint64_t, EncoderInfo> encoders;
+  std::unordered_map<uint64_t, EncoderInfo, perfgate::internal::SeededHash> encoders;
   std::vector<uint64_t> encoder_order;  // first appearance in the encoders list
   std::vector<size_t> encoder_rows;     // the encoders-list row of each, for errors
 
@@ -335,7 +336,7 @@ Status JoinFamiliesAndPhases(const std::vector<Pair>& kept, const TrialJoins& jo
                              TrialSummary* s) {
   constexpr std::string_view kPoints = xctrace::ExecutionPoint::kSchema;
   constexpr std::string_view kEncoders = xctrace::EncoderRow::kSchema;
-  std::unordered_set<uint64_t> used_encoders;
+  std::unordered_set<uint64_t, perfgate::internal::SeededHash> used_encoders;
   std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> phase_intervals;
   for (const Pair& p : kept) {
     auto m = joins.map.find(p.submission);
