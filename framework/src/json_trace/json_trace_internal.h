@@ -3,6 +3,7 @@
 #define PERFGATE_SRC_JSON_TRACE_JSON_TRACE_INTERNAL_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,6 +13,14 @@
 #include "perfgate/json_trace/reader.h"
 
 namespace perfgate::json_trace::detail {
+
+// Feeds `sink` the bytes of the regular file `path`, inflated when gzip-compressed (by
+// its magic bytes), in chunks, until `sink` returns false, the file ends, a gzip stream
+// breaks, or at least min(`max_bytes`, the input limits' cap for this file) bytes have
+// been fed. The file is opened without blocking and checked to be a regular file on its
+// descriptor, so a FIFO never blocks. False when it cannot be opened as one.
+bool StreamFilePrefix(const std::string& path, uint64_t max_bytes,
+                      const std::function<bool(std::string_view)>& sink);
 
 // The SAX pass over `bytes` (not empty, not only whitespace) into `trace`: errors
 // json.not_json, json.truncated, json.bad_utf8, json.too_deep, json.no_events and,

@@ -9,12 +9,17 @@
 #include "perfgate/json_trace/trial.h"
 #include "perfgate/sources/source.h"
 #include "perfgate/xctrace/metal_tables.h"
+#include "json_trace/json_trace_internal.h"
 #include "text_input.h"
 
 namespace perfgate::sources {
 namespace {
 
 namespace fs = std::filesystem;
+
+bool EndsWith(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
 
 // A Metal trial: a directory holding the execution-points export, a .trace bundle
 // (exported through xctrace), or one XML file holding the tables.
@@ -27,10 +32,7 @@ bool SniffMetal(const std::string& path) {
     return fs::is_regular_file(p / points, ec) || fs::is_regular_file(p / (points + ".gz"), ec);
   }
   const std::string name = p.filename().string();
-  auto ends_with = [&](std::string_view s) {
-    return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0;
-  };
-  return fs::is_regular_file(p, ec) && (ends_with(".xml") || ends_with(".xml.gz"));
+  return fs::is_regular_file(p, ec) && (EndsWith(name, ".xml") || EndsWith(name, ".xml.gz"));
 }
 
 StatusOr<attribution::TrialSummary> SummarizeMetal(const std::string& path,
@@ -69,8 +71,16 @@ std::vector<TraceSource> MakeBuiltinSources() {
   return {metal, trace_json};
 }
 
-bool EndsWith(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+// The first bytes of the file, inflated when gzip-compressed: enough to see past a BOM
+// and the whitespace any writer puts first, without inflating a large file.
+std::string ReadPrefix(const std::string& path) {
+  constexpr size_t kPrefixBytes = 4096;
+  std::string prefix;
+  json_trace::detail::StreamFilePrefix(path, kPrefixBytes, [&](std::string_view chunk) {
+    prefix.append(chunk);
+    return prefix.size() < kPrefixBytes;
+  });
+  return prefix;
 }
 
 // The first byte of `text` after a UTF-8 byte-order mark and whitespace, or 0.
@@ -87,9 +97,8 @@ Status ExplainUnclaimed(const std::string& path) {
   if (fs::is_directory(path, ec)) return Status();  // a trial directory: its loader names what is missing
   const std::string name = fs::path(path).filename().string();
   const bool named_json = EndsWith(name, ".json") || EndsWith(name, ".json.gz");
-  auto text = internal::ReadWholeFile(path);
-  if (!text.ok()) return text.status();
-  const char first = FirstSignificantByte(*text);
+  PERFGATE_RETURN_IF_ERROR(internal::CheckReadableFile(path));
+  const char first = FirstSignificantByte(ReadPrefix(path));
   if (!named_json && first != '{' && first != '[') return Status();
   const std::string why = named_json ? "its name says JSON" : std::string("it starts with '") + first + "'";
   return Status::Error("source.unknown_format",

@@ -11,6 +11,7 @@
 #include <random>
 
 #include "json_trace/json_trace_internal.h"
+#include "perfgate/core/input_limits.h"
 #include "kineto_gen.h"
 #include "support/corpus.h"
 
@@ -299,6 +300,34 @@ TEST(JsonTraceReader, SniffsTraceJson) {
   EXPECT_FALSE(LooksLikeTraceJson(WriteTemp("bad.gz", std::string("\x1f\x8b garbage", 10))));
   EXPECT_FALSE(LooksLikeTraceJson(::testing::TempDir()));
   EXPECT_FALSE(LooksLikeTraceJson("/nonexistent/trace.json"));
+}
+
+// The sniff reads no further than the reader may: a key past the input limit (a gzip
+// bomb of whitespace, here a plain file over a 1 MiB limit) leaves it undecided, "no".
+TEST(JsonTraceReader, SniffStopsAtTheInputLimit) {
+  InputLimits limits;
+  limits.max_input_bytes = uint64_t{1} << 20;
+  SetInputLimits(limits);
+  const std::string key = "\"traceEvents\": []}";
+  const bool near = LooksLikeTraceJson(WriteTemp("near.json", "{" + std::string(500'000, ' ') + key));
+  const bool far = LooksLikeTraceJson(WriteTemp("far.json", "{" + std::string(2'000'000, ' ') + key));
+  const bool far_gz = LooksLikeTraceJson(WriteTemp("far.json.gz", gen::Gzip("{" + std::string(2'000'000, ' ') + key)));
+  ClearInputLimits();
+  EXPECT_TRUE(near);
+  EXPECT_FALSE(far);
+  EXPECT_FALSE(far_gz);
+}
+
+// A bounded prefix inflates only about as much as asked, and nothing of a non-file.
+TEST(JsonTraceReader, StreamFilePrefixIsBounded) {
+  uint64_t fed = 0;
+  const std::string path = WriteTemp("prefix.json.gz", gen::Gzip(std::string(5'000'000, 'a')));
+  EXPECT_TRUE(detail::StreamFilePrefix(path, 4096, [&](std::string_view chunk) {
+    fed += chunk.size();
+    return true;
+  }));
+  EXPECT_EQ(fed, 4096u);
+  EXPECT_FALSE(detail::StreamFilePrefix(::testing::TempDir(), 4096, [](std::string_view) { return true; }));
 }
 
 // Every way a file can be bad, with the exact message the CLI prints.
