@@ -6,6 +6,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "perfgate/attribution/options.h"
@@ -45,13 +46,24 @@ class FamilyMatcher {
   std::string FamilyOfShortName(const std::string& short_name) const;
 
  private:
-  struct Rule {
-    bool contains;
-    std::string text;  // lowercased for contains rules
-    std::string family;
+  // Prefix rules live in a trie walked once per name, so a lookup costs the name's
+  // length, not the number of rules; each node keeps the first rule (in table order)
+  // whose text ends there. Contains rules are tried in order, only those before the
+  // first matching prefix rule.
+  struct TrieNode {
+    std::vector<std::pair<char, uint32_t>> children;  // sorted by byte
+    size_t first_rule = SIZE_MAX;
   };
+  struct ContainsRule {
+    size_t index;      // its place in the table
+    std::string text;  // lowercased
+  };
+  size_t FirstPrefixRule(std::string_view body) const;
+  void AddPrefixRule(const std::string& text, size_t index);
+
   attribution::KernelFamilyTable table_;
-  std::vector<Rule> rules_;
+  std::vector<TrieNode> trie_{1};  // trie_[0] is the root
+  std::vector<ContainsRule> contains_;
 };
 
 }  // namespace perfgate::json_trace::detail
