@@ -58,7 +58,8 @@ DEEP_AT = loc(DEEP_ARGS, "[" * 300)
 PAD = '"pad": "%s", ' % ("x" * 100_000)
 # '{', 200 MB of spaces, then the key: 200 gzip members of 1 MiB of spaces each (about
 # 200 KB on disk). The key lies past the 64 MiB the limits let this file inflate to, so
-# the sniff must stop there undecided instead of inflating all of it (up to 4 GiB once).
+# the sniff must stop there undecided instead of inflating all of it (up to 4 GiB once),
+# and the unclaimed file is then named for what it is.
 SPACES_MEMBER = gzip.compress(b" " * (1 << 20), 9)
 WHITESPACE_BOMB = gzip.compress(b"{") + SPACES_MEMBER * 200 + gzip.compress(b'"traceEvents": []}')
 
@@ -135,8 +136,9 @@ CASES = [
        needle='{"ph": "X", "cat": "kernel"', why="traceEvents after 64 KiB: the sniff once missed it"),
     tj("kernel_sum_overflow", trace(*overflowing_kernels), "json.sum_overflow", at="file",
        why="five kernels of 2^61 ns each: the GPU sum wrapped to a negative time and exit 0"),
-    tj("sniff_whitespace_bomb", WHITESPACE_BOMB, "source.unknown_format", at="file", timeout=30,
-       why="gzip of '{' and 200 MB of spaces: the sniff inflated up to 4 GiB and found the key past the cap"),
+    tj("sniff_whitespace_bomb", WHITESPACE_BOMB, "io.gzip_bomb", at="file", timeout=30,
+       why="gzip of '{' and 200 MB of spaces: the sniff inflated up to 4 GiB (several times per file); now it stops "
+           "at the cap undecided, and the unclaimed file is named a bomb"),
     tj("gzip_truncated", gzip.compress(GOOD.encode() * 50)[:200], "io.bad_gzip", at="file",
        why="a gzip stream cut off"),
 ]

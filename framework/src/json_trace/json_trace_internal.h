@@ -15,13 +15,30 @@
 
 namespace perfgate::json_trace::detail {
 
+// How StreamFilePrefix stopped.
+enum class StreamEnd {
+  kNotARegularFile,  // it cannot be opened, or is no regular file
+  kSinkStopped,      // the sink returned false
+  kEnded,            // all of the file was fed
+  kPastLimit,        // more than the limit was there (a gzip bomb, or a file grown past the input limit)
+  kBrokenGzip,       // the gzip stream is corrupt or cut off
+};
+
 // Feeds `sink` the bytes of the regular file `path`, inflated when gzip-compressed (by
-// its magic bytes), in chunks, until `sink` returns false, the file ends, a gzip stream
-// breaks, or at least min(`max_bytes`, the input limits' cap for this file) bytes have
-// been fed. The file is opened without blocking and checked to be a regular file on its
-// descriptor, so a FIFO never blocks. False when it cannot be opened as one.
-bool StreamFilePrefix(const std::string& path, uint64_t max_bytes,
-                      const std::function<bool(std::string_view)>& sink);
+// its magic bytes), in chunks of at most 64 KiB, until `sink` returns false, the file
+// ends, its gzip stream breaks, or it has fed min(`max_bytes`, the input limits' cap
+// for this file) bytes (when the cap is the smaller, one byte more, to tell a file
+// that fills it from one that exceeds it). Nothing is kept: memory stays one chunk.
+// Opened without blocking and checked to be a regular file on its descriptor, so a
+// FIFO never blocks. `*gzip`, when given, says before the first chunk whether the
+// file is gzip-compressed.
+StreamEnd StreamFilePrefix(const std::string& path, uint64_t max_bytes,
+                           const std::function<bool(std::string_view)>& sink, bool* gzip = nullptr);
+
+// The most a reader may see of a file of `size` bytes on disk: the input limit, and
+// for a gzip stream the inflation cap ReadWholeFile applies (defaults when the
+// environment's limits are bad: the read itself reports them).
+uint64_t ReadableBytes(uint64_t size, bool gzip);
 
 // The SAX pass over `bytes` (not empty, not only whitespace) into `trace`: errors
 // json.not_json, json.truncated, json.bad_utf8, json.too_deep, json.no_events and,

@@ -168,14 +168,6 @@ class ScopedFd {
   int fd_;
 };
 
-// The most bytes of a file of `size` bytes on disk a reader may see: the input limit,
-// and for a gzip stream the inflation cap ReadWholeFile applies.
-uint64_t ReadableBytes(uint64_t size, bool gzip) {
-  auto limits = CurrentInputLimits();
-  const InputLimits applied = limits.ok() ? *limits : InputLimits{};  // the read reports a bad limit
-  return gzip ? applied.MaxInflatedBytes(size) : applied.max_input_bytes;
-}
-
 bool StartsWithGzipMagic(int fd) {
   unsigned char magic[2] = {0, 0};
   return ::pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
@@ -185,28 +177,40 @@ bool StartsWithGzipMagic(int fd) {
 
 namespace detail {
 
-bool StreamFilePrefix(const std::string& path, uint64_t max_bytes,
-                      const std::function<bool(std::string_view)>& sink) {
+uint64_t ReadableBytes(uint64_t size, bool gzip) {
+  auto limits = CurrentInputLimits();
+  const InputLimits applied = limits.ok() ? *limits : InputLimits{};
+  return gzip ? applied.MaxInflatedBytes(size) : applied.max_input_bytes;
+}
+
+StreamEnd StreamFilePrefix(const std::string& path, uint64_t max_bytes,
+                           const std::function<bool(std::string_view)>& sink, bool* gzip) {
   ScopedFd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
   struct stat st;
-  if (fd.get() < 0 || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
-  const uint64_t cap = std::min(max_bytes, ReadableBytes(static_cast<uint64_t>(st.st_size),
-                                                         StartsWithGzipMagic(fd.get())));
+  if (fd.get() < 0 || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return StreamEnd::kNotARegularFile;
+  const bool compressed = StartsWithGzipMagic(fd.get());
+  if (gzip != nullptr) *gzip = compressed;
+  const uint64_t cap = ReadableBytes(static_cast<uint64_t>(st.st_size), compressed);
+  const uint64_t most = max_bytes < cap ? max_bytes : cap + 1;
   std::unique_ptr<gzFile_s, int (*)(gzFile)> gz(gzdopen(fd.get(), "rb"), &gzclose);
-  if (gz == nullptr) return false;
+  if (gz == nullptr) return StreamEnd::kNotARegularFile;
   fd.release();
   constexpr size_t kChunkBytes = 1 << 16;
   gzbuffer(gz.get(), kChunkBytes);
   std::string chunk(kChunkBytes, '\0');
   uint64_t fed = 0;
-  while (fed < cap) {
-    const uint64_t want = std::min<uint64_t>(kChunkBytes, cap - fed);
+  while (fed < most) {
+    const uint64_t want = std::min<uint64_t>(kChunkBytes, most - fed);
     const int got = gzread(gz.get(), chunk.data(), static_cast<unsigned>(want));
-    if (got <= 0) break;  // end of file, or a corrupt gzip stream
+    if (got <= 0) {
+      int err = Z_OK;
+      gzerror(gz.get(), &err);  // a stream cut off reads as an end with Z_BUF_ERROR set
+      return got < 0 || (err != Z_OK && err != Z_STREAM_END) ? StreamEnd::kBrokenGzip : StreamEnd::kEnded;
+    }
     fed += static_cast<uint64_t>(got);
-    if (!sink(std::string_view(chunk.data(), static_cast<size_t>(got)))) break;
+    if (!sink(std::string_view(chunk.data(), static_cast<size_t>(got)))) return StreamEnd::kSinkStopped;
   }
-  return true;
+  return fed > cap ? StreamEnd::kPastLimit : StreamEnd::kSinkStopped;
 }
 
 }  // namespace detail

@@ -1,6 +1,8 @@
 // The one list of trace sources. Sniff order matters only where two formats could
 // claim a path; none do today (a Metal trial is a directory or an XML export, a
 // trace-event trial a JSON file).
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
 
 #include "perfgate/attribution/attribute.h"
@@ -71,15 +73,29 @@ std::vector<TraceSource> MakeBuiltinSources() {
   return {metal, trace_json};
 }
 
-// The first bytes of the file, inflated when gzip-compressed: enough to see past a BOM
-// and the whitespace any writer puts first, without inflating a large file.
-std::string ReadPrefix(const std::string& path) {
+// The first 4 KiB of the file, inflated when gzip-compressed: enough to see past a BOM
+// and the whitespace any writer puts first. The rest of a gzip file is inflated without
+// being kept (memory stays one chunk), so a gzip bomb or a corrupt stream is still
+// named as such, as reading the whole file once named it.
+StatusOr<std::string> ReadPrefix(const std::string& path) {
   constexpr size_t kPrefixBytes = 4096;
   std::string prefix;
-  json_trace::detail::StreamFilePrefix(path, kPrefixBytes, [&](std::string_view chunk) {
-    prefix.append(chunk);
-    return prefix.size() < kPrefixBytes;
-  });
+  bool gzip = false;
+  const json_trace::detail::StreamEnd end = json_trace::detail::StreamFilePrefix(
+      path, UINT64_MAX,
+      [&](std::string_view chunk) {
+        prefix.append(chunk.substr(0, kPrefixBytes - std::min(prefix.size(), kPrefixBytes)));
+        return gzip || prefix.size() < kPrefixBytes;  // a plain file's size was checked already
+      },
+      &gzip);
+  using json_trace::detail::StreamEnd;
+  if (end == StreamEnd::kPastLimit) {
+    return Status::Error("io.gzip_bomb",
+                         "the file inflates past the input limits (raise them with --max-input-bytes or "
+                         "--max-gzip-ratio)",
+                         {path});
+  }
+  if (end == StreamEnd::kBrokenGzip) return Status::Error("io.bad_gzip", "corrupt or truncated gzip data", {path});
   return prefix;
 }
 
@@ -98,7 +114,9 @@ Status ExplainUnclaimed(const std::string& path) {
   const std::string name = fs::path(path).filename().string();
   const bool named_json = EndsWith(name, ".json") || EndsWith(name, ".json.gz");
   PERFGATE_RETURN_IF_ERROR(internal::CheckReadableFile(path));
-  const char first = FirstSignificantByte(ReadPrefix(path));
+  auto prefix = ReadPrefix(path);
+  if (!prefix.ok()) return prefix.status();
+  const char first = FirstSignificantByte(*prefix);
   if (!named_json && first != '{' && first != '[') return Status();
   const std::string why = named_json ? "its name says JSON" : std::string("it starts with '") + first + "'";
   return Status::Error("source.unknown_format",

@@ -318,16 +318,33 @@ TEST(JsonTraceReader, SniffStopsAtTheInputLimit) {
   EXPECT_FALSE(far_gz);
 }
 
-// A bounded prefix inflates only about as much as asked, and nothing of a non-file.
+// A bounded prefix inflates only as much as asked; a whole stream tells how it ended.
 TEST(JsonTraceReader, StreamFilePrefixIsBounded) {
+  using detail::StreamEnd;
   uint64_t fed = 0;
-  const std::string path = WriteTemp("prefix.json.gz", gen::Gzip(std::string(5'000'000, 'a')));
-  EXPECT_TRUE(detail::StreamFilePrefix(path, 4096, [&](std::string_view chunk) {
+  auto count = [&](std::string_view chunk) {
     fed += chunk.size();
     return true;
-  }));
+  };
+  const std::string a5m = gen::Gzip(std::string(5'000'000, 'a'));
+  const std::string path = WriteTemp("prefix.json.gz", a5m);
+  EXPECT_EQ(detail::StreamFilePrefix(path, 4096, count), StreamEnd::kSinkStopped);
   EXPECT_EQ(fed, 4096u);
-  EXPECT_FALSE(detail::StreamFilePrefix(::testing::TempDir(), 4096, [](std::string_view) { return true; }));
+  fed = 0;
+  EXPECT_EQ(detail::StreamFilePrefix(path, UINT64_MAX, count), StreamEnd::kEnded);
+  EXPECT_EQ(fed, 5'000'000u);
+  EXPECT_EQ(detail::StreamFilePrefix(WriteTemp("cut.json.gz", a5m.substr(0, a5m.size() / 2)), UINT64_MAX, count),
+            StreamEnd::kBrokenGzip);
+  EXPECT_EQ(detail::StreamFilePrefix(::testing::TempDir(), 4096, count), StreamEnd::kNotARegularFile);
+  // Past the inflation cap (1 MiB here): the stream stops one byte past it.
+  InputLimits limits;
+  limits.max_input_bytes = uint64_t{1} << 20;
+  SetInputLimits(limits);
+  fed = 0;
+  const StreamEnd bomb = detail::StreamFilePrefix(path, UINT64_MAX, count);
+  ClearInputLimits();
+  EXPECT_EQ(bomb, StreamEnd::kPastLimit);
+  EXPECT_EQ(fed, (uint64_t{1} << 20) + 1);
 }
 
 // Every way a file can be bad, with the exact message the CLI prints.
