@@ -53,7 +53,15 @@ def bad_event(name, ev, needle, why, nth=0, **kw):
 TS_2_61_US = "2305843009213693.952"  # 2^61 ns: the largest time accepted
 BIG_DUR = "2305843009213693.952"
 overflowing_kernels = [kernel(ts="0", dur=BIG_DUR, args='{"correlation": %d}' % i) for i in range(5)]
+DEEP_ARGS = trace(META, LAUNCH, kernel(args='{"x": ' + "[" * 300 + "]" * 300 + "}"))
+DEEP_AT = loc(DEEP_ARGS, "[" * 300)
 PAD = '"pad": "%s", ' % ("x" * 100_000)
+# '{', 200 MB of spaces, then the key: 200 gzip members of 1 MiB of spaces each (about
+# 200 KB on disk). The key lies past the 64 MiB the limits let this file inflate to, so
+# the sniff must stop there undecided instead of inflating all of it (up to 4 GiB once),
+# and the unclaimed file is then named for what it is.
+SPACES_MEMBER = gzip.compress(b" " * (1 << 20), 9)
+WHITESPACE_BOMB = gzip.compress(b"{") + SPACES_MEMBER * 200 + gzip.compress(b'"traceEvents": []}')
 
 CASES = [
     tj("truncated_in_event", GOOD[:-40], "json.truncated", at=end_of(GOOD[:-40]), why="cut off inside an event"),
@@ -85,8 +93,9 @@ CASES = [
     tj("two_event_arrays", '{"traceEvents": [%s], "traceEvents": [%s]}' % (KERNEL, KERNEL), "json.not_json",
        needle='"traceEvents"', nth=1, why="a second traceEvents array"),
     tj("empty_events", '{"traceEvents": []}', "json.no_events", at=(1, 1), why="no events"),
-    tj("too_deep_args", trace(META, LAUNCH, kernel(args='{"x": ' + "[" * 300 + "]" * 300 + "}")), "json.too_deep",
-       at=None, why="args nested 300 deep"),
+    tj("too_deep_args", DEEP_ARGS, "json.too_deep", at=(DEEP_AT[0], DEEP_AT[1] + 252),
+       why="args nested 300 deep: the 257th level is the 253rd '[' (inside the top object, traceEvents, the event "
+           "and args)"),
     tj("deep_100k_skipped", '{"ph": "X", "x": ' + "[" * 100_000 + "]" * 100_000 + ', "traceEvents": []}',
        "json.too_deep", at=(1, 17 + 256), timeout=20, why="a skipped value nested 100,000 deep"),
     bad_event("event_number", "7", "7\n]", "an event that is a number"),
@@ -127,6 +136,9 @@ CASES = [
        needle='{"ph": "X", "cat": "kernel"', why="traceEvents after 64 KiB: the sniff once missed it"),
     tj("kernel_sum_overflow", trace(*overflowing_kernels), "json.sum_overflow", at="file",
        why="five kernels of 2^61 ns each: the GPU sum wrapped to a negative time and exit 0"),
+    tj("sniff_whitespace_bomb", WHITESPACE_BOMB, "io.gzip_bomb", at="file", timeout=30,
+       why="gzip of '{' and 200 MB of spaces: the sniff inflated up to 4 GiB (several times per file); now it stops "
+           "at the cap undecided, and the unclaimed file is named a bomb"),
     tj("gzip_truncated", gzip.compress(GOOD.encode() * 50)[:200], "io.bad_gzip", at="file",
        why="a gzip stream cut off"),
 ]

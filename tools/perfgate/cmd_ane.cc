@@ -60,14 +60,25 @@ StatusOr<std::vector<int64_t>> ParseCins(const std::string& text) {
   return out;
 }
 
-// Structural UTF-8 check (lead and continuation bytes); the label ends up in JSON.
+// Whether `s` is well-formed UTF-8 (RFC 3629): no overlong forms, no surrogates, nothing
+// above U+10FFFF; the label ends up in JSON. The tool cannot reach the library's private
+// FindInvalidUtf8, so this is the same check on the bytes' ranges (Unicode table 3-7).
 bool ValidUtf8(const std::string& s) {
+  auto in = [&](size_t i, unsigned lo, unsigned hi) {
+    return i < s.size() && static_cast<unsigned char>(s[i]) >= lo && static_cast<unsigned char>(s[i]) <= hi;
+  };
   for (size_t i = 0; i < s.size();) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    const size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-    if (n == 0 || i + n > s.size()) return false;
-    for (size_t k = 1; k < n; ++k) {
-      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
+    const unsigned c = static_cast<unsigned char>(s[i]);
+    size_t n = 0;
+    unsigned lo = 0x80, hi = 0xBF;  // the range of the second byte
+    if (c < 0x80) n = 1;
+    else if (c >= 0xC2 && c <= 0xDF) n = 2;
+    else if (c >= 0xE0 && c <= 0xEF) n = 3, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+    else if (c >= 0xF0 && c <= 0xF4) n = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+    if (n == 0) return false;
+    if (n > 1 && !in(i + 1, lo, hi)) return false;
+    for (size_t k = 2; k < n; ++k) {
+      if (!in(i + k, 0x80, 0xBF)) return false;
     }
     i += n;
   }

@@ -245,7 +245,15 @@ const ane::NotchResult* AneNotchFixture::RecordOrReplay(const std::string& name,
       }
     }
     std::string base = Env("PERFGATE_ANE_RUN_DIR");
-    if (base.empty()) base = fs::temp_directory_path().string();
+    if (base.empty()) {
+      std::error_code ec;
+      base = fs::temp_directory_path(ec).string();
+      if (ec) {  // TMPDIR names no directory: say so rather than throw out of the test
+        ADD_FAILURE() << "cannot record '" << name << "': no temporary directory (" << ec.message()
+                      << "); set PERFGATE_ANE_RUN_DIR or TMPDIR to a directory";
+        return nullptr;
+      }
+    }
     const auto stamp = std::chrono::duration_cast<std::chrono::milliseconds>(
                            std::chrono::system_clock::now().time_since_epoch())
                            .count();
@@ -272,7 +280,12 @@ const ane::NotchResult* AneNotchFixture::RecordOrReplay(const std::string& name,
     auto shared = std::make_shared<const ane::NotchResult>(std::move(r).value());
     return (TheCache().results[key] = shared).get();
   }
-  if (fs::exists(path)) return Replay(name);
+  std::error_code exists_ec;
+  if (fs::exists(path, exists_ec)) return Replay(name);
+  if (exists_ec) {  // e.g. a path through a file, or a directory without search permission
+    ADD_FAILURE() << "cannot look for the recording " << path << ": " << exists_ec.message();
+    return nullptr;
+  }
   const std::string reason = "cannot measure the ANE notch here (" + why_not + ") and there is no recording " + path +
                              "; record one on a Mac with an ANE with PERFGATE_RECORD=1";
   const std::optional<std::string> ci = CiVariable();

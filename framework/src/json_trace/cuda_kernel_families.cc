@@ -1,5 +1,7 @@
 // Kernel short names and the default CUDA kernel-family table.
+#include <algorithm>
 #include <cctype>
+#include <cstdint>
 
 #include "json_trace_internal.h"
 #include "perfgate/json_trace/trial.h"
@@ -159,30 +161,61 @@ attribution::KernelFamilyTable CudaKernelFamilies() {
 namespace detail {
 
 FamilyMatcher::FamilyMatcher(const attribution::KernelFamilyTable& table) : table_(table) {
-  rules_.reserve(table.rules.size());
-  for (const auto& r : table.rules) {
-    const bool contains = !r.prefix.empty() && r.prefix[0] == '*';
-    rules_.push_back({contains, contains ? Lower(std::string_view(r.prefix).substr(1)) : r.prefix, r.family});
+  for (size_t i = 0; i < table.rules.size(); ++i) {
+    const std::string& text = table.rules[i].prefix;
+    if (!text.empty() && text[0] == '*') {
+      contains_.push_back({i, Lower(std::string_view(text).substr(1))});
+    } else {
+      AddPrefixRule(text, i);
+    }
   }
+}
+
+void FamilyMatcher::AddPrefixRule(const std::string& text, size_t index) {
+  uint32_t node = 0;
+  for (char c : text) {
+    auto& kids = trie_[node].children;
+    auto it = std::lower_bound(kids.begin(), kids.end(), c,
+                               [](const std::pair<char, uint32_t>& kid, char b) { return kid.first < b; });
+    if (it == kids.end() || it->first != c) {
+      const auto child = static_cast<uint32_t>(trie_.size());
+      kids.insert(it, {c, child});
+      trie_.emplace_back();  // invalidates `kids`: not used after this
+      node = child;
+    } else {
+      node = it->second;
+    }
+  }
+  trie_[node].first_rule = std::min(trie_[node].first_rule, index);
+}
+
+size_t FamilyMatcher::FirstPrefixRule(std::string_view body) const {
+  uint32_t node = 0;
+  size_t first = trie_[0].first_rule;  // an empty prefix matches every name
+  for (char c : body) {
+    const auto& kids = trie_[node].children;
+    auto it = std::lower_bound(kids.begin(), kids.end(), c,
+                               [](const std::pair<char, uint32_t>& kid, char b) { return kid.first < b; });
+    if (it == kids.end() || it->first != c) break;
+    node = it->second;
+    first = std::min(first, trie_[node].first_rule);
+  }
+  return first;
 }
 
 std::string FamilyMatcher::FamilyOfShortName(const std::string& short_name) const {
   std::string_view body = short_name;
   const std::string& strip = table_.strip_prefix;
   if (!strip.empty() && body.substr(0, strip.size()) == strip) body.remove_prefix(strip.size());
-  std::string lower;
-  bool lowered = false;
-  for (const Rule& r : rules_) {
-    if (r.contains) {
-      if (!lowered) {
-        lower = Lower(short_name);
-        lowered = true;
-      }
-      if (lower.find(r.text) != std::string::npos) return r.family;
-    } else if (body.substr(0, r.text.size()) == r.text) {
-      return r.family;
+  const size_t first_prefix = FirstPrefixRule(body);
+  if (!contains_.empty() && contains_.front().index < first_prefix) {
+    const std::string lower = Lower(short_name);
+    for (const ContainsRule& r : contains_) {
+      if (r.index > first_prefix) break;
+      if (lower.find(r.text) != std::string::npos) return table_.rules[r.index].family;
     }
   }
+  if (first_prefix != SIZE_MAX) return table_.rules[first_prefix].family;
   return attribution::KernelFamily(table_, short_name);
 }
 

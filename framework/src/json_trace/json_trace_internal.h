@@ -3,8 +3,10 @@
 #define PERFGATE_SRC_JSON_TRACE_JSON_TRACE_INTERNAL_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "perfgate/attribution/options.h"
@@ -12,6 +14,31 @@
 #include "perfgate/json_trace/reader.h"
 
 namespace perfgate::json_trace::detail {
+
+// How StreamFilePrefix stopped.
+enum class StreamEnd {
+  kNotARegularFile,  // it cannot be opened, or is no regular file
+  kSinkStopped,      // the sink returned false
+  kEnded,            // all of the file was fed
+  kPastLimit,        // more than the limit was there (a gzip bomb, or a file grown past the input limit)
+  kBrokenGzip,       // the gzip stream is corrupt or cut off
+};
+
+// Feeds `sink` the bytes of the regular file `path`, inflated when gzip-compressed (by
+// its magic bytes), in chunks of at most 64 KiB, until `sink` returns false, the file
+// ends, its gzip stream breaks, or it has fed min(`max_bytes`, the input limits' cap
+// for this file) bytes (when the cap is the smaller, one byte more, to tell a file
+// that fills it from one that exceeds it). Nothing is kept: memory stays one chunk.
+// Opened without blocking and checked to be a regular file on its descriptor, so a
+// FIFO never blocks. `*gzip`, when given, says before the first chunk whether the
+// file is gzip-compressed.
+StreamEnd StreamFilePrefix(const std::string& path, uint64_t max_bytes,
+                           const std::function<bool(std::string_view)>& sink, bool* gzip = nullptr);
+
+// The most a reader may see of a file of `size` bytes on disk: the input limit, and
+// for a gzip stream the inflation cap ReadWholeFile applies (defaults when the
+// environment's limits are bad: the read itself reports them).
+uint64_t ReadableBytes(uint64_t size, bool gzip);
 
 // The SAX pass over `bytes` (not empty, not only whitespace) into `trace`: errors
 // json.not_json, json.truncated, json.bad_utf8, json.too_deep, json.no_events and,
@@ -36,13 +63,24 @@ class FamilyMatcher {
   std::string FamilyOfShortName(const std::string& short_name) const;
 
  private:
-  struct Rule {
-    bool contains;
-    std::string text;  // lowercased for contains rules
-    std::string family;
+  // Prefix rules live in a trie walked once per name, so a lookup costs the name's
+  // length, not the number of rules; each node keeps the first rule (in table order)
+  // whose text ends there. Contains rules are tried in order, only those before the
+  // first matching prefix rule.
+  struct TrieNode {
+    std::vector<std::pair<char, uint32_t>> children;  // sorted by byte
+    size_t first_rule = SIZE_MAX;
   };
+  struct ContainsRule {
+    size_t index;      // its place in the table
+    std::string text;  // lowercased
+  };
+  size_t FirstPrefixRule(std::string_view body) const;
+  void AddPrefixRule(const std::string& text, size_t index);
+
   attribution::KernelFamilyTable table_;
-  std::vector<Rule> rules_;
+  std::vector<TrieNode> trie_{1};  // trie_[0] is the root
+  std::vector<ContainsRule> contains_;
 };
 
 }  // namespace perfgate::json_trace::detail

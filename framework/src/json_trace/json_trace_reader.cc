@@ -5,9 +5,16 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <utility>
+
+#include "perfgate/core/input_limits.h"
 
 #include "json_trace_internal.h"
 #include "text_input.h"
@@ -136,62 +143,77 @@ class TraceJsonSniffer {
   bool token_overflow_ = false;
 };
 
-constexpr size_t kChunkBytes = 1 << 16;
-// The most the sniff inflates and scans without finding a key: a gzip bomb of
-// whitespace after '{' must not keep it busy for minutes. Far beyond where any
-// writer puts "traceEvents".
-constexpr uint64_t kMaxSniffBytes = uint64_t{4} << 30;
-
-// Feeds the file (inflated when gzip-compressed) to the sniffer until it decides.
 bool SniffFile(const std::string& path) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (f == nullptr) return false;
   TraceJsonSniffer sniffer;
-  std::string in(kChunkBytes, '\0');
-  in.resize(std::fread(in.data(), 1, kChunkBytes, f.get()));
-  const bool gzip = in.size() >= 2 && static_cast<unsigned char>(in[0]) == 0x1f &&
-                    static_cast<unsigned char>(in[1]) == 0x8b;
-  if (!gzip) {
-    uint64_t scanned = 0;
-    while (!in.empty() && !sniffer.Decided() && scanned < kMaxSniffBytes) {
-      sniffer.Feed(in);
-      scanned += in.size();
-      in.resize(kChunkBytes);
-      in.resize(std::fread(in.data(), 1, kChunkBytes, f.get()));
-    }
-    return sniffer.Yes();
+  detail::StreamFilePrefix(path, UINT64_MAX, [&](std::string_view chunk) {
+    sniffer.Feed(chunk);
+    return !sniffer.Decided();
+  });
+  return sniffer.Yes();  // undecided within the cap: not trace JSON
+}
+
+// Closes a descriptor unless a gzFile took it over.
+class ScopedFd {
+ public:
+  explicit ScopedFd(int fd) : fd_(fd) {}
+  ScopedFd(const ScopedFd&) = delete;
+  ScopedFd& operator=(const ScopedFd&) = delete;
+  ~ScopedFd() {
+    if (fd_ >= 0) ::close(fd_);
   }
-  z_stream zs{};
-  if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) return false;
-  zs.next_in = reinterpret_cast<Bytef*>(in.data());
-  zs.avail_in = static_cast<uInt>(in.size());
-  std::string out(kChunkBytes, '\0');
-  uint64_t scanned = 0;
-  while (!sniffer.Decided() && scanned < kMaxSniffBytes) {
-    if (zs.avail_in == 0) {
-      in.resize(kChunkBytes);
-      in.resize(std::fread(in.data(), 1, kChunkBytes, f.get()));
-      if (in.empty()) break;
-      zs.next_in = reinterpret_cast<Bytef*>(in.data());
-      zs.avail_in = static_cast<uInt>(in.size());
-    }
-    zs.next_out = reinterpret_cast<Bytef*>(out.data());
-    zs.avail_out = static_cast<uInt>(out.size());
-    const int rc = inflate(&zs, Z_NO_FLUSH);
-    sniffer.Feed(std::string_view(out.data(), out.size() - zs.avail_out));
-    scanned += out.size() - zs.avail_out;
-    if (rc == Z_STREAM_END) {
-      if (zs.avail_in == 0) break;
-      inflateReset(&zs);  // another gzip member follows
-    } else if (rc != Z_OK && !(rc == Z_BUF_ERROR && zs.avail_in == 0)) {
-      break;  // corrupt data, or no progress possible
-    }
-  }
-  inflateEnd(&zs);
-  return sniffer.Yes();
+  int get() const { return fd_; }
+  int release() { return std::exchange(fd_, -1); }
+
+ private:
+  int fd_;
+};
+
+bool StartsWithGzipMagic(int fd) {
+  unsigned char magic[2] = {0, 0};
+  return ::pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
 }
 
 }  // namespace
+
+namespace detail {
+
+uint64_t ReadableBytes(uint64_t size, bool gzip) {
+  auto limits = CurrentInputLimits();
+  const InputLimits applied = limits.ok() ? *limits : InputLimits{};
+  return gzip ? applied.MaxInflatedBytes(size) : applied.max_input_bytes;
+}
+
+StreamEnd StreamFilePrefix(const std::string& path, uint64_t max_bytes,
+                           const std::function<bool(std::string_view)>& sink, bool* gzip) {
+  ScopedFd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+  struct stat st;
+  if (fd.get() < 0 || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return StreamEnd::kNotARegularFile;
+  const bool compressed = StartsWithGzipMagic(fd.get());
+  if (gzip != nullptr) *gzip = compressed;
+  const uint64_t cap = ReadableBytes(static_cast<uint64_t>(st.st_size), compressed);
+  const uint64_t most = max_bytes < cap ? max_bytes : cap + 1;
+  std::unique_ptr<gzFile_s, int (*)(gzFile)> gz(gzdopen(fd.get(), "rb"), &gzclose);
+  if (gz == nullptr) return StreamEnd::kNotARegularFile;
+  fd.release();
+  constexpr size_t kChunkBytes = 1 << 16;
+  gzbuffer(gz.get(), kChunkBytes);
+  std::string chunk(kChunkBytes, '\0');
+  uint64_t fed = 0;
+  while (fed < most) {
+    const uint64_t want = std::min<uint64_t>(kChunkBytes, most - fed);
+    const int got = gzread(gz.get(), chunk.data(), static_cast<unsigned>(want));
+    if (got <= 0) {
+      int err = Z_OK;
+      gzerror(gz.get(), &err);  // a stream cut off reads as an end with Z_BUF_ERROR set
+      return got < 0 || (err != Z_OK && err != Z_STREAM_END) ? StreamEnd::kBrokenGzip : StreamEnd::kEnded;
+    }
+    fed += static_cast<uint64_t>(got);
+    if (!sink(std::string_view(chunk.data(), static_cast<size_t>(got)))) return StreamEnd::kSinkStopped;
+  }
+  return fed > cap ? StreamEnd::kPastLimit : StreamEnd::kSinkStopped;
+}
+
+}  // namespace detail
 
 bool LooksLikeTraceJsonBuffer(std::string_view bytes) {
   TraceJsonSniffer sniffer;

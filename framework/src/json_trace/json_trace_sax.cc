@@ -344,6 +344,10 @@ class Handler {
   }
   bool Scalar(Json::value_t t);
   bool Integer(bool negative, uint64_t magnitude);
+  void EventInteger(bool negative, uint64_t magnitude);
+  void EventTime(bool negative, uint64_t magnitude);
+  void EventId(bool negative, uint64_t magnitude);
+  void ArgInteger(bool negative, uint64_t magnitude);
   bool Float(const std::string& text);
   bool String(std::string& s);
   bool Open(bool object);
@@ -459,74 +463,77 @@ bool Handler::Scalar(Json::value_t t) {
 bool Handler::Integer(bool negative, uint64_t magnitude) {
   switch (states_.back()) {
     case State::kRootObject:
-      return Scalar(Json::value_t::number_integer);
     case State::kEvents:
       return Scalar(Json::value_t::number_integer);
-    case State::kEvent: {
-      switch (field_) {
-        case Field::kTs:
-        case Field::kDur: {
-          int64_t ns = 0;
-          bool ok = detail::MicrosIntegerToNanos(negative, magnitude, &ns);
-          if (!ok) {
-            MarkBad(KeyOffset(), std::string("\"") + FieldName(field_) +
-                                     "\" is out of range for nanoseconds in 64 bits");
-          } else if (field_ == Field::kTs) {
-            ev_.ts_ns = ns;
-            ev_.has_ts = true;
-          } else {
-            ev_.dur_ns = ns;
-            ev_.has_dur = true;
-          }
-          return true;
-        }
-        case Field::kPid:
-        case Field::kTid: {
-          if (!negative && magnitude > static_cast<uint64_t>(INT64_MAX)) {
-            MarkBad(KeyOffset(), std::string("\"") + FieldName(field_) + "\" is out of range");
-            return true;
-          }
-          int64_t v = negative ? static_cast<int64_t>(0 - magnitude) : static_cast<int64_t>(magnitude);
-          if (field_ == Field::kPid) {
-            ev_.pid = v;
-            ev_.has_pid = true;
-          } else {
-            ev_.tid = v;
-            ev_.has_tid = true;
-          }
-          return true;
-        }
-        case Field::kOther:
-          return true;
-        default:
-          MarkBad(KeyOffset(), std::string("\"") + FieldName(field_) + "\" is a number");
-          return true;
-      }
-    }
-    case State::kArgs: {
-      if (arg_field_ == ArgField::kOther) return true;
-      if (arg_field_ == ArgField::kName) {
-        MarkArgBad(KeyOffset(), "\"args.name\" is a number");
-        return true;
-      }
-      if (negative || magnitude > static_cast<uint64_t>(INT64_MAX)) {
-        MarkArgBad(KeyOffset(), std::string("\"") + ArgFieldName(arg_field_) + "\" is out of range");
-        return true;
-      }
-      int64_t v = static_cast<int64_t>(magnitude);
-      switch (arg_field_) {
-        case ArgField::kCorrelation: ev_.correlation = v; break;
-        case ArgField::kDevice: ev_.device = v; break;
-        case ArgField::kStream: ev_.stream = v; break;
-        case ArgField::kExternalId: ev_.external_id = v; break;
-        default: break;
-      }
+    case State::kEvent:
+      EventInteger(negative, magnitude);
       return true;
-    }
+    case State::kArgs:
+      ArgInteger(negative, magnitude);
+      return true;
     case State::kSkip:
       return true;
   }
   return true;
+}
+
+// An integer as the value of the event's field field_.
+void Handler::EventInteger(bool negative, uint64_t magnitude) {
+  switch (field_) {
+    case Field::kTs:
+    case Field::kDur: return EventTime(negative, magnitude);
+    case Field::kPid:
+    case Field::kTid: return EventId(negative, magnitude);
+    case Field::kOther: return;
+    default: MarkBad(KeyOffset(), std::string("\"") + FieldName(field_) + "\" is a number");
+  }
+}
+
+// ts or dur: integer microseconds, kept as nanoseconds.
+void Handler::EventTime(bool negative, uint64_t magnitude) {
+  int64_t ns = 0;
+  if (!detail::MicrosIntegerToNanos(negative, magnitude, &ns)) {
+    MarkBad(KeyOffset(), std::string("\"") + FieldName(field_) + "\" is out of range for nanoseconds in 64 bits");
+  } else if (field_ == Field::kTs) {
+    ev_.ts_ns = ns;
+    ev_.has_ts = true;
+  } else {
+    ev_.dur_ns = ns;
+    ev_.has_dur = true;
+  }
+}
+
+// pid or tid: any int64.
+void Handler::EventId(bool negative, uint64_t magnitude) {
+  if (!negative && magnitude > static_cast<uint64_t>(INT64_MAX)) {
+    MarkBad(KeyOffset(), std::string("\"") + FieldName(field_) + "\" is out of range");
+    return;
+  }
+  const int64_t v = negative ? static_cast<int64_t>(0 - magnitude) : static_cast<int64_t>(magnitude);
+  if (field_ == Field::kPid) {
+    ev_.pid = v;
+    ev_.has_pid = true;
+  } else {
+    ev_.tid = v;
+    ev_.has_tid = true;
+  }
+}
+
+// An integer in args: correlation, device, stream and External id are non-negative int64.
+void Handler::ArgInteger(bool negative, uint64_t magnitude) {
+  if (arg_field_ == ArgField::kOther) return;
+  if (arg_field_ == ArgField::kName) return MarkArgBad(KeyOffset(), "\"args.name\" is a number");
+  if (negative || magnitude > static_cast<uint64_t>(INT64_MAX)) {
+    return MarkArgBad(KeyOffset(), std::string("\"") + ArgFieldName(arg_field_) + "\" is out of range");
+  }
+  const int64_t v = static_cast<int64_t>(magnitude);
+  switch (arg_field_) {
+    case ArgField::kCorrelation: ev_.correlation = v; break;
+    case ArgField::kDevice: ev_.device = v; break;
+    case ArgField::kStream: ev_.stream = v; break;
+    case ArgField::kExternalId: ev_.external_id = v; break;
+    default: break;
+  }
 }
 
 bool Handler::Float(const std::string& text) {

@@ -1,6 +1,8 @@
 // The one list of trace sources. Sniff order matters only where two formats could
 // claim a path; none do today (a Metal trial is a directory or an XML export, a
 // trace-event trial a JSON file).
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
 
 #include "perfgate/attribution/attribute.h"
@@ -9,12 +11,17 @@
 #include "perfgate/json_trace/trial.h"
 #include "perfgate/sources/source.h"
 #include "perfgate/xctrace/metal_tables.h"
+#include "json_trace/json_trace_internal.h"
 #include "text_input.h"
 
 namespace perfgate::sources {
 namespace {
 
 namespace fs = std::filesystem;
+
+bool EndsWith(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
 
 // A Metal trial: a directory holding the execution-points export, a .trace bundle
 // (exported through xctrace), or one XML file holding the tables.
@@ -27,10 +34,7 @@ bool SniffMetal(const std::string& path) {
     return fs::is_regular_file(p / points, ec) || fs::is_regular_file(p / (points + ".gz"), ec);
   }
   const std::string name = p.filename().string();
-  auto ends_with = [&](std::string_view s) {
-    return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0;
-  };
-  return fs::is_regular_file(p, ec) && (ends_with(".xml") || ends_with(".xml.gz"));
+  return fs::is_regular_file(p, ec) && (EndsWith(name, ".xml") || EndsWith(name, ".xml.gz"));
 }
 
 StatusOr<attribution::TrialSummary> SummarizeMetal(const std::string& path,
@@ -69,8 +73,30 @@ std::vector<TraceSource> MakeBuiltinSources() {
   return {metal, trace_json};
 }
 
-bool EndsWith(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+// The first 4 KiB of the file, inflated when gzip-compressed: enough to see past a BOM
+// and the whitespace any writer puts first. The rest of a gzip file is inflated without
+// being kept (memory stays one chunk), so a gzip bomb or a corrupt stream is still
+// named as such, as reading the whole file once named it.
+StatusOr<std::string> ReadPrefix(const std::string& path) {
+  constexpr size_t kPrefixBytes = 4096;
+  std::string prefix;
+  bool gzip = false;
+  const json_trace::detail::StreamEnd end = json_trace::detail::StreamFilePrefix(
+      path, UINT64_MAX,
+      [&](std::string_view chunk) {
+        prefix.append(chunk.substr(0, kPrefixBytes - std::min(prefix.size(), kPrefixBytes)));
+        return gzip || prefix.size() < kPrefixBytes;  // a plain file's size was checked already
+      },
+      &gzip);
+  using json_trace::detail::StreamEnd;
+  if (end == StreamEnd::kPastLimit) {
+    return Status::Error("io.gzip_bomb",
+                         "the file inflates past the input limits (raise them with --max-input-bytes or "
+                         "--max-gzip-ratio)",
+                         {path});
+  }
+  if (end == StreamEnd::kBrokenGzip) return Status::Error("io.bad_gzip", "corrupt or truncated gzip data", {path});
+  return prefix;
 }
 
 // The first byte of `text` after a UTF-8 byte-order mark and whitespace, or 0.
@@ -87,9 +113,10 @@ Status ExplainUnclaimed(const std::string& path) {
   if (fs::is_directory(path, ec)) return Status();  // a trial directory: its loader names what is missing
   const std::string name = fs::path(path).filename().string();
   const bool named_json = EndsWith(name, ".json") || EndsWith(name, ".json.gz");
-  auto text = internal::ReadWholeFile(path);
-  if (!text.ok()) return text.status();
-  const char first = FirstSignificantByte(*text);
+  PERFGATE_RETURN_IF_ERROR(internal::CheckReadableFile(path));
+  auto prefix = ReadPrefix(path);
+  if (!prefix.ok()) return prefix.status();
+  const char first = FirstSignificantByte(*prefix);
   if (!named_json && first != '{' && first != '[') return Status();
   const std::string why = named_json ? "its name says JSON" : std::string("it starts with '") + first + "'";
   return Status::Error("source.unknown_format",

@@ -11,6 +11,7 @@
 #include <random>
 
 #include "json_trace/json_trace_internal.h"
+#include "perfgate/core/input_limits.h"
 #include "kineto_gen.h"
 #include "support/corpus.h"
 
@@ -299,6 +300,51 @@ TEST(JsonTraceReader, SniffsTraceJson) {
   EXPECT_FALSE(LooksLikeTraceJson(WriteTemp("bad.gz", std::string("\x1f\x8b garbage", 10))));
   EXPECT_FALSE(LooksLikeTraceJson(::testing::TempDir()));
   EXPECT_FALSE(LooksLikeTraceJson("/nonexistent/trace.json"));
+}
+
+// The sniff reads no further than the reader may: a key past the input limit (a gzip
+// bomb of whitespace, here a plain file over a 1 MiB limit) leaves it undecided, "no".
+TEST(JsonTraceReader, SniffStopsAtTheInputLimit) {
+  InputLimits limits;
+  limits.max_input_bytes = uint64_t{1} << 20;
+  SetInputLimits(limits);
+  const std::string key = "\"traceEvents\": []}";
+  const bool near = LooksLikeTraceJson(WriteTemp("near.json", "{" + std::string(500'000, ' ') + key));
+  const bool far = LooksLikeTraceJson(WriteTemp("far.json", "{" + std::string(2'000'000, ' ') + key));
+  const bool far_gz = LooksLikeTraceJson(WriteTemp("far.json.gz", gen::Gzip("{" + std::string(2'000'000, ' ') + key)));
+  ClearInputLimits();
+  EXPECT_TRUE(near);
+  EXPECT_FALSE(far);
+  EXPECT_FALSE(far_gz);
+}
+
+// A bounded prefix inflates only as much as asked; a whole stream tells how it ended.
+TEST(JsonTraceReader, StreamFilePrefixIsBounded) {
+  using detail::StreamEnd;
+  uint64_t fed = 0;
+  auto count = [&](std::string_view chunk) {
+    fed += chunk.size();
+    return true;
+  };
+  const std::string a5m = gen::Gzip(std::string(5'000'000, 'a'));
+  const std::string path = WriteTemp("prefix.json.gz", a5m);
+  EXPECT_EQ(detail::StreamFilePrefix(path, 4096, count), StreamEnd::kSinkStopped);
+  EXPECT_EQ(fed, 4096u);
+  fed = 0;
+  EXPECT_EQ(detail::StreamFilePrefix(path, UINT64_MAX, count), StreamEnd::kEnded);
+  EXPECT_EQ(fed, 5'000'000u);
+  EXPECT_EQ(detail::StreamFilePrefix(WriteTemp("cut.json.gz", a5m.substr(0, a5m.size() / 2)), UINT64_MAX, count),
+            StreamEnd::kBrokenGzip);
+  EXPECT_EQ(detail::StreamFilePrefix(::testing::TempDir(), 4096, count), StreamEnd::kNotARegularFile);
+  // Past the inflation cap (1 MiB here): the stream stops one byte past it.
+  InputLimits limits;
+  limits.max_input_bytes = uint64_t{1} << 20;
+  SetInputLimits(limits);
+  fed = 0;
+  const StreamEnd bomb = detail::StreamFilePrefix(path, UINT64_MAX, count);
+  ClearInputLimits();
+  EXPECT_EQ(bomb, StreamEnd::kPastLimit);
+  EXPECT_EQ(fed, (uint64_t{1} << 20) + 1);
 }
 
 // Every way a file can be bad, with the exact message the CLI prints.
