@@ -20,10 +20,32 @@ def attribute(*traces, extra=()):
     return args + list(extra)
 
 
-def rec(name, files, code, where, why, traces=("e={dir}/rec",), extra=(), setup=None, **kw):
-    """A recording at {dir}/rec; `files` relative to it, the error at rec/`where`."""
+def rec(name, files, code, where, why, traces=("e={dir}/rec",), extra=(), setup=None, at="file", **kw):
+    """A recording at {dir}/rec; `files` relative to it, the error at rec/`where` (line, col where given)."""
     return Case(name, attribute(*traces, extra=extra), files={"rec/" + k: v for k, v in files.items()},
-                setup=setup, code=code, at="file", where="rec/" + where if where else "rec", why=why, **kw)
+                setup=setup, code=code, at=at, where="rec/" + where if where else "rec", why=why, **kw)
+
+
+def loc(text, needle, nth=0):
+    """(line, col) of the first byte of the nth occurrence of needle in text."""
+    at = -1
+    for _ in range(nth + 1):
+        at = text.index(needle, at + 1)
+    return text.count("\n", 0, at) + 1, at - (text.rfind("\n", 0, at) + 1) + 1
+
+
+META_KEY = "k" * 1000000
+META_BOMB = '{"%s": {%s}}' % (META_KEY, ",".join('"a%d": 1' % i for i in range(200000)))
+
+
+def first_past_budget(text):
+    """The leaf a<i> that the flattening budget (4 bytes per input byte, 1 MiB floor) refuses."""
+    left = max(1 << 20, 4 * len(text)) - (len(META_KEY) + 1)
+    i = 0
+    while left >= len(META_KEY) + 2 + len("a%d" % i):
+        left -= len(META_KEY) + 2 + len("a%d" % i)
+        i += 1
+    return i
 
 
 def in_rec(fn):
@@ -82,6 +104,12 @@ CASES = [
         "bundle.bad_meta", "trial-1/meta.json", "a number past double"),
     rec("meta_truncated", {"trial-1/trace.json": TRACE, "trial-1/meta.json": META[:-5]}, "bundle.bad_meta",
         "trial-1/meta.json", "a meta.json cut off"),
+    rec("meta_nested_and_dotted", {"trial-1/trace.json": TRACE, "trial-1/meta.json": '{"a": {"b": 1},\n "a.b": 2}'},
+        "bundle.bad_meta", "trial-1/meta.json", "a nested and a dotted key that flatten to one: one was dropped",
+        at=(2, 2)),
+    rec("meta_flattens_huge", {"trial-1/trace.json": TRACE, "trial-1/meta.json": META_BOMB}, "bundle.bad_meta",
+        "trial-1/meta.json", "a 1 MB key over 200k leaves: each leaf stored the key, 2.4 MB flattening to 200 GB",
+        at=loc(META_BOMB, '"a%d"' % first_past_budget(META_BOMB)), timeout=20),
     rec("meta_is_directory", {"trial-1/trace.json": TRACE}, "io.not_a_file", "trial-1/meta.json",
         "a directory named meta.json would be skipped", setup=lambda d: os.mkdir(d + "/rec/trial-1/meta.json")),
     rec("meta_is_fifo", {"trial-1/trace.json": TRACE}, "io.not_a_file", "trial-1/meta.json",

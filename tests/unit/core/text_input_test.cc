@@ -167,3 +167,32 @@ TEST(ReadWholeFile, ADirectoryOrAFifoIsNoFileAndNeverBlocks) {
 
 }  // namespace
 }  // namespace perfgate::internal
+
+#ifdef __linux__
+#include <sys/inotify.h>
+
+namespace perfgate::internal {
+namespace {
+
+// Opening a FIFO (or a device node) has side effects even when nothing is read: it
+// releases a writer waiting in open(). inotify sees every open, so this shows the
+// reader never opens a FIFO at all and refuses it from stat() alone.
+TEST(ReadWholeFile, NeverOpensAFifo) {
+  const std::string fifo = ::testing::TempDir() + "perfgate-never-open-" + std::to_string(::getpid());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const int watcher = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  ASSERT_GE(watcher, 0);
+  ASSERT_GE(::inotify_add_watch(watcher, fifo.c_str(), IN_OPEN), 0);
+  auto read = ReadWholeFile(fifo);
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.status().code(), "io.not_a_file");
+  EXPECT_EQ(CheckReadableFile(fifo).code(), "io.not_a_file");
+  char events[4096];
+  EXPECT_LT(::read(watcher, events, sizeof events), 0) << "the FIFO was opened";
+  ::close(watcher);
+  ::unlink(fifo.c_str());
+}
+
+}  // namespace
+}  // namespace perfgate::internal
+#endif

@@ -222,6 +222,26 @@ TEST_F(GoldenTest, ReaderDefaultsAndContextFlattening) {
   EXPECT_TRUE(f->values.at("t").is_integer);
 }
 
+// One long key over many leaves used to store the key once per leaf: a file of 130 KB
+// flattened to 500 MB (and 2 MB to 200 GB). The flattening is charged to a budget.
+TEST_F(GoldenTest, AContextThatFlattensToFarMoreThanItsSizeIsTooLarge) {
+  std::string leaves;
+  for (int i = 0; i < 5000; ++i) leaves += (i ? ",\"a" : "\"a") + std::to_string(i) + "\":1";
+  const std::string text = R"({"schema_version": 1, "context": {")" + std::string(100000, 'k') + "\": {" + leaves +
+                           R"(}}, "values": {}})";
+  StatusOr<GoldenFile> f = ParseGolden(text, "g.json");
+  ASSERT_FALSE(f.ok());
+  EXPECT_EQ(f.status().code(), "golden.too_large");
+  // At the first leaf past the budget: 1 MiB holds the key and nine leaves.
+  EXPECT_EQ(f.status().location().line, 1);
+  EXPECT_EQ(f.status().location().column, static_cast<int>(text.find("\"a9\"")) + 1);
+  // A context of ordinary size still reads.
+  EXPECT_TRUE(ParseGolden(R"({"schema_version": 1, "context": {")" + std::string(1000, 'k') + "\": {" +
+                              leaves.substr(0, 100) + R"(}}, "values": {}})",
+                          "g.json")
+                  .ok());
+}
+
 // ---- Reading errors --------------------------------------------------------------
 
 TEST_F(GoldenTest, MissingFileIsGoldenMissing) {

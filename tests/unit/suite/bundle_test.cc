@@ -136,6 +136,46 @@ TEST_F(Discover, AMetaJsonThatIsNoObjectIsAnError) {
 namespace perfgate::bundle {
 namespace {
 
+Trial Hf2qTrial1(const fs::path& root) {
+  return Trial{(root / "hf2q/trial-1").string(), nullptr, (root / "hf2q/trial-1/meta.json").string()};
+}
+
+// {"a": {"b": 1}} and "a.b" both flatten to "a.b": one used to replace the other.
+TEST_F(Discover, NestedAndDottedSpellingsOfOneMetaKeyAreAnError) {
+  std::ofstream(root_ / "hf2q/trial-1/meta.json") << "{\"a\": {\"b\": 1},\n \"a.b\": 2}\n";
+  auto meta = ReadTrialMeta(Hf2qTrial1(root_));
+  ASSERT_FALSE(meta.ok());
+  EXPECT_EQ(meta.status().code(), "bundle.bad_meta");
+  EXPECT_NE(meta.status().message().find("'a.b' twice"), std::string::npos) << meta.status().message();
+  EXPECT_EQ(meta.status().location().line, 2);
+  EXPECT_EQ(meta.status().location().column, 2);
+}
+
+// One long key over many leaves stored the key once per leaf (2 MB of meta.json became
+// 200 GB); the flattening is charged to a budget of a few bytes per input byte.
+TEST_F(Discover, AMetaJsonThatFlattensToFarMoreThanItsSizeIsAnError) {
+  std::string leaves;
+  for (int i = 0; i < 5000; ++i) leaves += (i ? ",\"a" : "\"a") + std::to_string(i) + "\":1";
+  const std::string text = "{\"" + std::string(100000, 'k') + "\": {" + leaves + "}}";
+  std::ofstream(root_ / "hf2q/trial-1/meta.json") << text;
+  auto meta = ReadTrialMeta(Hf2qTrial1(root_));
+  ASSERT_FALSE(meta.ok());
+  EXPECT_EQ(meta.status().code(), "bundle.bad_meta");
+  EXPECT_NE(meta.status().message().find("flattens to more than"), std::string::npos) << meta.status().message();
+  EXPECT_EQ(meta.status().location().line, 1);
+  EXPECT_EQ(meta.status().location().column, static_cast<int>(text.find("\"a9\"")) + 1);
+}
+
+// The same parser as every other JSON document: errors carry line:col.
+TEST_F(Discover, MetaJsonErrorsAreLocated) {
+  std::ofstream(root_ / "hf2q/trial-1/meta.json") << "{\"env\": {\"gpu\": \"a\",\n   \"gpu\": \"b\"}}";
+  auto r = DiscoverTrials(Hf2q());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), "bundle.bad_meta");
+  EXPECT_EQ(r.status().location().line, 2);
+  EXPECT_GT(r.status().location().column, 0);
+}
+
 TEST_F(Discover, AMetaJsonSayingIncompleteIsRefusedWithoutTheMarker) {
   std::ofstream(root_ / "hf2q/trial-2/meta.json") << R"({"recorder": "perfgate record", "complete": false})";
   auto r = DiscoverTrials(Hf2q());
