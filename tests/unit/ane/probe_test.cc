@@ -552,7 +552,7 @@ TEST(AneAnec, SkipsWithoutSourceOrOffMacOS) {
 TEST(AneAnec, AnUnreadableSourceDirectoryIsASkipNotAnException) {
   TempDir dir;
   NativeToolchain t;
-  t.source_dir = (dir / std::string(300, 'n')).string();
+  t.source_dir = dir / std::string(300, 'n');
   AnecProbeResult r = ProbeAnec(dir / "probe", t);
   EXPECT_EQ(r.status, "skipped_no_probe_source");
   EXPECT_NE(r.stderr_tail.find("too long"), std::string::npos) << r.stderr_tail;
