@@ -79,7 +79,7 @@ Status NotAFile(const std::string& path, mode_t mode) {
 // file swapped between the stat and the open.
 StatusOr<int> OpenRegularFile(const std::string& path, uint64_t max_bytes, uint64_t* size) {
   struct stat by_name;
-  if (::stat(path.c_str(), &by_name) != 0) return PathError(path, errno, "cannot stat");
+  if (::stat(path.c_str(), &by_name) != 0) return PathError(path, errno, "cannot open");
   if (!S_ISREG(by_name.st_mode)) return NotAFile(path, by_name.st_mode);
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) return PathError(path, errno, "cannot open");
