@@ -20,10 +20,31 @@ def attribute(*traces, extra=()):
     return args + list(extra)
 
 
-def rec(name, files, code, where, why, traces=("e={dir}/rec",), extra=(), setup=None, **kw):
-    """A recording at {dir}/rec; `files` relative to it, the error at rec/`where`."""
+def rec(name, files, code, where, why, traces=("e={dir}/rec",), extra=(), setup=None, at="file", **kw):
+    """A recording at {dir}/rec; `files` relative to it, the error at rec/`where` (line, col where given)."""
     return Case(name, attribute(*traces, extra=extra), files={"rec/" + k: v for k, v in files.items()},
-                setup=setup, code=code, at="file", where="rec/" + where if where else "rec", why=why, **kw)
+                setup=setup, code=code, at=at, where="rec/" + where if where else "rec", why=why, **kw)
+
+
+def loc(text, needle, nth=0):
+    """(line, col) of the first byte of the nth occurrence of needle in text."""
+    at = -1
+    for _ in range(nth + 1):
+        at = text.index(needle, at + 1)
+    return text.count("\n", 0, at) + 1, at - (text.rfind("\n", 0, at) + 1) + 1
+
+
+META_KEY = "k" * 1000000
+META_BOMB = '{"%s": {%s}}' % (META_KEY, ",".join('"a%d": 1' % i for i in range(200000)))
+
+
+def first_past_budget(text):
+    """The leaf a<i> that the flattening budget (4 bytes per input byte, 1 MiB floor) refuses."""
+    left = max(1 << 20, 4 * len(text)) - (len(META_KEY) + 1)
+    for name in sorted("a%d" % i for i in range(200000)):  # keys flatten in sorted order
+        if left < len(META_KEY) + 2 + len(name):
+            return name
+        left -= len(META_KEY) + 2 + len(name)
 
 
 def in_rec(fn):
@@ -62,26 +83,32 @@ CASES = [
          code="bundle.bad_trial", at="file", where="rec", why="the recording is a link to nothing"),
     # Metadata.
     rec("meta_not_json", {"trial-1/trace.json": TRACE, "trial-1/meta.json": "{tokens: 1"}, "bundle.bad_meta",
-        "trial-1/meta.json", "a meta.json that is not JSON is an error, not ignored"),
+        "trial-1/meta.json", "a meta.json that is not JSON is an error, not ignored", at=(1, 3)),
     rec("meta_array", {"trial-1/trace.json": TRACE, "trial-1/meta.json": "[1, 2]"}, "bundle.bad_meta",
-        "trial-1/meta.json", "a meta.json that is JSON but no object"),
+        "trial-1/meta.json", "a meta.json that is JSON but no object", at=(1, 1)),
     rec("meta_empty", {"trial-1/trace.json": TRACE, "trial-1/meta.json": ""}, "bundle.bad_meta",
-        "trial-1/meta.json", "an empty meta.json"),
+        "trial-1/meta.json", "an empty meta.json", at=(1, 1)),
     rec("meta_duplicate_key", {"trial-1/trace.json": TRACE, "trial-1/meta.json": '{"tokens": 1, "tokens": 64}'},
-        "bundle.bad_meta", "trial-1/meta.json", "a key given twice: which count is meant?"),
+        "bundle.bad_meta", "trial-1/meta.json", "a key given twice: which count is meant?", at=loc('{"tokens": 1, "tokens": 64}', '"tokens"', 1)),
     rec("meta_nested_duplicate", {"trial-1/trace.json": TRACE,
                                   "trial-1/meta.json": '{"env": {"gpu": "a", "gpu": "b"}}'},
-        "bundle.bad_meta", "trial-1/meta.json", "a key given twice in a nested object"),
+        "bundle.bad_meta", "trial-1/meta.json", "a key given twice in a nested object", at=loc('{"env": {"gpu": "a", "gpu": "b"}}', '"gpu"', 1)),
     rec("meta_too_deep", {"trial-1/trace.json": TRACE, "trial-1/meta.json": '{"a":' * 5000 + "1" + "}" * 5000},
-        "bundle.bad_meta", "trial-1/meta.json", "5000 nested objects would overflow the flattening stack"),
+        "bundle.bad_meta", "trial-1/meta.json", "5000 nested objects would overflow the flattening stack", at=(1, 1 + 5 * 64)),
     rec("meta_deep_array", {"trial-1/trace.json": TRACE, "trial-1/meta.json": '{"a":' + "[" * 100000 + "]" * 100000 + "}"},
-        "bundle.bad_meta", "trial-1/meta.json", "100000 nested arrays would overflow dump()"),
+        "bundle.bad_meta", "trial-1/meta.json", "100000 nested arrays would overflow dump()", at=(1, 6 + 63)),
     rec("meta_bad_utf8", {"trial-1/trace.json": TRACE, "trial-1/meta.json": b'{"gpu": "\xff\xfe"}'},
-        "bundle.bad_meta", "trial-1/meta.json", "a meta.json string that is not UTF-8"),
+        "bundle.bad_meta", "trial-1/meta.json", "a meta.json string that is not UTF-8", at=(1, 10)),
     rec("meta_huge_number", {"trial-1/trace.json": TRACE, "trial-1/meta.json": '{"tokens": 1e999}'},
-        "bundle.bad_meta", "trial-1/meta.json", "a number past double"),
+        "bundle.bad_meta", "trial-1/meta.json", "a number past double", at=(1, 12)),
     rec("meta_truncated", {"trial-1/trace.json": TRACE, "trial-1/meta.json": META[:-5]}, "bundle.bad_meta",
-        "trial-1/meta.json", "a meta.json cut off"),
+        "trial-1/meta.json", "a meta.json cut off", at=(1, len(META) - 5 + 1)),
+    rec("meta_nested_and_dotted", {"trial-1/trace.json": TRACE, "trial-1/meta.json": '{"a": {"b": 1},\n "a.b": 2}'},
+        "bundle.bad_meta", "trial-1/meta.json", "a nested and a dotted key that flatten to one: one was dropped",
+        at=(2, 2)),
+    rec("meta_flattens_huge", {"trial-1/trace.json": TRACE, "trial-1/meta.json": META_BOMB}, "bundle.bad_meta",
+        "trial-1/meta.json", "a 1 MB key over 200k leaves: each leaf stored the key, 2.4 MB flattening to 200 GB",
+        at=loc(META_BOMB, '"%s"' % first_past_budget(META_BOMB)), timeout=20),
     rec("meta_is_directory", {"trial-1/trace.json": TRACE}, "io.not_a_file", "trial-1/meta.json",
         "a directory named meta.json would be skipped", setup=lambda d: os.mkdir(d + "/rec/trial-1/meta.json")),
     rec("meta_is_fifo", {"trial-1/trace.json": TRACE}, "io.not_a_file", "trial-1/meta.json",
@@ -89,9 +116,9 @@ CASES = [
     rec("meta_link_loop", {"trial-1/trace.json": TRACE}, "io.symlink_loop", "trial-1/meta.json",
         "meta.json a link to itself", setup=lambda d: os.symlink("meta.json", d + "/rec/trial-1/meta.json")),
     rec("recording_meta_bad", {"trial-1.json": TRACE, "meta.json": "not json"}, "bundle.bad_meta", "meta.json",
-        "the recording's own meta.json beside its trial files"),
+        "the recording's own meta.json beside its trial files", at=(1, 2)),
     rec("environment_json_bad", {"trial-1.json": TRACE, "environment.json": "{"}, "bundle.bad_meta",
-        "environment.json", "the recorder's environment.json that is not JSON"),
+        "environment.json", "the recorder's environment.json that is not JSON", at=(1, 2)),
     # Two files where one is read.
     rec("xml_beside_broken_gz", {f"trial-1/{POINTS}.xml": XML, f"trial-1/{POINTS}.xml.gz": b"\x1f\x8bbroken"},
         "bundle.ambiguous", f"trial-1/{POINTS}.xml.gz", "a broken .xml.gz beside the .xml would be ignored"),

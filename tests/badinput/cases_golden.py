@@ -36,6 +36,19 @@ def schema(name, text, needle, why, nth=0):
     return case(name, text, "golden.bad_schema", needle=needle, nth=nth, why=why)
 
 
+KEY = "k" * 1000000
+FLAT_BOMB = golden(extra='\n  "context": {"%s": {%s}},' % (KEY, ",".join('"a%d": 1' % i for i in range(200000))))
+
+
+def first_past_budget(text):
+    """The leaf a<i> that the flattening budget (4 bytes per input byte, 1 MiB floor) refuses."""
+    left = max(1 << 20, 4 * len(text)) - (len(KEY) + 1)
+    for name in sorted("a%d" % i for i in range(200000)):  # keys flatten in sorted order
+        if left < len(KEY) + 1 + len(name):
+            return name
+        left -= len(KEY) + 1 + len(name)
+
+
 def nested(depth):
     return '{"schema_version": 1, "context": ' + '{"k": ' * depth + '"x"' + '}' * depth + ', "values": {}}'
 
@@ -130,6 +143,8 @@ CASES = [
     schema("value_null", golden('"a": {"value": null, "kind": "exact"}'), '"value"', "a null value"),
     schema("entry_not_object", golden('"a": 5'), '"a"', "an entry that is a number"),
     schema("context_array", golden(extra='\n  "context": ["x"],'), '"context"', "context as an array"),
+    case("context_flattens_huge", FLAT_BOMB, "golden.too_large", needle='"%s"' % first_past_budget(FLAT_BOMB),
+         timeout=20, why="a 1 MB key over 200k leaves: each leaf stored the key, 2.4 MB flattening to 200 GB"),
     schema("context_collision", golden(extra='\n  "context": {"a": {"b": "1"}, "a/b": "2"},'), '"a/b"',
            "a nested and a flat context key that flatten to one name: one was dropped silently"),
     Case("dir_as_golden", ["golden", "{dir}/sub"], setup=lambda d: os.mkdir(d + "/sub"), code="golden.read_failed",

@@ -32,6 +32,16 @@ using internal::Json;
 Status EnvError(std::string code, std::string message, std::string path = "") {
   return Status::Error(std::move(code), std::move(message), {std::move(path)}, ErrorKind::kEnvironment);
 }
+// What `path` is, by the error_code overload: the throwing ones raise filesystem_error
+// out of the library for a name too long or a parent without permission. `why` (when
+// given) then says what went wrong; a missing file is no error here.
+fs::file_status StatusOf(const std::string& path, std::string* why) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory && why) *why = " (" + ec.message() + ")";
+  return st;
+}
+
 Status UsageError(std::string code, std::string message) {
   return Status::Error(std::move(code), std::move(message), {}, ErrorKind::kUsage);
 }
@@ -133,8 +143,9 @@ StatusOr<std::string> EvalHost(const NativeToolchain& t, const std::string& buil
     return given;
   }
   const std::string src = SourceDir(t) + "/eval_host.m";
-  if (!fs::is_regular_file(src)) {
-    return EnvError("ane.no_eval_host", "eval_host.m not found (set PERFGATE_ANE_SOURCE_DIR)", src);
+  std::string why;
+  if (!fs::is_regular_file(StatusOf(src, &why))) {
+    return EnvError("ane.no_eval_host", "eval_host.m not found" + why + " (set PERFGATE_ANE_SOURCE_DIR)", src);
   }
   ProcessOptions spec;
   spec.argv = {t.compiler, "-O2", "-fobjc-arc", src, "-o", build_dest, "-framework", "Foundation",
@@ -168,8 +179,9 @@ StatusOr<std::string> GenerateModel(const NativeToolchain& t, int64_t cin, int64
                     dir);
   }
   const std::string mlc = dir + "/model.mlmodelc";
-  if (!fs::exists(mlc)) {
-    return EnvError("ane.model_gen_failed", "the model generator exited 0 but wrote no model.mlmodelc", dir);
+  std::string why;
+  if (!fs::exists(StatusOf(mlc, &why))) {
+    return EnvError("ane.model_gen_failed", "the model generator exited 0 but wrote no model.mlmodelc" + why, dir);
   }
   return mlc;
 }
@@ -334,11 +346,7 @@ struct Recording {
 // Located at the pointer, or at its nearest ancestor written in the file.
 Status SchemaError(const Recording& rec, std::string pointer, const std::string& what) {
   const std::string shown = pointer.empty() ? "/" : pointer;
-  SourceLocation at = ::perfgate::internal::LocateJsonPointer(rec.text, rec.path, pointer);
-  while (at.line == 0 && !pointer.empty()) {
-    pointer.resize(pointer.rfind('/'));
-    at = ::perfgate::internal::LocateJsonPointer(rec.text, rec.path, pointer);
-  }
+  const SourceLocation at = ::perfgate::internal::LocateJsonPointerOrAncestor(rec.text, rec.path, std::move(pointer));
   return Status::Error("ane.replay_bad_schema", what + " (at " + shown + ")", at);
 }
 
@@ -434,7 +442,7 @@ std::string NativeUnavailableReason() {
   return "native ANE runs need macOS on Apple silicon; this host is " + host;
 #else
   if (machine != "arm64") return "native ANE runs need Apple silicon; this Mac is " + machine;
-  if (!fs::exists("/System/Library/PrivateFrameworks/AppleNeuralEngine.framework")) {
+  if (!fs::exists(StatusOf("/System/Library/PrivateFrameworks/AppleNeuralEngine.framework", nullptr))) {
     return "native ANE runs need /System/Library/PrivateFrameworks/AppleNeuralEngine.framework, which is missing";
   }
   return "";
@@ -684,9 +692,11 @@ AnecProbeResult ProbeAnec(const std::string& out, const NativeToolchain& t) {
   const std::string flags_path = out + "/flags.json";
   Status w = WriteAtomic(flags_path, AnecFlagsJson());
   const std::string src = SourceDir(t) + "/anec_options_probe.m";
-  if (!fs::is_regular_file(src)) {
+  std::string why;
+  if (!fs::is_regular_file(StatusOf(src, &why))) {
     r.status = "skipped_no_probe_source";
     r.path = src;
+    r.stderr_tail = why;
     return r;
   }
   if (!kSupported && t.compiler == "clang") {

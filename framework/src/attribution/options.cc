@@ -100,12 +100,8 @@ class KernelFamilyReader {
 
   // At the pointer, or at the nearest ancestor written in the file.
   Status Bad(std::string pointer, const std::string& message) const {
-    SourceLocation at = internal::LocateJsonPointer(text_, path_, pointer);
-    while (at.line == 0 && !pointer.empty()) {
-      pointer.resize(pointer.rfind('/'));
-      at = internal::LocateJsonPointer(text_, path_, pointer);
-    }
-    return Status::Error("families.bad_table", message, at);
+    return Status::Error("families.bad_table", message,
+                         internal::LocateJsonPointerOrAncestor(text_, path_, std::move(pointer)));
   }
 
   const std::string& path_;

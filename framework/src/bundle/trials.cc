@@ -13,6 +13,7 @@
 #include "perfgate/core/names.h"
 #include "perfgate/xctrace/metal_tables.h"
 #include "perfgate/xctrace/recorder.h"
+#include "json_trace/json_document.h"
 #include "text_input.h"
 
 namespace perfgate::bundle {
@@ -96,59 +97,66 @@ Status Absent(const fs::path& p, const char* what) {
   return Status::Error("io.not_found", what, {p.string()});
 }
 
-// Deepest nesting of arrays and objects in JSON text (strings skipped), so that
-// flattening or printing a crafted meta.json cannot overflow the stack.
-size_t JsonDepth(std::string_view text) {
-  size_t depth = 0;
-  size_t deepest = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
-    }
-  }
-  return deepest;
+// Parses a recorder's metadata file (meta.json, environment.json): a JSON object with
+// bounded nesting and no key given twice in one object, its errors located.
+StatusOr<internal::JsonObjectFile> ReadMetadataObject(const std::string& path) {
+  return internal::ReadJsonObjectFile(path, {"bundle.bad_meta", "bundle.bad_meta"});
 }
 
-constexpr size_t kMaxMetaDepth = 64;
+// Nested objects become "outer.inner" keys, within a budget (each leaf repeats its
+// parents' names), and two spellings of one key ({"a": {"b": 1}} and "a.b") are an
+// error rather than one silently replacing the other.
+class MetaFlattener {
+ public:
+  MetaFlattener(const internal::JsonObjectFile& file, const std::string& path)
+      : file_(file), path_(path), budget_(file.text.size()) {}
 
-// Parses a recorder's metadata file (meta.json, environment.json): a JSON object, no
-// deeper than kMaxMetaDepth, with no key given twice in one object.
-StatusOr<nlohmann::json> ReadMetadataObject(const std::string& path) {
-  auto text = internal::ReadWholeFile(path);
-  if (!text.ok()) return text.status();
-  const std::string name = fs::path(path).filename().string();
-  if (JsonDepth(*text) > kMaxMetaDepth) {
-    return Status::Error("bundle.bad_meta", name + " nests deeper than " + std::to_string(kMaxMetaDepth) + " levels",
-                         {path});
-  }
-  std::vector<std::set<std::string>> keys;
-  std::string duplicate;
-  auto track_keys = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-    using E = nlohmann::json::parse_event_t;
-    if (event == E::object_start) keys.emplace_back();
-    if (event == E::object_end && !keys.empty()) keys.pop_back();
-    if (event == E::key && !keys.empty() && !keys.back().insert(parsed.get<std::string>()).second &&
-        duplicate.empty()) {
-      duplicate = parsed.get<std::string>();
+  Status Flatten(const nlohmann::json& j, const std::string& prefix, std::map<std::string, std::string>* out) {
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      trail_.push_back(&it.key());
+      Status s = FlattenMember(*it, prefix, out);
+      if (!s.ok()) return s;
+      trail_.pop_back();
     }
-    return true;
-  };
-  nlohmann::json j = nlohmann::json::parse(*text, track_keys, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return Status::Error("bundle.bad_meta", name + " is not valid JSON", {path});
-  if (!j.is_object()) return Status::Error("bundle.bad_meta", name + " is not a JSON object", {path});
-  if (!duplicate.empty()) {
-    return Status::Error("bundle.bad_meta", name + " gives the key '" + duplicate + "' twice", {path});
+    return Status();
   }
-  return j;
+
+ private:
+  Status FlattenMember(const nlohmann::json& v, const std::string& prefix, std::map<std::string, std::string>* out) {
+    const std::string& key = *trail_.back();
+    const std::string value = v.is_object() ? std::string() : v.is_string() ? v.get<std::string>() : v.dump();
+    // Charged before the key is built: a long prefix over many leaves is quadratic.
+    if (!budget_.Charge(prefix.size() + 1 + key.size() + value.size())) {
+      return Bad("flattens to more than " + std::to_string(budget_.limit()) +
+                 " bytes of keys and values (every nested key repeats its parents' names)");
+    }
+    const std::string name = prefix.empty() ? key : prefix + "." + key;
+    if (v.is_object()) return Flatten(v, name, out);
+    if (!out->emplace(name, value).second) return Bad("gives the key '" + name + "' twice (nested and dotted)");
+    return Status();
+  }
+
+  // Located at the member being flattened.
+  Status Bad(const std::string& what) const {
+    std::string pointer;
+    for (const std::string* key : trail_) pointer += "/" + internal::EscapeJsonPointerToken(*key);
+    return Status::Error("bundle.bad_meta", fs::path(path_).filename().string() + " " + what,
+                         internal::LocateJsonPointerOrAncestor(file_.text, path_, pointer));
+  }
+
+  const internal::JsonObjectFile& file_;
+  const std::string& path_;
+  internal::FlattenBudget budget_;
+  std::vector<const std::string*> trail_;
+};
+
+// A metadata file read and flattened: what discovery checks and ReadTrialMeta returns.
+StatusOr<std::map<std::string, std::string>> ReadFlatMetadata(const std::string& path) {
+  auto meta = ReadMetadataObject(path);
+  if (!meta.ok()) return meta.status();
+  std::map<std::string, std::string> out;
+  PERFGATE_RETURN_IF_ERROR(MetaFlattener(*meta, path).Flatten(meta->root, "", &out));
+  return out;
 }
 
 bool IsMetadataFile(const std::string& name) { return name == "meta.json" || name == "environment.json"; }
@@ -214,7 +222,7 @@ Status CheckTrialFiles(const fs::path& dir) {
     }
     PERFGATE_RETURN_IF_ERROR(internal::CheckReadableFile(e.path().string()));
     if (IsMetadataFile(name)) {
-      auto meta = ReadMetadataObject(e.path().string());
+      auto meta = ReadFlatMetadata(e.path().string());
       if (!meta.ok()) return meta.status();
     }
   }
@@ -255,7 +263,7 @@ Status AddNonTrialFile(const fs::path& p, Recording* out) {
   const std::string name = p.filename().string();
   if (IsSidecarFile(name)) {
     if (IsMetadataFile(name)) {
-      auto meta = ReadMetadataObject(p.string());
+      auto meta = ReadFlatMetadata(p.string());
       if (!meta.ok()) return meta.status();
     }
     out->ignored.push_back(p.string());
@@ -400,30 +408,9 @@ StatusOr<attribution::EngineSummary> AttributeTrials(const std::string& engine, 
   return attribution::SummarizeEngine(engine, std::move(summaries), options.buckets, options.seed_compat);
 }
 
-namespace {
-
-void Flatten(const nlohmann::json& j, const std::string& prefix, std::map<std::string, std::string>* out) {
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    const std::string key = prefix.empty() ? it.key() : prefix + "." + it.key();
-    if (it->is_object()) {
-      Flatten(*it, key, out);
-    } else if (it->is_string()) {
-      (*out)[key] = it->get<std::string>();
-    } else {
-      (*out)[key] = it->dump();
-    }
-  }
-}
-
-}  // namespace
-
 StatusOr<std::map<std::string, std::string>> ReadTrialMeta(const Trial& trial) {
-  std::map<std::string, std::string> out;
-  if (trial.meta_path.empty()) return out;
-  auto j = ReadMetadataObject(trial.meta_path);
-  if (!j.ok()) return j.status();
-  Flatten(*j, "", &out);
-  return out;
+  if (trial.meta_path.empty()) return std::map<std::string, std::string>();
+  return ReadFlatMetadata(trial.meta_path);
 }
 
 }  // namespace perfgate::bundle

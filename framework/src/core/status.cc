@@ -50,6 +50,25 @@ std::string FormatPath(const std::string& path) {
   return out + "\"";
 }
 
+std::string FormatMessage(const std::string& message) {
+  std::string out;
+  out.reserve(message.size());
+  size_t i = 0;
+  while (i < message.size()) {
+    // Quotes and backslashes stay as they are: a message is not quoted, and only a
+    // line break, a terminal escape or a bad byte could forge or hide a line.
+    const size_t bad = internal::FindInvalidUtf8(std::string_view(message).substr(i));
+    const size_t run_end = bad == std::string::npos ? message.size() : i + bad;
+    for (; i < run_end; ++i) {
+      const unsigned char c = static_cast<unsigned char>(message[i]);
+      if (c < 0x20 || c == 0x7f) AppendEscaped(c, &out);
+      else out += message[i];
+    }
+    if (i < message.size()) AppendEscaped(static_cast<unsigned char>(message[i++]), &out);
+  }
+  return out;
+}
+
 std::string FormatLocation(const SourceLocation& location) {
   std::string out = FormatPath(location.path);
   if (location.line > 0) {
@@ -73,7 +92,7 @@ std::string Status::ToString() const {
   if (ok()) return "ok";
   std::string out;
   if (!location_.path.empty()) out += FormatLocation(location_) + ": ";
-  out += "error[" + code_ + "]: " + message_;
+  out += "error[" + code_ + "]: " + FormatMessage(message_);
   return out;
 }
 

@@ -68,21 +68,21 @@ class ScopedFd {
   int fd_;
 };
 
-// Opens `path` for reading without blocking (a FIFO would block in open itself) and
-// checks, on the descriptor rather than the name, that it is a regular file within
-// the limit: nothing can swap the file between the check and the read.
+Status NotAFile(const std::string& path, mode_t mode) {
+  return Status::Error("io.not_a_file", std::string("expected a regular file, found ") + FileKind(mode), {path});
+}
+
+// Looks at `path` by name before opening it: opening a device node or a FIFO can have
+// side effects (a tape rewinds, a writer is released), so only a regular file is opened.
+// Opens it without blocking and checks again, on the descriptor rather than the name,
+// that it is a regular file within the limit: that second check closes the race of a
+// file swapped between the stat and the open.
 StatusOr<int> OpenRegularFile(const std::string& path, uint64_t max_bytes, uint64_t* size) {
+  struct stat by_name;
+  if (::stat(path.c_str(), &by_name) != 0) return PathError(path, errno, "cannot open");
+  if (!S_ISREG(by_name.st_mode)) return NotAFile(path, by_name.st_mode);
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) {
-    // A socket fails to open (ENXIO): name it by what it is, as for a directory.
-    const int err = errno;
-    struct stat st;
-    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
-      return Status::Error("io.not_a_file", std::string("expected a regular file, found ") + FileKind(st.st_mode),
-                           {path});
-    }
-    return PathError(path, err, "cannot open");
-  }
+  if (fd < 0) return PathError(path, errno, "cannot open");
   struct stat st;
   if (::fstat(fd, &st) != 0) {
     const int err = errno;
@@ -91,8 +91,7 @@ StatusOr<int> OpenRegularFile(const std::string& path, uint64_t max_bytes, uint6
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
-    return Status::Error("io.not_a_file", std::string("expected a regular file, found ") + FileKind(st.st_mode),
-                         {path});
+    return NotAFile(path, st.st_mode);
   }
   *size = static_cast<uint64_t>(st.st_size);
   if (*size > max_bytes) {
@@ -161,10 +160,10 @@ StatusOr<std::string> ReadWholeFile(const std::string& path) {
   try {
     return ReadWithLimits(path, *limits);
   } catch (const std::bad_alloc&) {
-    return Status::Error("io.out_of_memory", "not enough memory to read the file; lower the input or free memory",
+    return Status::Error("resource.out_of_memory", "not enough memory to read the file; lower the input or free memory",
                          {path}, ErrorKind::kEnvironment);
   } catch (const std::length_error&) {
-    return Status::Error("io.out_of_memory", "the file is too large to hold in memory", {path},
+    return Status::Error("resource.out_of_memory", "the file is too large to hold in memory", {path},
                          ErrorKind::kEnvironment);
   }
 }

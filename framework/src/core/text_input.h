@@ -15,9 +15,10 @@ namespace perfgate::internal {
 
 // Reads a whole regular file, inflating it when it is gzip-compressed (by its magic
 // bytes, whatever its name), within the process's InputLimits. Opened without
-// blocking and checked on the descriptor, so a FIFO or device never blocks or streams.
+// blocking only once stat() shows a regular file (opening a device node or FIFO can
+// have side effects), then checked again on the descriptor, so none blocks or streams.
 // Errors: io.not_found, io.permission_denied, io.symlink_loop, io.not_a_file,
-// io.too_large, io.gzip_bomb, io.bad_gzip, io.read_failed, io.out_of_memory
+// io.too_large, io.gzip_bomb, io.bad_gzip, io.read_failed, resource.out_of_memory
 // (environment), input.bad_limit (a bad PERFGATE_MAX_* variable).
 StatusOr<std::string> ReadWholeFile(const std::string& path);
 

@@ -98,7 +98,8 @@ json ValueJson(const GoldenValue& v) {
 // Schema checking with the JSON pointer of whatever is wrong.
 class SchemaReader {
  public:
-  SchemaReader(std::string path, std::string_view text) : path_(std::move(path)), text_(text) {}
+  SchemaReader(std::string path, std::string_view text)
+      : path_(std::move(path)), text_(text), flatten_budget_(text.size()) {}
 
   StatusOr<GoldenFile> Read(const json& root) {
     GoldenFile out;
@@ -217,6 +218,14 @@ class SchemaReader {
   Status FlattenContext(const json& j, const std::string& prefix, const std::string& at,
                         std::map<std::string, std::string>* out) const {
     for (const auto& [key, v] : j.items()) {
+      // Charged before the name is built: a long prefix over many leaves is quadratic.
+      const size_t leaf_bytes = prefix.size() + 1 + key.size() + (v.is_string() ? v.get_ref<const std::string&>().size() : 0);
+      if (!flatten_budget_.Charge(leaf_bytes)) {
+        return Status::Error("golden.too_large",
+                             "the context flattens to more than " + std::to_string(flatten_budget_.limit()) +
+                                 " bytes of keys and values (every nested key repeats its parents' names)",
+                             Locate(at + "/" + internal::EscapePointerToken(key)));
+      }
       const std::string name = prefix.empty() ? key : prefix + "/" + key;
       const std::string where = at + "/" + internal::EscapePointerToken(key);
       if (v.is_object() && !v.empty()) {
@@ -245,15 +254,12 @@ class SchemaReader {
                          Locate(pointer));
   }
   SourceLocation Locate(std::string pointer) const {
-    while (true) {
-      SourceLocation at = perfgate::internal::LocateJsonPointer(text_, path_, pointer);
-      if (at.line > 0 || pointer.empty()) return at;
-      pointer.resize(pointer.rfind('/'));
-    }
+    return perfgate::internal::LocateJsonPointerOrAncestor(text_, path_, std::move(pointer));
   }
 
   std::string path_;
   std::string_view text_;
+  mutable perfgate::internal::FlattenBudget flatten_budget_;
 };
 
 // ---- Writing ---------------------------------------------------------------------

@@ -3,6 +3,8 @@
 // and duplicate keys, and forwards the tokens to nlohmann's own DOM builder.
 #include "json_trace/json_document.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <iterator>
 #include <new>
 #include <optional>
@@ -273,7 +275,7 @@ StatusOr<nlohmann::json> ParseJsonDocument(std::string_view text, const std::str
     if (!handler.error().ok()) return handler.error();
     if (!ok) return Status::Error(codes.bad_json, "the parser stopped", {path});
   } catch (const std::bad_alloc&) {
-    return Status::Error(codes.bad_json, "out of memory while parsing", {path}, ErrorKind::kEnvironment);
+    return Status::Error("resource.out_of_memory", "out of memory while parsing", {path}, ErrorKind::kEnvironment);
   } catch (const nlohmann::json::exception& e) {
     return Status::Error(codes.bad_json, ErrorDetail(e.what()), {path});
   }
@@ -295,6 +297,36 @@ SourceLocation LocateJsonPointer(std::string_view text, const std::string& path,
     offset = *handler.found();
   }
   return LineIndex(text).Locate(path, offset);
+}
+
+SourceLocation LocateJsonPointerOrAncestor(std::string_view text, const std::string& path, std::string pointer) {
+  while (true) {
+    SourceLocation at = LocateJsonPointer(text, path, pointer);
+    if (at.line > 0 || pointer.empty()) return at;
+    pointer.resize(pointer.rfind('/'));
+  }
+}
+
+StatusOr<JsonObjectFile> ReadJsonObjectFile(const std::string& path, const JsonDocumentCodes& codes) {
+  JsonObjectFile file;
+  PERFGATE_ASSIGN_OR_RETURN(file.text, ReadWholeFile(path));
+  PERFGATE_ASSIGN_OR_RETURN(file.root, ParseJsonDocument(file.text, path, codes));
+  if (!file.root.is_object()) {
+    return Status::Error(codes.bad_json, std::string("expected a JSON object, got ") + file.root.type_name(),
+                         LocateJsonPointer(file.text, path, ""));
+  }
+  return file;
+}
+
+FlattenBudget::FlattenBudget(size_t text_bytes)
+    : limit_(std::max(kFloorBytes, text_bytes > SIZE_MAX / kBytesPerInputByte ? SIZE_MAX
+                                                                               : text_bytes * kBytesPerInputByte)),
+      left_(limit_) {}
+
+bool FlattenBudget::Charge(size_t bytes) {
+  if (bytes > left_) return false;
+  left_ -= bytes;
+  return true;
 }
 
 }  // namespace perfgate::internal

@@ -34,6 +34,37 @@ StatusOr<nlohmann::json> ParseJsonDocument(std::string_view text, const std::str
 // the error path only.
 SourceLocation LocateJsonPointer(std::string_view text, const std::string& path, const std::string& pointer);
 
+// LocateJsonPointer at `pointer`, else at its nearest ancestor written in `text` (a
+// missing key is reported at the object that lacks it).
+SourceLocation LocateJsonPointerOrAncestor(std::string_view text, const std::string& path, std::string pointer);
+
+// Reads the JSON object at `path` (ReadWholeFile, then ParseJsonDocument), keeping the
+// text to locate later errors. Errors: those of both, and codes.bad_json, located at
+// the root, for a document that is not an object.
+struct JsonObjectFile {
+  std::string text;
+  nlohmann::json root;
+};
+StatusOr<JsonObjectFile> ReadJsonObjectFile(const std::string& path, const JsonDocumentCodes& codes);
+
+// How many bytes flattening a document's nested objects into joined keys ("a.b.c") may
+// produce: each leaf repeats its parents' names, so a 1 MB key over 200k leaves would
+// otherwise make 200 GB of a 2 MB file. Allows kBytesPerInputByte per byte of the
+// document, and kFloorBytes whatever its size.
+class FlattenBudget {
+ public:
+  static constexpr size_t kBytesPerInputByte = 4;
+  static constexpr size_t kFloorBytes = size_t{1} << 20;
+  explicit FlattenBudget(size_t text_bytes);
+  // Takes `bytes` from the budget; false, taking nothing, when they do not fit.
+  bool Charge(size_t bytes);
+  size_t limit() const { return limit_; }
+
+ private:
+  size_t limit_;
+  size_t left_;
+};
+
 // "~" as "~0" and "/" as "~1" (RFC 6901).
 std::string EscapeJsonPointerToken(std::string_view token);
 

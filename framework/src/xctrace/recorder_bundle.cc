@@ -2,9 +2,10 @@
 // trial directory means for a new recording (resume, redo or refuse).
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <optional>
 
+#include "core/text_input.h"
+#include "json_trace/json_document.h"
 #include "xctrace/recorder_internal.h"
 
 namespace perfgate::xctrace {
@@ -13,25 +14,29 @@ namespace {
 namespace fs = std::filesystem;
 constexpr const char* kRecorderName = "perfgate record";
 
-std::string ReadSmallFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string FirstLine(const std::string& text) {
+// The first line of the INCOMPLETE marker, read with the limits of every input (a FIFO
+// or a device named INCOMPLETE is refused, never opened).
+StatusOr<std::string> MarkerReason(const fs::path& marker) {
+  PERFGATE_ASSIGN_OR_RETURN(std::string text, ::perfgate::internal::ReadWholeFile(marker.string()));
   std::string line = text.substr(0, text.find('\n'));
   while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
   return line;
 }
 
-// nullopt when meta.json is absent; a discarded value when it does not parse.
-std::optional<nlohmann::json> ReadMeta(const fs::path& dir) {
+// meta.json parsed as attribution reads it (limits, depth, duplicate keys, a located
+// bundle.bad_meta); nullopt when the trial has none.
+StatusOr<std::optional<nlohmann::json>> ReadMeta(const fs::path& dir) {
   std::error_code ec;
   fs::path path = dir / std::string(kMetaFile);
-  if (!fs::exists(path, ec)) return std::nullopt;
-  return nlohmann::json::parse(ReadSmallFile(path), nullptr, /*allow_exceptions=*/false);
+  if (!fs::exists(fs::symlink_status(path, ec))) return std::optional<nlohmann::json>();
+  PERFGATE_ASSIGN_OR_RETURN(::perfgate::internal::JsonObjectFile file,
+                            ::perfgate::internal::ReadJsonObjectFile(path.string(), {"bundle.bad_meta", "bundle.bad_meta"}));
+  return std::optional<nlohmann::json>(std::move(file.root));
+}
+
+// A value as a mismatch message shows it; a string that is not UTF-8 is replaced, not thrown on.
+std::string Shown(const nlohmann::json& value) {
+  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 bool IsPerfgateMeta(const nlohmann::json& meta) {
@@ -61,12 +66,15 @@ TrialCheck InspectTrial(const std::string& trial_dir, const nlohmann::json& iden
   if (!fs::is_directory(dir, ec)) return {TrialState::kForeign, "it exists and is not a directory"};
   if (fs::directory_iterator(dir, ec) == fs::directory_iterator()) return {TrialState::kAbsent, ""};
   fs::path marker = dir / std::string(kIncompleteMarkerFile);
-  if (fs::exists(marker, ec)) {
-    return {TrialState::kIncomplete, FirstLine(ReadSmallFile(marker))};
+  if (fs::exists(fs::symlink_status(marker, ec))) {
+    auto reason = MarkerReason(marker);
+    if (!reason.ok()) return {TrialState::kForeign, "its INCOMPLETE marker cannot be read: " + reason.status().ToString()};
+    return {TrialState::kIncomplete, *reason};
   }
-  std::optional<nlohmann::json> meta = ReadMeta(dir);
+  auto read = ReadMeta(dir);
+  if (!read.ok()) return {TrialState::kForeign, "its meta.json cannot be read: " + read.status().ToString()};
+  const std::optional<nlohmann::json>& meta = *read;
   if (!meta) return {TrialState::kForeign, "it holds files but no meta.json"};
-  if (meta->is_discarded()) return {TrialState::kForeign, "its meta.json is not valid JSON"};
   if (!IsPerfgateMeta(*meta)) {
     return {TrialState::kForeign, "its meta.json was not written by perfgate record (a synthetic or copied bundle?)"};
   }
@@ -76,7 +84,7 @@ TrialCheck InspectTrial(const std::string& trial_dir, const nlohmann::json& iden
     const nlohmann::json have = meta->contains(key) ? (*meta)[key] : nlohmann::json();
     if (have != want) {
       if (!differences.empty()) differences += "; ";
-      differences += key + " " + have.dump() + " there, " + want.dump() + " now";
+      differences += key + " " + Shown(have) + " there, " + Shown(want) + " now";
     }
   }
   if (!differences.empty()) return {TrialState::kMismatch, differences};
@@ -109,13 +117,14 @@ Status CheckTrialComplete(const std::string& trial_dir) {
   std::error_code ec;
   const fs::path dir(trial_dir);
   const fs::path marker = dir / std::string(kIncompleteMarkerFile);
-  if (fs::exists(marker, ec)) {
+  if (fs::exists(fs::symlink_status(marker, ec))) {
+    PERFGATE_ASSIGN_OR_RETURN(std::string reason, MarkerReason(marker));
     return Status::Error("record.incomplete_bundle",
-                         "this trial was not recorded completely (" + FirstLine(ReadSmallFile(marker)) +
+                         "this trial was not recorded completely (" + reason +
                              "); re-run perfgate record to redo it, or delete it",
                          {trial_dir});
   }
-  std::optional<nlohmann::json> meta = ReadMeta(dir);
+  PERFGATE_ASSIGN_OR_RETURN(std::optional<nlohmann::json> meta, ReadMeta(dir));
   if (meta && IsPerfgateMeta(*meta) && !IsMarkedComplete(*meta)) {
     return Status::Error("record.incomplete_bundle",
                          "meta.json says \"complete\": false; re-run perfgate record to redo this trial, or delete it",

@@ -547,6 +547,17 @@ TEST(AneAnec, SkipsWithoutSourceOrOffMacOS) {
 #endif
 }
 
+// A source directory whose name is too long used to throw filesystem_error out of
+// ProbeAnec (is_regular_file without an error_code): now it is a skip that says why.
+TEST(AneAnec, AnUnreadableSourceDirectoryIsASkipNotAnException) {
+  TempDir dir;
+  NativeToolchain t;
+  t.source_dir = dir / std::string(300, 'n');
+  AnecProbeResult r = ProbeAnec(dir / "probe", t);
+  EXPECT_EQ(r.status, "skipped_no_probe_source");
+  EXPECT_NE(r.stderr_tail.find("too long"), std::string::npos) << r.stderr_tail;
+}
+
 TEST(AneAnec, ProbesWithAStandInCompiler) {
   TempDir dir;
   // A "compiler" that writes a probe printing serialized options without a DMA split.

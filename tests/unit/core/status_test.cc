@@ -29,6 +29,15 @@ TEST(Status, PathsThatCouldFakeALocationPrintQuotedAndEscaped) {
   EXPECT_EQ(FormatPath("\x7f"), "\"\\x7f\"");
 }
 
+TEST(Status, MessagesCannotForgeALineOrATerminalEscape) {
+  // A JSON key "k\nx.json:1:2: error[fake]: y" decodes to a newline inside the message.
+  const Status s = Status::Error("golden.bad_schema", "key 'k\nx.json:1:2: error[fake]: y' \x1b[2J", {"g.json", 3, 4});
+  EXPECT_EQ(s.ToString(), "g.json:3:4: error[golden.bad_schema]: key 'k\\nx.json:1:2: error[fake]: y' \\x1b[2J");
+  EXPECT_EQ(s.ToString().find('\n'), std::string::npos);
+  EXPECT_EQ(FormatMessage("caf\xC3\xA9 \"q\" a\\b \xff\t\x7f"), "caf\xC3\xA9 \"q\" a\\b \\xff\\t\\x7f");
+  EXPECT_EQ(s.message(), "key 'k\nx.json:1:2: error[fake]: y' \x1b[2J");  // the message itself is unchanged
+}
+
 TEST(Status, PlainPathsIncludingUtf8PrintAsIs) {
   EXPECT_EQ(FormatPath("/tmp/run 1/trial-2.json"), "/tmp/run 1/trial-2.json");
   EXPECT_EQ(FormatPath("mesures/\xC3\xA9t\xC3\xA9.xml"), "mesures/\xC3\xA9t\xC3\xA9.xml");

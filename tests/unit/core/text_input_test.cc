@@ -167,3 +167,83 @@ TEST(ReadWholeFile, ADirectoryOrAFifoIsNoFileAndNeverBlocks) {
 
 }  // namespace
 }  // namespace perfgate::internal
+
+#ifdef __linux__
+#include <sys/inotify.h>
+
+namespace perfgate::internal {
+namespace {
+
+// Opening a FIFO (or a device node) has side effects even when nothing is read: it
+// releases a writer waiting in open(). inotify sees every open, so this shows the
+// reader never opens a FIFO at all and refuses it from stat() alone.
+TEST(ReadWholeFile, NeverOpensAFifo) {
+  const std::string fifo = ::testing::TempDir() + "perfgate-never-open-" + std::to_string(::getpid());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const int watcher = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  ASSERT_GE(watcher, 0);
+  ASSERT_GE(::inotify_add_watch(watcher, fifo.c_str(), IN_OPEN), 0);
+  auto read = ReadWholeFile(fifo);
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.status().code(), "io.not_a_file");
+  EXPECT_EQ(CheckReadableFile(fifo).code(), "io.not_a_file");
+  char events[4096];
+  EXPECT_LT(::read(watcher, events, sizeof events), 0) << "the FIFO was opened";
+  ::close(watcher);
+  ::unlink(fifo.c_str());
+}
+
+}  // namespace
+}  // namespace perfgate::internal
+#endif
+
+#if defined(__linux__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#include <sys/resource.h>
+
+#include <fstream>
+
+#include "json_trace/json_document.h"
+
+namespace perfgate::internal {
+namespace {
+
+// Leaves the process `headroom` bytes of address space beyond what it maps now, so the
+// next large allocation fails with bad_alloc.
+void LimitAddressSpace(size_t headroom) {
+  std::ifstream statm("/proc/self/statm");
+  size_t pages = 0;
+  statm >> pages;
+  const rlim_t limit = static_cast<rlim_t>(pages * static_cast<size_t>(::sysconf(_SC_PAGESIZE)) + headroom);
+  struct rlimit rl = {limit, limit};
+  ::setrlimit(RLIMIT_AS, &rl);
+}
+
+// Running out of memory is one code everywhere, resource.out_of_memory (exit 3): the
+// file reader said io.out_of_memory and the JSON parser its reader's *.bad_json.
+TEST(OutOfMemory, IsOneEnvironmentCodeForTheReaderAndTheJsonParser) {
+  const std::string sparse = ::testing::TempDir() + "perfgate-oom-" + std::to_string(::getpid());
+  { std::ofstream(sparse) << ""; }
+  ASSERT_EQ(::truncate(sparse.c_str(), off_t{1} << 30), 0);  // 1 GiB of holes, no disk
+  // One string of 200 MB: the lexer's buffer and the DOM's copy need more than the
+  // headroom. (A DOM of many values would not do: nlohmann's destructor allocates
+  // while unwinding a half-built array and terminates when memory is gone.)
+  const std::string numbers = "[\"" + std::string(size_t{200} << 20, 'x') + "\"]";
+  EXPECT_EXIT(
+      {
+        LimitAddressSpace(size_t{256} << 20);
+        auto read = ReadWholeFile(sparse);
+        auto parsed = ParseJsonDocument(numbers, "n.json", {"x.bad_json", "x.too_deep"});
+        const bool ok = !read.ok() && read.status().code() == "resource.out_of_memory" &&
+                        read.status().kind() == ErrorKind::kEnvironment && !parsed.ok() &&
+                        parsed.status().code() == "resource.out_of_memory" &&
+                        parsed.status().kind() == ErrorKind::kEnvironment;
+        if (!ok) std::fprintf(stderr, "%s | %s\n", read.status().ToString().c_str(), parsed.status().ToString().c_str());
+        std::_Exit(ok ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
+  ::unlink(sparse.c_str());
+}
+
+}  // namespace
+}  // namespace perfgate::internal
+#endif

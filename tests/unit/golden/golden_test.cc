@@ -22,6 +22,8 @@
 #include <thread>
 #include <vector>
 
+#include "json_trace/json_document.h"
+
 namespace perfgate::golden {
 namespace {
 
@@ -220,6 +222,39 @@ TEST_F(GoldenTest, ReaderDefaultsAndContextFlattening) {
   EXPECT_EQ(p.dir, Direction::kBoth);
   EXPECT_TRUE(p.gated);
   EXPECT_TRUE(f->values.at("t").is_integer);
+}
+
+// One long key over many leaves used to store the key once per leaf: a file of 130 KB
+// flattened to 500 MB (and 2 MB to 200 GB). The flattening is charged to a budget.
+TEST_F(GoldenTest, AContextThatFlattensToFarMoreThanItsSizeIsTooLarge) {
+  std::string leaves;
+  for (int i = 0; i < 5000; ++i) leaves += (i ? ",\"a" : "\"a") + std::to_string(i) + "\":1";
+  const std::string text = R"({"schema_version": 1, "context": {")" + std::string(100000, 'k') + "\": {" + leaves +
+                           R"(}}, "values": {}})";
+  StatusOr<GoldenFile> f = ParseGolden(text, "g.json");
+  ASSERT_FALSE(f.ok());
+  EXPECT_EQ(f.status().code(), "golden.too_large");
+  // At the first leaf past the budget: 1 MiB holds the key and nine leaves, in key order
+  // (a0, a1, a10, a100, a1000, a1001, ...), so the tenth is a1005.
+  EXPECT_EQ(f.status().location().line, 1);
+  EXPECT_EQ(f.status().location().column, static_cast<int>(text.find("\"a1005\"")) + 1);
+  // A context of ordinary size still reads.
+  EXPECT_TRUE(ParseGolden(R"({"schema_version": 1, "context": {")" + std::string(1000, 'k') +
+                              R"(": {"a": 1, "b": 2}}, "values": {}})",
+                          "g.json")
+                  .ok());
+}
+
+// The one "nearest written ancestor" walk that golden, kernel-family and ANE replay
+// errors share.
+TEST(JsonPointerLocation, FallsBackToTheNearestWrittenAncestor) {
+  const std::string text = "{\"values\": {\n  \"a\": {\"value\": 1}}}";
+  using perfgate::internal::LocateJsonPointerOrAncestor;
+  EXPECT_EQ(LocateJsonPointerOrAncestor(text, "g.json", "/values/a/value").column, 9);
+  const SourceLocation missing = LocateJsonPointerOrAncestor(text, "g.json", "/values/a/kind/x");
+  EXPECT_EQ(missing.line, 2);
+  EXPECT_EQ(missing.column, 3);  // at "a", the object that lacks "kind"
+  EXPECT_EQ(LocateJsonPointerOrAncestor(text, "g.json", "/nothing").column, 1);  // the root
 }
 
 // ---- Reading errors --------------------------------------------------------------

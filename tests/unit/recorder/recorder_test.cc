@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <cerrno>
 #include <chrono>
@@ -15,6 +16,7 @@
 
 #include "perfgate/attribution/attribute.h"
 #include "recorder_support.h"
+#include "xctrace/recorder_internal.h"
 
 namespace perfgate::xctrace {
 namespace {
@@ -568,6 +570,47 @@ TEST_F(Recorder, SyntheticBundlesAreNotTakenForIncompleteOnes) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), "record.not_a_bundle");
   EXPECT_THAT(r.status().message(), HasSubstr("not written by perfgate record"));
+}
+
+// The resume path reads the INCOMPLETE marker like every input: a FIFO named
+// INCOMPLETE used to block the recorder forever in an ifstream.
+TEST_F(Recorder, AFifoForAnIncompleteMarkerIsRefusedNotOpened) {
+  fs::create_directories(TrialDir("hf2q", 1));
+  ASSERT_EQ(::mkfifo((fs::path(TrialDir("hf2q", 1)) / "INCOMPLETE").c_str(), 0600), 0);
+  Status s = CheckTrialComplete(TrialDir("hf2q", 1));
+  EXPECT_EQ(s.code(), "io.not_a_file");
+  internal::TrialCheck check = internal::InspectTrial(TrialDir("hf2q", 1), nlohmann::json::object());
+  EXPECT_EQ(check.state, internal::TrialState::kForeign);
+  EXPECT_THAT(check.detail, HasSubstr("io.not_a_file"));
+  auto r = Record({Engine("hf2q")}, Options(1));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), "record.not_a_bundle");
+}
+
+// meta.json goes through the bundle's parser: a key given twice used to be "last
+// wins" here while attribution refused the same file.
+TEST_F(Recorder, ADuplicateKeyInMetaJsonIsALocatedError) {
+  fs::create_directories(TrialDir("hf2q", 1));
+  std::ofstream(fs::path(TrialDir("hf2q", 1)) / "meta.json")
+      << "{\"recorder\": \"perfgate record\", \"complete\": true,\n \"complete\": false}";
+  Status s = CheckTrialComplete(TrialDir("hf2q", 1));
+  EXPECT_EQ(s.code(), "bundle.bad_meta");
+  EXPECT_EQ(s.location().line, 2);
+  EXPECT_EQ(s.location().column, 2);
+  internal::TrialCheck check = internal::InspectTrial(TrialDir("hf2q", 1), nlohmann::json::object());
+  EXPECT_EQ(check.state, internal::TrialState::kForeign);
+  EXPECT_THAT(check.detail, HasSubstr("bundle.bad_meta"));
+}
+
+// Comparing a recorded identity with one that is not UTF-8 used to throw
+// nlohmann's type_error 316 out of InspectTrial.
+TEST_F(Recorder, AnIdentityThatIsNotUtf8IsComparedNotThrownOn) {
+  ASSERT_TRUE(Record({Engine("hf2q")}, Options(1)).ok());
+  nlohmann::json identity = {{"command", "caf\xe9"}};
+  std::optional<internal::TrialCheck> check;
+  ASSERT_NO_THROW(check.emplace(internal::InspectTrial(TrialDir("hf2q", 1), identity)));
+  EXPECT_EQ(check->state, internal::TrialState::kMismatch);
+  EXPECT_THAT(check->detail, HasSubstr("\"caf\xef\xbf\xbd\" now"));
 }
 
 }  // namespace

@@ -136,6 +136,47 @@ TEST_F(Discover, AMetaJsonThatIsNoObjectIsAnError) {
 namespace perfgate::bundle {
 namespace {
 
+Trial Hf2qTrial1(const fs::path& root) {
+  return Trial{(root / "hf2q/trial-1").string(), nullptr, (root / "hf2q/trial-1/meta.json").string()};
+}
+
+// {"a": {"b": 1}} and "a.b" both flatten to "a.b": one used to replace the other.
+TEST_F(Discover, NestedAndDottedSpellingsOfOneMetaKeyAreAnError) {
+  std::ofstream(root_ / "hf2q/trial-1/meta.json") << "{\"a\": {\"b\": 1},\n \"a.b\": 2}\n";
+  auto meta = ReadTrialMeta(Hf2qTrial1(root_));
+  ASSERT_FALSE(meta.ok());
+  EXPECT_EQ(meta.status().code(), "bundle.bad_meta");
+  EXPECT_NE(meta.status().message().find("'a.b' twice"), std::string::npos) << meta.status().message();
+  EXPECT_EQ(meta.status().location().line, 2);
+  EXPECT_EQ(meta.status().location().column, 2);
+}
+
+// One long key over many leaves stored the key once per leaf (2 MB of meta.json became
+// 200 GB); the flattening is charged to a budget of a few bytes per input byte.
+TEST_F(Discover, AMetaJsonThatFlattensToFarMoreThanItsSizeIsAnError) {
+  std::string leaves;
+  for (int i = 0; i < 5000; ++i) leaves += (i ? ",\"a" : "\"a") + std::to_string(i) + "\":1";
+  const std::string text = "{\"" + std::string(100000, 'k') + "\": {" + leaves + "}}";
+  std::ofstream(root_ / "hf2q/trial-1/meta.json") << text;
+  auto meta = ReadTrialMeta(Hf2qTrial1(root_));
+  ASSERT_FALSE(meta.ok());
+  EXPECT_EQ(meta.status().code(), "bundle.bad_meta");
+  EXPECT_NE(meta.status().message().find("flattens to more than"), std::string::npos) << meta.status().message();
+  EXPECT_EQ(meta.status().location().line, 1);
+  // The tenth leaf in key order (a0, a1, a10, a100, a1000, ...): 1 MiB holds nine.
+  EXPECT_EQ(meta.status().location().column, static_cast<int>(text.find("\"a1005\"")) + 1);
+}
+
+// The same parser as every other JSON document: errors carry line:col.
+TEST_F(Discover, MetaJsonErrorsAreLocated) {
+  std::ofstream(root_ / "hf2q/trial-1/meta.json") << "{\"env\": {\"gpu\": \"a\",\n   \"gpu\": \"b\"}}";
+  auto r = DiscoverTrials(Hf2q());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), "bundle.bad_meta");
+  EXPECT_EQ(r.status().location().line, 2);
+  EXPECT_GT(r.status().location().column, 0);
+}
+
 TEST_F(Discover, AMetaJsonSayingIncompleteIsRefusedWithoutTheMarker) {
   std::ofstream(root_ / "hf2q/trial-2/meta.json") << R"({"recorder": "perfgate record", "complete": false})";
   auto r = DiscoverTrials(Hf2q());
@@ -197,7 +238,9 @@ TEST_F(Discover, EveryFileOfATrialIsReadOrRefused) {
   std::ofstream(root_ / "hf2q/trial-3/meta.json") << R"({"tokens": 64, "tokens": 32})";
   auto dup = DiscoverTrials(Hf2q());
   ASSERT_FALSE(dup.ok());
-  EXPECT_NE(dup.status().message().find("'tokens' twice"), std::string::npos) << dup.status().message();
+  EXPECT_NE(dup.status().message().find("duplicate key \"tokens\""), std::string::npos) << dup.status().message();
+  EXPECT_EQ(dup.status().location().line, 1);
+  EXPECT_EQ(dup.status().location().column, 16);
 }
 
 TEST_F(Discover, AJsonFileNoSourceReadsSaysSoInsteadOfTheXmlReadersError) {

@@ -7,7 +7,8 @@
 // several hundred MB with room to spare.
 //
 // Process-wide setting, in order of precedence: SetInputLimits(); else the environment
-// variables PERFGATE_MAX_INPUT_BYTES and PERFGATE_MAX_GZIP_RATIO (read on first use);
+// variables PERFGATE_MAX_INPUT_BYTES and PERFGATE_MAX_GZIP_RATIO (read afresh by every
+// read, so a suite may set them late; a getenv per file costs nothing beside the read);
 // else the defaults below. The CLI sets them from --max-input-bytes / --max-gzip-ratio.
 #ifndef PERFGATE_CORE_INPUT_LIMITS_H_
 #define PERFGATE_CORE_INPUT_LIMITS_H_

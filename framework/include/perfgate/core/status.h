@@ -26,6 +26,11 @@ struct SourceLocation {
 // "x:1:2\n.xml".
 std::string FormatPath(const std::string& path);
 
+// A message as error output prints it: control bytes and bytes that are not UTF-8 (a
+// decoded newline or ESC in a quoted key or kernel name) as C escapes, so input text
+// quoted in a message cannot forge a `path:1:2: error[...]` line; the rest as is.
+std::string FormatMessage(const std::string& message);
+
 // `path:line:col` (the known parts), the path as FormatPath prints it.
 std::string FormatLocation(const SourceLocation& location);
 
