@@ -49,6 +49,25 @@ class Case:
     why: str = ""                        # what the input is, for the failure message
 
 
+def position_of(text: Union[str, bytes], marker: Union[str, bytes], nth: int = 0) -> Tuple[int, int]:
+    """(line, col) of the nth occurrence of `marker`, counted in bytes as perfgate does.
+    A str marker in bytes text stands for its latin-1 bytes (each char one byte)."""
+    data = text.encode() if isinstance(text, str) else text
+    if isinstance(marker, str):
+        marker = marker.encode() if isinstance(text, str) else marker.encode("latin-1")
+    m = marker
+    off = -1
+    for _ in range(nth + 1):
+        off = data.index(m, off + 1)
+    return data.count(b"\n", 0, off) + 1, off - (data.rfind(b"\n", 0, off) + 1) + 1
+
+
+def end_of(text: Union[str, bytes]) -> Tuple[int, int]:
+    """(line, col) just past the last byte: where a reader reports a truncated input."""
+    data = text.encode() if isinstance(text, str) else text
+    return data.count(b"\n") + 1, len(data) - (data.rfind(b"\n") + 1) + 1
+
+
 def formats() -> List[str]:
     return sorted(f[len("cases_"):-3] for f in os.listdir(HERE)
                   if f.startswith("cases_") and f.endswith(".py"))

@@ -2,7 +2,7 @@
 files (kind perfgate.ane_eval_samples) and a run's report.json (metric native_eval_us)."""
 import os
 
-from badinput import Case
+from badinput import Case, end_of, position_of
 
 POINTS = '[{"cin": 2016, "eval_us": [350, 352]}, {"cin": 2048, "eval_us": [780, 790]}]'
 
@@ -27,20 +27,12 @@ def report(status="passed_kernel_dma_profile", cores="16", chip='{"guessed_chip"
             % (status, chip, cores, pts))
 
 
-def loc(text, needle, nth=0):
-    at = -1
-    for _ in range(nth + 1):
-        at = text.index(needle, at + 1)
-    return text.count("\n", 0, at) + 1, at - (text.rfind("\n", 0, at) + 1) + 1
-
-
-def end_of(text):
-    return text.count("\n") + 1, len(text) - (text.rfind("\n") + 1) + 1
+loc = position_of
 
 
 def ane(name, text, code, needle=None, at=None, nth=0, why="", **kw):
     if needle is not None:
-        at = loc(text if isinstance(text, str) else text.decode("latin-1"), needle, nth)
+        at = loc(text, needle, nth)
     return Case(name, ["ane-dma", "replay", "{r.json}"], files={"r.json": text}, code=code, at=at, why=why, **kw)
 
 

@@ -5,7 +5,7 @@ import gzip
 import os
 import socket
 
-from badinput import Case
+from badinput import Case, position_of
 
 TRACE = '{"traceEvents":[{"ph":"X","cat":"kernel","name":"k","ts":1,"dur":2,"pid":1,"tid":1}]}'
 XML = '<?xml version="1.0"?>\n<trace-query-result>\n</trace-query-result>\n'
@@ -26,12 +26,7 @@ def rec(name, files, code, where, why, traces=("e={dir}/rec",), extra=(), setup=
                 setup=setup, code=code, at=at, where="rec/" + where if where else "rec", why=why, **kw)
 
 
-def loc(text, needle, nth=0):
-    """(line, col) of the first byte of the nth occurrence of needle in text."""
-    at = -1
-    for _ in range(nth + 1):
-        at = text.index(needle, at + 1)
-    return text.count("\n", 0, at) + 1, at - (text.rfind("\n", 0, at) + 1) + 1
+loc = position_of
 
 
 META_KEY = "k" * 1000000

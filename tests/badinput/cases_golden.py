@@ -1,21 +1,10 @@
 """Bad golden files, read through `perfgate_read golden FILE` (golden/golden.h)."""
 import os
 
-from badinput import Case
+from badinput import Case, end_of, position_of
 
 
-def loc(text, needle, nth=0):
-    """(line, col) of the first byte of the nth occurrence of needle in text."""
-    at = -1
-    for _ in range(nth + 1):
-        at = text.index(needle, at + 1)
-    line = text.count("\n", 0, at) + 1
-    return line, at - (text.rfind("\n", 0, at) + 1) + 1
-
-
-def end_of(text):
-    """(line, col) one past the last byte, where a truncated input is located."""
-    return text.count("\n") + 1, len(text) - (text.rfind("\n") + 1) + 1
+loc = position_of
 
 
 def golden(values='"a": {"value": 1, "kind": "exact"}', extra=""):
@@ -27,7 +16,7 @@ GOOD = golden()
 
 def case(name, text, code, at=None, needle=None, nth=0, why="", exit=2, **kw):
     if needle is not None:
-        at = loc(text if isinstance(text, str) else text.decode("latin-1"), needle, nth)
+        at = loc(text, needle, nth)
     return Case(name, ["golden", "{g.json}"], files={"g.json": text}, exit=exit, code=code, at=at,
                 program="perfgate_read", why=why, **kw)
 

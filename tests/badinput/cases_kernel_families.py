@@ -3,7 +3,7 @@ specs (`--buckets`), read before any trace. The trace is a small valid trace-eve
 file, so a case fails only for its table."""
 import os
 
-from badinput import Case
+from badinput import Case, end_of, position_of
 
 TRACE = """{"traceEvents": [
  {"ph": "M", "name": "process_name", "pid": 1, "args": {"name": "llama"}},
@@ -15,20 +15,12 @@ TRACE = """{"traceEvents": [
 GOOD = '{"strip_prefix": "", "rules": [{"prefix": "gemm", "family": "matmul"}]}'
 
 
-def loc(text, needle, nth=0):
-    at = -1
-    for _ in range(nth + 1):
-        at = text.index(needle, at + 1)
-    return text.count("\n", 0, at) + 1, at - (text.rfind("\n", 0, at) + 1) + 1
-
-
-def end_of(text):
-    return text.count("\n") + 1, len(text) - (text.rfind("\n") + 1) + 1
+loc = position_of
 
 
 def fam(name, text, code, needle=None, at=None, nth=0, why="", **kw):
     if needle is not None:
-        at = loc(text if isinstance(text, str) else text.decode("latin-1"), needle, nth)
+        at = loc(text, needle, nth)
     return Case(name, ["attribute", "--trace", "e={t.json}", "--tokens", "1", "--kernel-families", "{f.json}"],
                 files={"f.json": text, "t.json": TRACE}, code=code, at=at, why=why, **kw)
 

@@ -5,7 +5,7 @@ Built from one minimal TOC; locations are computed from the bytes each case writ
 """
 import os
 
-from badinput import Case
+from badinput import Case, position_of
 
 HEAD = '<?xml version="1.0"?>\n<trace-toc>\n'
 
@@ -26,13 +26,7 @@ def nested_settings(depth):
                     "</instrument>")
 
 
-def at(text, marker, nth=0):
-    data = text.encode() if isinstance(text, str) else text
-    m = marker.encode() if isinstance(marker, str) else marker
-    off = -1
-    for _ in range(nth + 1):
-        off = data.index(m, off + 1)
-    return data.count(b"\n", 0, off) + 1, off - (data.rfind(b"\n", 0, off) + 1) + 1
+at = position_of
 
 
 def toc_case(name, text, marker, code, why, nth=0, command="toc", **kw):

@@ -3,7 +3,7 @@ e=FILE --tokens 1`. Every file names "traceEvents" or "ph" as a key, so the snif
 it to the trace-JSON reader and the error is the reader's."""
 import gzip
 
-from badinput import Case
+from badinput import Case, end_of, position_of
 
 META = '{"ph": "M", "name": "process_name", "pid": 1, "args": {"name": "llama"}}'
 LAUNCH = ('{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 10, "dur": 2, '
@@ -27,20 +27,12 @@ def kernel(**fields):
     return "{" + ", ".join('"%s": %s' % (k, v) for k, v in base.items() if v is not None) + "}"
 
 
-def loc(text, needle, nth=0):
-    at = -1
-    for _ in range(nth + 1):
-        at = text.index(needle, at + 1)
-    return text.count("\n", 0, at) + 1, at - (text.rfind("\n", 0, at) + 1) + 1
-
-
-def end_of(text):
-    return text.count("\n") + 1, len(text) - (text.rfind("\n") + 1) + 1
+loc = position_of
 
 
 def tj(name, text, code, needle=None, at=None, nth=0, why="", **kw):
     if needle is not None:
-        at = loc(text if isinstance(text, str) else text.decode("latin-1"), needle, nth)
+        at = loc(text, needle, nth)
     return Case(name, ["attribute", "--trace", "e={t.json}", "--tokens", "1"], files={"t.json": text}, code=code,
                 at=at, why=why, **kw)
 

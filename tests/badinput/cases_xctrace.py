@@ -6,7 +6,7 @@ error must point.
 """
 import os
 
-from badinput import Case
+from badinput import Case, position_of
 
 HEAD = '<?xml version="1.0"?>\n<trace-query-result>\n'
 TAIL = "</node></trace-query-result>\n"
@@ -36,15 +36,7 @@ def simple(rows, cols=ONE, name="s"):
     return doc(node(name, cols, rows))
 
 
-def at(text, marker, nth=0):
-    """(line, col) of the nth occurrence of `marker` in `text` (str or bytes)."""
-    data = text.encode() if isinstance(text, str) else text
-    m = marker.encode() if isinstance(marker, str) else marker
-    off = -1
-    for _ in range(nth + 1):
-        off = data.index(m, off + 1)
-    line = data.count(b"\n", 0, off) + 1
-    return line, off - (data.rfind(b"\n", 0, off) + 1) + 1
+at = position_of
 
 
 def table_case(name, text, marker, code, why, nth=0, args=None, **kw):

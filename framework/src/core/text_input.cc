@@ -53,24 +53,11 @@ Status TooLarge(const std::string& path, uint64_t size, uint64_t limit) {
                        {path});
 }
 
-// A file descriptor closed when it goes out of scope.
-class ScopedFd {
- public:
-  explicit ScopedFd(int fd) : fd_(fd) {}
-  ScopedFd(const ScopedFd&) = delete;
-  ScopedFd& operator=(const ScopedFd&) = delete;
-  ~ScopedFd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
 Status NotAFile(const std::string& path, mode_t mode) {
   return Status::Error("io.not_a_file", std::string("expected a regular file, found ") + FileKind(mode), {path});
 }
+
+}  // namespace
 
 // Looks at `path` by name before opening it: opening a device node or a FIFO can have
 // side effects (a tape rewinds, a writer is released), so only a regular file is opened.
@@ -100,6 +87,8 @@ StatusOr<int> OpenRegularFile(const std::string& path, uint64_t max_bytes, uint6
   }
   return fd;
 }
+
+namespace {
 
 // Reads at most max_bytes + 1 bytes (a file that grows past the limit while read is
 // caught by the extra byte).
@@ -134,6 +123,10 @@ StatusOr<std::string> ReadWithLimits(const std::string& path, const InputLimits&
 }
 
 }  // namespace
+
+ScopedFd::~ScopedFd() {
+  if (fd_ >= 0) ::close(fd_);
+}
 
 Status PathError(const std::string& path, int err, std::string_view doing) {
   const char* code = err == ENOENT                        ? "io.not_found"

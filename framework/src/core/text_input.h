@@ -26,6 +26,30 @@ StatusOr<std::string> ReadWholeFile(const std::string& path);
 // ReadWholeFile that come before reading), without reading it.
 Status CheckReadableFile(const std::string& path);
 
+// Opens `path` for reading only when it is a regular file of at most max_bytes: the
+// name is checked with stat() before the open (opening a device or a FIFO can have side
+// effects), then the descriptor again with fstat(). Sets *size; the caller closes it.
+// Errors: as ReadWholeFile, less the gzip ones.
+StatusOr<int> OpenRegularFile(const std::string& path, uint64_t max_bytes, uint64_t* size);
+
+// A file descriptor closed when it goes out of scope, unless released.
+class ScopedFd {
+ public:
+  explicit ScopedFd(int fd) : fd_(fd) {}
+  ScopedFd(const ScopedFd&) = delete;
+  ScopedFd& operator=(const ScopedFd&) = delete;
+  ~ScopedFd();
+  int get() const { return fd_; }
+  int release() {
+    const int fd = fd_;
+    fd_ = -1;
+    return fd;
+  }
+
+ private:
+  int fd_;
+};
+
 // Inflates a gzip stream (several members are concatenated), at most as far as the
 // input limits allow. Errors: io.bad_gzip, io.gzip_bomb.
 StatusOr<std::string> Gunzip(std::string_view compressed, const std::string& path);

@@ -18,26 +18,6 @@ namespace {
 
 using Json = nlohmann::json;
 
-// A char iterator that publishes its position (nlohmann's SAX calls carry none).
-struct TrackingIterator {
-  using iterator_category = std::input_iterator_tag;
-  using value_type = char;
-  using difference_type = std::ptrdiff_t;
-  using pointer = const char*;
-  using reference = const char&;
-
-  const char* p;
-  const char** cursor;
-
-  reference operator*() const { return *p; }
-  TrackingIterator& operator++() {
-    *cursor = ++p;
-    return *this;
-  }
-  bool operator==(const TrackingIterator& o) const { return p == o.p; }
-  bool operator!=(const TrackingIterator& o) const { return p != o.p; }
-};
-
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 // nlohmann's what() reads "[json.exception.parse_error.101] parse error at line L,

@@ -8,12 +8,35 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstddef>
+#include <iterator>
 #include <string>
 #include <string_view>
 
 #include "perfgate/core/status.h"
 
 namespace perfgate::internal {
+
+// A char iterator that publishes its position, so a SAX handler knows the byte offset
+// of what it is told about (nlohmann's SAX interface has no positions).
+struct TrackingIterator {
+  using iterator_category = std::input_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const char*;
+  using reference = const char&;
+
+  const char* p;
+  const char** cursor;
+
+  reference operator*() const { return *p; }
+  TrackingIterator& operator++() {
+    *cursor = ++p;
+    return *this;
+  }
+  bool operator==(const TrackingIterator& o) const { return p == o.p; }
+  bool operator!=(const TrackingIterator& o) const { return p != o.p; }
+};
 
 // The codes a reader reports its document's errors under.
 struct JsonDocumentCodes {

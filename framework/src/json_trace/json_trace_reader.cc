@@ -152,22 +152,6 @@ bool SniffFile(const std::string& path) {
   return sniffer.Yes();  // undecided within the cap: not trace JSON
 }
 
-// Closes a descriptor unless a gzFile took it over.
-class ScopedFd {
- public:
-  explicit ScopedFd(int fd) : fd_(fd) {}
-  ScopedFd(const ScopedFd&) = delete;
-  ScopedFd& operator=(const ScopedFd&) = delete;
-  ~ScopedFd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-  int release() { return std::exchange(fd_, -1); }
-
- private:
-  int fd_;
-};
-
 bool StartsWithGzipMagic(int fd) {
   unsigned char magic[2] = {0, 0};
   return ::pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
@@ -185,12 +169,13 @@ uint64_t ReadableBytes(uint64_t size, bool gzip) {
 
 StreamEnd StreamFilePrefix(const std::string& path, uint64_t max_bytes,
                            const std::function<bool(std::string_view)>& sink, bool* gzip) {
-  ScopedFd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
-  struct stat st;
-  if (fd.get() < 0 || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return StreamEnd::kNotARegularFile;
+  uint64_t size = 0;
+  StatusOr<int> opened = ::perfgate::internal::OpenRegularFile(path, UINT64_MAX, &size);
+  if (!opened.ok()) return StreamEnd::kNotARegularFile;
+  ::perfgate::internal::ScopedFd fd(*opened);
   const bool compressed = StartsWithGzipMagic(fd.get());
   if (gzip != nullptr) *gzip = compressed;
-  const uint64_t cap = ReadableBytes(static_cast<uint64_t>(st.st_size), compressed);
+  const uint64_t cap = ReadableBytes(size, compressed);
   const uint64_t most = max_bytes < cap ? max_bytes : cap + 1;
   std::unique_ptr<gzFile_s, int (*)(gzFile)> gz(gzdopen(fd.get(), "rb"), &gzclose);
   if (gz == nullptr) return StreamEnd::kNotARegularFile;

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "json_document.h"
 #include "json_trace_internal.h"
 #include "text_input.h"
 
@@ -28,26 +29,7 @@ constexpr int kMaxDepth = 256;
 // (durations, spans, the busy union) can overflow.
 constexpr int64_t kMaxTimeNs = int64_t{1} << 61;
 
-// A char iterator that publishes its position, so the SAX handler knows the byte
-// offset of what it is told about (nlohmann's SAX interface has no positions).
-struct TrackingIterator {
-  using iterator_category = std::input_iterator_tag;
-  using value_type = char;
-  using difference_type = std::ptrdiff_t;
-  using pointer = const char*;
-  using reference = const char&;
-
-  const char* p;
-  const char** cursor;
-
-  reference operator*() const { return *p; }
-  TrackingIterator& operator++() {
-    *cursor = ++p;
-    return *this;
-  }
-  bool operator==(const TrackingIterator& o) const { return p == o.p; }
-  bool operator!=(const TrackingIterator& o) const { return p != o.p; }
-};
+using ::perfgate::internal::TrackingIterator;
 
 // The reader's own anomaly codes, tallied with the offset of their first occurrence
 // and turned into Diagnostics (with line:col) once at the end.
