@@ -164,7 +164,7 @@ TEST_F(InputFiles, ARealCompressionRatioReadsUnderTheDefaults) {
   // Text that compresses like an export (about 20:1) and inflates past the floor.
   std::string text;
   for (int i = 0; text.size() < (70u << 20); ++i) {
-    text += "<row><sample-time id=\"" + std::to_string(i) + "\">" + std::to_string(i * 7919 % 100003) +
+    text += "<row><sample-time id=\"" + std::to_string(i) + "\">" + std::to_string(int64_t{i} * 7919 % 100003) +
             "</sample-time></row>\n";
   }
   const std::string path = Write("export.xml.gz", Gzip(text, 1));
