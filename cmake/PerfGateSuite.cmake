@@ -26,6 +26,7 @@
 #    with the suite's labels fails and says why.
 include_guard(GLOBAL)
 include(GoogleTest)
+include(${CMAKE_CURRENT_LIST_DIR}/PerfGateBenchmark.cmake)
 
 # _perfgate_bracket(<out> <value>): <value> as one CMake bracket argument, `;` kept.
 function(_perfgate_bracket out value)

@@ -4,7 +4,7 @@
 # adds clang and its libFuzzer/sanitizer runtime (the sanitizer and fuzz build).
 set -euo pipefail
 perfgate_packages=(cmake ninja-build g++ libgtest-dev libgmock-dev libbenchmark-dev
-                   libpugixml-dev nlohmann-json3-dev libcli11-dev zlib1g-dev python3)
+                   libpugixml-dev nlohmann-json3-dev libcli11-dev zlib1g-dev python3 librsvg2-bin)
 if [ "${PERFGATE_DEPS_FUZZ:-0}" = 1 ]; then
   perfgate_packages+=(clang libclang-rt-14-dev)
 fi

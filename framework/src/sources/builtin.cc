@@ -59,14 +59,16 @@ std::vector<TraceSource> MakeBuiltinSources() {
   TraceSource metal;
   metal.descriptor = {"metal", Unit::kSubmission,
                       {"submission", "submissions", "encoder family", "Encoder families", "enc/tok",
-                       "A submission is one GPU execution-point pair (about one encoder), not a kernel dispatch."},
+                       "A submission is one GPU execution-point pair (about one encoder), not a kernel dispatch.",
+                       "command-buffer phase", "Command-buffer phases", "shader registry"},
                       "Metal System Trace (xctrace export)"};
   metal.sniff = SniffMetal;
   metal.summarize = SummarizeMetal;
   TraceSource trace_json;
   trace_json.descriptor = {"trace_json", Unit::kKernel,
                            {"kernel", "kernels", "kernel family", "Kernel families", "kern/tok",
-                            "A dispatch is one GPU kernel event (memcpy and memset included)."},
+                            "A dispatch is one GPU kernel event (memcpy and memset included).",
+                            "annotation phase", "Annotation phases", "kernel list"},
                            "trace-event JSON (PyTorch profiler / Kineto, Perfetto)", true};
   trace_json.sniff = SniffTraceJson;
   trace_json.summarize = SummarizeTraceJson;
@@ -147,6 +149,16 @@ const TraceSource* SniffSource(const std::string& path) {
     if (s.sniff(path)) return &s;
   }
   return nullptr;
+}
+
+const SourceWords& WordsOf(const attribution::EngineSummary& engine) {
+  const TraceSource* found = nullptr;
+  for (const auto& t : engine.trials) {
+    auto s = FindSource(t.source);
+    if (!s.ok() || (found != nullptr && found != *s)) return BuiltinSources().front().descriptor.words;
+    found = *s;
+  }
+  return (found != nullptr ? found : &BuiltinSources().front())->descriptor.words;
 }
 
 StatusOr<const TraceSource*> FindSource(std::string_view name) {

@@ -32,6 +32,9 @@ struct SourceWords {
   std::string_view families;       // a heading: "Encoder families" / "Kernel families"
   std::string_view per_token;      // a family column: "enc/tok" / "kern/tok"
   std::string_view dispatch_note;  // one sentence: what a dispatch is in this source
+  std::string_view phase;          // "command-buffer phase" / "annotation phase"
+  std::string_view phases;         // a heading: "Command-buffer phases" / "Annotation phases"
+  std::string_view registry;       // where families are listed: "shader registry" / "kernel list"
 };
 
 struct SourceDescriptor {
@@ -72,6 +75,10 @@ const TraceSource* SniffSource(const std::string& path);
 // says JSON, or the error that reading it gives (io.bad_gzip, io.not_a_file, ...); ok
 // when it is none of these and the caller's own error fits better.
 Status ExplainUnclaimed(const std::string& path);
+
+// The words for an engine's figures: those of the source every trial came from, or
+// Metal's when the trials mix sources or there are none.
+const SourceWords& WordsOf(const attribution::EngineSummary& engine);
 
 // The source named `name`; an unknown name is an error listing the known ones.
 StatusOr<const TraceSource*> FindSource(std::string_view name);
