@@ -79,24 +79,14 @@ function(perfgate_add_perf_suite NAME)
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "perfgate_add_perf_suite(${NAME}): unknown arguments ${ARG_UNPARSED_ARGUMENTS}")
   endif()
-  if(NOT ARG_GOLDEN_DIR)
-    set(ARG_GOLDEN_DIR "${CMAKE_SOURCE_DIR}/golden/${NAME}")
-  endif()
-  if(NOT ARG_RECORDINGS)
-    set(ARG_RECORDINGS "${CMAKE_CURRENT_SOURCE_DIR}/recordings")
-  endif()
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 300)
   endif()
-  get_filename_component(golden_dir "${ARG_GOLDEN_DIR}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
-  get_filename_component(recordings_dir "${ARG_RECORDINGS}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
 
   add_executable(${NAME} ${ARG_SOURCES})
   target_link_libraries(${NAME} PRIVATE perfgate::gtest GTest::gtest_main)
-  target_compile_definitions(${NAME} PRIVATE
-    PERFGATE_SUITE_NAME="${NAME}"
-    PERFGATE_GOLDEN_DIR="${golden_dir}"
-    PERFGATE_RECORDINGS_DIR="${recordings_dir}")
+  # Shared with perfgate_add_perf_benchmark (PerfGateBenchmark.cmake).
+  _perfgate_suite_definitions(${NAME} "${NAME}" "${ARG_GOLDEN_DIR}" "${ARG_RECORDINGS}" golden_dir)
 
   # The complete properties of every test. gtest_discover_tests (3.25) re-expands
   # PROPERTIES on its way to set_tests_properties, so a list value (even escaped as

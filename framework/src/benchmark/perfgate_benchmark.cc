@@ -1,13 +1,22 @@
 #include "perfgate/benchmark/perfgate_benchmark.h"
 
-#include "perfgate/metrics/catalogue.h"
-
-#include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "perfgate/metrics/catalogue.h"
+#include "trial_reporter.h"
+
 namespace perfgate::bench {
+
+using internal::TrialSeries;
 
 void PublishCounters(benchmark::State& state, const attribution::EngineSummary& engine) {
   // The engine's totals and per-bucket figures, named by the metric catalogue.
@@ -18,8 +27,94 @@ void PublishCounters(benchmark::State& state, const attribution::EngineSummary& 
   }
 }
 
+namespace {
+
+// "submissions_per_token" -> "submissions/token", "gpu_us_per_token" -> "gpu us/token".
+std::string UnitText(std::string quantity) {
+  for (size_t at; (at = quantity.find("_per_")) != std::string::npos;) quantity.replace(at, 5, "/");
+  for (char& c : quantity) {
+    if (c == '_') c = ' ';
+  }
+  return quantity;
+}
+
+// A figure in µs is shown in µs; any other figure (a count) in the unit whose
+// multiplier is 1, so its Time column is the count itself.
+benchmark::TimeUnit TimeUnitOf(const std::string& quantity) {
+  const std::string q = "_" + quantity + "_";
+  return q.find("_us_") != std::string::npos ? benchmark::kMicrosecond : benchmark::kSecond;
+}
+
+// Registers `name` as one repetition per trial; TrialReporter supplies each
+// repetition's figures, so the function itself measures nothing.
+void RegisterSeries(const std::string& name, TrialSeries series) {
+  const int trials = static_cast<int>(series.values.size());
+  const benchmark::TimeUnit unit = series.unit;
+  internal::RegisteredSeries()[name] = std::move(series);
+  benchmark::RegisterBenchmark(name.c_str(), [](benchmark::State& state) {
+    for (auto _ : state) {
+    }
+  })->Iterations(1)->Repetitions(trials)->Unit(unit);
+}
+
+void RegisterError(const std::string& name, const std::string& why) {
+  benchmark::RegisterBenchmark(name.c_str(), [why](benchmark::State& state) {
+    state.SkipWithError(why.c_str());
+    for (auto _ : state) {
+    }
+  })->Iterations(1);
+}
+
+// The gated figures that have one sample per trial; the others are named in a note.
+std::vector<metrics::Metric> TrialFigures(const std::string& engine_name, const attribution::EngineSummary& engine) {
+  std::vector<metrics::Metric> figures;
+  std::string unsampled;
+  int n_unsampled = 0;
+  for (metrics::Metric& m : metrics::MetricsOf(engine)) {
+    if (!m.policy.gated) continue;
+    if (m.value.per_trial.size() != engine.trials.size()) {
+      unsampled += (n_unsampled++ ? ", " : "") + m.id.GoldenPath();
+      continue;
+    }
+    figures.push_back(std::move(m));
+  }
+  if (n_unsampled > 0) {
+    internal::RegistrationNotes().push_back(
+        engine_name + ": " + std::to_string(n_unsampled) +
+        " gated figures have no sample for each trial, so they are not benchmarks: " + unsampled);
+  }
+  return figures;
+}
+
+void RegisterEngine(const std::string& engine_name, const attribution::EngineSummary& engine) {
+  const size_t trials = engine.trials.size();
+  const std::vector<metrics::Metric> figures = TrialFigures(engine_name, engine);
+  // "<suite>/<engine>": GPU µs per token, with every figure of the same trial as counters.
+  TrialSeries all;
+  all.unit = benchmark::kMicrosecond;
+  all.label = "gpu us/token; counters: the same trial's figures";
+  all.counters.resize(trials);
+  all.values = engine.gpu_us_per_token.per_trial;
+  for (size_t t = 0; t < trials; ++t) {
+    for (const metrics::Metric& m : figures) all.counters[t][m.id.CounterName()] = m.value.per_trial[t];
+    all.counters[t]["trials"] = static_cast<double>(trials);
+  }
+  RegisterSeries(engine_name, std::move(all));
+  // "<suite>/<engine>/<golden path>": one compared value per gated figure.
+  for (const metrics::Metric& m : figures) {
+    TrialSeries s;
+    s.unit = TimeUnitOf(m.id.quantity);
+    s.label = UnitText(m.id.quantity);
+    s.values = m.value.per_trial;
+    for (double v : s.values) s.counters.push_back({{m.id.CounterName(), v}});
+    RegisterSeries(engine_name + "/" + m.id.GoldenPath(), std::move(s));
+  }
+}
+
+}  // namespace
+
 void RegisterSuiteBenchmarks(const testing::SuiteConfig& config) {
-  // Loaded here, once, so each benchmark runs exactly one iteration per trial.
+  // Loaded here, once: every repetition reports a recorded trial.
   const testing::SuiteLoad load = testing::LoadSuite(config);
   for (const testing::EngineSpec& spec : config.engines) {
     const std::string name = config.suite + "/" + spec.name;
@@ -27,65 +122,74 @@ void RegisterSuiteBenchmarks(const testing::SuiteConfig& config) {
     // gate could tell from a pass, so both report an error (and RunSuiteBenchmarks
     // exits 1).
     if (!load.error.ok() || load.unavailable || load.data == nullptr) {
-      const std::string why = !load.error.ok() ? load.error.ToString()
-                              : load.unavailable ? load.unavailable->reason
-                                                 : std::string("no data");
-      benchmark::RegisterBenchmark(name.c_str(), [why](benchmark::State& state) {
-        state.SkipWithError(why.c_str());
-        for (auto _ : state) {
-        }
-      })->Iterations(1);
+      RegisterError(name, !load.error.ok() ? load.error.ToString()
+                          : load.unavailable ? load.unavailable->reason
+                                             : std::string("no data"));
       continue;
     }
-    const attribution::EngineSummary engine = load.data->engine(spec.name);
-    const int64_t trials = std::max<int64_t>(1, static_cast<int64_t>(engine.trials.size()));
-    benchmark::RegisterBenchmark(name.c_str(), [engine](benchmark::State& state) {
-      const auto& per_trial = engine.gpu_us_per_token.per_trial;
-      size_t i = 0;
-      for (auto _ : state) {
-        const double us = per_trial.empty() ? 0.0 : per_trial[i++ % per_trial.size()];
-        state.SetIterationTime(us * 1e-6);
-      }
-      PublishCounters(state, engine);
-      state.counters["trials"] = static_cast<double>(engine.trials.size());
-    })->UseManualTime()->Unit(benchmark::kMicrosecond)->Iterations(trials);
+    const attribution::EngineSummary& engine = load.data->engine(spec.name);
+    if (engine.trials.empty() || engine.gpu_us_per_token.per_trial.size() != engine.trials.size()) {
+      RegisterError(name, "engine '" + spec.name + "' has no per-trial figures");
+      continue;
+    }
+    RegisterEngine(name, engine);
   }
 }
 
 namespace {
 
-// The display reporter, passed through, noting every run that reported an error. The
-// file reporter (--benchmark_out) receives the same runs, so counting here suffices.
-class FailClosedReporter : public benchmark::BenchmarkReporter {
- public:
-  explicit FailClosedReporter(benchmark::BenchmarkReporter* display) : display_(display) {
-    // The library writes its own messages to the display reporter's streams.
-    SetOutputStream(&display_->GetOutputStream());
-    SetErrorStream(&display_->GetErrorStream());
+// A --benchmark_* flag's value as Google Benchmark reads it: the last
+// `--NAME=VALUE` on the command line, else the environment variable NAME in capitals.
+std::optional<std::string> FlagValue(int argc, char** argv, const std::string& name) {
+  std::optional<std::string> value;
+  std::string env_name;
+  for (char c : name) env_name += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (const char* env = std::getenv(env_name.c_str())) value = env;
+  const std::string prefix = "--" + name + "=";
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg.substr(0, prefix.size()) == prefix) value = std::string(arg.substr(prefix.size()));
   }
+  return value;
+}
 
-  bool ReportContext(const Context& context) override { return display_->ReportContext(context); }
-
-  void ReportRuns(const std::vector<Run>& runs) override {
-    for (const Run& run : runs) {
-      if (run.run_type != Run::RT_Iteration) continue;  // aggregates repeat their runs
-      ++runs_;
-      // Google Benchmark 1.7 (Debian's); 1.8 renamed these `skipped` and `skip_message`.
-      if (run.error_occurred) errors_.push_back(run.benchmark_name() + ": " + run.error_message);
-    }
-    display_->ReportRuns(runs);
+// A repetition is a recorded trial, so --benchmark_repetitions can only restate the
+// trial count: more would replay trials (a U test would see fake agreement), fewer
+// would drop some. An error, not a note, so a CI job cannot miss it.
+bool CheckRepetitions(const std::optional<std::string>& flag) {
+  if (!flag) return true;
+  std::set<size_t> counts;
+  std::map<std::string, size_t> per_engine;
+  for (const auto& [name, series] : internal::RegisteredSeries()) {
+    counts.insert(series.values.size());
+    per_engine[name.substr(0, name.find('/', name.find('/') + 1))] = series.values.size();
   }
+  char* end = nullptr;
+  const long requested = std::strtol(flag->c_str(), &end, 10);
+  if (counts.empty() || (*end == '\0' && counts.size() == 1 && static_cast<long>(*counts.begin()) == requested)) {
+    return true;
+  }
+  std::cerr << "perfgate: error[benchmark.repetitions]: --benchmark_repetitions=" << *flag
+            << " (or BENCHMARK_REPETITIONS) cannot be honoured: each repetition of a suite benchmark is one "
+               "recorded trial (";
+  const char* sep = "";
+  for (const auto& [engine, n] : per_engine) {
+    std::cerr << sep << engine << ": " << n << " trials";
+    sep = ", ";
+  }
+  std::cerr << "), and repeating them would replay the same trials. Drop the flag, or record more "
+               "trials (perfgate record --trials N) (exit status 2)\n";
+  return false;
+}
 
-  void Finalize() override { display_->Finalize(); }
-
-  int runs() const { return runs_; }
-  const std::vector<std::string>& errors() const { return errors_; }
-
- private:
-  benchmark::BenchmarkReporter* display_;  // the library's; it must not be deleted
-  int runs_ = 0;
-  std::vector<std::string> errors_;
-};
+// The reporter for --benchmark_out, in --benchmark_out_format; null for a format
+// perfgate does not write (csv: deprecated in Google Benchmark, and not read by
+// compare.py).
+std::unique_ptr<benchmark::BenchmarkReporter> FileReporter(const std::string& format) {
+  if (format == "json") return std::make_unique<benchmark::JSONReporter>();
+  if (format == "console") return std::make_unique<benchmark::ConsoleReporter>(benchmark::ConsoleReporter::OO_None);
+  return nullptr;
+}
 
 }  // namespace
 
@@ -96,12 +200,29 @@ int RunSuiteBenchmarks(int argc, char** argv) {
     argc = 1;
     argv = &args_default;
   }
+  // Read before Initialize, which removes the flags it recognises from argv.
+  const std::optional<std::string> out = FlagValue(argc, argv, "benchmark_out");
+  const std::string out_format = FlagValue(argc, argv, "benchmark_out_format").value_or("json");
+  const std::optional<std::string> repetitions = FlagValue(argc, argv, "benchmark_repetitions");
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  if (!CheckRepetitions(repetitions)) return 2;
+  for (const std::string& note : internal::RegistrationNotes()) std::cerr << "perfgate: note: " << note << "\n";
   // CreateDefaultDisplayReporter honours --benchmark_format and --benchmark_color and
   // returns an object the library owns.
-  FailClosedReporter reporter(benchmark::CreateDefaultDisplayReporter());
-  const size_t matched = benchmark::RunSpecifiedBenchmarks(&reporter);
+  internal::TrialReporter display(benchmark::CreateDefaultDisplayReporter());
+  std::unique_ptr<benchmark::BenchmarkReporter> file_inner;
+  std::unique_ptr<internal::TrialReporter> file;
+  if (out && !out->empty()) {
+    file_inner = FileReporter(out_format);
+    if (file_inner == nullptr) {
+      std::cerr << "perfgate: error[benchmark.out_format]: --benchmark_out_format='" << out_format
+                << "' is not written by perfgate (json, console) (exit status 2)\n";
+      return 2;
+    }
+    file = std::make_unique<internal::TrialReporter>(file_inner.get());
+  }
+  const size_t matched = benchmark::RunSpecifiedBenchmarks(&display, file.get());
   benchmark::Shutdown();
   std::cout.flush();
   if (matched == 0) {
@@ -109,10 +230,10 @@ int RunSuiteBenchmarks(int argc, char** argv) {
               << "'; nothing was measured, which is not a pass (exit status 1)\n";
     return 1;
   }
-  if (!reporter.errors().empty()) {
-    std::cerr << "perfgate: " << reporter.errors().size() << " of " << reporter.runs()
+  if (!display.errors().empty()) {
+    std::cerr << "perfgate: " << display.errors().size() << " of " << display.runs()
               << " benchmark runs reported an error; they measured nothing (exit status 1):\n";
-    for (const std::string& e : reporter.errors()) std::cerr << "  " << e << "\n";
+    for (const std::string& e : display.errors()) std::cerr << "  " << e << "\n";
     return 1;
   }
   return 0;
