@@ -34,6 +34,13 @@ endfunction()
 
 function(perfgate_add_perf_benchmark NAME)
   cmake_parse_arguments(PARSE_ARGV 1 ARG "" "SUITE;GOLDEN_DIR;RECORDINGS" "SOURCES")
+  # A misspelt keyword after SOURCES lands in SOURCES: one in capitals that names no
+  # file is taken for a keyword.
+  foreach(source IN LISTS ARG_SOURCES)
+    if(source MATCHES "^[A-Z][A-Z_]*$" AND NOT EXISTS "${CMAKE_CURRENT_SOURCE_DIR}/${source}")
+      list(APPEND ARG_UNPARSED_ARGUMENTS "${source}")
+    endif()
+  endforeach()
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "perfgate_add_perf_benchmark(${NAME}): unknown arguments ${ARG_UNPARSED_ARGUMENTS} "
                         "(known: SOURCES, SUITE, GOLDEN_DIR, RECORDINGS)")
