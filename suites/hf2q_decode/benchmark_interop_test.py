@@ -208,6 +208,20 @@ def difference_report(old, new):
     return report
 
 
+def print_rows(old, new, names):
+    """The rows compare.py prints for `names`, in report.py's print_difference_report
+    format (name, Time and CPU change, then Time old/new and CPU old/new)."""
+    width = max(len(n) for n in names) + 2
+    print("%-*sTime             CPU      Time Old      Time New       CPU Old       CPU New" % (width + 12, "Benchmark"))
+    report = difference_report(old, new)
+    for name in names:
+        lhs = [b for b in old["benchmarks"] if b["name"] == name]
+        rhs = [b for b in new["benchmarks"] if b["name"] == name]
+        for (time, cpu), a, b in zip(report[name], lhs, rhs):
+            print("{:<{}s}{:+16.4f}{:+16.4f}{:14.0f}{:14.0f}{:14.0f}{:14.0f}".format(
+                name, width, time, cpu, a["real_time"], b["real_time"], a["cpu_time"], b["cpu_time"]))
+
+
 def assemble(work, name, hf2q_src, llama_src, extra_trial=None):
     """A recordings directory of symbolic links; extra_trial copies hf2q's trial-1 as
     trial-N (a fourth trial, so the trial count differs)."""
@@ -237,6 +251,7 @@ def check_regression(args):
             if not (0.040 < time < 0.048 and time == cpu):
                 fail("%s: Time %+.4f CPU %+.4f, expected about +0.044" % (name, time, cpu))
     print("regression: %s Time/CPU %s" % (FIGURE, ["%+.4f" % t for t, _ in report[FIGURE]]))
+    print_rows(old, new, [FIGURE, FIGURE + "_mean", FIGURE + "_median", "hf2q_decode/hf2q/gpu_us_per_token_median"])
     # The unchanged baseline stays at +0.0000.
     for time, cpu in report["hf2q_decode/llama/submissions_per_token"]:
         if time != 0.0 or cpu != 0.0:
