@@ -2,12 +2,14 @@
 """hf2q_decode_benchmark's output as Google Benchmark's compare.py reads it.
 
 Usage: benchmark_interop_test.py CASE --bench PROGRAM --perfgate CLI --fixtures DIR
-                                 --corpus DIR --work DIR
+                                 --corpus CORPUS_DIR --work DIR
 CASE:
   shape       the JSON output has the keys and types of compare.py's own test inputs
-              (corpus gbench/*.json), one repetition per recorded trial, aggregates
-              that agree with the repetitions, and per-trial submissions/token equal
-              to `perfgate attribute --format json`'s per-trial submissions / tokens.
+              (CORPUS_DIR/gbench/*.json); exit status 77 (CTest: skipped, visibly)
+              when the corpus is absent, as the other conformance tests.
+  values      one repetition per recorded trial, aggregates that agree with the
+              repetitions, and per-trial submissions/token equal to `perfgate attribute
+              --format json`'s per-trial submissions / tokens.
   regression  compare.py's pairing (by name, repetition by repetition) flags
               hf2q/submissions_per_token at +0.044 on the regressed recording, and
               names pair between a 3-trial and a 4-trial recording.
@@ -296,16 +298,21 @@ def check_repetitions(args):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("case", choices=["shape", "regression", "repetitions"])
+    ap.add_argument("case", choices=["shape", "values", "regression", "repetitions"])
     for opt in ("bench", "perfgate", "fixtures", "corpus", "work"):
         ap.add_argument("--" + opt, required=True)
     args = ap.parse_args()
     args.fixtures = os.path.abspath(args.fixtures)  # symbolic links point here
     os.makedirs(args.work, exist_ok=True)
     if args.case == "shape":
-        doc = run_bench(args, os.path.join(args.work, "shape.json"))
-        check_shape(doc, args.corpus)
-        check_values(doc, args)
+        gbench = os.path.join(args.corpus, "gbench") if args.corpus else ""
+        if not gbench or not os.path.isdir(gbench):
+            print("SKIPPED: no compare.py inputs under PERFGATE_CORPUS_DIR='%s' (gbench/); "
+                  "set it to shared/corpus to run this test" % args.corpus)
+            sys.exit(77)
+        check_shape(run_bench(args, os.path.join(args.work, "shape.json")), gbench)
+    elif args.case == "values":
+        check_values(run_bench(args, os.path.join(args.work, "values.json")), args)
     elif args.case == "regression":
         check_regression(args)
     else:
