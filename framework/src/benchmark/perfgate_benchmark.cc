@@ -45,8 +45,8 @@ benchmark::TimeUnit TimeUnitOf(const std::string& quantity) {
   return q.find("_us_") != std::string::npos ? benchmark::kMicrosecond : benchmark::kSecond;
 }
 
-// Registers `name` as one repetition per trial; TrialReporter supplies each
-// repetition's figures, so the function itself measures nothing.
+// Registers `name` with one repetition per value of the series; TrialReporter supplies
+// each repetition's figures, so the function itself measures nothing.
 void RegisterSeries(const std::string& name, TrialSeries series) {
   const int trials = static_cast<int>(series.values.size());
   const benchmark::TimeUnit unit = series.unit;
@@ -65,49 +65,59 @@ void RegisterError(const std::string& name, const std::string& why) {
   })->Iterations(1);
 }
 
-// The gated figures that have one sample per trial; the others are named in a note.
-std::vector<metrics::Metric> TrialFigures(const std::string& engine_name, const attribution::EngineSummary& engine) {
-  std::vector<metrics::Metric> figures;
-  std::string unsampled;
-  int n_unsampled = 0;
-  for (metrics::Metric& m : metrics::MetricsOf(engine)) {
-    if (!m.policy.gated) continue;
-    if (m.value.per_trial.size() != engine.trials.size()) {
-      unsampled += (n_unsampled++ ? ", " : "") + m.id.GoldenPath();
-      continue;
-    }
-    figures.push_back(std::move(m));
+// A figure as a series: one repetition per trial when it has one sample per trial;
+// otherwise (a kernel family's size, a bucket's p50 that some trial lacks) one
+// repetition holding the recording's value, labelled so, never a replay of it.
+TrialSeries FigureSeries(const metrics::Metric& m, size_t trials) {
+  TrialSeries s;
+  s.unit = TimeUnitOf(m.id.quantity);
+  s.label = UnitText(m.id.quantity);
+  s.per_trial = m.value.per_trial.size() == trials;
+  if (s.per_trial) {
+    s.values = m.value.per_trial;
+  } else {
+    s.values = {m.value.median};
+    s.label += " (one value for the recording, not per trial)";
   }
-  if (n_unsampled > 0) {
-    internal::RegistrationNotes().push_back(
-        engine_name + ": " + std::to_string(n_unsampled) +
-        " gated figures have no sample for each trial, so they are not benchmarks: " + unsampled);
-  }
-  return figures;
+  for (double v : s.values) s.counters.push_back({{m.id.CounterName(), v}});
+  return s;
 }
 
-void RegisterEngine(const std::string& engine_name, const attribution::EngineSummary& engine) {
+// "<suite>/<engine>": GPU µs per token, with every per-trial figure of the same trial
+// as counters.
+TrialSeries EngineSeries(const attribution::EngineSummary& engine, const std::vector<metrics::Metric>& figures) {
   const size_t trials = engine.trials.size();
-  const std::vector<metrics::Metric> figures = TrialFigures(engine_name, engine);
-  // "<suite>/<engine>": GPU µs per token, with every figure of the same trial as counters.
   TrialSeries all;
   all.unit = benchmark::kMicrosecond;
   all.label = "gpu us/token; counters: the same trial's figures";
-  all.counters.resize(trials);
   all.values = engine.gpu_us_per_token.per_trial;
+  all.counters.resize(trials);
   for (size_t t = 0; t < trials; ++t) {
-    for (const metrics::Metric& m : figures) all.counters[t][m.id.CounterName()] = m.value.per_trial[t];
+    for (const metrics::Metric& m : figures) {
+      if (m.value.per_trial.size() == trials) all.counters[t][m.id.CounterName()] = m.value.per_trial[t];
+    }
     all.counters[t]["trials"] = static_cast<double>(trials);
   }
-  RegisterSeries(engine_name, std::move(all));
+  return all;
+}
+
+void RegisterEngine(const std::string& engine_name, const attribution::EngineSummary& engine) {
+  std::vector<metrics::Metric> figures;
+  for (metrics::Metric& m : metrics::MetricsOf(engine)) {
+    if (m.policy.gated) figures.push_back(std::move(m));
+  }
+  RegisterSeries(engine_name, EngineSeries(engine, figures));
   // "<suite>/<engine>/<golden path>": one compared value per gated figure.
+  int whole = 0;
   for (const metrics::Metric& m : figures) {
-    TrialSeries s;
-    s.unit = TimeUnitOf(m.id.quantity);
-    s.label = UnitText(m.id.quantity);
-    s.values = m.value.per_trial;
-    for (double v : s.values) s.counters.push_back({{m.id.CounterName(), v}});
+    TrialSeries s = FigureSeries(m, engine.trials.size());
+    whole += s.per_trial ? 0 : 1;
     RegisterSeries(engine_name + "/" + m.id.GoldenPath(), std::move(s));
+  }
+  if (whole > 0) {
+    internal::RegistrationNotes().push_back(engine_name + ": " + std::to_string(whole) +
+                                            " gated figures have no sample per trial (kernel-family sizes, "
+                                            "p50 of buckets some trial lacks): one repetition each");
   }
 }
 
@@ -161,6 +171,7 @@ bool CheckRepetitions(const std::optional<std::string>& flag) {
   std::set<size_t> counts;
   std::map<std::string, size_t> per_engine;
   for (const auto& [name, series] : internal::RegisteredSeries()) {
+    if (!series.per_trial) continue;
     counts.insert(series.values.size());
     per_engine[name.substr(0, name.find('/', name.find('/') + 1))] = series.values.size();
   }

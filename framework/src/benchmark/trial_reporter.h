@@ -25,6 +25,8 @@ struct TrialSeries {
   std::vector<benchmark::UserCounters> counters;  // the same trial's counters
   std::string label;                              // the figure's own unit, e.g. "submissions/token"
   benchmark::TimeUnit unit = benchmark::kMicrosecond;
+  // false: one value for the whole recording (a kernel family's size), one repetition.
+  bool per_trial = true;
 };
 
 // The series of every benchmark registered for a suite, by benchmark name.

@@ -36,8 +36,8 @@ void PublishCounters(benchmark::State& state, const attribution::EngineSummary& 
 // value; the label and a counter state its unit), and "<suite>/<engine>" (GPU µs per
 // token, every figure as a counter). Each has one repetition per recorded trial:
 // repetition i reports trial i, and the aggregates (mean, median, stddev, cv) are
-// computed from the trials, in Time and counters alike. Figures without one sample
-// per trial (kernel-family sizes) are named in a note on stderr. Only
+// computed from the trials, in Time and counters alike. A figure without one sample
+// per trial (a kernel family's size) is one repetition, labelled so. Only
 // RunSuiteBenchmarks reports these values (its reporters supply them). A suite that
 // cannot load (an error, or no recording where none can be made: both are failures
 // here, never skips) registers benchmarks that report the reason through
