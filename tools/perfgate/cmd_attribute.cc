@@ -206,10 +206,11 @@ StatusOr<attribution::EngineSummary> AttributeEngine(const std::string& engine, 
                                                      const attribution::AttributionOptions& options) {
   return bundle::AttributeTrials(engine, trials, options,
                                  [&](const bundle::Trial& t, const attribution::TrialSummary& summary) {
+                                   const sources::SourceWords& words = t.source->descriptor.words;
                                    std::cerr << "ok: " << engine << ' ' << FormatPath(t.path) << ": " << summary.submissions
-                                             << ' ' << t.source->descriptor.words.units << " over " << summary.tokens
-                                             << " tokens (" << summary.tokens_source << "), "
-                                             << summary.shader_count << " shaders\n";
+                                             << ' ' << words.units << " over " << summary.tokens << " tokens ("
+                                             << summary.tokens_source << "), " << summary.shader_count << ' '
+                                             << words.distinct_names << '\n';
                                  });
 }
 
