@@ -223,10 +223,13 @@ StatusOr<report::Report> BuildReport(const AttributeArgs& args) {
   report::Report report;
   report.buckets = base->buckets;
   report.seed_compat = args.seed_compat;
+  report.flags = {{"baseline", args.baseline}, {"format", args.format}, {"min_trials", std::to_string(args.min_trials)}};
   for (const std::string& engine : engines->order) {
     auto options = EngineOptions(args, *base, engine);
     if (!options.ok()) return options.status();
-    auto summary = AttributeEngine(engine, engines->trials.at(engine), *options);
+    const auto& trials = engines->trials.at(engine);  // never empty: RequireTrials
+    report.options.emplace_back(engine, sources::WithDefaultProcessFilter(*trials.front().source, engine, *options));
+    auto summary = AttributeEngine(engine, trials, *options);
     if (!summary.ok()) return summary.status();
     report.engines.push_back(std::move(summary).value());
   }

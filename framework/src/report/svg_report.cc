@@ -188,7 +188,7 @@ double DeltaChart(const std::string& title, const std::vector<Delta>& rows, cons
   svg += "<g class=\"axis\" font-size=\"11\" fill=\"#444\">\n";
   for (int k = -1; k <= static_cast<int>(decades); ++k) {
     const double magnitude = k < 0 ? 0 : std::pow(10.0, k);
-    if (std::log10(1 + magnitude) > decades + 1e-9) break;
+    if (std::log10(1 + magnitude) > decades + 0.01) break;  // 10^decades itself sits at the edge
     for (double v : {magnitude, -magnitude}) {
       const double x = zero + DeltaOffset(v, decades);
       svg += "<line x1=\"" + Num(x) + "\" y1=\"" + Num(plot_top) + "\" x2=\"" + Num(x) + "\" y2=\"" +
