@@ -146,7 +146,6 @@ double Chart(const std::string& title, const std::vector<Category>& cats, const 
   return plot_bottom + 50;
 }
 
-
 // Where Δ lands on a signed log scale of `decades` decades per half-plot: log10(1 + |Δ|)
 // decades from the zero line, so +9 µs/tok shows at a third of +800's length rather than
 // at 1 %.
@@ -230,11 +229,16 @@ double DeltaChart(const std::string& title, const std::vector<Delta>& rows, cons
     const bool left = offset > 0;
     svg += "<text class=\"delta-value\" x=\"" + Num(left ? zero - 6 : zero + 6) + "\" y=\"" +
            Num(gy + kBarHeight - 3) + "\" font-size=\"11\"" + (left ? " text-anchor=\"end\"" : "") + ">" +
-           XmlEscape(DeltaText(d) + (target ? ", attack target" : "")) + "</text>\n";
+           XmlEscape(DeltaText(d)) + "</text>\n";
+    if (target) {  // right of the plot, where no bar reaches
+      svg += "<text class=\"attack-target-label\" x=\"" + Num(kWidth - 14) + "\" y=\"" + Num(gy + kBarHeight - 3) +
+             "\" text-anchor=\"end\" font-size=\"11\" font-weight=\"bold\">attack target</text>\n";
+    }
     svg += "</g>\n";
   }
   return plot_bottom + 50;
 }
+
 }  // namespace
 
 std::string RenderSvg(const Report& report) {
