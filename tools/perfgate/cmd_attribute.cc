@@ -206,10 +206,11 @@ StatusOr<attribution::EngineSummary> AttributeEngine(const std::string& engine, 
                                                      const attribution::AttributionOptions& options) {
   return bundle::AttributeTrials(engine, trials, options,
                                  [&](const bundle::Trial& t, const attribution::TrialSummary& summary) {
+                                   const sources::SourceWords& words = t.source->descriptor.words;
                                    std::cerr << "ok: " << engine << ' ' << FormatPath(t.path) << ": " << summary.submissions
-                                             << ' ' << t.source->descriptor.words.units << " over " << summary.tokens
-                                             << " tokens (" << summary.tokens_source << "), "
-                                             << summary.shader_count << " shaders\n";
+                                             << ' ' << words.units << " over " << summary.tokens << " tokens ("
+                                             << summary.tokens_source << "), " << summary.shader_count << ' '
+                                             << words.distinct_names << '\n';
                                  });
 }
 
@@ -222,10 +223,13 @@ StatusOr<report::Report> BuildReport(const AttributeArgs& args) {
   report::Report report;
   report.buckets = base->buckets;
   report.seed_compat = args.seed_compat;
+  report.flags = {{"baseline", args.baseline}, {"format", args.format}, {"min_trials", std::to_string(args.min_trials)}};
   for (const std::string& engine : engines->order) {
     auto options = EngineOptions(args, *base, engine);
     if (!options.ok()) return options.status();
-    auto summary = AttributeEngine(engine, engines->trials.at(engine), *options);
+    const auto& trials = engines->trials.at(engine);  // never empty: RequireTrials
+    report.options.emplace_back(engine, sources::WithDefaultProcessFilter(*trials.front().source, engine, *options));
+    auto summary = AttributeEngine(engine, trials, *options);
     if (!summary.ok()) return summary.status();
     report.engines.push_back(std::move(summary).value());
   }

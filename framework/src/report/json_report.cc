@@ -1,11 +1,18 @@
-// The JSON report, schema_version 1. nlohmann's default `json` keeps object keys
-// sorted, so the output is stable. It is machine-readable, so it is lossless: every
+// The JSON report, schema_version 2 (README: "JSON report schema"). Objects are built in
+// insertion order and written with sorted keys, except "buckets" objects, which keep
+// band order; so the output is stable. It is machine-readable, so it is lossless: every
 // double is written as the shortest text that parses back to the identical double
 // (util::ShortestDouble). Rounding belongs to the text, Markdown and SVG reports (and
 // to the goldens, which round to 6 significant digits for reviewable diffs).
 #include <cmath>
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
+#include <vector>
+
+#include "perfgate/core/version.h"
+#include "perfgate/sources/source.h"
 
 #include "perfgate/report/formats.h"
 #include "report/report_util.h"
@@ -16,9 +23,12 @@ namespace {
 using attribution::Delta;
 using attribution::EngineSummary;
 using attribution::TrialSummary;
-using nlohmann::json;
+// Insertion order: bands stay in band order; Write sorts every other object's keys.
+using json = nlohmann::ordered_json;
 
-constexpr int kSchemaVersion = 1;
+constexpr int kSchemaVersion = 2;
+// The key whose objects are written in insertion (band) order rather than sorted.
+constexpr const char* kBandOrderedKey = "buckets";
 
 // A double, unrounded; NaN and infinities become null.
 json Num(double v) {
@@ -153,16 +163,92 @@ json ComparisonJson(const attribution::Comparison& c) {
   return j;
 }
 
+// The configured bands in band order, with their bounds in ns and µs (hi null for the
+// open end) and the kernel-class hint.
+json BandsJson(const std::vector<attribution::Bucket>& buckets) {
+  json out = json::object();
+  for (const attribution::Bucket& b : buckets) {
+    const bool open = b.hi_ns == attribution::Bucket::kOpenEnd;
+    out[b.name] = {{"lo_ns", b.lo_ns},
+                   {"hi_ns", open ? json(nullptr) : json(b.hi_ns)},
+                   {"lo_us", Num(static_cast<double>(b.lo_ns) / 1000.0)},
+                   {"hi_us", open ? json(nullptr) : Num(static_cast<double>(b.hi_ns) / 1000.0)},
+                   {"hint", b.hint}};
+  }
+  return out;
+}
+
+const char* WindowModeName(attribution::DecodeWindow::Mode mode) {
+  using Mode = attribution::DecodeWindow::Mode;
+  switch (mode) {
+    case Mode::kLabel:
+      return "label";
+    case Mode::kTimeRange:
+      return "time_range";
+    case Mode::kSkipSubmissions:
+      return "skip";
+    case Mode::kWholeTrace:
+      break;
+  }
+  return "whole_trace";
+}
+
+// The decode window: its mode and that mode's own fields.
+json WindowJson(const attribution::DecodeWindow& w) {
+  using Mode = attribution::DecodeWindow::Mode;
+  json out = {{"mode", WindowModeName(w.mode)}};
+  if (w.mode == Mode::kLabel) out["label"] = w.label;
+  if (w.mode == Mode::kTimeRange) {
+    out["start_ns"] = w.start_ns;
+    out["end_ns"] = w.end_ns;
+  }
+  if (w.mode == Mode::kSkipSubmissions) out["skip"] = w.skip;
+  return out;
+}
+
+// One engine's attribution options. The buckets are the report's top-level "buckets".
+json OptionsJson(const attribution::AttributionOptions& o) {
+  json rules = json::array();
+  for (const auto& r : o.kernel_families.rules) rules.push_back({{"prefix", r.prefix}, {"family", r.family}});
+  return {{"process_prefix", o.process_prefix},
+          {"all_processes", o.all_processes},
+          {"seed_compat", o.seed_compat},
+          {"window", WindowJson(o.window)},
+          {"tokens", o.tokens ? json(*o.tokens) : json(nullptr)},
+          {"token_label", o.token_label.empty() ? json(nullptr) : json(o.token_label)},
+          {"run", o.run},
+          {"kernel_families", {{"strip_prefix", o.kernel_families.strip_prefix}, {"rules", std::move(rules)}}}};
+}
+
+json ReportOptionsJson(const Report& report) {
+  json engines = json::object();
+  for (const auto& [name, options] : report.options) engines[name] = OptionsJson(options);
+  json flags = json::object();
+  for (const auto& [name, value] : report.flags) flags[name] = value;
+  return {{"engines", std::move(engines)}, {"flags", std::move(flags)}};
+}
+
+// What the figures count, in the source's words (the keys keep "submission" for every
+// source, as schema_version 1 did).
+json WordsJson(const sources::SourceWords& w) {
+  return {{"unit", std::string(w.unit)},
+          {"units", std::string(w.units)},
+          {"family", std::string(w.family)},
+          {"phase", std::string(w.phase)},
+          {"registry", std::string(w.registry)}};
+}
+
 // A JSON string (or object key) as nlohmann writes it; invalid UTF-8 (from a foreign
 // trace's label) is replaced rather than thrown.
 void AppendString(const std::string& s, std::string* out) {
   *out += json(s).dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-// nlohmann's dump(2) layout (sorted keys, 2-space indent, "key": value, one element a
-// line, {} and [] when empty), except that a double is util::ShortestDouble's text:
-// nlohmann's Grisu2 round-trips but is not always the shortest.
-void Write(const json& j, int depth, std::string* out) {
+// nlohmann's dump(2) layout (2-space indent, "key": value, one element a line, {} and
+// [] when empty) with sorted keys, except that the object under a "buckets" key keeps
+// its band order and a double is util::ShortestDouble's text: nlohmann's Grisu2
+// round-trips but is not always the shortest.
+void Write(const json& j, int depth, bool band_order, std::string* out) {
   const std::string inner(static_cast<size_t>(2 * (depth + 1)), ' ');
   switch (j.type()) {
     case json::value_t::object: {
@@ -170,15 +256,20 @@ void Write(const json& j, int depth, std::string* out) {
         *out += "{}";
         return;
       }
+      std::vector<std::pair<std::string, const json*>> members;
+      for (auto it = j.begin(); it != j.end(); ++it) members.emplace_back(it.key(), &it.value());
+      if (!band_order) {
+        std::sort(members.begin(), members.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      }
       *out += "{\n";
       bool first = true;
-      for (auto it = j.begin(); it != j.end(); ++it) {
+      for (const auto& [key, value] : members) {
         if (!first) *out += ",\n";
         first = false;
         *out += inner;
-        AppendString(it.key(), out);
+        AppendString(key, out);
         *out += ": ";
-        Write(it.value(), depth + 1, out);
+        Write(*value, depth + 1, key == kBandOrderedKey, out);
       }
       *out += "\n" + std::string(static_cast<size_t>(2 * depth), ' ') + "}";
       return;
@@ -194,7 +285,7 @@ void Write(const json& j, int depth, std::string* out) {
         if (!first) *out += ",\n";
         first = false;
         *out += inner;
-        Write(e, depth + 1, out);
+        Write(e, depth + 1, false, out);
       }
       *out += "\n" + std::string(static_cast<size_t>(2 * depth), ' ') + "]";
       return;
@@ -216,16 +307,23 @@ void Write(const json& j, int depth, std::string* out) {
 std::string RenderJson(const Report& report) {
   json j;
   j["schema_version"] = kSchemaVersion;
+  j["perfgate"] = {{"version", std::string(Version())}, {"commit", std::string(BuildCommit())}};
+  j["buckets"] = BandsJson(report.buckets);
   json engines = json::object();
   for (const auto& e : report.engines) {
-    // Two summaries with one name keep both: the later one gets a "#2" suffix.
+    // Two summaries with one name keep both: the later one gets a "_2" suffix (an
+    // identifier, unlike schema 1's "#2").
     std::string key = e.name;
-    for (int n = 2; engines.contains(key); ++n) key = e.name + "#" + std::to_string(n);
+    for (int n = 2; engines.contains(key); ++n) key = e.name + "_" + std::to_string(n);
     engines[key] = EngineJson(e);
   }
   j["engines"] = std::move(engines);
   j["comparison"] = report.comparison ? ComparisonJson(*report.comparison) : json(nullptr);
   j["seed_compat"] = report.seed_compat;
+  j["options"] = ReportOptionsJson(report);
+  const sources::TraceSource* source = util::SourceOf(report);
+  j["source"] = source != nullptr ? json(std::string(source->descriptor.name)) : json(nullptr);
+  j["words"] = WordsJson(util::WordsOf(report));
   // The keys say "submission" for every source (schema_version 1); this says what one is.
   j["units"] = {
       {"submission", util::IsTraceJson(report)
@@ -233,7 +331,7 @@ std::string RenderJson(const Report& report) {
                          : "one GPU execution-point pair (about one encoder), not a kernel dispatch"},
       {"time", "microseconds per decode token unless the key ends in _ns"}};
   std::string out;
-  Write(j, 0, &out);
+  Write(j, 0, false, &out);
   return out + "\n";
 }
 

@@ -20,6 +20,24 @@ using util::Signed;
 
 constexpr size_t kTopPhases = 10;
 
+// The source's words as the strings the tables are built from.
+struct Words {
+  explicit Words(const Report& report) {
+    const sources::SourceWords& sw = util::WordsOf(report);
+    units = sw.units;
+    families = sw.families;
+    phases = sw.phases;
+    instance = sw.instance;
+    per_unit = util::PerTok(sw.unit_abbrev);
+    per_family = sw.per_token;
+    per_instance = util::PerTok(std::string(sw.instance) + "s");
+  }
+  std::string units, families, phases, instance;
+  std::string per_unit;      // "sub/tok" / "kern/tok"
+  std::string per_family;    // "enc/tok" / "kern/tok"
+  std::string per_instance;  // "CBs/tok" / "ranges/tok"
+};
+
 // Plain text inside Markdown: backslash-escapes the characters that format.
 std::string Esc(std::string_view s) {
   std::string out;
@@ -67,7 +85,7 @@ std::string Join(const std::vector<double>& v) {
 }
 
 void TwoSided(const Report& report, const util::Sides& sides, std::vector<std::string>& out) {
-  const util::Vocabulary words = util::VocabularyOf(report);
+  const Words w(report);
   const EngineSummary& e = *sides.engine;
   const EngineSummary& b = *sides.baseline;
   const auto& c = *report.comparison;
@@ -98,13 +116,13 @@ void TwoSided(const Report& report, const util::Sides& sides, std::vector<std::s
                 " µs/tok, Δ " + Signed(t.delta, 1) + " (" + Percent(t.delta_pct) +
                 ")**, p = " + PValue(t.p_value) + " (" + n + " trials). Busy (union) " +
                 Fixed(e.busy_us_per_token.median, 1) + " vs " +
-                Fixed(b.busy_us_per_token.median, 1) + " µs/tok. " + util::Capitalized(words.dispatch) + "s/tok " +
+                Fixed(b.busy_us_per_token.median, 1) + " µs/tok. " + util::Capitalized(w.units) + "/tok " +
                 Fixed(s.engine, 1) + " vs " + Fixed(s.baseline, 1) + ".");
   out.push_back("");
 
   out.push_back("### Buckets");
   out.push_back("");
-  Table(out, {"Bucket", en + " sub/tok", en + " p50 µs", en + " µs/tok", bn + " sub/tok",
+  Table(out, {"Bucket", en + " " + w.per_unit, en + " p50 µs", en + " µs/tok", bn + " " + w.per_unit,
               bn + " p50 µs", bn + " µs/tok", "Δ µs/tok", "Δ%", "p (" + n + ")"});
   for (const Delta& d : c.buckets) {
     const auto& eb = util::FindBucket(e, d.name);
@@ -121,9 +139,9 @@ void TwoSided(const Report& report, const util::Sides& sides, std::vector<std::s
   out.push_back("");
 
   if (!c.families.empty()) {
-    out.push_back("### " + words.families);
+    out.push_back("### " + w.families);
     out.push_back("");
-    Table(out, {"Family", en + " " + words.per_token, en + " µs/tok", bn + " " + words.per_token, bn + " µs/tok",
+    Table(out, {"Family", en + " " + w.per_family, en + " µs/tok", bn + " " + w.per_family, bn + " µs/tok",
                 "Δ µs/tok", "Δ%", "p (" + n + ")"});
     std::vector<Delta> rows = c.families;
     std::stable_sort(rows.begin(), rows.end(),
@@ -142,11 +160,11 @@ void TwoSided(const Report& report, const util::Sides& sides, std::vector<std::s
     std::vector<Delta> rows = c.phases;
     std::stable_sort(rows.begin(), rows.end(),
                      [](const Delta& x, const Delta& y) { return x.engine > y.engine; });
-    out.push_back("### Phases (top " + std::to_string(std::min(kTopPhases, rows.size())) + " of " +
+    out.push_back("### " + w.phases + " (top " + std::to_string(std::min(kTopPhases, rows.size())) + " of " +
                   std::to_string(rows.size()) + " by " + en + " GPU µs/tok; label coverage " +
                   Fixed(e.label_coverage * 100.0, 1) + "%)");
     out.push_back("");
-    Table(out, {"Phase", en + " CBs/tok", en + " µs/tok", bn + " CBs/tok", bn + " µs/tok",
+    Table(out, {"Phase", en + " " + w.per_instance, en + " µs/tok", bn + " " + w.per_instance, bn + " µs/tok",
                 "Δ µs/tok", "Δ%", "p (" + n + ")"});
     for (size_t i = 0; i < rows.size() && i < kTopPhases; ++i) {
       const Delta& d = rows[i];
@@ -160,18 +178,18 @@ void TwoSided(const Report& report, const util::Sides& sides, std::vector<std::s
 }
 
 void EngineOnly(const Report& report, const EngineSummary& e, std::vector<std::string>& out) {
-  const util::Vocabulary words = util::VocabularyOf(report);
+  const Words w(report);
   const std::string en = Esc(util::SideName(report, &e, false));
   out.push_back("## perfgate: " + en + ", GPU µs per decode token (no baseline)");
   out.push_back("");
   out.push_back("Total GPU time **" + Fixed(e.gpu_us_per_token.median, 1) +
                 " µs/tok** (busy, union: " + Fixed(e.busy_us_per_token.median, 1) + "), " +
-                Fixed(e.dispatches_per_token.median, 1) + " " + words.dispatch + "s/tok, median of " +
+                Fixed(e.dispatches_per_token.median, 1) + " " + w.units + "/tok, median of " +
                 std::to_string(e.trials.size()) + " trials.");
   out.push_back("");
   out.push_back("### Buckets");
   out.push_back("");
-  Table(out, {"Bucket", "sub/tok", "p50 µs", "µs/tok"});
+  Table(out, {"Bucket", w.per_unit, "p50 µs", "µs/tok"});
   for (const auto& [name, b] : e.buckets) {
     out.push_back(TableRow({Code(name), Fixed(b.dispatches_per_token.median, 1),
                             Fixed(b.p50_us.median, 2), Fixed(b.us_per_token.median, 1)}));
@@ -180,9 +198,9 @@ void EngineOnly(const Report& report, const EngineSummary& e, std::vector<std::s
                           Fixed(e.gpu_us_per_token.median, 1)}));
   out.push_back("");
   if (!e.encoder_gpu.empty()) {
-    out.push_back("### " + words.families);
+    out.push_back("### " + w.families);
     out.push_back("");
-    Table(out, {"Family", words.per_token, "µs/tok"});
+    Table(out, {"Family", w.per_family, "µs/tok"});
     for (const auto& [name, f] : e.encoder_gpu) {
       out.push_back(TableRow({Code(name), Fixed(f.encoders_per_token.median, 2),
                               Fixed(f.gpu_us_per_token.median, 1)}));
@@ -191,11 +209,11 @@ void EngineOnly(const Report& report, const EngineSummary& e, std::vector<std::s
   }
   auto phases = util::PhasesByGpu(e);
   if (!phases.empty()) {
-    out.push_back("### Phases (top " + std::to_string(std::min(kTopPhases, phases.size())) +
+    out.push_back("### " + w.phases + " (top " + std::to_string(std::min(kTopPhases, phases.size())) +
                   " of " + std::to_string(phases.size()) + "; label coverage " +
                   Fixed(e.label_coverage * 100.0, 1) + "%)");
     out.push_back("");
-    Table(out, {"Phase", "CBs/tok", "µs/tok", "µs/CB"});
+    Table(out, {"Phase", w.per_instance, "µs/tok", "µs/" + w.instance});
     for (size_t i = 0; i < phases.size() && i < kTopPhases; ++i) {
       const auto& p = e.cb_label_gpu.at(phases[i]);
       out.push_back(TableRow({Code(phases[i]), Fixed(p.cbs_per_token.median, 2),
@@ -237,7 +255,7 @@ std::string RenderMarkdown(const Report& report) {
     out.push_back("");
   }
   out.push_back(
-      "_" + util::VocabularyOf(report).dispatch_note + " Medians over trials" +
+      "_" + std::string(util::WordsOf(report).dispatch_note) + " Medians over trials" +
       (report.comparison ? "; p: two-sided Mann-Whitney U over per-trial values" : "") +
       ". Method: " +
       (report.seed_compat ? "seed-compatible (whole trace, all processes)" : "corrected") + "._");

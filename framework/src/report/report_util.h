@@ -92,21 +92,16 @@ inline bool IsTraceJson(const Report& report) {
   return s != nullptr && s->descriptor.unit == sources::Unit::kKernel;
 }
 
-// The words every format uses for what the family tables and dispatch columns count.
-struct Vocabulary {
-  std::string dispatch;       // what one dispatch is: "submission" or "kernel"
-  std::string families;       // a heading: "Encoder families" or "Kernel families"
-  std::string per_token;      // a family column: "enc/tok" or "kern/tok"
-  std::string dispatch_note;  // one sentence on what a dispatch is
-};
-
-// From the report's source descriptor; mixed or unknown sources read as Metal's.
-inline Vocabulary VocabularyOf(const Report& report) {
+// The words every format uses for what the tables and charts count: those of the
+// report's source; mixed or unknown sources read as Metal's.
+inline const sources::SourceWords& WordsOf(const Report& report) {
   const sources::TraceSource* s = SourceOf(report);
   if (s == nullptr) s = &sources::BuiltinSources().front();
-  const sources::SourceWords& w = s->descriptor.words;
-  return {std::string(w.unit), std::string(w.families), std::string(w.per_token), std::string(w.dispatch_note)};
+  return s->descriptor.words;
 }
+
+// `word` + "/tok": a per-token column ("sub/tok", "kern/tok").
+inline std::string PerTok(std::string_view word) { return std::string(word) + "/tok"; }
 
 inline std::string Capitalized(std::string word) {
   if (!word.empty() && word[0] >= 'a' && word[0] <= 'z') word[0] = static_cast<char>(word[0] - 'a' + 'A');

@@ -1,10 +1,15 @@
-// The SVG report: two grouped horizontal bar charts (µs/token per bucket and per
-// phase), engine beside baseline. Self-contained: no scripts, no external fonts or
-// stylesheets, every label XML-escaped. Bars carry class "bar-engine" or
-// "bar-baseline"; legend swatches "legend-swatch"; the background "background".
+// The SVG report. With a baseline it opens with Δ charts (engine − baseline per bucket
+// and per phase, on a signed log scale so that a regression in a small bucket is as
+// visible as one in a large bucket; Δ, Δ% and p written on every row; the attack
+// target's row highlighted), then the grouped horizontal bar charts of µs/token per
+// bucket and per phase, engine beside baseline. Self-contained: no scripts, no external
+// fonts or stylesheets, every label XML-escaped. Bars carry class "bar-engine",
+// "bar-baseline" or "bar-delta regressed|improved"; the attack target's highlight
+// "attack-target"; legend swatches "legend-swatch"; the background "background".
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +33,13 @@ constexpr size_t kTopPhases = 10;
 constexpr size_t kLabelChars = 38;
 const char* const kEngineColour = "#4e79a7";
 const char* const kBaselineColour = "#f28e2b";
+// Δ bars: red where the engine is slower (a regression), green where it is faster; the
+// attack target's row sits on a pale yellow band with a bold label.
+const char* const kRegressedColour = "#d62728";
+const char* const kImprovedColour = "#59a14f";
+const char* const kAttackColour = "#fff3b0";
+constexpr double kDeltaHalfWidth = kPlotWidth / 2;  // Δ = 0 sits mid-plot
+constexpr double kMinDeltaBar = 3;                  // px: a non-zero Δ never vanishes
 
 std::string Num(double v) {
   char buf[32];
@@ -134,6 +146,99 @@ double Chart(const std::string& title, const std::vector<Category>& cats, const 
   return plot_bottom + 50;
 }
 
+// Where Δ lands on a signed log scale of `decades` decades per half-plot: log10(1 + |Δ|)
+// decades from the zero line, so +9 µs/tok shows at a third of +800's length rather than
+// at 1 %.
+double DeltaOffset(double delta, double decades) {
+  if (!std::isfinite(delta) || delta == 0) return 0;
+  const double len = std::log10(1 + std::fabs(delta)) / decades * kDeltaHalfWidth;
+  return std::copysign(std::max(len, kMinDeltaBar), delta);
+}
+
+std::string DeltaTick(double v) { return v == 0 ? "0" : util::Signed(v, 0); }
+
+// "+9.2 µs/tok (+255.6%), p 0.008": what one Δ row says in words.
+std::string DeltaText(const Delta& d) {
+  return util::Signed(d.delta, 1) + " µs/tok (" + util::Percent(d.delta_pct) + "), p " + util::PValue(d.p_value);
+}
+
+// Draws one Δ chart (engine − baseline) at vertical offset `y`; returns the y below it.
+// Regressions grow right in red, improvements left in green; each row's Δ, Δ% and p sit
+// on the side of the zero line its bar does not use; the attack target's row is banded.
+double DeltaChart(const std::string& title, const std::vector<Delta>& rows, const std::optional<std::string>& attack,
+                  const Series& series, double y, std::string& svg) {
+  svg += "<text x=\"20\" y=\"" + Num(y + 16) + "\" font-size=\"15\" font-weight=\"bold\">" + XmlEscape(title) +
+         "</text>\n";
+  y += 30;
+  if (rows.empty()) {
+    svg += "<text x=\"" + Num(kPlotLeft) + "\" y=\"" + Num(y + 12) + "\" font-size=\"12\">(no data)</text>\n";
+    return y + 30;
+  }
+  double max = 0;
+  for (const Delta& d : rows) {
+    if (std::isfinite(d.delta)) max = std::max(max, std::fabs(d.delta));
+  }
+  const double decades = std::max(1.0, std::ceil(std::log10(1 + max)));
+  const double zero = kPlotLeft + kDeltaHalfWidth;
+  const double row_h = kBarHeight + kGroupGap;
+  const double plot_top = y;
+  const double plot_bottom = y + row_h * static_cast<double>(rows.size());
+
+  svg += "<g class=\"axis\" font-size=\"11\" fill=\"#444\">\n";
+  for (int k = -1; k <= static_cast<int>(decades); ++k) {
+    const double magnitude = k < 0 ? 0 : std::pow(10.0, k);
+    if (std::log10(1 + magnitude) > decades + 0.01) break;  // 10^decades itself sits at the edge
+    for (double v : {magnitude, -magnitude}) {
+      const double x = zero + DeltaOffset(v, decades);
+      svg += "<line x1=\"" + Num(x) + "\" y1=\"" + Num(plot_top) + "\" x2=\"" + Num(x) + "\" y2=\"" +
+             Num(plot_bottom + 4) + "\" stroke=\"" + (v == 0 ? "#444" : "#ddd") + "\"/>\n";
+      svg += "<text x=\"" + Num(x) + "\" y=\"" + Num(plot_bottom + 17) + "\" text-anchor=\"middle\">" +
+             DeltaTick(v) + "</text>\n";
+      if (v == 0) break;
+    }
+  }
+  svg += "<text x=\"" + Num(zero) + "\" y=\"" + Num(plot_bottom + 34) + "\" text-anchor=\"middle\">" +
+         XmlEscape("Δ µs per decode token, " + series.engine + " − " + series.baseline +
+                   " (signed log scale: red = slower, a regression; green = faster)") +
+         "</text>\n";
+  svg += "</g>\n";
+
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Delta& d = rows[i];
+    const double gy = plot_top + row_h * static_cast<double>(i) + kGroupGap / 2;
+    const bool target = attack && *attack == d.name;
+    svg += "<g class=\"delta-row\">\n";
+    if (target) {
+      svg += "<rect class=\"attack-target\" x=\"10\" y=\"" + Num(gy - kGroupGap / 2) + "\" width=\"" +
+             Num(kWidth - 20) + "\" height=\"" + Num(row_h) + "\" fill=\"" + kAttackColour + "\"><title>" +
+             XmlEscape("attack target: " + d.name) + "</title></rect>\n";
+    }
+    svg += "<text x=\"" + Num(kLabelWidth) + "\" y=\"" + Num(gy + kBarHeight / 2 + 4) +
+           "\" text-anchor=\"end\" font-size=\"12\"" + (target ? " font-weight=\"bold\"" : "") + ">" +
+           XmlEscape((target ? "▶ " : "") + util::Truncate(d.name, target ? kLabelChars - 2 : kLabelChars)) +
+           "</text>\n";
+    const double offset = DeltaOffset(d.delta, decades);
+    if (offset != 0) {
+      const bool regressed = offset > 0;
+      svg += "<rect class=\"bar-delta " + std::string(regressed ? "regressed" : "improved") + "\" x=\"" +
+             Num(regressed ? zero : zero + offset) + "\" y=\"" + Num(gy) + "\" width=\"" + Num(std::fabs(offset)) +
+             "\" height=\"" + Num(kBarHeight - 2) + "\" fill=\"" + (regressed ? kRegressedColour : kImprovedColour) +
+             "\"><title>" + XmlEscape(d.name + ": " + DeltaText(d)) + "</title></rect>\n";
+    }
+    // The words go where the bar is not: left of the zero line for a regression.
+    const bool left = offset > 0;
+    svg += "<text class=\"delta-value\" x=\"" + Num(left ? zero - 6 : zero + 6) + "\" y=\"" +
+           Num(gy + kBarHeight - 3) + "\" font-size=\"11\"" + (left ? " text-anchor=\"end\"" : "") + ">" +
+           XmlEscape(DeltaText(d)) + "</text>\n";
+    if (target) {  // right of the plot, where no bar reaches
+      svg += "<text class=\"attack-target-label\" x=\"" + Num(kWidth - 14) + "\" y=\"" + Num(gy + kBarHeight - 3) +
+             "\" text-anchor=\"end\" font-size=\"11\" font-weight=\"bold\">attack target</text>\n";
+    }
+    svg += "</g>\n";
+  }
+  return plot_bottom + 50;
+}
+
 }  // namespace
 
 std::string RenderSvg(const Report& report) {
@@ -190,13 +295,25 @@ std::string RenderSvg(const Report& report) {
     body += "</g>\n";
     y += 24;
     body += "<text x=\"20\" y=\"" + Num(y + 8) + "\" font-size=\"11\" fill=\"#555\">" +
-            XmlEscape("Medians over trials. " + util::VocabularyOf(report).dispatch_note) +
+            XmlEscape("Medians over trials. " + std::string(util::WordsOf(report).dispatch_note)) +
             "</text>\n";
     y += 24;
-    y = Chart("GPU µs/token by " + util::VocabularyOf(report).dispatch + "-duration bucket", buckets, series, y,
-              body);
-    y = Chart("GPU µs/token by command-buffer phase (top " + std::to_string(kTopPhases) + ")",
-              phases, series, y, body);
+    const sources::SourceWords& words = util::WordsOf(report);
+    const std::string bucket_title = "by " + std::string(words.unit) + "-duration bucket";
+    const std::string phase_title = "by " + std::string(words.phase);
+    if (series.two) {
+      const auto& c = *report.comparison;
+      y = DeltaChart("Δ GPU µs/token " + bucket_title + ": " + series.engine + " − " + series.baseline, c.buckets,
+                     c.attack_target, series, y, body);
+      std::vector<Delta> phase_deltas = c.phases;
+      std::stable_sort(phase_deltas.begin(), phase_deltas.end(),
+                       [](const Delta& a, const Delta& b) { return std::fabs(a.delta) > std::fabs(b.delta); });
+      if (phase_deltas.size() > kTopPhases) phase_deltas.resize(kTopPhases);
+      y = DeltaChart("Δ GPU µs/token " + phase_title + " (top " + std::to_string(kTopPhases) + " by |Δ|)",
+                     phase_deltas, std::nullopt, series, y, body);
+    }
+    y = Chart("GPU µs/token " + bucket_title, buckets, series, y, body);
+    y = Chart("GPU µs/token " + phase_title + " (top " + std::to_string(kTopPhases) + ")", phases, series, y, body);
   } else {
     y += 20;
   }

@@ -145,11 +145,14 @@ std::string GroupHeader(const std::vector<Col>& cols, const std::vector<Group>& 
   return line;
 }
 
-// Widens the first (label) column to the longest label, as far as the line width
-// allows; longer labels are cut with an ellipsis.
+// Widens every other column to its header and the first (label) column to the longest
+// label, as far as the line width allows; longer labels are cut with an ellipsis.
 void FitFirstColumn(std::vector<Col>& cols, const std::vector<std::string>& labels) {
   size_t rest = 0;
-  for (size_t i = 1; i < cols.size(); ++i) rest += 1 + cols[i].width;
+  for (size_t i = 1; i < cols.size(); ++i) {
+    cols[i].width = std::max(cols[i].width, util::DisplayWidth(cols[i].header));  // a source's longer words
+    rest += 1 + cols[i].width;
+  }
   size_t want = cols[0].width;
   for (const auto& l : labels) want = std::max(want, util::DisplayWidth(l));
   cols[0].width = std::min(want, kWidth - rest);
@@ -178,7 +181,7 @@ void Methodology(const Report& report, Lines& out) {
   if (util::IsTraceJson(report)) {
     out.Paragraph(" - ", "   ",
                   "Source: profiler trace-event JSON (PyTorch/Kineto, Perfetto). Each GPU kernel "
-                  "event is one dispatch (\"sub\" columns count kernels); memcpy and memset are "
+                  "event is one dispatch (\"kern\" columns count kernels); memcpy and memset are "
                   "families of their own. Phases are the innermost GPU annotation around a kernel "
                   "(else the host annotation around its launch); families come from kernel names; "
                   "tokens are instances of the per-token annotation.");
@@ -216,8 +219,10 @@ void Methodology(const Report& report, Lines& out) {
 }
 
 void TrialLines(const TrialSummary& t, Lines& out) {
-  const char* counted = t.source == "trace_json" ? ": kernels=" : ": submissions=";
-  out.Add("  - " + util::Truncate(util::BaseName(t.path), 36) + counted +
+  auto source = sources::FindSource(t.source);
+  const sources::SourceWords& words =
+      (source.ok() ? *source : &sources::BuiltinSources().front())->descriptor.words;
+  out.Add("  - " + util::Truncate(util::BaseName(t.path), 36) + ": " + std::string(words.units) + "=" +
           Right(std::to_string(t.submissions), 6) + " (" + Fixed(t.dispatches_per_token, 1) +
           "/tok), gpu=" + Fixed(t.gpu_us_per_token, 1) +
           " µs/tok summed, " + Fixed(t.busy_us_per_token, 1) + " µs/tok busy (union)");
@@ -263,17 +268,18 @@ void BucketTable(const Report& report, const util::Sides& sides, Lines& out) {
   const auto& c = *report.comparison;
   std::string en = util::SideName(report, &e, false);
   std::string bn = util::SideName(report, &b, true);
-  const std::string dispatch = util::VocabularyOf(report).dispatch;
+  const sources::SourceWords& words = util::WordsOf(report);
+  const std::string dispatch(words.unit), sub(words.unit_abbrev), per_sub = util::PerTok(sub);
   out.Banner("Side-by-side bucketed attribution (medians across trials)");
   out.Paragraph("", "",
-                "Columns: sub/tok = " + dispatch + "s per token; p50 µs/sub = median " + dispatch +
+                "Columns: " + per_sub + " = " + dispatch + "s per token; p50 µs/" + sub + " = median " + dispatch +
                     " duration (median over trials); p = two-sided Mann-Whitney U over per-trial "
                     "values, n = " +
                     std::to_string(e.trials.size()) + " vs " + std::to_string(b.trials.size()) +
                     " trials.");
   std::vector<Col> cols = {
-      {"BUCKET", 14, true}, {"sub/tok", 9}, {"p50 µs/sub", 10}, {"µs/tok", 10}, {"sub/tok", 9},
-      {"p50 µs/sub", 10},   {"µs/tok", 10}, {"Δµs/tok", 10},    {"Δ%", 8},      {"p", 6}};
+      {"BUCKET", 14, true}, {per_sub, 9}, {"p50 µs/" + sub, 10}, {"µs/tok", 10}, {per_sub, 9},
+      {"p50 µs/" + sub, 10},   {"µs/tok", 10}, {"Δµs/tok", 10},    {"Δ%", 8},      {"p", 6}};
   std::vector<std::string> labels;
   for (const Delta& d : c.buckets) labels.push_back(d.name);
   FitFirstColumn(cols, labels);
@@ -313,11 +319,11 @@ void BucketTable(const Report& report, const util::Sides& sides, Lines& out) {
     const auto& bb = util::FindBucket(b, md);
     size_t w = std::max(util::DisplayWidth(en), util::DisplayWidth(bn));
     w = std::min<size_t>(std::max<size_t>(w, 5), 24);
-    out.Add("  " + Left(en, w) + ": " + Fixed(eb.dispatches_per_token.median, 1) + " sub/tok × " +
-            Fixed(eb.p50_us.median, 2) + " µs/sub (p50) = " + Fixed(md_delta->engine, 1) +
+    out.Add("  " + Left(en, w) + ": " + Fixed(eb.dispatches_per_token.median, 1) + " " + per_sub + " × " +
+            Fixed(eb.p50_us.median, 2) + " µs/" + sub + " (p50) = " + Fixed(md_delta->engine, 1) +
             " µs/tok");
-    out.Add("  " + Left(bn, w) + ": " + Fixed(bb.dispatches_per_token.median, 1) + " sub/tok × " +
-            Fixed(bb.p50_us.median, 2) + " µs/sub (p50) = " + Fixed(md_delta->baseline, 1) +
+    out.Add("  " + Left(bn, w) + ": " + Fixed(bb.dispatches_per_token.median, 1) + " " + per_sub + " × " +
+            Fixed(bb.p50_us.median, 2) + " µs/" + sub + " (p50) = " + Fixed(md_delta->baseline, 1) +
             " µs/tok");
     out.Add("  " + Left("delta", w) + ": " + Signed(md_delta->delta, 1) + " µs/tok (" +
             Percent(util::PercentOf(md_delta->delta, t.baseline), 2) +
@@ -343,8 +349,9 @@ void BucketTable(const Report& report, const util::Sides& sides, Lines& out) {
 
 void EngineOnlyBucketTable(const Report& report, const EngineSummary& e, Lines& out) {
   out.Banner(e.name + "-only partial attribution (no baseline given)");
+  const std::string sub(util::WordsOf(report).unit_abbrev);
   std::vector<Col> cols = {
-      {"BUCKET", 14, true}, {"sub/tok", 10}, {"p50 µs/sub", 14}, {"µs/tok", 10}};
+      {"BUCKET", 14, true}, {util::PerTok(sub), 10}, {"p50 µs/" + sub, 14}, {"µs/tok", 10}};
   std::vector<std::string> labels;
   for (const auto& [name, b] : e.buckets) labels.push_back(name);
   FitFirstColumn(cols, labels);
@@ -369,7 +376,7 @@ void FamilyTable(const Report& report, const util::Sides& sides, Lines& out) {
       (!two || report.comparison->families.empty())) {
     return;
   }
-  const util::Vocabulary words = util::VocabularyOf(report);
+  const std::string per_family(util::WordsOf(report).per_token);
   if (util::IsTraceJson(report)) {
     out.Banner("Per-kernel-family GPU time");
     out.Paragraph("", "",
@@ -387,7 +394,7 @@ void FamilyTable(const Report& report, const util::Sides& sides, Lines& out) {
   if (two) {
     const EngineSummary& b = *sides.baseline;
     std::vector<Col> cols = {
-        {"family", 14, true}, {words.per_token, 9}, {"gpu µs/tok", 10}, {words.per_token, 9},
+        {"family", 14, true}, {per_family, 9}, {"gpu µs/tok", 10}, {per_family, 9},
         {"gpu µs/tok", 10},   {"Δµs/tok", 10}, {"Δ%", 8},          {"p", 6}};
     std::vector<Delta> rows = report.comparison->families;
     std::stable_sort(rows.begin(), rows.end(),
@@ -426,7 +433,7 @@ void FamilyTable(const Report& report, const util::Sides& sides, Lines& out) {
     }
   } else {
     std::vector<Col> cols = {
-        {"family", 14, true}, {words.per_token, 10}, {"gpu µs/tok", 12}, {"host µs/tok", 12}};
+        {"family", 14, true}, {per_family, 10}, {"gpu µs/tok", 12}, {"host µs/tok", 12}};
     std::vector<std::string> names;
     for (const auto& [name, f] : e.encoder_gpu) names.push_back(name);
     std::stable_sort(names.begin(), names.end(), [&](const std::string& x, const std::string& y) {
@@ -478,15 +485,25 @@ void PhaseTable(const Report& report, const util::Sides& sides, Lines& out) {
   std::vector<std::string> labels;
   for (const auto& r : rows) labels.push_back(r.name);
   const std::string en = util::SideName(report, &e, false);
-  out.Banner("Per-command-buffer-phase GPU time (command-buffer labels, numeric parts removed)");
-  out.Paragraph("", "",
-                "CBs = distinct encoders carrying the phase label (the seed's count). Engines that "
-                "do not label their command buffers appear under generic \"Command Buffer N\" "
-                "phases.");
+  const sources::SourceWords& words = util::WordsOf(report);
+  const std::string sub(words.unit_abbrev), per_sub = util::PerTok(sub), cb(words.instance),
+      per_cb = util::PerTok(cb + "s");
+  if (util::IsTraceJson(report)) {
+    out.Banner("Per-annotation-phase GPU time (innermost annotation around each kernel)");
+    out.Paragraph("", "",
+                  "ranges = instances of the annotation (a user_annotation or gpu_user_annotation range, as record_function writes them). "
+                  "Kernels outside every annotation appear under \"(unknown)\".");
+  } else {
+    out.Banner("Per-command-buffer-phase GPU time (command-buffer labels, numeric parts removed)");
+    out.Paragraph("", "",
+                  "CBs = distinct encoders carrying the phase label (the seed's count). Engines that "
+                  "do not label their command buffers appear under generic \"Command Buffer N\" "
+                  "phases.");
+  }
   if (!e.trials.empty()) {
     const TrialSummary& t0 = e.trials[0];
     out.Add(en + " label coverage (trial 0): " + std::to_string(t0.labelled_encoders) + " / " +
-            std::to_string(t0.total_encoders) + " encoders carry a phase label (" +
+            std::to_string(t0.total_encoders) + " " + std::string(words.labelled) + " carry a phase label (" +
             Fixed(e.label_coverage * 100.0, 1) + "%)");
   } else {
     out.Add(en + " label coverage: " + Fixed(e.label_coverage * 100.0, 1) + "%");
@@ -495,8 +512,8 @@ void PhaseTable(const Report& report, const util::Sides& sides, Lines& out) {
   double et = 0, bt = 0;
   if (two) {
     const EngineSummary& b = *sides.baseline;
-    std::vector<Col> cols = {{"phase", 36, true}, {"CBs/tok", 8}, {"sub/tok", 8},
-                             {"µs/tok", 9},       {"µs/CB", 8},   {"CBs/tok", 8},
+    std::vector<Col> cols = {{"phase", 36, true}, {per_cb, 8}, {per_sub, 8},
+                             {"µs/tok", 9},       {"µs/" + cb, 8},   {per_cb, 8},
                              {"µs/tok", 9},       {"Δµs/tok", 9}, {"p", 6}};
     FitFirstColumn(cols, labels);
     out.Add(GroupHeader(cols, {{1, 4, en}, {5, 6, util::SideName(report, &b, true)}}));
@@ -517,7 +534,7 @@ void PhaseTable(const Report& report, const util::Sides& sides, Lines& out) {
                 {"TOTAL", "-", "-", Fixed(et, 1), "", "-", Fixed(bt, 1), Signed(et - bt, 1), ""}));
   } else {
     std::vector<Col> cols = {
-        {"phase", 48, true}, {"CBs/tok", 9}, {"sub/tok", 9}, {"gpu µs/tok", 11}, {"µs/CB", 9}};
+        {"phase", 48, true}, {per_cb, 9}, {per_sub, 9}, {"gpu µs/tok", 11}, {"µs/" + cb, 9}};
     FitFirstColumn(cols, labels);
     out.Add(Header(cols));
     out.Add(RuleFor(cols));
@@ -538,25 +555,31 @@ void PhaseTable(const Report& report, const util::Sides& sides, Lines& out) {
       labelled.push_back(&r);
   }
   if (!labelled.empty()) {
-    out.Add("Top-3 labelled " + en +
-            " phases by GPU µs/tok (generic Command Buffer / Compute Command excluded):");
+    out.Add("Top-3 labelled " + en + " phases by GPU µs/tok (" +
+            (util::IsTraceJson(report) ? "kernels outside every annotation"
+                                       : "generic Command Buffer / Compute Command") +
+            " excluded):");
     for (size_t i = 0; i < labelled.size() && i < 3; ++i) {
       const auto& ep = util::FindOr(e.cb_label_gpu, labelled[i]->name);
       out.Add("  " + util::Truncate(labelled[i]->name, 48) + ": " +
-              Fixed(ep.cbs_per_token.median, 2) + " CBs/tok × ~" + Fixed(ep.mean_us_per_cb, 1) +
-              " µs/CB = " + Fixed(labelled[i]->engine, 1) + " µs/tok (" +
-              Fixed(ep.dispatches_per_token.median, 1) + " sub/tok)");
+              Fixed(ep.cbs_per_token.median, 2) + " " + per_cb + " × ~" + Fixed(ep.mean_us_per_cb, 1) +
+              " µs/" + cb + " = " + Fixed(labelled[i]->engine, 1) + " µs/tok (" +
+              Fixed(ep.dispatches_per_token.median, 1) + " " + per_sub + ")");
     }
     out.Blank();
   }
 }
 
 void Registry(const Report& report, const util::Sides& sides, Lines& out) {
-  out.Banner("Kernel registry (metal-shader-profiler-shader-list)");
+  const sources::SourceWords& words = util::WordsOf(report);
+  const bool kernels = util::IsTraceJson(report);
+  out.Banner(std::string(words.registry_title));
   out.Paragraph("", "",
-                "Pipeline names per kernel family, distinct, unioned over trials. No "
-                "per-submission table carries a pipeline id, so the registry says which kernels "
-                "ran, not how long each took.");
+                kernels ? "Kernel names (template arguments cut) per kernel family, distinct, unioned over "
+                          "trials; the family table above holds their time."
+                        : "Pipeline names per kernel family, distinct, unioned over trials. No "
+                          "per-submission table carries a pipeline id, so the registry says which kernels "
+                          "ran, not how long each took.");
   std::vector<const EngineSummary*> sv = {sides.engine};
   if (sides.baseline) sv.push_back(sides.baseline);
   for (const EngineSummary* s : sv) {
@@ -564,9 +587,9 @@ void Registry(const Report& report, const util::Sides& sides, Lines& out) {
     out.Blank();
     std::string name = util::SideName(report, s, s == sides.baseline);
     if (s->shader_registry.empty()) {
-      out.Add(name + " registry: (no shaders listed)");
+      out.Add(name + " " + std::string(words.registry) + ": (no " + std::string(words.registry_names) + " listed)");
     } else {
-      out.Add(name + " registry (pipeline names by family):");
+      out.Add(name + " " + std::string(words.registry) + " (" + std::string(words.registry_names) + " by family):");
       for (const auto& [fam, names] : s->shader_registry) {
         std::string line = " " + Right(util::Truncate(fam, 20), 20) + " (" +
                            Right(std::to_string(names.size()), 2) + "):";
@@ -582,6 +605,7 @@ void Registry(const Report& report, const util::Sides& sides, Lines& out) {
         out.Add(line);
       }
     }
+    if (kernels) continue;  // the Shader Timeline is an xctrace table
     out.Add("  Shader Timeline rows (metal-shader-profiler-intervals): " +
             std::to_string(s->shader_timeline_rows) +
             (s->shader_timeline_rows == 0 ? " (empty: no per-kernel timing in these traces)" : ""));

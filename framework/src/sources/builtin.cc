@@ -60,7 +60,8 @@ std::vector<TraceSource> MakeBuiltinSources() {
   metal.descriptor = {"metal", Unit::kSubmission,
                       {"submission", "submissions", "encoder family", "Encoder families", "enc/tok",
                        "A submission is one GPU execution-point pair (about one encoder), not a kernel dispatch.",
-                       "command-buffer phase", "Command-buffer phases", "shader registry"},
+                       "command-buffer phase", "Command-buffer phases", "shader registry", "sub", "CB", "encoders",
+                       "Kernel registry (metal-shader-profiler-shader-list)", "pipeline names", "shaders"},
                       "Metal System Trace (xctrace export)"};
   metal.sniff = SniffMetal;
   metal.summarize = SummarizeMetal;
@@ -68,7 +69,8 @@ std::vector<TraceSource> MakeBuiltinSources() {
   trace_json.descriptor = {"trace_json", Unit::kKernel,
                            {"kernel", "kernels", "kernel family", "Kernel families", "kern/tok",
                             "A dispatch is one GPU kernel event (memcpy and memset included).",
-                            "annotation phase", "Annotation phases", "kernel list"},
+                            "annotation phase", "Annotation phases", "kernel list", "kern", "range", "kernels",
+                            "Kernel list (kernel names by family)", "kernel names", "distinct kernels"},
                            "trace-event JSON (PyTorch profiler / Kineto, Perfetto)", true};
   trace_json.sniff = SniffTraceJson;
   trace_json.summarize = SummarizeTraceJson;

@@ -1,7 +1,9 @@
-// The JSON report: schema_version 1, exact keys, exact values after a round trip.
+// The JSON report: schema_version 2, exact keys, band order, exact values after a round trip.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -10,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "perfgate/core/version.h"
 #include "perfgate/report/formats.h"
 #include "report/report_util.h"
 #include "unit/report/report_test_data.h"
@@ -43,11 +46,12 @@ TEST(JsonReport, RoundSignificantIsTheGoldensNotTheReports) {
   EXPECT_TRUE(std::isnan(RoundSignificant(std::nan(""))));
 }
 
-// `out` laid out as nlohmann's dump(2) of the same document: the same lines, except
-// that a number may be written in fewer digits (never another value).
-void ExpectNlohmannLayout(const std::string& out, const json& j) {
+// `out` laid out as nlohmann's dump(2) of the same document read in its own key order:
+// the same lines, except that a number may be written in fewer digits (never another
+// value).
+void ExpectNlohmannLayout(const std::string& out) {
   const std::vector<std::string> ours = testdata::SplitLines(out);
-  const std::vector<std::string> theirs = testdata::SplitLines(j.dump(2) + "\n");
+  const std::vector<std::string> theirs = testdata::SplitLines(nlohmann::ordered_json::parse(out).dump(2) + "\n");
   ASSERT_EQ(ours.size(), theirs.size());
   for (size_t i = 0; i < ours.size(); ++i) {
     if (ours[i] == theirs[i]) continue;
@@ -67,22 +71,22 @@ TEST(JsonReport, TopLevelShape) {
   ASSERT_FALSE(out.empty());
   EXPECT_EQ(out.back(), '\n');
   json j = json::parse(out);
-  EXPECT_EQ(Keys(j), (std::set<std::string>{"comparison", "engines", "schema_version",
-                                            "seed_compat", "units"}));
-  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(Keys(j), (std::set<std::string>{"buckets", "comparison", "engines", "options", "perfgate",
+                                            "schema_version", "seed_compat", "source", "units", "words"}));
+  EXPECT_EQ(j["schema_version"], 2);
   EXPECT_TRUE(j["schema_version"].is_number_integer());
   EXPECT_EQ(j["seed_compat"], true);
   EXPECT_EQ(j["units"]["submission"],
             "one GPU execution-point pair (about one encoder), not a kernel dispatch");
   EXPECT_EQ(j["units"]["time"], "microseconds per decode token unless the key ends in _ns");
   EXPECT_EQ(Keys(j["engines"]), (std::set<std::string>{"hf2q", "llama"}));
-  // Sorted keys, 2-space indent: nlohmann's canonical dump of itself, but for doubles,
-  // which are the shortest round-trip text. nlohmann's Grisu2 is not always shortest:
-  // it writes this report's -7571.099999999999 as -7571.0999999999995.
-  ExpectNlohmannLayout(out, j);
+  // 2-space indent: nlohmann's dump of itself, but for doubles, which are the shortest
+  // round-trip text. nlohmann's Grisu2 is not always shortest: it writes this report's
+  // -7571.099999999999 as -7571.0999999999995.
+  ExpectNlohmannLayout(out);
   EXPECT_THAT(out, HasSubstr("\"delta_us_per_token\": -7571.099999999999,"));
   EXPECT_THAT(j.dump(2), HasSubstr("\"delta_us_per_token\": -7571.0999999999995,"));
-  EXPECT_EQ(out.substr(0, 18), "{\n  \"comparison\": ");
+  EXPECT_EQ(out.substr(0, 32), "{\n  \"buckets\": {\n    \"xs_<2us\": ");
 }
 
 TEST(JsonReport, EngineKeysAndMedians) {
@@ -217,7 +221,7 @@ TEST(JsonReport, NonFiniteBecomesNullAndDuplicateNamesAreKept) {
   r.engines.push_back(testdata::Hf2q());
   json j = json::parse(RenderJson(r));
   EXPECT_TRUE(j["engines"]["hf2q"]["median_gpu_us_per_token"].is_null());
-  EXPECT_EQ(Keys(j["engines"]), (std::set<std::string>{"hf2q", "hf2q#2"}));
+  EXPECT_EQ(Keys(j["engines"]), (std::set<std::string>{"hf2q", "hf2q_2"}));
 }
 
 TEST(JsonReport, UnitsSayWhatASubmissionIsForTheSource) {
@@ -288,6 +292,130 @@ TEST(JsonReport, EveryNumberIsLosslessAndShortest) {
     const double v = std::strtod(n.c_str(), nullptr);
     EXPECT_EQ(testdata::SignificantDigits(n), testdata::ShortestDigits(v));
   }
+}
+
+// The keys of `j`'s object members in the order the text lists them.
+std::vector<std::string> KeysInOrder(const nlohmann::ordered_json& j) {
+  std::vector<std::string> keys;
+  for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
+  return keys;
+}
+
+TEST(JsonReport, BucketsInBandOrderWithTheirBounds) {
+  Report r = testdata::Iter22();
+  r.engines[0].trials[0].buckets = {{"md_8_32us", {1, 9000, 9000, 9000, 9000}},
+                                    {"xl_>=80us", {2694, 175000000, 194230, 560000, 64960}}};
+  const auto j = nlohmann::ordered_json::parse(RenderJson(r));
+  const std::vector<std::string> bands = {"xs_<2us", "sm_2_8us", "md_8_32us", "lg_32_80us", "xl_>=80us"};
+  EXPECT_EQ(KeysInOrder(j["buckets"]), bands);  // not sorted: "lg" < "md" < "sm" < "xl" < "xs"
+  EXPECT_EQ(KeysInOrder(j["engines"]["hf2q"]["buckets"]), bands);
+  EXPECT_EQ(KeysInOrder(j["comparison"]["buckets"]), bands);
+  EXPECT_EQ(KeysInOrder(j["engines"]["hf2q"]["trials"][0]["buckets"]),
+            (std::vector<std::string>{"md_8_32us", "xl_>=80us"}));
+  EXPECT_EQ(j["buckets"]["md_8_32us"],
+            nlohmann::ordered_json::parse(R"({"hi_ns": 32000, "hi_us": 32.0,
+                "hint": "Q4_0 MoE mat-vec_id (gate/up/down), primary Q4_0 attack surface",
+                "lo_ns": 8000, "lo_us": 8.0})"));
+  EXPECT_TRUE(j["buckets"]["md_8_32us"]["lo_ns"].is_number_integer());
+  EXPECT_TRUE(j["buckets"]["xl_>=80us"]["hi_ns"].is_null());  // the open end
+  EXPECT_TRUE(j["buckets"]["xl_>=80us"]["hi_us"].is_null());
+  EXPECT_EQ(j["buckets"]["xl_>=80us"]["lo_us"].get<double>(), 80.0);
+  // Every other object keeps sorted keys.
+  const std::vector<std::string> engine_keys = KeysInOrder(j["engines"]["hf2q"]);
+  EXPECT_TRUE(std::is_sorted(engine_keys.begin(), engine_keys.end()));
+  const std::vector<std::string> top = KeysInOrder(j);
+  EXPECT_TRUE(std::is_sorted(top.begin(), top.end()));
+  const std::vector<std::string> md = KeysInOrder(j["comparison"]["buckets"]["md_8_32us"]);
+  EXPECT_TRUE(std::is_sorted(md.begin(), md.end()));
+}
+
+TEST(JsonReport, VersionAndTheOptionsUsed) {
+  Report r = testdata::Iter22();
+  attribution::AttributionOptions hf2q;
+  hf2q.process_prefix = "hf2q";
+  hf2q.tokens = 64;
+  hf2q.token_label = "output_head.fused_norm_lm_argmax";
+  hf2q.window = attribution::DecodeWindow::Label("output_head.fused_norm_lm_argmax");
+  attribution::AttributionOptions llama;
+  llama.all_processes = true;
+  llama.window = attribution::DecodeWindow::SkipSubmissions(6);
+  llama.kernel_families = {"k_", {{"mv", "matvec"}}};
+  r.options = {{"hf2q", hf2q}, {"llama", llama}};
+  r.flags = {{"baseline", "llama"}, {"min_trials", "3"}};
+  const json j = json::parse(RenderJson(r));
+  EXPECT_EQ(j["perfgate"]["version"], std::string(Version()));
+  EXPECT_EQ(j["perfgate"]["commit"], std::string(BuildCommit()));
+  EXPECT_FALSE(j["perfgate"]["version"].get<std::string>().empty());
+  const json& e = j["options"]["engines"]["hf2q"];
+  EXPECT_EQ(Keys(e), (std::set<std::string>{"all_processes", "kernel_families", "process_prefix", "run",
+                                            "seed_compat", "token_label", "tokens", "window"}));
+  EXPECT_EQ(e["process_prefix"], "hf2q");
+  EXPECT_EQ(e["tokens"], 64);
+  EXPECT_EQ(e["token_label"], "output_head.fused_norm_lm_argmax");
+  EXPECT_EQ(e["window"], json::parse(R"({"mode": "label", "label": "output_head.fused_norm_lm_argmax"})"));
+  EXPECT_EQ(e["kernel_families"]["strip_prefix"], "kernel_");
+  EXPECT_EQ(e["kernel_families"]["rules"].size(), attribution::DefaultKernelFamilies().rules.size());
+  const json& l = j["options"]["engines"]["llama"];
+  EXPECT_EQ(l["all_processes"], true);
+  EXPECT_TRUE(l["tokens"].is_null());
+  EXPECT_TRUE(l["token_label"].is_null());
+  EXPECT_EQ(l["window"], json::parse(R"({"mode": "skip", "skip": 6})"));
+  EXPECT_EQ(l["kernel_families"], json::parse(R"({"strip_prefix": "k_", "rules": [{"prefix": "mv", "family": "matvec"}]})"));
+  EXPECT_EQ(j["options"]["flags"], json::parse(R"({"baseline": "llama", "min_trials": "3"})"));
+  // A report built without options says so with empty objects, not missing keys.
+  const json bare = json::parse(RenderJson(testdata::Iter22()));
+  EXPECT_EQ(bare["options"], json::parse(R"({"engines": {}, "flags": {}})"));
+}
+
+TEST(JsonReport, SourceAndWords) {
+  const json metal = json::parse(RenderJson(testdata::Iter22()));
+  EXPECT_EQ(metal["source"], "metal");
+  EXPECT_EQ(metal["words"]["units"], "submissions");
+  EXPECT_EQ(metal["words"]["phase"], "command-buffer phase");
+  Report mixed = testdata::Iter22();
+  mixed.engines[1].trials[0].source = "trace_json";
+  EXPECT_TRUE(json::parse(RenderJson(mixed))["source"].is_null());
+  const json kernels = json::parse(RenderJson(testdata::Iter22FromTraceJson()));
+  EXPECT_EQ(kernels["source"], "trace_json");
+  EXPECT_EQ(kernels["words"], json::parse(R"({"unit": "kernel", "units": "kernels", "family": "kernel family",
+                                              "phase": "annotation phase", "registry": "kernel list"})"));
+}
+
+// Collects every key of `j` that is not an identifier, except inside the maps keyed by
+// names from the configuration or the trace (`named`), whose own keys it checks only
+// below them.
+void NonIdentifierKeys(const json& j, const std::set<std::string>& named, bool keys_are_names,
+                       std::set<std::string>* out) {
+  if (j.is_array()) {
+    for (const json& e : j) NonIdentifierKeys(e, named, false, out);
+    return;
+  }
+  if (!j.is_object()) return;
+  for (const auto& [k, v] : j.items()) {
+    const bool identifier = !k.empty() && !std::isdigit(static_cast<unsigned char>(k[0])) &&
+                            k.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") ==
+                                std::string::npos;
+    if (!identifier) out->insert(k);
+    if (keys_are_names && !identifier) continue;
+    NonIdentifierKeys(v, named, !keys_are_names && named.count(k) > 0, out);
+  }
+}
+
+// `jq .buckets.md_8_32us` works: every key perfgate chooses is an identifier. The keys
+// that still need quoting are names from the configuration or the trace, kept as given
+// so that they match the text reports, goldens and --buckets: the seed's xs_<2us and
+// xl_>=80us, dotted phase labels, diagnostic codes (area.name).
+TEST(JsonReport, KeysAreIdentifiersExceptGivenNames) {
+  Report r = testdata::Iter22();
+  r.engines.push_back(testdata::Llama());  // a duplicate name gets "_2"
+  r.flags = {{"min_trials", "3"}};
+  r.options = {{"hf2q", {}}};
+  std::set<std::string> quoted;
+  NonIdentifierKeys(json::parse(RenderJson(r)), {"buckets", "engines", "encoder_gpu", "cb_label_gpu",
+                                                 "shader_registry", "diagnostics", "families", "phases"},
+                    false, &quoted);
+  EXPECT_EQ(quoted, (std::set<std::string>{"xs_<2us", "xl_>=80us", "attr.unpaired_end", "layer.attn_moe_ffn",
+                                           "Command Buffer 0", "output_head.fused_norm_lm_argmax"}));
 }
 
 TEST(JsonReport, StableAcrossCalls) {

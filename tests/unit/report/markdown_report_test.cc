@@ -70,7 +70,7 @@ TEST(MarkdownReport, FitsACiSummary) {
   EXPECT_THAT(md, HasSubstr("\n### Buckets\n"));
   EXPECT_THAT(md, HasSubstr("\n### Encoder families\n"));
   EXPECT_THAT(md,
-              HasSubstr("\n### Phases (top 3 of 3 by hf2q GPU µs/tok; label coverage 92.7%)\n"));
+              HasSubstr("\n### Command-buffer phases (top 3 of 3 by hf2q GPU µs/tok; label coverage 92.7%)\n"));
   EXPECT_THAT(md, HasSubstr("not a kernel dispatch"));
 }
 
@@ -112,12 +112,12 @@ TEST(MarkdownReport, FamiliesSortedByDeltaAndPhasesTopTen) {
   auto families = TableAfter(md, "### Encoder families");
   ASSERT_EQ(families.size(), 2u);
   EXPECT_EQ(families[0].rfind("| `blit` |", 0), 0u);
-  auto phases = TableAfter(md, "### Phases");
+  auto phases = TableAfter(md, "### Command-buffer phases");
   ASSERT_EQ(phases.size(), 10u);
   EXPECT_EQ(phases[0],
             "| `layer.attn_moe_ffn` | 39.38 | 7779.8 | 0.00 | 0.0 | +7779.8 | n/a | 0.008 |");
   EXPECT_EQ(phases[3].rfind("| `phase.11` |", 0), 0u);  // the largest of the extra phases
-  EXPECT_THAT(md, HasSubstr("### Phases (top 10 of 15 by hf2q GPU µs/tok"));
+  EXPECT_THAT(md, HasSubstr("### Command-buffer phases (top 10 of 15 by hf2q GPU µs/tok"));
   EXPECT_LE(SplitLines(md).size(), 60u);
 }
 

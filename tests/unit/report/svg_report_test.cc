@@ -2,6 +2,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <pugixml.hpp>
 #include <string>
 
@@ -132,6 +133,49 @@ TEST(SvgReport, TraceJsonNoteSaysWhatADispatchIs) {
   EXPECT_THAT(json, Not(HasSubstr("execution-point pair")));
   EXPECT_THAT(json, HasSubstr("GPU µs/token by kernel-duration bucket"));
   EXPECT_THAT(RenderSvg(testdata::Iter22()), HasSubstr("GPU µs/token by submission-duration bucket"));
+}
+
+TEST(SvgReport, DeltaChartsWithDeltaAndPPerRowAndTheAttackTarget) {
+  Parsed p;
+  Parse(RenderSvg(testdata::Iter22()), p);
+  ASSERT_TRUE(p.result);
+  // 5 bucket rows and 3 phase rows; xs_<2us (Δ 0) draws no bar.
+  EXPECT_EQ(Count(p.doc, "//g[@class='delta-row']"), 8u);
+  EXPECT_EQ(Count(p.doc, "//rect[@class='bar-delta regressed']"), 4u + 2u);
+  EXPECT_EQ(Count(p.doc, "//rect[@class='bar-delta improved']"), 1u);  // Command Buffer 0
+  EXPECT_EQ(Count(p.doc, "//text[@class='delta-value'][.='+9.2 µs/tok (+255.6%), p 0.008']"), 1u);
+  EXPECT_EQ(Count(p.doc, "//text[@class='delta-value'][.='+14.8 µs/tok (n/a), p 0.008']"), 1u);
+  EXPECT_EQ(Count(p.doc, "//text[@class='delta-value'][.='+772.9 µs/tok (+8.7%), p 0.008']"), 1u);
+  EXPECT_EQ(Count(p.doc, "//text[@class='attack-target-label'][.='attack target']"), 1u);
+  EXPECT_EQ(Count(p.doc, "//rect[@class='attack-target']"), 1u);
+  EXPECT_EQ(Count(p.doc, "//text[.='▶ xl_>=80us']"), 1u);
+  // Signed log scale: md's +9.2 is log10(10.2) / log10(773.9) = 0.35 of xl's +772.9.
+  auto width = [&](const char* name) {
+    for (auto n : p.doc.select_nodes("//rect[starts-with(@class, 'bar-delta')]")) {
+      if (std::string(n.node().child_value("title")).rfind(std::string(name) + ":", 0) == 0)
+        return n.node().attribute("width").as_double(-1);
+    }
+    return -1.0;
+  };
+  EXPECT_NEAR(width("md_8_32us") / width("xl_>=80us"), std::log10(10.2) / std::log10(773.9), 0.01);
+  EXPECT_EQ(Count(p.doc, "//text[.='Δ GPU µs/token by submission-duration bucket: hf2q − llama']"), 1u);
+  EXPECT_EQ(Count(p.doc, "//text[.='Δ GPU µs/token by command-buffer phase (top 10 by |Δ|)']"), 1u);
+  // No attack target, no band; no baseline, no Δ chart.
+  Report none = testdata::Iter22();
+  none.comparison->attack_target.reset();
+  Parsed q;
+  Parse(RenderSvg(none), q);
+  EXPECT_EQ(Count(q.doc, "//rect[@class='attack-target']"), 0u);
+  Parsed e;
+  Parse(RenderSvg(testdata::EngineOnly()), e);
+  EXPECT_EQ(Count(e.doc, "//g[@class='delta-row']"), 0u);
+}
+
+TEST(SvgReport, TraceJsonChartsSayAnnotationPhase) {
+  const std::string svg = RenderSvg(testdata::Iter22FromTraceJson());
+  EXPECT_THAT(svg, HasSubstr(">GPU µs/token by annotation phase (top 10)</text>"));
+  EXPECT_THAT(svg, HasSubstr(">Δ GPU µs/token by annotation phase (top 10 by |Δ|)</text>"));
+  EXPECT_THAT(svg, Not(HasSubstr("command-buffer")));
 }
 
 }  // namespace

@@ -362,11 +362,28 @@ TEST(TextReport, TraceJsonFamiliesAreKernelFamilies) {
   EXPECT_THAT(json, Not(HasSubstr("encoder-family")));
   EXPECT_THAT(LineWith(json, "family    "), HasSubstr("kern/tok gpu µs/tok"));
   EXPECT_THAT(json, Not(HasSubstr("enc/tok")));
-  EXPECT_THAT(json, HasSubstr("sub/tok = kernels per token; p50 µs/sub = median kernel duration"));
+  EXPECT_THAT(json, HasSubstr("kern/tok = kernels per token; p50 µs/kern = median kernel duration"));
+  EXPECT_THAT(json, Not(HasSubstr("sub/tok")));
+  EXPECT_THAT(json, HasSubstr("Per-annotation-phase GPU time"));
+  EXPECT_THAT(json, HasSubstr("2583 / 2786 kernels carry a phase label"));
+  EXPECT_THAT(json, HasSubstr("  layer.attn_moe_ffn: 39.38 ranges/tok × ~197.6 µs/range = 7779.8 µs/tok (39.4 kern/tok)"));
+  EXPECT_THAT(json, HasSubstr("Kernel list (kernel names by family)"));
+  EXPECT_THAT(json, HasSubstr("hf2q kernel list (kernel names by family):"));
+  EXPECT_THAT(json, Not(HasSubstr("Shader Timeline")));
+  EXPECT_THAT(json, Not(HasSubstr("CBs")));
+  EXPECT_THAT(json, Not(HasSubstr("pipeline")));
+  // The phase table keeps every column within the width with the longer words.
+  ExpectEveryLineFits(json);
+  EXPECT_THAT(LineWith(json, "phase    "), HasSubstr("ranges/tok kern/tok    µs/tok µs/range ranges/tok    µs/tok   Δµs/tok      p"));
+  EXPECT_THAT(LineWith(json, "layer.attn_moe_ffn  "), testing::EndsWith("+7779.8  0.008"));
   EXPECT_THAT(json, HasSubstr("\nKernels/tok: "));
   EXPECT_THAT(json, HasSubstr(": kernels="));
   EXPECT_THAT(json, Not(HasSubstr("Submissions/tok")));
   EXPECT_THAT(metal, HasSubstr("sub/tok = submissions per token; p50 µs/sub = median submission duration"));
+  EXPECT_THAT(metal, HasSubstr("Per-command-buffer-phase GPU time"));
+  EXPECT_THAT(metal, HasSubstr("Kernel registry (metal-shader-profiler-shader-list)"));
+  EXPECT_THAT(metal, HasSubstr("hf2q shader registry (pipeline names by family):"));
+  EXPECT_THAT(metal, Not(HasSubstr("kern/tok")));
   EXPECT_THAT(metal, HasSubstr("\nSubmissions/tok: "));
   EXPECT_THAT(metal, HasSubstr(": submissions="));
 }

@@ -3,13 +3,15 @@
 // A Report is plain data: the per-engine summaries, the comparison when a baseline
 // was given, and the configured buckets (for their hints). The renderers are pure
 // functions of it; they never call back into attribution and never fail. Every format
-// says plainly that a "submission" is one GPU execution-point pair (about one
-// encoder), not a kernel dispatch, and gives time in microseconds per decode token.
+// takes its words from the trials' source (submissions, encoder families and
+// command-buffer phases for Metal; kernels, kernel families and annotation phases for
+// trace-event JSON) and gives time in microseconds per decode token.
 #ifndef PERFGATE_REPORT_FORMATS_H_
 #define PERFGATE_REPORT_FORMATS_H_
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "perfgate/attribution/options.h"
@@ -29,6 +31,12 @@ struct Report {
   std::vector<attribution::Bucket> buckets;
   // True when the figures were computed with the seed's method (--seed-compat).
   bool seed_compat = false;
+  // The options each engine was attributed with, by engine name, as the JSON report's
+  // "options" records them (after the source's default process filter); may be empty.
+  std::vector<std::pair<std::string, attribution::AttributionOptions>> options;
+  // The command's own flags that shaped the report, name and value as given
+  // ({"baseline", "llama"}, {"min_trials", "3"}), for the JSON report's "options".
+  std::vector<std::pair<std::string, std::string>> flags;
 };
 
 // The seed's report: side-by-side bucket, family and phase tables, the attack target,
@@ -40,14 +48,19 @@ std::string RenderText(const Report& report);
 // that fits a GitHub or GitLab CI job summary.
 std::string RenderMarkdown(const Report& report);
 
-// The stable machine-readable form, "schema_version": 1: keys sorted, 2-space indent,
-// trailing newline, integers as integers and every double lossless: the shortest text
-// that parses back to the identical double (1.015625, 16.4279375, 0.30000000000000004,
-// 1e-07, 3711.0), null for NaN and infinities. Only text, Markdown and SVG round.
+// The stable machine-readable form, "schema_version": 2: 2-space indent, trailing
+// newline, keys sorted except that every "buckets" object lists its bands in band order
+// (with their bounds at the top level); perfgate's version and commit and the options
+// used; integers as integers and every double lossless: the shortest text that parses
+// back to the identical double (1.015625, 16.4279375, 0.30000000000000004, 1e-07,
+// 3711.0), null for NaN and infinities. Only text, Markdown and SVG round.
 std::string RenderJson(const Report& report);
 
-// A self-contained SVG (no scripts, no external fonts) with two grouped horizontal bar
-// charts: µs/token per bucket and per phase (top 10), engine beside baseline.
+// A self-contained SVG (no scripts, no external fonts). With a baseline it opens with
+// Δ charts per bucket and per phase on a signed log scale (a regression in a small
+// bucket stays visible; Δ, Δ% and p on every row; the attack target highlighted), then
+// grouped horizontal bar charts of µs/token per bucket and per phase (top 10), engine
+// beside baseline.
 std::string RenderSvg(const Report& report);
 
 }  // namespace perfgate::report

@@ -35,6 +35,12 @@ struct SourceWords {
   std::string_view phase;          // "command-buffer phase" / "annotation phase"
   std::string_view phases;         // a heading: "Command-buffer phases" / "Annotation phases"
   std::string_view registry;       // where families are listed: "shader registry" / "kernel list"
+  std::string_view unit_abbrev;    // a column's unit: "sub" (sub/tok, p50 µs/sub) / "kern"
+  std::string_view instance;       // one counted instance of a phase: "CB" (CBs/tok, µs/CB) / "range"
+  std::string_view labelled;       // what label coverage counts: "encoders" / "kernels"
+  std::string_view registry_title; // the registry's heading: "Kernel registry (metal-shader-profiler-shader-list)"
+  std::string_view registry_names; // what the registry lists per family: "pipeline names" / "kernel names"
+  std::string_view distinct_names; // a trial's count of them, in progress lines: "shaders" / "distinct kernels"
 };
 
 struct SourceDescriptor {

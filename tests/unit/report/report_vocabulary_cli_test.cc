@@ -1,0 +1,150 @@
+// `perfgate attribute --format all` over both bundled sources: every report heading,
+// table column, chart title and progress line speaks the source's language (kernels,
+// kernel families, annotation phases for the H200 trace-event JSON; submissions,
+// encoder families, command-buffer phases for the Metal exports), and the JSON report
+// records the version, the options used and the bands in band order.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "perfgate/core/version.h"
+#include "support/run_command.h"
+
+namespace perfgate::report {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using testing_support::SlurpFile;
+
+const std::string kRecordings = std::string(PERFGATE_SOURCE_DIR) + "/fixtures/recordings";
+
+struct Reports {
+  std::string progress;  // stderr
+  std::string text, markdown, json, svg;
+};
+
+Reports Attribute(const std::string& args, const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("perfgate-vocabulary-" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string prefix = (dir / "report").string();
+  const auto r = testing_support::RunPerfgate("attribute " + args + " --format all --output " + prefix);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  Reports out{r.err, SlurpFile(prefix + ".txt"), SlurpFile(prefix + ".md"), SlurpFile(prefix + ".json"),
+              SlurpFile(prefix + ".svg")};
+  fs::remove_all(dir);
+  return out;
+}
+
+Reports Torch() {
+  // One trial each: the words do not depend on the trial count, and each trial costs
+  // about 0.5 s to read.
+  const std::string rec = kRecordings + "/torch_decode_h200";
+  return Attribute("--trace graphs=" + rec + "/graphs/trial-1/trace.json.gz --trace eager=" + rec +
+                       "/eager/trial-1/trace.json.gz --baseline eager --tokens auto:decode_step --window label:decode_step",
+                   "torch");
+}
+
+Reports Metal() {
+  const std::string rec = kRecordings + "/decode_q4_0", head = "output_head.fused_norm_lm_argmax";
+  return Attribute("--trace hf2q=" + rec + "/hf2q --trace llama=" + rec + "/llama --baseline llama --tokens hf2q=auto:" +
+                       head + " --window hf2q=label:" + head + " --tokens llama=64 --window llama=skip:6",
+                   "metal");
+}
+
+// The text report without its diagnostics table, whose "meaning" column quotes the
+// diagnostic catalogue (core/diagnostics.def), which is not source-specific.
+std::string WithoutDiagnostics(const std::string& text) { return text.substr(0, text.find("Diagnostics (counted")); }
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+TEST(ReportVocabularyCli, TraceEventJsonSpeaksOfKernels) {
+  const Reports r = Torch();
+  for (const std::string* report : {&r.progress, &r.markdown, &r.svg}) {
+    for (const char* metal_word : {"submission", "encoder", "command-buffer", "command buffer", "shader", "pipeline",
+                                   "cbs/tok", "sub/tok", "µs/cb"}) {
+      EXPECT_THAT(Lower(*report), Not(HasSubstr(metal_word))) << *report;
+    }
+  }
+  const std::string text = Lower(WithoutDiagnostics(r.text));
+  for (const char* metal_word : {"submission", "encoder", "command-buffer", "command buffer", "shader", "pipeline",
+                                 "cbs/tok", "sub/tok", "µs/cb"}) {
+    EXPECT_THAT(text, Not(HasSubstr(metal_word)));
+  }
+  EXPECT_THAT(r.progress, HasSubstr(": 10240 kernels over 64 tokens (label:decode_step), 29 distinct kernels\n"));
+  EXPECT_THAT(r.text, HasSubstr("\nKernels/tok: 160.0 vs 423.0"));
+  EXPECT_THAT(r.text, HasSubstr("Per-annotation-phase GPU time"));
+  EXPECT_THAT(r.text, HasSubstr("graphs label coverage (trial 0): 10240 / 10240 kernels carry a phase label"));
+  EXPECT_THAT(r.markdown, HasSubstr("### Kernel families"));
+  EXPECT_THAT(r.markdown, HasSubstr("### Annotation phases (top 1 of 1"));
+  EXPECT_THAT(r.markdown, HasSubstr("| Bucket | graphs kern/tok |"));
+  EXPECT_THAT(r.svg, HasSubstr(">GPU µs/token by kernel-duration bucket</text>"));
+  EXPECT_THAT(r.svg, HasSubstr(">GPU µs/token by annotation phase (top 10)</text>"));
+  EXPECT_THAT(r.svg, HasSubstr(">Δ GPU µs/token by kernel-duration bucket: graphs − eager</text>"));
+  // The JSON report names the source and its words, and each engine's options as its
+  // trials ran: the default process filter for trace-event JSON keeps every process.
+  const auto j = nlohmann::json::parse(r.json);
+  EXPECT_EQ(j["source"], "trace_json");
+  EXPECT_EQ(j["words"]["phase"], "annotation phase");
+  EXPECT_EQ(j["options"]["engines"]["graphs"]["all_processes"], true);
+  EXPECT_EQ(j["options"]["engines"]["graphs"]["process_prefix"], "");
+  EXPECT_EQ(j["options"]["engines"]["eager"]["window"]["label"], "decode_step");
+}
+
+TEST(ReportVocabularyCli, MetalSpeaksOfSubmissions) {
+  const Reports r = Metal();
+  for (const std::string* report : {&r.progress, &r.text, &r.markdown, &r.svg}) {
+    for (const char* json_word : {"kern/tok", "annotation", "ranges/tok", "distinct kernels", "Kernel list"}) {
+      EXPECT_THAT(*report, Not(HasSubstr(json_word)));
+    }
+  }
+  EXPECT_THAT(r.progress, HasSubstr(" submissions over 62 tokens (label:output_head.fused_norm_lm_argmax), 14 shaders\n"));
+  EXPECT_THAT(r.text, HasSubstr("\nSubmissions/tok: "));
+  EXPECT_THAT(r.text, HasSubstr("Per-command-buffer-phase GPU time"));
+  EXPECT_THAT(r.markdown, HasSubstr("### Encoder families"));
+  EXPECT_THAT(r.markdown, HasSubstr("### Command-buffer phases (top "));
+  EXPECT_THAT(r.svg, HasSubstr(">GPU µs/token by submission-duration bucket</text>"));
+  EXPECT_THAT(r.svg, HasSubstr(">GPU µs/token by command-buffer phase (top 10)</text>"));
+
+  // The JSON report says which perfgate wrote it and with which options (each engine's
+  // as its trials ran: for Metal the default process filter is the engine's name), and
+  // lists the bands in band order with their bounds.
+  const auto metal = nlohmann::ordered_json::parse(r.json);
+  EXPECT_EQ(metal["schema_version"], 2);
+  EXPECT_EQ(metal["source"], "metal");
+  EXPECT_EQ(metal["perfgate"]["version"], std::string(Version()));
+  EXPECT_EQ(metal["perfgate"]["commit"], std::string(BuildCommit()));
+  std::vector<std::string> bands;
+  for (auto it = metal["buckets"].begin(); it != metal["buckets"].end(); ++it) bands.push_back(it.key());
+  EXPECT_EQ(bands, (std::vector<std::string>{"xs_<2us", "sm_2_8us", "md_8_32us", "lg_32_80us", "xl_>=80us"}));
+  EXPECT_EQ(metal["buckets"]["md_8_32us"]["lo_ns"], 8000);
+  EXPECT_EQ(metal["buckets"]["md_8_32us"]["hi_ns"], 32000);
+  std::vector<std::string> compared;
+  for (auto it = metal["comparison"]["buckets"].begin(); it != metal["comparison"]["buckets"].end(); ++it) {
+    compared.push_back(it.key());
+  }
+  EXPECT_EQ(compared, bands);
+  const auto& hf2q = metal["options"]["engines"]["hf2q"];
+  EXPECT_EQ(hf2q["process_prefix"], "hf2q");
+  EXPECT_EQ(hf2q["all_processes"], false);
+  EXPECT_EQ(hf2q["token_label"], "output_head.fused_norm_lm_argmax");
+  EXPECT_EQ(hf2q["window"]["mode"], "label");
+  const auto& llama = metal["options"]["engines"]["llama"];
+  EXPECT_EQ(llama["process_prefix"], "llama");
+  EXPECT_EQ(llama["tokens"], 64);
+  EXPECT_EQ(llama["window"], nlohmann::ordered_json::parse(R"({"mode": "skip", "skip": 6})"));
+  EXPECT_EQ(metal["options"]["flags"]["baseline"], "llama");
+  EXPECT_EQ(metal["options"]["flags"]["min_trials"], "1");
+}
+
+}  // namespace
+}  // namespace perfgate::report
