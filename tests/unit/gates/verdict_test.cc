@@ -2,11 +2,14 @@
 // counts of arrangements over C(10, 5) = 252 (5 vs 5) or C(6, 3) = 20 (3 vs 3).
 #include "perfgate/gates/verdict.h"
 
+#include "perfgate/gates/judge.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -359,10 +362,58 @@ TEST(FormatVerdictTable, AlignedColumns) {
       JudgeExact("submissions_per_token", {44, 44, 44}, {46, 46, 46}),
   };
   EXPECT_EQ(FormatVerdictTable(rows),
-            "metric                 baseline  current       Δ      Δ%  threshold  p-value    n  verdict\n"
-            "gpu_us_per_token         9735.6    10735  +999.4  +10.3%     486.78    0.008  5/5  regressed\n"
-            "phase                       101      111     +10   +9.9%       5.05    0.100  3/3  inconclusive\n"
-            "submissions_per_token        44       46      +2   +4.5%         ±0    exact  3/3  regressed\n");
+            "metric                 baseline  current       Δ      Δ%  tolerance  p-value       n  verdict\n"
+            "gpu_us_per_token         9735.6    10735  +999.4  +10.3%     486.78    0.008  5 vs 5  regressed\n"
+            "phase                       101      111     +10   +9.9%       5.05    0.100  3 vs 3  inconclusive\n"
+            "submissions_per_token        44       46      +2   +4.5%         +0    exact  3 vs 3  regressed\n"
+            "legend: baseline = median of the baseline's trials; Δ = current - baseline; tolerance: minimum effect "
+            "max(rel · |baseline|, floor) (timings), largest |Δ| still same (exact counts); p-value: two-sided "
+            "Mann-Whitney U over per-trial values, exact = a count, no test; n 5 vs 5 = baseline vs current trials\n");
+}
+
+// The column that holds a budget or a limit is called that: a budget once appeared
+// under "baseline", which reads as another engine's figure.
+TEST(FormatVerdictTable, TheReferenceColumnIsNamedForWhatItHolds) {
+  auto header = [](const std::vector<MetricVerdict>& rows) {
+    const std::string table = FormatVerdictTable(rows);
+    return table.substr(0, table.find('\n'));
+  };
+  const MetricVerdict budget =
+      JudgeLimit("hf2q.submissions_per_token", 47.6, {47.6, 47.6, 47.6}, 46.5,
+                 Policy::Exact(0, Direction::kLowerIsBetter), {}, "budget").verdict;
+  const MetricVerdict limit = JudgeLimit("x", 2, {2, 2, 2}, 1, Policy::Exact(0)).verdict;
+  const MetricVerdict baseline = JudgeExact("cbs", {3, 3, 3}, {4, 4, 4});
+  EXPECT_EQ(header({budget}), "metric                      budget  current     Δ     Δ%  tolerance  p-value       n  verdict");
+  EXPECT_EQ(header({limit}).find("baseline"), std::string::npos) << header({limit});
+  EXPECT_NE(header({limit}).find("  limit  "), std::string::npos) << header({limit});
+  EXPECT_NE(header({baseline}).find("  baseline  "), std::string::npos);
+  EXPECT_NE(header({baseline, budget}).find("  baseline/budget  "), std::string::npos) << header({baseline, budget});
+  // The packaging consumer and the gate-bites test read the row as name, budget, current.
+  const std::string table = FormatVerdictTable({budget});
+  EXPECT_NE(table.find("hf2q.submissions_per_token    46.5     47.6  +1.1  +2.4%         +0        -  0 vs 3  regressed"),
+            std::string::npos) << table;
+  EXPECT_NE(table.find("legend: budget = the most the median may be; Δ = current - budget"), std::string::npos)
+      << table;
+}
+
+TEST(FormatVerdictTable, OneLegendLineExplainsTolerancesAndTrialCounts) {
+  const std::vector<MetricVerdict> rows = {
+      JudgeNoisy("gpu_us_per_token", {100, 101, 99}, {110, 111, 109}),
+      JudgeLimit("us", 120, {119, 120, 121}, 100, Policy::Noisy(0.05, 0, Direction::kLowerIsBetter),
+                 {99, 100, 101}).verdict,
+  };
+  const std::string table = FormatVerdictTable(rows);
+  std::vector<std::string> legend;
+  std::stringstream lines(table);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("legend: ", 0) == 0) legend.push_back(line);
+  }
+  ASSERT_EQ(legend.size(), 1u) << table;
+  EXPECT_NE(legend[0].find("n 3 vs 3 = baseline vs current trials"), std::string::npos) << legend[0];
+  EXPECT_NE(legend[0].find("minimum effect max(rel · |baseline|, floor)"), std::string::npos) << legend[0];
+  EXPECT_NE(legend[0].find("how far past the limit still passes"), std::string::npos) << legend[0];
+  EXPECT_NE(legend[0].find("two-sided Mann-Whitney U"), std::string::npos) << legend[0];
+  EXPECT_EQ(VerdictLegend({}), "legend: no metrics");
 }
 
 TEST(FormatVerdictTable, NeverPrintsTheSkipMarker) {
@@ -371,7 +422,7 @@ TEST(FormatVerdictTable, NeverPrintsTheSkipMarker) {
   const std::string table = FormatVerdictTable({v});
   EXPECT_EQ(table.find(SkipMarker()), std::string::npos) << "skip marker in the table";
   EXPECT_NE(table.find("a[ SKIPPED ]b"), std::string::npos);
-  EXPECT_EQ(FormatVerdictTable({}), "metric  baseline  current  Δ  Δ%  threshold  p-value  n  verdict\n");
+  EXPECT_EQ(FormatVerdictTable({}), "metric  baseline  current  Δ  Δ%  tolerance  p-value  n  verdict\n");
 }
 
 }  // namespace
