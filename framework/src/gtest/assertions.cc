@@ -106,6 +106,12 @@ using internal::RequireEngine;
 // trace-event JSON; submissions, command-buffer phases for Metal).
 const sources::SourceWords& WordsFor(const EngineSummary& e) { return sources::WordsOf(e); }
 std::string Str(std::string_view word) { return std::string(word); }
+// A heading's words in running text: "Encoder families" -> "encoder families".
+std::string Lower(std::string_view heading) {
+  std::string s(heading);
+  if (!s.empty() && s[0] >= 'A' && s[0] <= 'Z') s[0] = static_cast<char>(s[0] - 'A' + 'a');
+  return s;
+}
 
 // "submissions_per_token" / "kernels_per_token": the engine's unit count per token, as
 // a verdict name.
@@ -137,7 +143,7 @@ std::string KnownPhases(const EngineSummary& e) { return ListNames(KeysOf(e.cb_l
   const TrialMedian* m = PhaseMetric(e, phase, field);
   if (m == nullptr) {
     return ::testing::AssertionFailure() << e.name << " has no " << w.phase << " '" << phase << "' ("
-                                         << w.phase << "s: " << KnownPhases(e) << ")" << Provenance(e);
+                                         << Lower(w.phases) << ": " << KnownPhases(e) << ")" << Provenance(e);
   }
   return Budget(e.name + "." + phase + "." + unit, *m, budget,
                 e.name + " " + Str(w.phase) + " '" + phase + "' " + unit + " budget " + Fixed(budget),
@@ -305,7 +311,7 @@ namespace {
   if (!engine.encoder_gpu.count(family) && !baseline.encoder_gpu.count(family)) {
     const sources::SourceWords& w = WordsFor(engine);
     return ::testing::AssertionFailure() << "no " << w.family << " '" << family << "' in " << engine.name << " or "
-                                         << baseline.name << " (" << w.family << "s: "
+                                         << baseline.name << " (" << Lower(w.families) << ": "
                                          << KnownFamilies(engine, baseline) << ")" << Provenance(engine);
   }
   const TrialMedian e = get(engine), b = get(baseline);
