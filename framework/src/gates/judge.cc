@@ -30,7 +30,7 @@ NoisyPolicy AsNoisy(const Policy& p) {
 // The rank test's word on a limit check, where both sides have trials.
 std::string Significance(const MetricVerdict& v, double alpha) {
   if (!v.p_value) return "";
-  const std::string p = "p = " + FormatValue(*v.p_value) + ", n = " + std::to_string(v.n_baseline) + "/" +
+  const std::string p = "p = " + FormatValue(*v.p_value) + ", n " + std::to_string(v.n_baseline) + " vs " +
                         std::to_string(v.n_current);
   return *v.p_value <= alpha ? "; the trials confirm it (" + p + ")"
                              : "; too few trials to confirm it (" + p + "), and a gate fails closed";
