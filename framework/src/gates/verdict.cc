@@ -150,7 +150,7 @@ std::string ExplanationHead(const MetricVerdict& r, Direction direction) {
 }
 
 std::string NString(const MetricVerdict& r) {
-  return "n = " + std::to_string(r.n_baseline) + "/" + std::to_string(r.n_current);
+  return "n " + std::to_string(r.n_baseline) + " vs " + std::to_string(r.n_current);
 }
 
 void Finish(MetricVerdict& r, Verdict verdict, const std::string& head, const std::string& reason) {

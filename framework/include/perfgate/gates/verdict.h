@@ -101,7 +101,7 @@ struct MetricVerdict {
   // 0 for decided verdicts and for input that more trials cannot fix (invalid policy,
   // non-finite values).
   int more_trials_needed = 0;
-  // One line: "<metric> <current> vs <baseline> (<Δ%>, limit <±x %>, p = .., n = b/c):
+  // One line: "<metric> <current> vs <baseline> (<Δ%>, limit <±x %>, p = .., n b vs c):
   // <verdict>[ (reason)]". Never contains the CTest skip marker.
   std::string explanation;
 };
