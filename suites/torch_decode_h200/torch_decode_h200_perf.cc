@@ -72,7 +72,9 @@ TEST_F(TorchDecodeH200, KernelFamilyDeltasVsEager) {
 
 TEST_F(TorchDecodeH200, LaunchesPerTokenBudgets) {
   // One cudaGraphLaunch per decode step, plus the two small kernels outside the graph
-  // that feed the next token and its position back in.
+  // that feed the next token and its position back in: 3.0 per token (a Python pass over
+  // graphs/trial-1 counts 64 cudaGraphLaunch and 128 cudaLaunchKernel inside the 64
+  // decode_step ranges; eager has 22848 runtime and 4224 driver launches, 423 per token).
   PERFGATE_EXPECT_LAUNCHES_PER_TOKEN_AT_MOST(engine("graphs"), 3.5);
   PERFGATE_EXPECT_GRAPH_LAUNCHES_PER_TOKEN_AT_MOST(engine("graphs"), 1);
   PERFGATE_EXPECT_GRAPH_LAUNCHES_PER_TOKEN_AT_MOST(engine("eager"), 0);  // eager launches every kernel itself
