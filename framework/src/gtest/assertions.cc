@@ -133,13 +133,11 @@ const TrialMedian* PhaseMetric(const EngineSummary& e, const std::string& phase,
 
 std::string KnownPhases(const EngineSummary& e) { return ListNames(KeysOf(e.cb_label_gpu)); }
 
-// `unit` is the verdict name's quantity ("cbs_per_token"); "units_per_token" stands for
-// the source's unit count ("submissions_per_token", "kernels_per_token").
+// `unit` is the verdict name's quantity: "cbs_per_token", UnitsPerToken(e), ...
 ::testing::AssertionResult PhaseBudget(const EngineSummary& e, const std::string& phase, double budget,
-                                       TrialMedian attribution::PhaseMedians::*field, std::string unit) {
+                                       TrialMedian attribution::PhaseMedians::*field, const std::string& unit) {
   if (auto f = RequireEngine(e)) return *f;
   const sources::SourceWords& w = WordsFor(e);
-  if (unit == "units_per_token") unit = UnitsPerToken(e);
   const TrialMedian* m = PhaseMetric(e, phase, field);
   if (m == nullptr) {
     return ::testing::AssertionFailure() << e.name << " has no " << w.phase << " '" << phase << "' ("
@@ -159,7 +157,8 @@ const attribution::BucketMedians* Bucket(const EngineSummary& e, const std::stri
 
 std::string KnownBuckets(const EngineSummary& e) { return ListNames(KeysOf(e.buckets)); }
 
-std::string KnownFamilies(const EngineSummary& e, const EngineSummary& b) {  // encoder_gpu keys of either
+// The families (encoder_gpu keys) either engine has.
+std::string KnownFamilies(const EngineSummary& e, const EngineSummary& b) {
   std::set<std::string> names;
   for (const auto& [f, _] : e.encoder_gpu) names.insert(f);
   for (const auto& [f, _] : b.encoder_gpu) names.insert(f);
@@ -246,7 +245,7 @@ std::string PerfSuiteFixture::GoldenPath() const {
 
 ::testing::AssertionResult PhaseSubmissionsPerTokenAtMost(const EngineSummary& e, const std::string& phase,
                                                           double budget) {
-  return PhaseBudget(e, phase, budget, &attribution::PhaseMedians::dispatches_per_token, "units_per_token");
+  return PhaseBudget(e, phase, budget, &attribution::PhaseMedians::dispatches_per_token, UnitsPerToken(e));
 }
 
 ::testing::AssertionResult PhaseCbsPerTokenAtMost(const EngineSummary& e, const std::string& phase, double budget) {
@@ -318,8 +317,7 @@ namespace {
   return DeltaWithin(engine.name + ".family." + family + ".gpu_us_per_token", e, b,
                      std::fabs(b.median) * max_delta_pct / 100.0,
                      engine.name + " vs " + baseline.name + " " + Str(WordsFor(engine).family) + " " + family +
-                         ": delta at most " +
-                         Fixed(max_delta_pct) + " %",
+                         ": delta at most " + Fixed(max_delta_pct) + " %",
                      Provenance(engine) + Provenance(baseline));
 }
 
