@@ -28,7 +28,7 @@ std::string Message(const ::testing::AssertionResult& r) { return r.message(); }
 
 class TorchWords : public PerfSuiteFixture {
  protected:
-  SuiteConfig Config() const override { return suite::test::TorchSuite(); }
+  SuiteConfig Config() const override { return suite::test::TorchSuite(suite::test::TorchFirstTrials()); }
 };
 
 class MetalWords : public PerfSuiteFixture {
@@ -116,18 +116,15 @@ std::string ReadText(const std::string& path) {
 }
 
 std::string TempGoldenDir() {
-  static const std::string dir = [] {
-    std::string templ = (std::filesystem::temp_directory_path() / "perfgate-words-XXXXXX").string();
-    if (::mkdtemp(templ.data()) == nullptr) return std::string("/nonexistent");
-    return templ;
-  }();
+  static const std::string dir = suite::test::ScratchDir("perfgate-words");
   return dir;
 }
 
+// Goldens of the Metal recordings (fast to load); TorchGoldenWords for trace JSON.
 class GoldenWords : public PerfSuiteFixture {
  protected:
   SuiteConfig Config() const override {
-    SuiteConfig c = suite::test::TorchSuite();
+    SuiteConfig c = suite::test::ReadmeSuite();
     c.golden_dir = TempGoldenDir();
     return c;
   }
@@ -147,24 +144,33 @@ TEST_F(GoldenWords, TheAcceptCommandIsTheReadmes) {
   expected.replace(expected.find("<TestSuite>.<Test>"), std::string("<TestSuite>.<Test>").size(), TestName());
   EXPECT_EQ(GoldenAcceptCommand(TestName()), expected);
 
-  std::filesystem::remove(GoldenPathFor("graphs"));
-  const auto missing = MatchesGolden("graphs");
+  std::filesystem::remove(GoldenPathFor("hf2q"));
+  const auto missing = MatchesGolden("hf2q");
   ASSERT_FALSE(missing);
   EXPECT_THAT(Message(missing), HasSubstr("create it with: " + expected + "\n"));
 
-  golden::GoldenFile changed = GoldenOf(engine("graphs"));
+  golden::GoldenFile changed = GoldenOf(engine("hf2q"));
   changed.values.at("submissions_per_token").value += 10;
-  changed.values.erase("phases/decode_step/gpu_us_per_token");
-  changed.values.erase("phases/decode_step/cbs_per_token");
-  ASSERT_TRUE(golden::WriteGoldenAtomic(GoldenPathFor("eager"), changed).ok());
-  const auto mismatch = MatchesGolden("eager");
+  changed.values.erase("phases/layer.attn_moe_ffn/gpu_us_per_token");
+  changed.values.erase("phases/layer.attn_moe_ffn/cbs_per_token");
+  ASSERT_TRUE(golden::WriteGoldenAtomic(GoldenPathFor("llama"), changed).ok());
+  const auto mismatch = MatchesGolden("llama");
   ASSERT_FALSE(mismatch);
   EXPECT_THAT(Message(mismatch), HasSubstr("accept with: " + expected + " (or move "));
   EXPECT_THAT(Message(mismatch), HasSubstr("submissions_per_token: "));
   EXPECT_THAT(Message(mismatch), Not(HasSubstr("/values/")));
 }
 
-TEST_F(GoldenWords, RootCausesUseTheSourcesWords) {
+class TorchGoldenWords : public PerfSuiteFixture {
+ protected:
+  SuiteConfig Config() const override {
+    SuiteConfig c = suite::test::TorchSuite(suite::test::TorchFirstTrials());
+    c.golden_dir = TempGoldenDir();
+    return c;
+  }
+};
+
+TEST_F(TorchGoldenWords, RootCausesUseTheSourcesWords) {
   golden::GoldenFile golden = GoldenOf(engine("graphs"));
   golden.values["phases/ghost_step/gpu_us_per_token"] = golden.values.at("gpu_us_per_token");
   golden.values["phases/ghost_step/cbs_per_token"] = golden.values.at("submissions_per_token");
@@ -201,17 +207,17 @@ class NoCiEnvironment {
 
 TEST_F(GoldenWords, UnderCiEveryCheckWritesTheActualFile) {
   NoCiEnvironment no_ci;
-  ASSERT_TRUE(golden::WriteGoldenAtomic(GoldenPathFor("graphs"), GoldenOf(engine("graphs"))).ok());
-  const std::string actual = golden::ActualPathFor(GoldenPathFor("graphs"));
+  ASSERT_TRUE(golden::WriteGoldenAtomic(GoldenPathFor("hf2q"), GoldenOf(engine("hf2q"))).ok());
+  const std::string actual = golden::ActualPathFor(GoldenPathFor("hf2q"));
   std::filesystem::remove(actual);
-  EXPECT_TRUE(testing::MatchesGolden(GoldenPathFor("graphs"), GoldenOf(engine("graphs")), "accept"));
+  EXPECT_TRUE(testing::MatchesGolden(GoldenPathFor("hf2q"), GoldenOf(engine("hf2q")), "accept"));
   EXPECT_FALSE(std::filesystem::exists(actual)) << "outside CI a pass writes no actual file";
   ::setenv("CI", "true", 1);
-  EXPECT_TRUE(testing::MatchesGolden(GoldenPathFor("graphs"), GoldenOf(engine("graphs")), "accept"));
+  EXPECT_TRUE(testing::MatchesGolden(GoldenPathFor("hf2q"), GoldenOf(engine("hf2q")), "accept"));
   EXPECT_TRUE(std::filesystem::exists(actual)) << "under CI a pass writes the actual file too";
   const auto read = golden::ReadGolden(actual);
   ASSERT_TRUE(read.ok()) << read.status().ToString();
-  EXPECT_EQ(golden::ValuesOf(*read), golden::ValuesOf(*golden::ReadGolden(GoldenPathFor("graphs"))));
+  EXPECT_EQ(golden::ValuesOf(*read), golden::ValuesOf(*golden::ReadGolden(GoldenPathFor("hf2q"))));
 }
 
 }  // namespace

@@ -3,17 +3,57 @@
 #ifndef PERFGATE_TESTS_UNIT_SUITE_TORCH_SUITE_H_
 #define PERFGATE_TESTS_UNIT_SUITE_TORCH_SUITE_H_
 
+#include <stdlib.h>
+
+#include <cstdlib>
+#include <filesystem>
 #include <string>
+#include <system_error>
+#include <vector>
 
 #include "perfgate/suite/suite.h"
 #include "unit/suite/decode_suite.h"
 
 namespace perfgate::suite::test {
 
-inline SuiteConfig TorchSuite() {
+// A fresh temporary directory named after `prefix`, removed when the program exits.
+inline std::string ScratchDir(const std::string& prefix) {
+  namespace fs = std::filesystem;
+  static std::vector<std::string> made;
+  std::string templ = (fs::temp_directory_path() / (prefix + "-XXXXXX")).string();
+  if (::mkdtemp(templ.data()) == nullptr) return "/nonexistent-" + prefix;
+  if (made.empty()) {
+    std::atexit([] {
+      std::error_code ec;
+      for (const std::string& dir : made) fs::remove_all(dir, ec);
+    });
+  }
+  made.push_back(templ);
+  return templ;
+}
+
+// The first trial of each mode only, linked into a temporary directory once per
+// program: the vocabulary tests need the source, not three trials (each costs ~1 s).
+inline std::string TorchFirstTrials() {
+  static const std::string dir = [] {
+    namespace fs = std::filesystem;
+    const std::string templ = ScratchDir("perfgate-torch");
+    for (const char* mode : {"graphs", "eager"}) {
+      fs::create_directories(fs::path(templ) / mode);
+      fs::create_directory_symlink(kFixtures + "/torch_decode_h200/" + mode + "/trial-1",
+                                   fs::path(templ) / mode / "trial-1");
+    }
+    return templ;
+  }();
+  return dir;
+}
+
+// `recordings` defaults to the bundled three trials per mode.
+inline SuiteConfig TorchSuite(const std::string& recordings = kFixtures + "/torch_decode_h200") {
   SuiteConfig c;
   c.suite = "torch_decode";
-  c.recordings_dir = kFixtures + "/torch_decode_h200";
+  c.recordings_dir = recordings;
+  c.min_trials = 1;
   for (const char* mode : {"graphs", "eager"}) {
     EngineSpec e;
     e.name = mode;
