@@ -19,17 +19,34 @@ set(out "${out}${err}")
 if(rc EQUAL 0)
   message(FATAL_ERROR "the suite passed on the regressed recording:\n${out}")
 endif()
+# The budget under a column called budget, the delta table with llama's median as the
+# baseline and the allowance as the tolerance, each with its legend; the golden report
+# with its root cause before the field lines (names unescaped) and the README's accept
+# command.
 foreach(expected
     "\\[  FAILED  \\] Hf2qDecode.SubmissionsPerTokenBudget"
-    "hf2q\\.submissions_per_token +46\\.5 +47\\.61[0-9]* +\\+1\\.11[0-9]* .* regressed"
+    "metric +budget +current +Δ +Δ% +tolerance +p-value +n +verdict"
+    "hf2q\\.submissions_per_token +46\\.5 +47\\.61[0-9]* +\\+1\\.11[0-9]* +\\+2\\.4% +\\+0 +- +0 vs 3 +regressed"
+    "legend: budget = the most the median may be; [^\n]*; n 0 vs 3 = budget vs current trials\n"
+    "hf2q\\.submissions_per_token 47\\.61[0-9]* vs budget 46\\.5: beyond the budget, regressed: fails"
     "\\[  FAILED  \\] Hf2qDecode.BucketDeltasVsLlama"
-    "hf2q\\.md_8_32us\\.us_per_token .* 25 "
+    "metric +baseline +current"
+    "hf2q\\.md_8_32us\\.us_per_token +3\\.6[0-9]* +53\\.8[0-9]* .* \\+25 +0\\.100 +3 vs 3 +regressed"
+    "legend: baseline = median of the baseline's trials; [^\n]*; n 3 vs 3 = baseline vs current trials\n"
     "\\[  FAILED  \\] Hf2qDecode.Hf2qGolden"
-    "Hf2qGolden\\.json:[0-9]+: /values/buckets~1md_8_32us~1us_per_token/value: 53\\.8"
-    "Hf2qGolden\\.json:[0-9]+: /values/submissions_per_token/value: 47\\.61"
+    "golden mismatch: [^\n]*Hf2qGolden\\.json \\(3 of 39 values failed\\)\ncause: a new command-buffer phase 'layer\\.moe_gather' \\(2 values not in the golden\\)\n  FAIL "
+    "Hf2qGolden\\.json:[0-9]+: buckets/md_8_32us/submissions_per_token: 3 vs golden 1 "
+    "Hf2qGolden\\.json:[0-9]+: buckets/md_8_32us/us_per_token: 53\\.8"
+    "Hf2qGolden\\.json:[0-9]+: submissions_per_token: 47\\.61[0-9]* vs golden 45\\.5968"
+    "accept with: PERFGATE_UPDATE_GOLDEN=all ctest -R 'Hf2qDecode\\.Hf2qGolden'"
     "\\[       OK \\] Hf2qDecode.LlamaGolden")
   if(NOT out MATCHES "${expected}")
     message(FATAL_ERROR "expected /${expected}/ in the suite's output:\n${out}")
+  endif()
+endforeach()
+foreach(unexpected "/values/" "~1" "submissions/token budget 46\\.5\nmetric +baseline")
+  if(out MATCHES "${unexpected}")
+    message(FATAL_ERROR "/${unexpected}/ in the suite's output (escaped pointers, or a budget under 'baseline'):\n${out}")
   endif()
 endforeach()
 if(out MATCHES "\\[  SKIPPED \\]")

@@ -30,7 +30,7 @@ NoisyPolicy AsNoisy(const Policy& p) {
 // The rank test's word on a limit check, where both sides have trials.
 std::string Significance(const MetricVerdict& v, double alpha) {
   if (!v.p_value) return "";
-  const std::string p = "p = " + FormatValue(*v.p_value) + ", n = " + std::to_string(v.n_baseline) + "/" +
+  const std::string p = "p = " + FormatValue(*v.p_value) + ", n " + std::to_string(v.n_baseline) + " vs " +
                         std::to_string(v.n_current);
   return *v.p_value <= alpha ? "; the trials confirm it (" + p + ")"
                              : "; too few trials to confirm it (" + p + "), and a gate fails closed";
@@ -76,10 +76,14 @@ MetricVerdict Judge(std::string metric, const std::vector<double>& baseline, con
 }
 
 LimitVerdict JudgeLimit(std::string metric, double current_median, const std::vector<double>& current, double limit,
-                        const Policy& policy, const std::vector<double>& reference) {
+                        const Policy& policy, const std::vector<double>& reference,
+                        const std::string& limit_word) {
   LimitVerdict out;
   MetricVerdict& v = out.verdict;
   v.metric = std::move(metric);
+  v.reference = limit_word;
+  v.limit_check = true;
+  v.direction = policy.dir;
   v.baseline = limit;
   v.current = current_median;
   v.delta = current_median - limit;
@@ -95,13 +99,15 @@ LimitVerdict JudgeLimit(std::string metric, double current_median, const std::ve
   const bool better = !beyond && policy.dir != Direction::kBoth &&
                       BadwardDelta(v.delta, policy.dir) < -v.threshold;
   v.verdict = beyond ? Verdict::kRegressed : better ? Verdict::kImproved : Verdict::kSame;
-  std::string line = v.metric + " " + FormatValue(current_median) + " vs limit " + FormatValue(limit);
+  std::string line = v.metric + " " + FormatValue(current_median) + " vs " + limit_word + " " + FormatValue(limit);
   if (v.threshold > 0) line += " (tolerance " + FormatValue(v.threshold) + ")";
   if (beyond) {
-    line += ": beyond the limit, " + std::string(VerdictName(v.verdict)) + Significance(v, policy.alpha);
-    if (!policy.gated) line += "; not gated (" + (policy.reason.empty() ? std::string("reported only") : policy.reason) + ")";
+    line += ": beyond the " + limit_word + ", " + std::string(VerdictName(v.verdict)) + Significance(v, policy.alpha);
+    line += policy.gated ? ": fails"
+                         : "; not gated (" + (policy.reason.empty() ? std::string("reported only") : policy.reason) +
+                               "), so it passes";
   } else {
-    line += ": within the limit, " + std::string(VerdictName(v.verdict));
+    line += ": within the " + limit_word + ", " + std::string(VerdictName(v.verdict)) + ": passes";
   }
   v.explanation = line;
   return out;

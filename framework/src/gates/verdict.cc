@@ -150,7 +150,7 @@ std::string ExplanationHead(const MetricVerdict& r, Direction direction) {
 }
 
 std::string NString(const MetricVerdict& r) {
-  return "n = " + std::to_string(r.n_baseline) + "/" + std::to_string(r.n_current);
+  return "n " + std::to_string(r.n_baseline) + " vs " + std::to_string(r.n_current);
 }
 
 void Finish(MetricVerdict& r, Verdict verdict, const std::string& head, const std::string& reason) {
@@ -166,6 +166,7 @@ MetricVerdict JudgeNoisyWithP(std::string metric, const std::vector<double>& bas
                               const std::vector<double>& current, const NoisyPolicy& policy,
                               std::optional<double> p_override, double planning_alpha) {
   MetricVerdict r = Describe(std::move(metric), baseline, current);
+  r.direction = policy.direction;
   const double alpha = policy.alpha;
   r.threshold = std::max(policy.min_rel_effect * std::fabs(r.baseline), policy.min_abs_effect);
   r.min_attainable_p = stats::MinimumAttainablePValue(r.n_baseline, r.n_current);
@@ -268,6 +269,7 @@ MetricVerdict JudgeNoisy(std::string metric, const std::vector<double>& baseline
 MetricVerdict JudgeExact(std::string metric, const std::vector<double>& baseline,
                          const std::vector<double>& current, const ExactPolicy& policy) {
   MetricVerdict r = Describe(std::move(metric), baseline, current);
+  r.direction = policy.direction;
   r.threshold = policy.tolerance;
   std::string head = r.metric + " " + FormatValue(r.current) + " vs " + FormatValue(r.baseline) + " (";
   if (baseline.empty() || current.empty() || !AllFinite(baseline) || !AllFinite(current) ||
@@ -351,14 +353,83 @@ int MinimumTrialsPerSide(double alpha) {
   return n;
 }
 
+namespace {
+
+const char* SignOf(Direction direction) {
+  return direction == Direction::kBoth ? "±" : direction == Direction::kLowerIsBetter ? "+" : "-";
+}
+
+// The rank test's minimum effect is a size either way; limits and exact tolerances
+// have a bad direction, shown by their sign.
+std::string ToleranceCell(const MetricVerdict& v) {
+  const bool min_effect = v.p_value && !v.limit_check;
+  return (min_effect ? "" : SignOf(v.direction)) + FormatValue(v.threshold);
+}
+
+std::string PCell(const MetricVerdict& v) {
+  if (v.p_value) return FormatP(*v.p_value);
+  return v.limit_check ? "-" : "exact";
+}
+
+std::string NCell(const MetricVerdict& v) {
+  return std::to_string(v.n_baseline) + " vs " + std::to_string(v.n_current);
+}
+
+// The reference column's name: the rows' common word, or every word met, in order.
+std::string ReferenceHeader(const std::vector<MetricVerdict>& verdicts) {
+  std::vector<std::string> words;
+  for (const MetricVerdict& v : verdicts) {
+    if (std::find(words.begin(), words.end(), v.reference) == words.end()) words.push_back(v.reference);
+  }
+  if (words.empty()) return "baseline";
+  std::string out = words.front();
+  for (size_t i = 1; i < words.size(); ++i) out += "/" + words[i];
+  return out;
+}
+
+void AddOnce(std::vector<std::string>* parts, const std::string& part) {
+  if (std::find(parts->begin(), parts->end(), part) == parts->end()) parts->push_back(part);
+}
+
+std::string Joined(const std::vector<std::string>& parts, const std::string& separator) {
+  std::string out;
+  for (const std::string& part : parts) out += (out.empty() ? "" : separator) + part;
+  return out;
+}
+
+}  // namespace
+
+std::string VerdictLegend(const std::vector<MetricVerdict>& verdicts) {
+  if (verdicts.empty()) return "legend: no metrics";
+  std::vector<std::string> references, tolerances, tests;
+  for (const MetricVerdict& v : verdicts) {
+    const std::string& ref = v.reference;
+    AddOnce(&references, ref == "budget"  ? "budget = the most the median may be"
+                         : ref == "limit" ? "limit = the value the median is held to"
+                                          : ref + " = median of the " + ref + "'s trials");
+    if (v.limit_check) {
+      AddOnce(&tolerances, "how far past the " + ref + " still passes (+ above, - below, ± either way)");
+    } else if (v.p_value) {
+      AddOnce(&tolerances, "minimum effect max(rel · |baseline|, floor) (timings)");
+    } else {
+      AddOnce(&tolerances, "largest |Δ| still same (exact counts)");
+    }
+    if (v.p_value) AddOnce(&tests, "two-sided Mann-Whitney U over per-trial values");
+    else if (v.limit_check) AddOnce(&tests, "- = no trials behind the " + ref + ", no test");
+    else AddOnce(&tests, "exact = a count, no test");
+  }
+  const MetricVerdict& first = verdicts.front();
+  return OneLine("legend: " + Joined(references, ", ") + "; Δ = current - " + ReferenceHeader(verdicts) +
+                 "; tolerance: " + Joined(tolerances, ", ") + "; p-value: " + Joined(tests, ", ") + "; n " +
+                 NCell(first) + " = " + first.reference + " vs current trials");
+}
+
 std::string FormatVerdictTable(const std::vector<MetricVerdict>& verdicts) {
   std::vector<std::vector<std::string>> rows;
-  rows.push_back({"metric", "baseline", "current", "Δ", "Δ%", "threshold", "p-value", "n", "verdict"});
+  rows.push_back({"metric", ReferenceHeader(verdicts), "current", "Δ", "Δ%", "tolerance", "p-value", "n", "verdict"});
   for (const MetricVerdict& v : verdicts) {
-    rows.push_back({OneLine(v.metric), FormatValue(v.baseline), FormatValue(v.current),
-                    Printf("%+.6g", v.delta), v.delta_pct ? Printf("%+.1f%%", *v.delta_pct) : "-",
-                    (v.p_value ? "" : "±") + FormatValue(v.threshold), v.p_value ? FormatP(*v.p_value) : "exact",
-                    std::to_string(v.n_baseline) + "/" + std::to_string(v.n_current),
+    rows.push_back({OneLine(v.metric), FormatValue(v.baseline), FormatValue(v.current), Printf("%+.6g", v.delta),
+                    v.delta_pct ? Printf("%+.1f%%", *v.delta_pct) : "-", ToleranceCell(v), PCell(v), NCell(v),
                     std::string(VerdictName(v.verdict))});
   }
   std::vector<size_t> width(rows[0].size(), 0);
@@ -378,6 +449,7 @@ std::string FormatVerdictTable(const std::vector<MetricVerdict>& verdicts) {
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
   }
+  if (!verdicts.empty()) out += VerdictLegend(verdicts) + "\n";
   return DefuseSkipMarker(std::move(out));
 }
 

@@ -50,9 +50,11 @@ void AttachLines(const std::string& golden_text, CompareResult* compare) {
   }
 }
 
-// Failing fields, then notes: new values and ungated values out of tolerance.
-std::string FieldLines(const std::string& golden_path, const CompareResult& c) {
+// What changed in the golden's shape first (RootCauses), then failing fields, then
+// notes: new values and ungated values out of tolerance.
+std::string FieldLines(const std::string& golden_path, const CompareResult& c, const CompareOptions& options) {
   std::string out;
+  for (const std::string& cause : RootCauses(c, options)) out += "cause: " + cause + "\n";
   for (const FieldResult& f : c.fields) {
     if (!f.ok) out += FieldLine("FAIL", golden_path, f);
   }
@@ -166,7 +168,7 @@ GoldenFile MergeForUpdate(const GoldenFile& existing, const GoldenFile& actual) 
 }
 
 CheckOutcome CheckGolden(const std::string& golden_path, const GoldenFile& actual, UpdateMode mode,
-                         const std::string& accept_command_hint, const CompareOptions& options) {
+                         const std::string& accept_command_hint, const CheckOptions& options) {
   CheckOutcome out;
   out.golden_path = golden_path;
   out.actual_path = ActualPathFor(golden_path);
@@ -232,24 +234,28 @@ CheckOutcome CheckGolden(const std::string& golden_path, const GoldenFile& actua
         std::to_string(out.compare.new_in_actual.size()) + " added, " +
         std::to_string(out.compare.missing_in_actual.size()) + " removed; policy kept for " +
         std::to_string(kept) + "\n";
-    out.report = FieldLines(golden_path, out.compare);
+    out.report = FieldLines(golden_path, out.compare, options);
     return WriteGoldenFor(merged, std::move(out), headline);
   }
 
   if (out.compare.ok) {
     out.status = CheckStatus::kPass;
-    out.report = FieldLines(golden_path, out.compare);
+    out.report = FieldLines(golden_path, out.compare, options);
     if (!out.compare.new_in_actual.empty()) {
-      out.report += "record new values with: " + var + "=all ctest -R " + test + "\n";
+      out.report += "record new values with: " + out.accept_command + "\n";
     }
-    RemoveStale(out.actual_path);
+    if (options.always_write_actual) {
+      WriteActual(MergeForUpdate(*golden, actual), &out);
+    } else {
+      RemoveStale(out.actual_path);
+    }
     return out;
   }
 
   out.status = CheckStatus::kMismatch;
   out.report = "golden mismatch: " + golden_path + " (" + std::to_string(CountFailed(out.compare)) + " of " +
                std::to_string(out.compare.fields.size()) + " values failed)\n" +
-               FieldLines(golden_path, out.compare);
+               FieldLines(golden_path, out.compare, options);
   WriteActual(MergeForUpdate(*golden, actual), &out);
   if (out.status == CheckStatus::kMismatch) {
     out.report += "accept with: " + out.accept_command + " (or move " + out.actual_path + " over " +

@@ -4,6 +4,10 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <map>
+#include <set>
+#include <utility>
+#include <vector>
 #include <string>
 
 #include "golden/golden_internal.h"
@@ -70,7 +74,7 @@ FieldResult CompareOne(const std::string& name, const GoldenValue& g, double act
   r.within_tolerance = !gates::BeyondLimit(p, g.value, actual);
   r.ok = r.within_tolerance || !p.gated;
 
-  std::string m = r.pointer + ": " + internal::FormatNumber(actual) + " vs golden " +
+  std::string m = name + ": " + internal::FormatNumber(actual) + " vs golden " +
                   internal::FormatNumber(g.value) + " (";
   if (finite) {
     m += SignedNumber(r.delta);
@@ -97,7 +101,7 @@ FieldResult Missing(const std::string& name, const GoldenValue& g) {
   r.actual = kNaN;
   r.delta = kNaN;
   r.tolerance_text = ToleranceText(g.policy);
-  r.message = r.pointer + ": missing in actual (golden " + internal::FormatNumber(g.value) + ")";
+  r.message = name + ": missing in actual (golden " + internal::FormatNumber(g.value) + ")";
   return r;
 }
 
@@ -110,7 +114,7 @@ FieldResult New(const std::string& name, double actual, bool fail) {
   r.expected = kNaN;
   r.actual = actual;
   r.delta = kNaN;
-  r.message = r.pointer + ": new in actual (" + internal::FormatNumber(actual) + "), not in golden";
+  r.message = name + ": new in actual (" + internal::FormatNumber(actual) + "), not in golden";
   if (fail) r.message += "; new values are not allowed here";
   return r;
 }
@@ -138,6 +142,63 @@ CompareResult CompareToGolden(const GoldenFile& golden, const std::map<std::stri
       ++a;
     }
     if (!out.fields.back().ok) out.ok = false;
+  }
+  return out;
+}
+
+namespace {
+
+// A golden path's scope and part: "phases/layer.attn/cbs_per_token" -> ("phases",
+// "layer.attn"), "kernel_families/gemm" -> ("kernel_families", "gemm"); ("", "") for
+// totals and extras, which have no parts.
+std::pair<std::string, std::string> ScopeAndPart(const std::string& name) {
+  const size_t first = name.find('/');
+  if (first == std::string::npos) return {"", ""};
+  const std::string scope = name.substr(0, first);
+  if (scope == "kernel_families") return {scope, name.substr(first + 1)};
+  const size_t last = name.rfind('/');
+  if (last == first || scope == "extras") return {"", ""};
+  return {scope, name.substr(first + 1, last - first - 1)};
+}
+
+std::string PartWord(const std::string& scope, const CompareOptions& options) {
+  if (scope == "phases") return options.phase_word;
+  if (scope == "families") return options.family_word;
+  if (scope == "kernel_families") return "kernel family";
+  if (scope == "buckets") return "bucket";
+  return scope;
+}
+
+std::string Values(int n) { return std::to_string(n) + (n == 1 ? " value" : " values"); }
+
+}  // namespace
+
+std::vector<std::string> RootCauses(const CompareResult& compare, const CompareOptions& options) {
+  // Per part: values only in the actual, only in the golden, and on both sides.
+  struct Count {
+    int new_values = 0, gone_values = 0, both = 0;
+  };
+  std::map<std::pair<std::string, std::string>, Count> parts;
+  for (const FieldResult& f : compare.fields) {
+    auto key = ScopeAndPart(f.name);
+    if (key.first.empty()) continue;
+    Count& c = parts[key];
+    (f.new_in_actual ? c.new_values : f.missing_in_actual ? c.gone_values : c.both) += 1;
+  }
+  std::vector<std::string> out;
+  std::set<std::pair<std::string, std::string>> explained;
+  for (const auto& [key, c] : parts) {
+    if (c.both > 0 || (c.new_values > 0 && c.gone_values > 0)) continue;
+    const std::string what = PartWord(key.first, options) + " '" + key.second + "'";
+    out.push_back(c.new_values > 0 ? "a new " + what + " (" + Values(c.new_values) + " not in the golden)"
+                                   : what + " is gone (" + Values(c.gone_values) + " of the golden missing)");
+    explained.insert(key);
+  }
+  for (const FieldResult& f : compare.fields) {
+    if (!f.new_in_actual && !f.missing_in_actual) continue;
+    if (explained.count(ScopeAndPart(f.name))) continue;  // said by its part above
+    out.push_back(f.new_in_actual ? "a new metric '" + f.name + "' (not in the golden)"
+                                  : "metric '" + f.name + "' is missing from the actual figures");
   }
   return out;
 }

@@ -301,8 +301,7 @@ const ane::NotchResult* AneNotchFixture::RecordOrReplay(const std::string& name,
 ::testing::AssertionResult AneNotchFixture::MatchesGolden(const ane::NotchResult& result) const {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
   std::string filter = info != nullptr ? std::string(info->test_suite_name()) + "." + info->name() : "";
-  return ::perfgate::testing::MatchesGolden(GoldenPath(), NotchGoldenOf(result),
-                                            "PERFGATE_UPDATE_GOLDEN=all ctest -R '" + filter + "'");
+  return ::perfgate::testing::MatchesGolden(GoldenPath(), NotchGoldenOf(result), GoldenAcceptCommand(filter));
 }
 
 }  // namespace perfgate::testing

@@ -7,20 +7,22 @@
 #include <iostream>
 #include <set>
 
+#include "assertions_internal.h"
+#include "perfgate/core/environment.h"
 #include "perfgate/core/names.h"
 #include "perfgate/gates/judge.h"
 #include "perfgate/gtest/perfgate_gtest.h"
 #include "perfgate/metrics/catalogue.h"
+#include "perfgate/sources/source.h"
 #include "perfgate/stats/summary.h"
 #include "perfgate/xctrace/toc.h"
 
 namespace perfgate::testing {
-namespace {
+namespace internal {
 
 using attribution::EngineSummary;
 using attribution::TrialMedian;
 using gates::MetricVerdict;
-using gates::Verdict;
 
 // gtest property keys must be XML attribute names: letters, digits, '.', '_', '-'.
 std::string PropertyKey(const std::string& raw) {
@@ -39,30 +41,17 @@ std::string Fixed(double v) {
   return buf;
 }
 
-// The shortest text that reads back as exactly `value`: machine-readable output is
-// lossless (gtest would print 17 digits, Fixed() only 4).
 std::string RoundTrip(double value) {
   char buf[64];
   auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);
   return ec == std::errc() ? std::string(buf, end) : std::to_string(value);
 }
 
-// Records a figure in the gtest output (XML / JSON), losslessly.
 void Record(const std::string& key, double value) {
   if (::testing::UnitTest::GetInstance()->current_test_info() == nullptr) return;
   ::testing::Test::RecordProperty(PropertyKey(key), RoundTrip(value));
 }
 
-// The keys of a map by name, in its order.
-template <typename Map>
-std::vector<std::string> KeysOf(const Map& m) {
-  std::vector<std::string> keys;
-  for (const auto& [key, _] : m) keys.push_back(key);
-  return keys;
-}
-
-// A summary without trials is no engine: a typo'd name, or a recording never loaded.
-// Every assertion fails on it rather than comparing zeros.
 std::optional<::testing::AssertionResult> RequireEngine(const EngineSummary& e) {
   if (!e.trials.empty()) return std::nullopt;
   return ::testing::AssertionFailure() << "engine '" << e.name
@@ -70,7 +59,6 @@ std::optional<::testing::AssertionResult> RequireEngine(const EngineSummary& e) 
                                           "loaded (check the name given to engine())";
 }
 
-// The recordings an engine summary came from, for failure messages.
 std::string Provenance(const EngineSummary& e) {
   std::string out = "\n  recordings of " + e.name + ":";
   for (const auto& t : e.trials) out += "\n    " + t.path;
@@ -81,7 +69,7 @@ std::string Provenance(const EngineSummary& e) {
                                    const std::string& provenance) {
   for (const auto& r : rows) {
     Record(r.metric + ".current", r.current);
-    Record(r.metric + ".baseline", r.baseline);
+    Record(r.metric + "." + r.reference, r.baseline);
   }
   if (pass) return ::testing::AssertionSuccess() << what;
   std::string why;
@@ -89,13 +77,52 @@ std::string Provenance(const EngineSummary& e) {
   return ::testing::AssertionFailure() << what << "\n" << gates::FormatVerdictTable(rows) << why << provenance;
 }
 
-// A budget: the median at most `limit`, judged by the one judge (gates::JudgeLimit),
-// shown as a one-row verdict table with the limit in the baseline column.
 ::testing::AssertionResult Budget(const std::string& metric, const TrialMedian& current, double limit,
                                   const std::string& what, const std::string& provenance) {
-  const gates::LimitVerdict v = gates::JudgeLimit(metric, current.median, current.per_trial, limit,
-                                                  gates::Policy::Exact(0, gates::Direction::kLowerIsBetter));
+  const gates::LimitVerdict v =
+      gates::JudgeLimit(metric, current.median, current.per_trial, limit,
+                        gates::Policy::Exact(0, gates::Direction::kLowerIsBetter), {}, "budget");
   return Outcome(v.pass, {v.verdict}, what, provenance);
+}
+
+}  // namespace internal
+
+void RecordFigure(const std::string& key, double value) { internal::Record(key, value); }
+
+namespace {
+
+using attribution::EngineSummary;
+using attribution::TrialMedian;
+using gates::MetricVerdict;
+using gates::Verdict;
+using internal::Budget;
+using internal::Fixed;
+using internal::Outcome;
+using internal::Provenance;
+using internal::Record;
+using internal::RequireEngine;
+
+// The source's words for an engine's figures (kernels, annotation phases for
+// trace-event JSON; submissions, command-buffer phases for Metal).
+const sources::SourceWords& WordsFor(const EngineSummary& e) { return sources::WordsOf(e); }
+std::string Str(std::string_view word) { return std::string(word); }
+// A heading's words in running text: "Encoder families" -> "encoder families".
+std::string Lower(std::string_view heading) {
+  std::string s(heading);
+  if (!s.empty() && s[0] >= 'A' && s[0] <= 'Z') s[0] = static_cast<char>(s[0] - 'A' + 'a');
+  return s;
+}
+
+// "submissions_per_token" / "kernels_per_token": the engine's unit count per token, as
+// a verdict name.
+std::string UnitsPerToken(const EngineSummary& e) { return Str(WordsFor(e).units) + "_per_token"; }
+
+// The keys of a map by name, in its order.
+template <typename Map>
+std::vector<std::string> KeysOf(const Map& m) {
+  std::vector<std::string> keys;
+  for (const auto& [key, _] : m) keys.push_back(key);
+  return keys;
 }
 
 const TrialMedian* PhaseMetric(const EngineSummary& e, const std::string& phase,
@@ -106,16 +133,19 @@ const TrialMedian* PhaseMetric(const EngineSummary& e, const std::string& phase,
 
 std::string KnownPhases(const EngineSummary& e) { return ListNames(KeysOf(e.cb_label_gpu)); }
 
+// `unit` is the verdict name's quantity: "cbs_per_token", UnitsPerToken(e), ...
 ::testing::AssertionResult PhaseBudget(const EngineSummary& e, const std::string& phase, double budget,
                                        TrialMedian attribution::PhaseMedians::*field, const std::string& unit) {
   if (auto f = RequireEngine(e)) return *f;
+  const sources::SourceWords& w = WordsFor(e);
   const TrialMedian* m = PhaseMetric(e, phase, field);
   if (m == nullptr) {
-    return ::testing::AssertionFailure() << e.name << " has no phase '" << phase << "' (phases: " << KnownPhases(e)
-                                         << ")" << Provenance(e);
+    return ::testing::AssertionFailure() << e.name << " has no " << w.phase << " '" << phase << "' ("
+                                         << Lower(w.phases) << ": " << KnownPhases(e) << ")" << Provenance(e);
   }
   return Budget(e.name + "." + phase + "." + unit, *m, budget,
-                e.name + " phase '" + phase + "' " + unit + " budget " + Fixed(budget), Provenance(e));
+                e.name + " " + Str(w.phase) + " '" + phase + "' " + unit + " budget " + Fixed(budget),
+                Provenance(e));
 }
 
 const attribution::BucketMedians* Bucket(const EngineSummary& e, const std::string& name) {
@@ -127,6 +157,7 @@ const attribution::BucketMedians* Bucket(const EngineSummary& e, const std::stri
 
 std::string KnownBuckets(const EngineSummary& e) { return ListNames(KeysOf(e.buckets)); }
 
+// The families (encoder_gpu keys) either engine has.
 std::string KnownFamilies(const EngineSummary& e, const EngineSummary& b) {
   std::set<std::string> names;
   for (const auto& [f, _] : e.encoder_gpu) names.insert(f);
@@ -147,6 +178,7 @@ std::string KnownFamilies(const EngineSummary& e, const EngineSummary& b) {
       gates::JudgeLimit(metric, engine.median, engine.per_trial, baseline.median + allowance,
                         gates::Policy::Noisy(0, 0, gates::Direction::kLowerIsBetter), shifted);
   MetricVerdict& v = judged.verdict;
+  v.reference = "baseline";  // the column holds the baseline engine's median, not the limit
   v.baseline = baseline.median;
   v.delta = engine.median - baseline.median;
   v.delta_pct = baseline.median != 0 ? std::optional<double>(v.delta / std::fabs(baseline.median) * 100) : std::nullopt;
@@ -196,8 +228,8 @@ std::string PerfSuiteFixture::GoldenPath() const {
 
 ::testing::AssertionResult SubmissionsPerTokenAtMost(const EngineSummary& e, double budget) {
   if (auto f = RequireEngine(e)) return *f;
-  return Budget(e.name + ".submissions_per_token", e.dispatches_per_token, budget,
-                e.name + " submissions/token budget " + Fixed(budget), Provenance(e));
+  return Budget(e.name + "." + UnitsPerToken(e), e.dispatches_per_token, budget,
+                e.name + " " + Str(WordsFor(e).units) + "/token budget " + Fixed(budget), Provenance(e));
 }
 
 ::testing::AssertionResult SubmissionsPerTokenExactly(const EngineSummary& e, double expected, double tolerance) {
@@ -205,14 +237,15 @@ std::string PerfSuiteFixture::GoldenPath() const {
   // Either way off is a finding (kBoth): the verdict of a failing check never reads
   // "improved".
   const gates::LimitVerdict v =
-      gates::JudgeLimit(e.name + ".submissions_per_token", e.dispatches_per_token.median,
+      gates::JudgeLimit(e.name + "." + UnitsPerToken(e), e.dispatches_per_token.median,
                         e.dispatches_per_token.per_trial, expected, gates::Policy::Exact(tolerance));
-  return Outcome(v.pass, {v.verdict}, e.name + " submissions/token exactly " + Fixed(expected), Provenance(e));
+  return Outcome(v.pass, {v.verdict}, e.name + " " + Str(WordsFor(e).units) + "/token exactly " + Fixed(expected),
+                 Provenance(e));
 }
 
 ::testing::AssertionResult PhaseSubmissionsPerTokenAtMost(const EngineSummary& e, const std::string& phase,
                                                           double budget) {
-  return PhaseBudget(e, phase, budget, &attribution::PhaseMedians::dispatches_per_token, "submissions_per_token");
+  return PhaseBudget(e, phase, budget, &attribution::PhaseMedians::dispatches_per_token, UnitsPerToken(e));
 }
 
 ::testing::AssertionResult PhaseCbsPerTokenAtMost(const EngineSummary& e, const std::string& phase, double budget) {
@@ -275,15 +308,16 @@ namespace {
                                      : TrialMedian{0, std::vector<double>(e.trials.size(), 0.0)};
   };
   if (!engine.encoder_gpu.count(family) && !baseline.encoder_gpu.count(family)) {
-    return ::testing::AssertionFailure() << "no family '" << family << "' in " << engine.name << " or "
-                                         << baseline.name << " (families: " << KnownFamilies(engine, baseline)
-                                         << ")" << Provenance(engine);
+    const sources::SourceWords& w = WordsFor(engine);
+    return ::testing::AssertionFailure() << "no " << w.family << " '" << family << "' in " << engine.name << " or "
+                                         << baseline.name << " (" << Lower(w.families) << ": "
+                                         << KnownFamilies(engine, baseline) << ")" << Provenance(engine);
   }
   const TrialMedian e = get(engine), b = get(baseline);
   return DeltaWithin(engine.name + ".family." + family + ".gpu_us_per_token", e, b,
                      std::fabs(b.median) * max_delta_pct / 100.0,
-                     engine.name + " vs " + baseline.name + " family " + family + ": delta at most " +
-                         Fixed(max_delta_pct) + " %",
+                     engine.name + " vs " + baseline.name + " " + Str(WordsFor(engine).family) + " " + family +
+                         ": delta at most " + Fixed(max_delta_pct) + " %",
                      Provenance(engine) + Provenance(baseline));
 }
 
@@ -322,11 +356,24 @@ golden::GoldenFile GoldenOf(const EngineSummary& e, std::map<std::string, std::s
   return metrics::EngineGolden(e, std::move(context));
 }
 
-::testing::AssertionResult MatchesGolden(const std::string& golden_path, const golden::GoldenFile& actual,
-                                         const std::string& accept_command) {
+namespace {
+
+// Under CI every check leaves `<test>.actual.json`, pass or fail, for upload as an
+// artifact; elsewhere only a mismatch or a missing golden does.
+golden::CheckOptions CheckOptionsFor(std::string_view phase_word, std::string_view family_word) {
+  golden::CheckOptions options;
+  options.phase_word = std::string(phase_word);
+  options.family_word = std::string(family_word);
+  options.always_write_actual = CiVariable().has_value();
+  return options;
+}
+
+::testing::AssertionResult CheckAgainstGolden(const std::string& golden_path, const golden::GoldenFile& actual,
+                                              const std::string& accept_command,
+                                              const golden::CheckOptions& options) {
   auto mode = golden::UpdateModeFromEnv();
   if (!mode.ok()) return ::testing::AssertionFailure() << mode.status().ToString();
-  golden::CheckOutcome out = golden::CheckGolden(golden_path, actual, *mode, accept_command);
+  golden::CheckOutcome out = golden::CheckGolden(golden_path, actual, *mode, accept_command, options);
   for (const auto& f : out.compare.fields) {
     if (!std::isnan(f.actual)) Record("golden." + f.name, f.actual);
   }
@@ -342,6 +389,17 @@ golden::GoldenFile GoldenOf(const EngineSummary& e, std::map<std::string, std::s
     default:
       return ::testing::AssertionFailure() << out.report;
   }
+}
+
+}  // namespace
+
+::testing::AssertionResult MatchesGolden(const std::string& golden_path, const golden::GoldenFile& actual,
+                                         const std::string& accept_command) {
+  return CheckAgainstGolden(golden_path, actual, accept_command, CheckOptionsFor("phase", "family"));
+}
+
+std::string GoldenAcceptCommand(const std::string& test_name) {
+  return "PERFGATE_UPDATE_GOLDEN=all ctest -R '" + test_name + "'";
 }
 
 namespace {
@@ -414,8 +472,9 @@ std::string PerfSuiteFixture::GoldenPathFor(const std::string& engine_name) cons
   }
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
   std::string filter = info != nullptr ? std::string(info->test_suite_name()) + "." + info->name() : "";
-  return testing::MatchesGolden(path, GoldenOf(e, std::move(context)),
-                                "PERFGATE_UPDATE_GOLDEN=all ctest -R '" + filter + "'");
+  const sources::SourceWords& w = WordsFor(e);
+  return CheckAgainstGolden(path, GoldenOf(e, std::move(context)), GoldenAcceptCommand(filter),
+                            CheckOptionsFor(w.phase, w.family));
 }
 
 namespace {
@@ -438,8 +497,9 @@ std::optional<::testing::AssertionResult> RequireKnownFamily(const EngineSummary
   if (it != e.shader_registry.end() && !it->second.empty()) {
     return ::testing::AssertionSuccess() << family << " present in " << e.name;
   }
-  return ::testing::AssertionFailure() << "kernel family '" << family << "' is absent from " << e.name
-                                       << "'s shader registry (families: " << ListNames(KeysOf(e.shader_registry))
+  return ::testing::AssertionFailure() << "kernel family '" << family << "' is absent from " << e.name << "'s "
+                                       << WordsFor(e).registry << " (kernel families: "
+                                       << ListNames(KeysOf(e.shader_registry))
                                        << ")" << Provenance(e);
 }
 

@@ -77,6 +77,52 @@ TEST(JudgeLimit, TheVerdictAlwaysAgreesWithPassOrFail) {
   }
 }
 
+// Every combination of a budget check: within, at and over the budget, by an exact
+// and a noisy policy, with no trials behind the budget, trials that confirm the change
+// (5 vs 5, p = 0.008) and trials too few to (3 vs 3, p >= 0.1). The verdict word in the
+// result, its explanation and its table row always say what pass or fail says.
+TEST(JudgeLimit, EveryBudgetAndPValueCaseSaysWhatPassOrFailSays) {
+  struct Reference {
+    const char* name;
+    std::vector<double> trials;  // shifted so their median is the budget, 100
+  };
+  const std::vector<Reference> references = {
+      {"no trials", {}}, {"5 vs 5", {98, 99, 100, 101, 102}}, {"3 vs 3", {99, 100, 101}}};
+  const std::vector<std::pair<const char*, double>> currents = {
+      {"well within", 80}, {"within", 99.5}, {"at", 100}, {"over", 100.5}, {"well over", 120}};
+  for (const Policy& policy : {Policy::Exact(0, Direction::kLowerIsBetter),
+                               Policy::Noisy(0, 0, Direction::kLowerIsBetter)}) {
+    for (const Reference& ref : references) {
+      for (const auto& [where, median] : currents) {
+        std::vector<double> current;
+        for (double r : ref.trials.empty() ? std::vector<double>{99, 100, 101} : ref.trials) {
+          current.push_back(r - 100 + median);
+        }
+        const LimitVerdict v = JudgeLimit("m", median, current, 100, policy, ref.trials, "budget");
+        const std::string label = std::string(where) + " the budget, " + ref.name +
+                                  (policy.kind == Kind::kExact ? ", exact" : ", noisy");
+        const bool over = median > 100;
+        EXPECT_EQ(v.pass, !over) << label;
+        EXPECT_EQ(v.verdict.verdict == Verdict::kRegressed, over) << label << ": " << v.verdict.explanation;
+        EXPECT_NE(v.verdict.verdict, Verdict::kInconclusive) << label;
+        EXPECT_EQ(v.verdict.p_value.has_value(), !ref.trials.empty()) << label;
+        const std::string tail = over ? ": fails" : ": passes";
+        EXPECT_EQ(v.verdict.explanation.substr(v.verdict.explanation.size() - tail.size()), tail)
+            << label << ": " << v.verdict.explanation;
+        const std::string table = FormatVerdictTable({v.verdict});
+        const std::string row = table.substr(table.find('\n') + 1, table.find('\n', table.find('\n') + 1));
+        const std::string word = std::string("  ") + std::string(VerdictName(v.verdict.verdict)) + "\n";
+        EXPECT_NE(row.find(word), std::string::npos) << label << ": " << table;
+      }
+    }
+  }
+  // The p-values behind the cases: 5 vs 5 separated confirms, 3 vs 3 never can.
+  EXPECT_LE(*JudgeLimit("m", 120, {118, 119, 120, 121, 122}, 100, Policy::Exact(0), {98, 99, 100, 101, 102})
+                 .verdict.p_value,
+            0.05);
+  EXPECT_GT(*JudgeLimit("m", 120, {119, 120, 121}, 100, Policy::Exact(0), {99, 100, 101}).verdict.p_value, 0.05);
+}
+
 TEST(Judge, SamplesAgainstSamplesUseTheStatisticsOfTheirKind) {
   const MetricVerdict exact = Judge("cbs", {3, 3, 3}, {4, 4, 4}, Policy::Exact(0, Direction::kLowerIsBetter));
   EXPECT_EQ(exact.verdict, Verdict::kRegressed);

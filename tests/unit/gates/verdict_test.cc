@@ -2,11 +2,14 @@
 // counts of arrangements over C(10, 5) = 252 (5 vs 5) or C(6, 3) = 20 (3 vs 3).
 #include "perfgate/gates/verdict.h"
 
+#include "perfgate/gates/judge.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -66,7 +69,7 @@ TEST(JudgeNoisy, SeparatedTenPercentIsRegressed) {
   EXPECT_EQ(v.current_spread, 60);
   EXPECT_EQ(v.more_trials_needed, 0);
   EXPECT_EQ(v.explanation,
-            "gpu_us_per_token 10735 vs 9735.6 (+10.3 %, limit +5.0 %, p = 0.008, n = 5/5): regressed");
+            "gpu_us_per_token 10735 vs 9735.6 (+10.3 %, limit +5.0 %, p = 0.008, n 5 vs 5): regressed");
 }
 
 TEST(JudgeNoisy, SeparatedTenPercentFasterIsImproved) {
@@ -75,7 +78,7 @@ TEST(JudgeNoisy, SeparatedTenPercentFasterIsImproved) {
   EXPECT_NEAR(*v.p_value, 2.0 / 252, 1e-12);
   EXPECT_NEAR(*v.delta_pct, -100 * 999.4 / 10735.0, 1e-9);
   EXPECT_EQ(v.explanation,
-            "gpu_us_per_token 9735.6 vs 10735 (-9.3 %, limit +5.0 %, p = 0.008, n = 5/5): improved");
+            "gpu_us_per_token 9735.6 vs 10735 (-9.3 %, limit +5.0 %, p = 0.008, n 5 vs 5): improved");
 }
 
 TEST(JudgeNoisy, SignificantButTinyChangeIsSame) {
@@ -88,7 +91,7 @@ TEST(JudgeNoisy, SignificantButTinyChangeIsSame) {
   EXPECT_NEAR(v.threshold, 5.01, 1e-9);
   EXPECT_EQ(v.more_trials_needed, 0);
   EXPECT_EQ(v.explanation,
-            "gpu_us_per_token 101.2 vs 100.2 (+1.0 %, limit +5.0 %, p = 0.008, n = 5/5): same "
+            "gpu_us_per_token 101.2 vs 100.2 (+1.0 %, limit +5.0 %, p = 0.008, n 5 vs 5): same "
             "(change below the minimum effect 5.01)");
 }
 
@@ -115,8 +118,8 @@ TEST(JudgeNoisy, ThreeVersusThreeIsAlwaysInconclusive) {
   // 4 vs 4 reaches 2/70 = 0.029, and at pooled sd 1 a 10-unit shift has ~100 % power.
   EXPECT_EQ(v.more_trials_needed, 1);
   EXPECT_EQ(v.explanation,
-            "gpu_us_per_token 111 vs 101 (+9.9 %, limit +5.0 %, p = 0.100, n = 3/3): inconclusive "
-            "(n = 3/3 cannot reach alpha = 0.05 (smallest possible p = 0.100), so no verdict, not even "
+            "gpu_us_per_token 111 vs 101 (+9.9 %, limit +5.0 %, p = 0.100, n 3 vs 3): inconclusive "
+            "(n 3 vs 3 cannot reach alpha = 0.05 (smallest possible p = 0.100), so no verdict, not even "
             "same; about 1 more trial per side)");
 
   // A tiny change is not "same" either: the sample could not have seen anything.
@@ -131,7 +134,7 @@ TEST(JudgeNoisy, OverlappingSmallChangeIsSame) {
   MetricVerdict v = JudgeNoisy("gpu_us_per_token", {100, 102, 104, 106, 108}, {101, 103, 105, 107, 109});
   EXPECT_EQ(v.verdict, Verdict::kSame);
   EXPECT_NEAR(*v.p_value, 174.0 / 252, 1e-12);
-  EXPECT_THAT(v.explanation, HasSubstr("p = 0.690, n = 5/5): same (change below the minimum effect 5.2)"));
+  EXPECT_THAT(v.explanation, HasSubstr("p = 0.690, n 5 vs 5): same (change below the minimum effect 5.2)"));
 }
 
 TEST(JudgeNoisy, NotSignificantWithPowerIsSame) {
@@ -183,7 +186,7 @@ TEST(JudgeNoisy, HigherIsBetterFlipsTheDirection) {
   MetricVerdict worse = JudgeNoisy("tokens_per_s", fast, slow, policy);
   EXPECT_EQ(worse.verdict, Verdict::kRegressed);
   EXPECT_EQ(worse.explanation,
-            "tokens_per_s 92 vs 102 (-9.8 %, limit -5.0 %, p = 0.008, n = 5/5): regressed");
+            "tokens_per_s 92 vs 102 (-9.8 %, limit -5.0 %, p = 0.008, n 5 vs 5): regressed");
   EXPECT_EQ(JudgeNoisy("tokens_per_s", slow, fast, policy).verdict, Verdict::kImproved);
 }
 
@@ -193,19 +196,19 @@ TEST(JudgeNoisy, ZeroBaselineUsesAbsoluteUnits) {
   MetricVerdict v = JudgeNoisy("drift", {-0.2, -0.1, 0, 0.1, 0.2}, {0.8, 0.9, 1.0, 1.1, 1.2}, policy);
   EXPECT_EQ(v.verdict, Verdict::kRegressed);
   EXPECT_FALSE(v.delta_pct.has_value());
-  EXPECT_EQ(v.explanation, "drift 1 vs 0 (+1, limit +0.5, p = 0.008, n = 5/5): regressed");
+  EXPECT_EQ(v.explanation, "drift 1 vs 0 (+1, limit +0.5, p = 0.008, n 5 vs 5): regressed");
 }
 
 TEST(JudgeNoisy, BadInputFailsClosed) {
   MetricVerdict empty = JudgeNoisy("m", {}, {1, 2, 3, 4, 5});
   EXPECT_EQ(empty.verdict, Verdict::kInconclusive);
   EXPECT_EQ(empty.more_trials_needed, 3);  // 3 vs 8 reaches 2/165 = 0.012
-  EXPECT_EQ(empty.explanation, "m 3 vs 0 (n = 0/5): inconclusive (no baseline trials)");
+  EXPECT_EQ(empty.explanation, "m 3 vs 0 (n 0 vs 5): inconclusive (no baseline trials)");
 
   MetricVerdict nan = JudgeNoisy("m", {1, 2, std::numeric_limits<double>::quiet_NaN(), 4, 5}, {1, 2, 3, 4, 5});
   EXPECT_EQ(nan.verdict, Verdict::kInconclusive);
   EXPECT_EQ(nan.more_trials_needed, 0);  // fix the input; more trials will not help
-  EXPECT_EQ(nan.explanation, "m 3 vs 3 (n = 5/5): inconclusive (a trial value is not finite)");
+  EXPECT_EQ(nan.explanation, "m 3 vs 3 (n 5 vs 5): inconclusive (a trial value is not finite)");
 
   NoisyPolicy bad;
   bad.alpha = 0;
@@ -239,14 +242,14 @@ TEST(JudgeExact, EqualCountsAreSame) {
   EXPECT_FALSE(v.p_value.has_value());
   EXPECT_FALSE(v.min_attainable_p.has_value());
   EXPECT_EQ(v.more_trials_needed, 0);
-  EXPECT_EQ(v.explanation, "submissions_per_token 44 vs 44 (+0.0 %, exact, n = 3/3): same");
+  EXPECT_EQ(v.explanation, "submissions_per_token 44 vs 44 (+0.0 %, exact, n 3 vs 3): same");
 }
 
 TEST(JudgeExact, AnyChangeBeyondTheToleranceIsAFinding) {
   MetricVerdict up = JudgeExact("submissions_per_token", {44, 44, 44}, {46, 46, 46});
   EXPECT_EQ(up.verdict, Verdict::kRegressed);
   EXPECT_EQ(up.delta, 2);
-  EXPECT_EQ(up.explanation, "submissions_per_token 46 vs 44 (+4.5 %, exact, n = 3/3): regressed");
+  EXPECT_EQ(up.explanation, "submissions_per_token 46 vs 44 (+4.5 %, exact, n 3 vs 3): regressed");
   EXPECT_EQ(JudgeExact("submissions_per_token", {44}, {43}).verdict, Verdict::kImproved);
 
   ExactPolicy tol;
@@ -254,7 +257,7 @@ TEST(JudgeExact, AnyChangeBeyondTheToleranceIsAFinding) {
   MetricVerdict within = JudgeExact("command_buffers_per_token", {44, 44, 44}, {46, 46, 46}, tol);
   EXPECT_EQ(within.verdict, Verdict::kSame);
   EXPECT_EQ(within.threshold, 2);
-  EXPECT_EQ(within.explanation, "command_buffers_per_token 46 vs 44 (+4.5 %, exact within 2, n = 3/3): same");
+  EXPECT_EQ(within.explanation, "command_buffers_per_token 46 vs 44 (+4.5 %, exact within 2, n 3 vs 3): same");
   EXPECT_EQ(JudgeExact("command_buffers_per_token", {44}, {47}, tol).verdict, Verdict::kRegressed);
 
   ExactPolicy higher;
@@ -269,13 +272,13 @@ TEST(JudgeExact, ReportsPerTrialSpread) {
   EXPECT_EQ(v.baseline_spread, 1);
   EXPECT_EQ(v.current_spread, 0);
   EXPECT_EQ(v.explanation,
-            "submissions_per_token 44 vs 44 (+0.0 %, exact, n = 3/3): same (per-trial values differ: "
+            "submissions_per_token 44 vs 44 (+0.0 %, exact, n 3 vs 3): same (per-trial values differ: "
             "baseline 44..45; the decode window should be deterministic)");
 }
 
 TEST(JudgeExact, BadInputFailsClosed) {
   EXPECT_EQ(JudgeExact("m", {}, {1}).verdict, Verdict::kInconclusive);
-  EXPECT_EQ(JudgeExact("m", {1}, {}).explanation, "m 0 vs 1 (exact, n = 1/0): inconclusive (no current trials)");
+  EXPECT_EQ(JudgeExact("m", {1}, {}).explanation, "m 0 vs 1 (exact, n 1 vs 0): inconclusive (no current trials)");
   EXPECT_EQ(JudgeExact("m", {1}, {std::nan("")}).verdict, Verdict::kInconclusive);
   ExactPolicy bad;
   bad.tolerance = -1;
@@ -313,7 +316,7 @@ TEST(JudgeNoisyFamily, HolmCorrectsTheFamily) {
   EXPECT_EQ(v[0].verdict, Verdict::kRegressed);
   EXPECT_NEAR(*v[0].p_value, 4.0 / 252, 1e-12);  // 2 · 2/252
   EXPECT_NEAR(*v[0].raw_p_value, 2.0 / 252, 1e-12);
-  EXPECT_THAT(v[0].explanation, HasSubstr("p = 0.016 (Holm; raw 0.008), n = 5/5): regressed"));
+  EXPECT_THAT(v[0].explanation, HasSubstr("p = 0.016 (Holm; raw 0.008), n 5 vs 5): regressed"));
   EXPECT_EQ(v[1].verdict, Verdict::kSame);
   EXPECT_NEAR(*v[1].p_value, 174.0 / 252, 1e-12);  // max(2·2/252, 174/252)
   EXPECT_FALSE(v[1].raw_p_value.has_value());
@@ -359,10 +362,58 @@ TEST(FormatVerdictTable, AlignedColumns) {
       JudgeExact("submissions_per_token", {44, 44, 44}, {46, 46, 46}),
   };
   EXPECT_EQ(FormatVerdictTable(rows),
-            "metric                 baseline  current       Δ      Δ%  threshold  p-value    n  verdict\n"
-            "gpu_us_per_token         9735.6    10735  +999.4  +10.3%     486.78    0.008  5/5  regressed\n"
-            "phase                       101      111     +10   +9.9%       5.05    0.100  3/3  inconclusive\n"
-            "submissions_per_token        44       46      +2   +4.5%         ±0    exact  3/3  regressed\n");
+            "metric                 baseline  current       Δ      Δ%  tolerance  p-value       n  verdict\n"
+            "gpu_us_per_token         9735.6    10735  +999.4  +10.3%     486.78    0.008  5 vs 5  regressed\n"
+            "phase                       101      111     +10   +9.9%       5.05    0.100  3 vs 3  inconclusive\n"
+            "submissions_per_token        44       46      +2   +4.5%         +0    exact  3 vs 3  regressed\n"
+            "legend: baseline = median of the baseline's trials; Δ = current - baseline; tolerance: minimum effect "
+            "max(rel · |baseline|, floor) (timings), largest |Δ| still same (exact counts); p-value: two-sided "
+            "Mann-Whitney U over per-trial values, exact = a count, no test; n 5 vs 5 = baseline vs current trials\n");
+}
+
+// The column that holds a budget or a limit is called that: a budget once appeared
+// under "baseline", which reads as another engine's figure.
+TEST(FormatVerdictTable, TheReferenceColumnIsNamedForWhatItHolds) {
+  auto header = [](const std::vector<MetricVerdict>& rows) {
+    const std::string table = FormatVerdictTable(rows);
+    return table.substr(0, table.find('\n'));
+  };
+  const MetricVerdict budget =
+      JudgeLimit("hf2q.submissions_per_token", 47.6, {47.6, 47.6, 47.6}, 46.5,
+                 Policy::Exact(0, Direction::kLowerIsBetter), {}, "budget").verdict;
+  const MetricVerdict limit = JudgeLimit("x", 2, {2, 2, 2}, 1, Policy::Exact(0)).verdict;
+  const MetricVerdict baseline = JudgeExact("cbs", {3, 3, 3}, {4, 4, 4});
+  EXPECT_EQ(header({budget}), "metric                      budget  current     Δ     Δ%  tolerance  p-value       n  verdict");
+  EXPECT_EQ(header({limit}).find("baseline"), std::string::npos) << header({limit});
+  EXPECT_NE(header({limit}).find("  limit  "), std::string::npos) << header({limit});
+  EXPECT_NE(header({baseline}).find("  baseline  "), std::string::npos);
+  EXPECT_NE(header({baseline, budget}).find("  baseline/budget  "), std::string::npos) << header({baseline, budget});
+  // The packaging consumer and the gate-bites test read the row as name, budget, current.
+  const std::string table = FormatVerdictTable({budget});
+  EXPECT_NE(table.find("hf2q.submissions_per_token    46.5     47.6  +1.1  +2.4%         +0        -  0 vs 3  regressed"),
+            std::string::npos) << table;
+  EXPECT_NE(table.find("legend: budget = the most the median may be; Δ = current - budget"), std::string::npos)
+      << table;
+}
+
+TEST(FormatVerdictTable, OneLegendLineExplainsTolerancesAndTrialCounts) {
+  const std::vector<MetricVerdict> rows = {
+      JudgeNoisy("gpu_us_per_token", {100, 101, 99}, {110, 111, 109}),
+      JudgeLimit("us", 120, {119, 120, 121}, 100, Policy::Noisy(0.05, 0, Direction::kLowerIsBetter),
+                 {99, 100, 101}).verdict,
+  };
+  const std::string table = FormatVerdictTable(rows);
+  std::vector<std::string> legend;
+  std::stringstream lines(table);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("legend: ", 0) == 0) legend.push_back(line);
+  }
+  ASSERT_EQ(legend.size(), 1u) << table;
+  EXPECT_NE(legend[0].find("n 3 vs 3 = baseline vs current trials"), std::string::npos) << legend[0];
+  EXPECT_NE(legend[0].find("minimum effect max(rel · |baseline|, floor)"), std::string::npos) << legend[0];
+  EXPECT_NE(legend[0].find("how far past the limit still passes"), std::string::npos) << legend[0];
+  EXPECT_NE(legend[0].find("two-sided Mann-Whitney U"), std::string::npos) << legend[0];
+  EXPECT_EQ(VerdictLegend({}), "legend: no metrics");
 }
 
 TEST(FormatVerdictTable, NeverPrintsTheSkipMarker) {
@@ -371,7 +422,7 @@ TEST(FormatVerdictTable, NeverPrintsTheSkipMarker) {
   const std::string table = FormatVerdictTable({v});
   EXPECT_EQ(table.find(SkipMarker()), std::string::npos) << "skip marker in the table";
   EXPECT_NE(table.find("a[ SKIPPED ]b"), std::string::npos);
-  EXPECT_EQ(FormatVerdictTable({}), "metric  baseline  current  Δ  Δ%  threshold  p-value  n  verdict\n");
+  EXPECT_EQ(FormatVerdictTable({}), "metric  baseline  current  Δ  Δ%  tolerance  p-value  n  verdict\n");
 }
 
 }  // namespace

@@ -416,7 +416,7 @@ TEST(GoldenCompare, UngatedIsReportedNeverFailing) {
   EXPECT_FALSE(r.gated);
   EXPECT_FALSE(r.within_tolerance);
   EXPECT_EQ(r.message,
-            "/values/m/value: 200 vs golden 100 (+100, +100.0 %; limit +5 %, lower_is_better): out of tolerance "
+            "m: 200 vs golden 100 (+100, +100.0 %; limit +5 %, lower_is_better): out of tolerance "
             "(not gated: shared runner)");
   FieldResult within = CompareOne(100, p, 101);
   EXPECT_TRUE(within.within_tolerance);
@@ -437,20 +437,20 @@ TEST(GoldenCompare, MessagesUseJsonPointers) {
   EXPECT_EQ(r.fields[0].name, "buckets/md_8_32us/us_per_token");
   EXPECT_EQ(r.fields[0].pointer, "/values/buckets~1md_8_32us~1us_per_token/value");
   EXPECT_EQ(r.fields[0].message,
-            "/values/buckets~1md_8_32us~1us_per_token/value: 1140 vs golden 1200 (-60, -5.0 %; limit \u00b15 %, "
+            "buckets/md_8_32us/us_per_token: 1140 vs golden 1200 (-60, -5.0 %; limit \u00b15 %, "
             "both): ok");
-  EXPECT_EQ(r.fields[1].message, "/values/exact0/value: 7 vs golden 7 (+0, +0.0 %; limit exact, both): ok");
+  EXPECT_EQ(r.fields[1].message, "exact0: 7 vs golden 7 (+0, +0.0 %; limit exact, both): ok");
   EXPECT_EQ(r.fields[2].name, "gpu_us_per_token");
   EXPECT_FALSE(r.fields[2].ok);
   EXPECT_EQ(r.fields[2].message,
-            "/values/gpu_us_per_token/value: 8120 vs golden 7780 (+340, +4.4 %; limit +3 % or 20, "
+            "gpu_us_per_token: 8120 vs golden 7780 (+340, +4.4 %; limit +3 % or 20, "
             "lower_is_better): out of tolerance");
   EXPECT_EQ(r.fields[2].tolerance_text, "+3 % or 20");
   EXPECT_DOUBLE_EQ(r.fields[2].delta, 340);
   ASSERT_TRUE(r.fields[2].delta_pct.has_value());
   EXPECT_NEAR(*r.fields[2].delta_pct, 4.37018, 1e-4);
   EXPECT_EQ(r.fields[3].pointer, "/values/n~01/value");
-  EXPECT_EQ(r.fields[3].message, "/values/n~01/value: 47 vs golden 44 (+3, +6.8 %; limit exact \u00b12, both): out "
+  EXPECT_EQ(r.fields[3].message, "n~1: 47 vs golden 44 (+3, +6.8 %; limit exact \u00b12, both): out "
                                  "of tolerance");
 }
 
@@ -458,7 +458,7 @@ TEST(GoldenCompare, ZeroExpectedHasNoPercent) {
   FieldResult r = CompareOne(0, FieldPolicy::Noisy(0.05, 1, Direction::kBoth), 0.5);
   EXPECT_TRUE(r.ok);
   EXPECT_FALSE(r.delta_pct.has_value());
-  EXPECT_EQ(r.message, "/values/m/value: 0.5 vs golden 0 (+0.5; limit \u00b15 % or 1, both): ok");
+  EXPECT_EQ(r.message, "m: 0.5 vs golden 0 (+0.5; limit \u00b15 % or 1, both): ok");
 }
 
 TEST(GoldenCompare, NonFiniteActualFails) {
@@ -483,7 +483,7 @@ TEST(GoldenCompare, MissingFieldFailsEvenWhenUngated) {
   EXPECT_FALSE(r.fields[0].ok);
   EXPECT_FALSE(r.fields[1].ok);
   EXPECT_TRUE(r.fields[0].missing_in_actual);
-  EXPECT_EQ(r.fields[0].message, "/values/a/value: missing in actual (golden 44)");
+  EXPECT_EQ(r.fields[0].message, "a: missing in actual (golden 44)");
   EXPECT_TRUE(std::isnan(r.fields[0].actual));
 }
 
@@ -495,7 +495,7 @@ TEST(GoldenCompare, NewFieldReportedAndFailsOnlyWhenAsked) {
   ASSERT_EQ(r.fields.size(), 2u);
   EXPECT_TRUE(r.fields[1].new_in_actual);
   EXPECT_TRUE(r.fields[1].ok);
-  EXPECT_EQ(r.fields[1].message, "/values/z~1new/value: new in actual (12.5), not in golden");
+  EXPECT_EQ(r.fields[1].message, "z/new: new in actual (12.5), not in golden");
 
   CompareOptions strict;
   strict.fail_on_new = true;
@@ -682,14 +682,16 @@ TEST_F(GoldenTest, MismatchWritesActualAndExplains) {
 
   const std::string expected_report =
       "golden mismatch: " + golden + " (3 of 4 values failed)\n" +
+      "cause: bucket 'md_8_32us' is gone (1 value of the golden missing)\n" +
+      "cause: a new metric 'new_metric' (not in the golden)\n" +
       "  FAIL " + golden + ":" + std::to_string(bucket_line) +
-      ": /values/buckets~1md_8_32us~1us_per_token/value: missing in actual (golden 1204.38)\n" +
+      ": buckets/md_8_32us/us_per_token: missing in actual (golden 1204.38)\n" +
       "  FAIL " + golden + ":" + std::to_string(gpu_line) +
-      ": /values/gpu_us_per_token/value: 8120 vs golden 7780 (+340, +4.4 %; limit +3 % or 20, lower_is_better): "
+      ": gpu_us_per_token: 8120 vs golden 7780 (+340, +4.4 %; limit +3 % or 20, lower_is_better): "
       "out of tolerance\n" +
       "  FAIL " + golden + ":" + std::to_string(spt_line) +
-      ": /values/submissions_per_token/value: 45 vs golden 44 (+1, +2.3 %; limit exact, both): out of tolerance\n" +
-      "  note " + golden + ": /values/new_metric/value: new in actual (3), not in golden\n" +
+      ": submissions_per_token: 45 vs golden 44 (+1, +2.3 %; limit exact, both): out of tolerance\n" +
+      "  note " + golden + ": new_metric: new in actual (3), not in golden\n" +
       "actual figures written to " + o.actual_path + "\n" +
       "accept with: PERFGATE_UPDATE_GOLDEN=all ctest -R llama (or move " + o.actual_path + " over " + golden + ")\n";
   EXPECT_EQ(o.report, expected_report);
@@ -747,7 +749,7 @@ TEST_F(GoldenTest, ModeAllRewritesValuesAndKeepsPolicy) {
   EXPECT_THAT(o.report, ::testing::StartsWith("golden updated: " + golden +
                                               " (PERFGATE_UPDATE_GOLDEN=all): 4 values written, 1 out of "
                                               "tolerance, 1 added, 1 removed; policy kept for 3\n"));
-  EXPECT_THAT(o.report, HasSubstr("/values/old_metric/value: missing in actual"));
+  EXPECT_THAT(o.report, HasSubstr("old_metric: missing in actual"));
   EXPECT_THAT(o.report, HasSubstr("rerun without PERFGATE_UPDATE_GOLDEN to verify"));
   // The comparison is against the golden as it was.
   EXPECT_FALSE(o.compare.ok);
@@ -996,6 +998,112 @@ TEST(GoldenHostile, ContextKeysThatFlattenToOneNameAreAnError) {
   EXPECT_EQ(f.status().code(), "golden.bad_schema");
   EXPECT_NE(f.status().message().find("/context/a~1b: context key \"a/b\" is given twice"), std::string::npos)
       << f.status().message();
+}
+
+}  // namespace
+}  // namespace perfgate::golden
+
+// ---- Failure messages read as written ------------------------------------------------
+
+namespace perfgate::golden {
+namespace {
+
+// A name is printed as the golden spells it: `buckets/md_8_32us/submissions_per_token`,
+// never the escaped pointer `/values/buckets~1md_8_32us~1submissions_per_token/value`.
+TEST(GoldenMessages, NamesArePrintedUnescaped) {
+  GoldenFile g;
+  g.values["buckets/md_8_32us/submissions_per_token"] = Value(1, FieldPolicy::Exact(0.5));
+  g.values["phases/a~b/cbs_per_token"] = Value(2, FieldPolicy::Exact(0.5));
+  CompareResult r = CompareToGolden(g, {{"buckets/md_8_32us/submissions_per_token", 3}, {"phases/a~b/cbs_per_token", 2}});
+  ASSERT_EQ(r.fields.size(), 2u);
+  EXPECT_EQ(r.fields[0].message,
+            "buckets/md_8_32us/submissions_per_token: 3 vs golden 1 (+2, +200.0 %; limit exact \u00b10.5, both): out "
+            "of tolerance");
+  EXPECT_EQ(r.fields[0].pointer, "/values/buckets~1md_8_32us~1submissions_per_token/value");  // the API keeps it
+  for (const FieldResult& f : r.fields) {
+    EXPECT_THAT(f.message, Not(HasSubstr("/values/")));
+    EXPECT_THAT(f.message, Not(HasSubstr("~1")));
+  }
+  EXPECT_THAT(r.fields[1].message, HasSubstr("phases/a~b/cbs_per_token: 2 vs golden 2"));
+}
+
+// What changed in the golden's shape, in the source's words: a new phase, a vanished
+// family, a new kernel family, a metric missing from a part both sides have.
+TEST(GoldenMessages, RootCausesNameTheNewPhaseFamilyAndMissingMetric) {
+  GoldenFile g;
+  g.values["submissions_per_token"] = Value(44, FieldPolicy::Exact(0.5));
+  g.values["extras/launches_per_token"] = Value(2, FieldPolicy::Exact(0.5));
+  g.values["phases/layer.attn/cbs_per_token"] = Value(1, FieldPolicy::Exact(0.5));
+  g.values["phases/layer.attn/gpu_us_per_token"] = Value(100, FieldPolicy::Noisy(0.1, 20, Direction::kLowerIsBetter));
+  g.values["families/compute/gpu_us_per_token"] = Value(50, FieldPolicy::Noisy(0.1, 20, Direction::kLowerIsBetter));
+  g.values["buckets/md_8_32us/us_per_token"] = Value(10, FieldPolicy::Noisy(0.1, 20, Direction::kLowerIsBetter));
+  g.values["buckets/md_8_32us/submissions_per_token"] = Value(1, FieldPolicy::Exact(0.5));
+  const std::map<std::string, double> actual = {
+      {"submissions_per_token", 44},
+      {"phases/layer.attn/cbs_per_token", 1},
+      {"phases/layer.attn/gpu_us_per_token", 100},
+      {"phases/layer.moe_gather/cbs_per_token", 2},
+      {"phases/layer.moe_gather/gpu_us_per_token", 35},
+      {"kernel_families/moe_gather", 1},
+      {"buckets/md_8_32us/us_per_token", 10},
+  };
+  CompareOptions words;
+  words.phase_word = "command-buffer phase";
+  words.family_word = "encoder family";
+  EXPECT_EQ(RootCauses(CompareToGolden(g, actual), words),
+            (std::vector<std::string>{
+                "encoder family 'compute' is gone (1 value of the golden missing)",
+                "a new kernel family 'moe_gather' (1 value not in the golden)",
+                "a new command-buffer phase 'layer.moe_gather' (2 values not in the golden)",
+                "metric 'buckets/md_8_32us/submissions_per_token' is missing from the actual figures",
+                "metric 'extras/launches_per_token' is missing from the actual figures",
+            }));
+  EXPECT_THAT(RootCauses(CompareToGolden(g, actual)), ::testing::Contains("a new phase 'layer.moe_gather' (2 values not in the golden)"));
+  // Values that only moved have no root cause to state.
+  EXPECT_TRUE(RootCauses(CompareToGolden(g, ValuesOf(g))).empty());
+}
+
+class GoldenReport : public GoldenTest {};
+
+TEST_F(GoldenReport, TheRootCauseComesBeforeTheListOfFields) {
+  const std::string golden = Path("golden/decode/hf2q.json");
+  ASSERT_TRUE(WriteGoldenAtomic(golden, Sample()).ok());
+  GoldenFile actual = Sample();
+  actual.values["submissions_per_token"].value = 46;
+  actual.values["phases/layer.moe_gather/cbs_per_token"] = Value(2, FieldPolicy::Exact(0.5), true);
+  CheckOptions options;
+  options.phase_word = "command-buffer phase";
+  CheckOutcome o = CheckGolden(golden, actual, UpdateMode::kNone, "", options);
+  ASSERT_EQ(o.status, CheckStatus::kMismatch);
+  const size_t cause = o.report.find("cause: a new command-buffer phase 'layer.moe_gather' (1 value not in the golden)\n");
+  const size_t first_field = o.report.find("  FAIL ");
+  ASSERT_NE(cause, std::string::npos) << o.report;
+  ASSERT_NE(first_field, std::string::npos) << o.report;
+  EXPECT_LT(o.report.find("golden mismatch: "), cause);
+  EXPECT_LT(cause, first_field) << o.report;
+  EXPECT_LT(cause, o.report.find("  note ")) << o.report;
+}
+
+// Under CI the actual figures are written on every run, pass or fail, for upload as
+// an artifact; elsewhere a pass leaves none (PassRemovesStaleActual).
+TEST_F(GoldenReport, UnderCiAPassWritesTheActualFileToo) {
+  const std::string golden = Path("golden/s/t.json");
+  ASSERT_TRUE(WriteGoldenAtomic(golden, Sample()).ok());
+  GoldenFile actual = Sample();
+  actual.values["gpu_us_per_token"].value = 7790;  // within +3 %
+  CheckOptions ci;
+  ci.always_write_actual = true;
+  CheckOutcome o = CheckGolden(golden, actual, UpdateMode::kNone, "", ci);
+  EXPECT_EQ(o.status, CheckStatus::kPass) << o.report;
+  EXPECT_TRUE(o.actual_written);
+  ASSERT_TRUE(fs::exists(ActualPathFor(golden)));
+  EXPECT_EQ(ReadText(ActualPathFor(golden)), RenderGolden(MergeForUpdate(Sample(), actual)));
+  EXPECT_THAT(o.report, HasSubstr("actual figures written to " + ActualPathFor(golden)));
+
+  CheckOutcome local = CheckGolden(golden, actual, UpdateMode::kNone, "");
+  EXPECT_EQ(local.status, CheckStatus::kPass);
+  EXPECT_FALSE(local.actual_written);
+  EXPECT_FALSE(fs::exists(ActualPathFor(golden)));
 }
 
 }  // namespace

@@ -65,7 +65,7 @@ TEST_F(Lookups, AnUnknownBucketOrFamilyFailsListingTheKnownOnes) {
       << bucket.message();
   const auto family = FamilyDeltaAtMostPercent(engine("hf2q"), engine("llama"), "compte", 5);
   EXPECT_FALSE(family);
-  EXPECT_NE(std::string(family.message()).find("(families: "), std::string::npos) << family.message();
+  EXPECT_NE(std::string(family.message()).find("(encoder families: "), std::string::npos) << family.message();
   const auto phase = PhaseGpuUsPerTokenAtMost(engine("hf2q"), "layer.atn", 1e9);
   EXPECT_FALSE(phase);
   EXPECT_NE(std::string(phase.message()).find("layer.attn_moe_ffn"), std::string::npos) << phase.message();

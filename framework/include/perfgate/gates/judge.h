@@ -61,8 +61,11 @@ struct LimitVerdict {
   bool pass = false;
   MetricVerdict verdict;
 };
+// `limit_word` names the limit in the table column and the explanation: "limit", or
+// "budget" for the most a median may be.
 LimitVerdict JudgeLimit(std::string metric, double current_median, const std::vector<double>& current, double limit,
-                        const Policy& policy, const std::vector<double>& reference = {});
+                        const Policy& policy, const std::vector<double>& reference = {},
+                        const std::string& limit_word = "limit");
 
 }  // namespace perfgate::gates
 

@@ -76,7 +76,14 @@ struct ExactPolicy {
 struct MetricVerdict {
   std::string metric;
   Verdict verdict = Verdict::kInconclusive;
-  double baseline = 0;               // median of the baseline trials
+  // What `baseline` holds, and the name of its table column: "baseline" (a baseline's
+  // trials), "limit" (a value the median is held to) or "budget" (the most it may be).
+  std::string reference = "baseline";
+  // A limit check (JudgeLimit): `threshold` is how far beyond `baseline` still passes,
+  // not the rank test's minimum effect.
+  bool limit_check = false;
+  Direction direction = Direction::kBoth;  // which way is bad
+  double baseline = 0;               // median of the baseline trials (or the limit)
   double current = 0;                // median of the current trials
   double delta = 0;                  // current - baseline, in the metric's units
   std::optional<double> delta_pct;   // 100 · delta / |baseline|; none when baseline is 0
@@ -94,7 +101,7 @@ struct MetricVerdict {
   // 0 for decided verdicts and for input that more trials cannot fix (invalid policy,
   // non-finite values).
   int more_trials_needed = 0;
-  // One line: "<metric> <current> vs <baseline> (<Δ%>, limit <±x %>, p = .., n = b/c):
+  // One line: "<metric> <current> vs <baseline> (<Δ%>, limit <±x %>, p = .., n b vs c):
   // <verdict>[ (reason)]". Never contains the CTest skip marker.
   std::string explanation;
 };
@@ -144,10 +151,16 @@ int NextTrialCount(int current_per_side);
 // (alpha = 0.05 -> 4, 0.01 -> 5); check it before a run. 0 for alpha outside (0, 1).
 int MinimumTrialsPerSide(double alpha);
 
-// An aligned plain-text table: metric, baseline, current, Δ, Δ%, threshold, p-value,
-// n, verdict; one row per result, a header, a trailing newline. Never contains the
-// CTest skip marker "[  SKIPPED ]" (gating.md §4), even from metric names.
+// An aligned plain-text table: metric, the reference column (named by the rows'
+// `reference`: "baseline", "limit" or "budget"; "baseline/limit" when rows differ),
+// current, Δ, Δ%, tolerance, p-value, n ("3 vs 3"), verdict; one row per result, a
+// header, then VerdictLegend's line. Never contains the CTest skip marker
+// "[  SKIPPED ]" (gating.md §4), even from metric names.
 std::string FormatVerdictTable(const std::vector<MetricVerdict>& verdicts);
+
+// One line ("legend: ..."), no newline, saying what the table's tolerance, p-value and
+// n columns mean for these rows, with the first row's trial counts ("n 3 vs 3 = ...").
+std::string VerdictLegend(const std::vector<MetricVerdict>& verdicts);
 
 }  // namespace perfgate::gates
 

@@ -179,9 +179,9 @@ struct FieldResult {
   double delta = 0;     // actual - expected; NaN when either side is absent
   std::optional<double> delta_pct;  // 100 * delta / |expected|; absent when expected is 0
   std::string tolerance_text;       // "+5 % or 20", "±3 %", "exact", "exact ±2"
-  // Self-contained, for assertion output, e.g.
-  // "/values/gpu_us_per_token/value: 8120 vs golden 7780 (+340, +4.4 %; limit +3 % or
-  //  20, lower_is_better): out of tolerance"
+  // Self-contained, for assertion output; the name is printed as it is written, not
+  // escaped as a pointer, e.g. "gpu_us_per_token: 8120 vs golden 7780 (+340, +4.4 %;
+  // limit +3 % or 20, lower_is_better): out of tolerance"
   std::string message;
   int golden_line = 0;  // 1-based line of the value's entry in the golden; 0 unknown
 };
@@ -189,6 +189,10 @@ struct FieldResult {
 struct CompareOptions {
   // Fail when the actual has a name the golden lacks (default: report it only).
   bool fail_on_new = false;
+  // The source's words for the "phases" and "families" scopes in RootCauses
+  // (sources::SourceWords: "command-buffer phase", "kernel family", ...).
+  std::string phase_word = "phase";
+  std::string family_word = "family";
 };
 
 // All values' comparisons, sorted by name.
@@ -209,6 +213,12 @@ struct CompareResult {
 //  - a non-finite actual value is out of tolerance.
 CompareResult CompareToGolden(const GoldenFile& golden, const std::map<std::string, double>& actual,
                               const CompareOptions& options = {});
+
+// What changed in the golden's shape, one line each, for the top of a report: a new or
+// vanished phase, family, kernel family or bucket ("a new command-buffer phase
+// 'layer.moe_gather' (2 values not in the golden)"), then a new or missing metric of a
+// part both sides have. Empty when only values moved.
+std::vector<std::string> RootCauses(const CompareResult& compare, const CompareOptions& options = {});
 
 // The values of `file` by name, as CompareToGolden takes them.
 std::map<std::string, double> ValuesOf(const GoldenFile& file);
@@ -273,7 +283,7 @@ struct CheckOutcome {
 //  - none: a missing golden is kMissingGolden; a mismatch is kMismatch; both write
 //    the actual file atomically (for a mismatch, MergeForUpdate(golden, actual), so
 //    that moving it over the golden is the same as accepting). A pass removes a
-//    stale actual file.
+//    stale actual file, or with options.always_write_actual writes it.
 //  - new: writes `actual` as the golden when it is missing (kUpdated); otherwise as
 //    none.
 //  - all: writes MergeForUpdate(golden, actual) (or `actual` when the golden is
@@ -288,8 +298,16 @@ struct CheckOutcome {
 // run, as pytest-regressions does with --force-regen, so that an update run is never
 // mistaken for a verified one; the rerun without PERFGATE_UPDATE_GOLDEN verifies.
 // Updates only ever happen locally, because UpdateModeFromEnv refuses them in CI.
+// CheckGolden's options: the comparison's, and whether a pass writes the actual file
+// too (the gtest layer sets it under CI, core/environment.h, so that every run leaves
+// `<test>.actual.json` for upload as an artifact).
+struct CheckOptions : CompareOptions {
+  bool always_write_actual = false;
+  CheckOptions() = default;
+  CheckOptions(const CompareOptions& compare) : CompareOptions(compare) {}  // NOLINT: implicit by design
+};
 CheckOutcome CheckGolden(const std::string& golden_path, const GoldenFile& actual, UpdateMode mode,
-                         const std::string& accept_command_hint, const CompareOptions& options = {});
+                         const std::string& accept_command_hint, const CheckOptions& options = {});
 
 // ---------------------------------------------------------------------------------
 // Normalisation of recorded text (context values, reports) so goldens do not churn.

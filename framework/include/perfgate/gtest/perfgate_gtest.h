@@ -5,10 +5,12 @@
 //   };
 //   TEST_F(Hf2qDecode, Budget) { PERFGATE_EXPECT_SUBMISSIONS_PER_TOKEN_AT_MOST(engine("hf2q"), 45); }
 //
-// Every failed assertion prints a table (metric, baseline, current, Δ, Δ%, threshold,
-// p-value, n, verdict) with the recordings it read, and records its figures with
-// RecordProperty so they reach the gtest XML/JSON output. No message ever contains
-// gtest's skip marker, so CTest cannot mistake a failure for a skip.
+// Every failed assertion prints a table (metric, budget/limit/baseline, current, Δ, Δ%,
+// tolerance, p-value, n, verdict) and its legend line with the recordings it read, in
+// the source's words (kernels for trace-event JSON, submissions for Metal), and records
+// its figures with RecordProperty, losslessly, so they reach the gtest XML/JSON output.
+// No message ever contains gtest's skip marker, so CTest cannot mistake a failure for a
+// skip.
 #ifndef PERFGATE_GTEST_PERFGATE_GTEST_H_
 #define PERFGATE_GTEST_PERFGATE_GTEST_H_
 
@@ -83,6 +85,20 @@ using MetalTraceFixture = PerfSuiteFixture;
 ::testing::AssertionResult MetricAtMost(const attribution::EngineSummary& engine, const std::string& metric,
                                         double limit);
 
+// --- host launches (sources that record them: trace-event JSON) ----------------
+
+// Median host launch calls per token (kernel launches plus graph launches,
+// extras/launches_per_token) is at most `budget`. An engine whose source records no
+// launches (Metal) fails, saying so and listing the figures it has.
+::testing::AssertionResult LaunchesPerTokenAtMost(const attribution::EngineSummary& engine, double budget);
+// Median CUDA-graph launches per token (extras/graph_launches_per_token) is at most
+// `budget`; fails the same way where the source records none.
+::testing::AssertionResult GraphLaunchesPerTokenAtMost(const attribution::EngineSummary& engine, double budget);
+
+// Records a figure of a test (RecordProperty) in shortest round-trip form, as every
+// assertion does, so the gtest XML/JSON output reads back as exactly `value`.
+void RecordFigure(const std::string& key, double value);
+
 // --- engine versus baseline (noisy metrics, per-trial rank test) ----------------
 
 // The bucket's µs/token exceeds the baseline's by at most `max_delta_us` (absolute) ...
@@ -117,9 +133,16 @@ golden::GoldenFile GoldenOf(const attribution::EngineSummary& engine,
                             std::map<std::string, std::string> context = {});
 
 // Checks `actual` against the golden file under the update mode of the environment;
-// failures list each field by JSON pointer with the tolerance that failed.
+// failures state what changed in the golden's shape (golden::RootCauses), then list
+// each field by name with the tolerance that failed. Under CI (core/environment.h)
+// `<test>.actual.json` is written on every run, pass or fail, for upload as an
+// artifact; elsewhere only on a mismatch or a missing golden.
 ::testing::AssertionResult MatchesGolden(const std::string& golden_path, const golden::GoldenFile& actual,
                                          const std::string& accept_command);
+
+// The command a golden failure prints to accept the figures of one test, as the README
+// gives it: PERFGATE_UPDATE_GOLDEN=all ctest -R '<TestSuite>.<Test>'.
+std::string GoldenAcceptCommand(const std::string& test_name);
 
 // --- kernel registry --------------------------------------------------------------
 
@@ -138,6 +161,10 @@ golden::GoldenFile GoldenOf(const attribution::EngineSummary& engine,
   EXPECT_TRUE(::perfgate::testing::PhaseCbsPerTokenAtMost(engine, phase, budget))
 #define PERFGATE_EXPECT_PHASE_GPU_US_PER_TOKEN_AT_MOST(engine, phase, budget_us) \
   EXPECT_TRUE(::perfgate::testing::PhaseGpuUsPerTokenAtMost(engine, phase, budget_us))
+#define PERFGATE_EXPECT_LAUNCHES_PER_TOKEN_AT_MOST(engine, budget) \
+  EXPECT_TRUE(::perfgate::testing::LaunchesPerTokenAtMost(engine, budget))
+#define PERFGATE_EXPECT_GRAPH_LAUNCHES_PER_TOKEN_AT_MOST(engine, budget) \
+  EXPECT_TRUE(::perfgate::testing::GraphLaunchesPerTokenAtMost(engine, budget))
 #define PERFGATE_EXPECT_METRIC_AT_MOST(engine, metric, limit) \
   EXPECT_TRUE(::perfgate::testing::MetricAtMost(engine, metric, limit))
 #define PERFGATE_EXPECT_BUCKET_DELTA_AT_MOST_US(engine, baseline, bucket, us) \

@@ -1,0 +1,46 @@
+// Private: what the assertion files share, so every assertion records, judges and
+// prints a failure the same way.
+#ifndef PERFGATE_SRC_GTEST_ASSERTIONS_INTERNAL_H_
+#define PERFGATE_SRC_GTEST_ASSERTIONS_INTERNAL_H_
+
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "perfgate/attribution/summary.h"
+#include "perfgate/gates/verdict.h"
+
+namespace perfgate::testing::internal {
+
+// A number for messages: 4 significant digits.
+std::string Fixed(double v);
+
+// The shortest text that reads back as exactly `value`: machine-readable output is
+// lossless (gtest would print 17 digits, Fixed() only 4).
+std::string RoundTrip(double value);
+
+// Records a figure in the gtest output (XML / JSON), losslessly; outside a test, nothing.
+void Record(const std::string& key, double value);
+
+// A summary without trials is no engine: a typo'd name, or a recording never loaded.
+// Every assertion fails on it rather than comparing zeros.
+std::optional<::testing::AssertionResult> RequireEngine(const attribution::EngineSummary& e);
+
+// The recordings an engine summary came from, for failure messages.
+std::string Provenance(const attribution::EngineSummary& e);
+
+// Records each row's current and reference values; on failure, `what`, the verdict
+// table with its legend, each row's explanation and the provenance.
+::testing::AssertionResult Outcome(bool pass, const std::vector<gates::MetricVerdict>& rows, const std::string& what,
+                                   const std::string& provenance);
+
+// A budget: the median at most `limit`, judged by the one judge (gates::JudgeLimit),
+// shown as a one-row verdict table with the limit in its "budget" column.
+::testing::AssertionResult Budget(const std::string& metric, const attribution::TrialMedian& current, double limit,
+                                  const std::string& what, const std::string& provenance);
+
+}  // namespace perfgate::testing::internal
+
+#endif  // PERFGATE_SRC_GTEST_ASSERTIONS_INTERNAL_H_
