@@ -28,6 +28,7 @@ struct NewSuiteArgs {
   std::string dir;                   // default suites/NAME
   std::string golden_dir;            // default golden/NAME beside suites/, else DIR/golden
   std::string build_dir;             // default build/NAME
+  int min_trials = suite::SuiteConfig().min_trials;
   EngineOptionArgs options;
 };
 
@@ -121,6 +122,7 @@ StatusOr<suite::SuiteConfig> BuildConfig(const NewSuiteArgs& args, const std::ve
   c.recordings_dir = recordings;
   c.golden_dir = golden_dir.string();
   c.buckets = base->buckets;  // stated once, for the suite
+  c.min_trials = args.min_trials;
   for (const GivenEngine& g : engines) {
     auto options = EngineOptions(args.options, *base, g.name);
     if (!options.ok()) return options.status();
@@ -271,6 +273,8 @@ void RegisterNewSuiteCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--golden-dir", args->golden_dir,
                   "the golden folder to create (default golden/NAME beside suites/, else DIR/golden)");
   cmd->add_option("--build-dir", args->build_dir, "the build folder the printed commands use (default build/NAME)");
+  cmd->add_option("--min-trials", args->min_trials, "fail when an engine has fewer trials (default 3, the suites')")
+      ->check(PositiveInt());
   AddEngineOptions(cmd, &args->options, /*with_seed_compat=*/false);
   AddInputLimitOptions(cmd);
   cmd->callback([args, exit_code] { *exit_code = RunNewSuite(*args); });

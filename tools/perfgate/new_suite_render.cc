@@ -230,6 +230,9 @@ std::string ConfigSource(const suite::SuiteConfig& config, bool custom_families)
       "    c.recordings_dir = PERFGATE_RECORDINGS_DIR;  // PERFGATE_RECORDINGS=<dir> replaces it\n"
       "    c.golden_dir = PERFGATE_GOLDEN_DIR;\n";
   if (!SameBuckets(config.buckets, attribution::DefaultBuckets())) s += BucketsSource(config.buckets);
+  if (config.min_trials != suite::SuiteConfig().min_trials) {
+    s += "    c.min_trials = " + std::to_string(config.min_trials) + ";\n";
+  }
   for (const suite::EngineSpec& e : config.engines) {
     s += "    {\n      perfgate::testing::EngineSpec e;  // recordings: <recordings>/" + e.name + "/trial-*\n";
     s += "      e.name = " + CppString(e.name) + ";\n";
@@ -445,7 +448,8 @@ std::pair<std::string, std::string> BuildAndRunCommands(const std::string& suite
   const std::string build = ShellQuote(build_dir);
   std::string configure = "cmake -S " + ShellQuote(suite_dir) + " -B " + build;
   if (!prefix.empty()) configure += " -DCMAKE_PREFIX_PATH=" + ShellQuote(prefix);
-  return {configure + " && cmake --build " + build, "ctest --test-dir " + build + " -L perf --output-on-failure"};
+  return {configure + " && cmake --build " + build,
+          "ctest --test-dir " + build + " -L perf --no-tests=error --output-on-failure"};
 }
 
 }  // namespace perfgate::cli::scaffold
