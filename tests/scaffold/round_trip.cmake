@@ -52,11 +52,32 @@ endfunction()
 run(out rc ${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${prefix}")
 must_succeed("cmake --install" "${rc}" "${out}")
 
-# Metal: hf2q against llama.cpp with the README's options.
-new_suite(q4_decode build run
-  --engine hf2q=${fixtures}/decode_q4_0/hf2q --baseline llama=${fixtures}/decode_q4_0/llama
-  --tokens hf2q=auto:output_head.fused_norm_lm_argmax --window hf2q=label:output_head.fused_norm_lm_argmax
-  --tokens llama=64 --window llama=skip:6)
+# Metal: hf2q against llama.cpp, the README's command word for word (its recordings
+# reached through a link, as the command names them from the repository root).
+file(READ "${SOURCE_DIR}/README.md" readme)
+string(FIND "${readme}" "### Scaffold a suite: `perfgate new-suite`" at)
+string(SUBSTRING "${readme}" ${at} -1 readme)
+string(FIND "${readme}" "\nperfgate new-suite " start)
+string(SUBSTRING "${readme}" ${start} -1 readme)
+string(FIND "${readme}" "\n```" end)
+math(EXPR end "${end} - 1")
+string(SUBSTRING "${readme}" 1 ${end} command)
+string(REPLACE "\\\n" " " command "${command}")
+separate_arguments(readme_args UNIX_COMMAND "${command}")
+list(POP_FRONT readme_args tool subcommand name)
+if(NOT tool STREQUAL "perfgate" OR NOT subcommand STREQUAL "new-suite" OR NOT name STREQUAL "my_decode")
+  message(FATAL_ERROR "README.md's new-suite command was not found:\n${command}")
+endif()
+file(CREATE_LINK "${SOURCE_DIR}/fixtures" "${WORK_DIR}/fixtures" SYMBOLIC)
+new_suite(my_decode build run ${readme_args})
+# The README shows the two commands it prints (with its own prefix).
+string(REPLACE "${prefix}" "$HOME/perfgate" shown "${build}")
+foreach(line "\n${shown}\n" "\n${run} ")
+  string(FIND "${readme}" "${line}" found)
+  if(found EQUAL -1)
+    message(FATAL_ERROR "README.md does not show the command new-suite printed:${line}")
+  endif()
+endforeach()
 run(out rc sh -c "${build}")
 must_succeed("${build}" "${rc}" "${out}")
 run(out rc sh -c "${run}")
@@ -64,7 +85,7 @@ must_succeed("${run}" "${rc}" "${out}")
 if(NOT out MATCHES "100% tests passed, 0 tests failed out of 2\n")
   message(FATAL_ERROR "the written suite did not pass exactly its two tests:\n${out}")
 endif()
-message(STATUS "q4_decode passes as written:\n${out}")
+message(STATUS "my_decode, the README's suite, passes as written:\n${out}")
 
 # The regressed hf2q (+2 submissions/token, md-bucket submissions 10 % longer) beside
 # the usual llama fails the budget and the golden.
@@ -83,7 +104,7 @@ foreach(expected
                         "${out}${last_stderr}")
   endif()
 endforeach()
-message(STATUS "q4_decode fails on the regressed recording")
+message(STATUS "my_decode fails on the regressed recording")
 
 # Trace-event JSON: torch.compile CUDA graphs against eager, the README's options.
 new_suite(torch_decode build run
