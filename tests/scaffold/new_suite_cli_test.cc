@@ -59,7 +59,8 @@ TEST(NewSuiteCli, WritesTheSuiteAndGoldensAndPrintsTwoCommands) {
     EXPECT_NE(r.err.find("wrote: " + dir + "/" + file), std::string::npos) << r.err;
   }
   const std::string cmake = SlurpFile(dir + "/suites/my_decode/CMakeLists.txt");
-  EXPECT_NE(cmake.find("GOLDEN_DIR \"${CMAKE_CURRENT_SOURCE_DIR}/../../golden/my_decode\""), std::string::npos) << cmake;
+  EXPECT_NE(cmake.find("GOLDEN_DIR \"${CMAKE_CURRENT_SOURCE_DIR}/../../golden/my_decode\""), std::string::npos)
+      << cmake;
   // Each golden loads as written, names its engine, and holds its figures with policies.
   for (const auto& [file, engine, submissions] :
        {std::tuple<const char*, const char*, double>{"Golden.json", "hf2q", 45.5968},
@@ -74,7 +75,8 @@ TEST(NewSuiteCli, WritesTheSuiteAndGoldensAndPrintsTwoCommands) {
 
 TEST(NewSuiteCli, TheGoldenFolderMirrorsSuitesOnlyBesideSuites) {
   const std::string dir = WorkDir();
-  auto r = NewSuite(dir, "my_decode --dir perf/my_decode --engine hf2q=" + kHf2q + " --baseline llama=" + kLlama + kOptions);
+  auto r = NewSuite(dir, "my_decode --dir perf/my_decode --engine hf2q=" + kHf2q + " --baseline llama=" + kLlama +
+                             kOptions);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(fs::is_regular_file(dir + "/perf/my_decode/golden/Golden.json"));
   EXPECT_NE(SlurpFile(dir + "/perf/my_decode/CMakeLists.txt").find("GOLDEN_DIR \"${CMAKE_CURRENT_SOURCE_DIR}/golden\""),
@@ -86,7 +88,8 @@ TEST(NewSuiteCli, AnExistingNonEmptyDirIsRefused) {
   fs::create_directories(dir + "/suites/my_decode");
   { std::ofstream(dir + "/suites/my_decode/mine.cc") << "// the user's\n"; }
   auto r = NewSuite(dir, "my_decode --engine hf2q=" + kHf2q + " --baseline llama=" + kLlama + kOptions);
-  ExpectRefused(dir, r, dir + "/suites/my_decode: error[scaffold.dir_not_empty]: the suite folder exists and is not empty");
+  ExpectRefused(dir, r,
+                dir + "/suites/my_decode: error[scaffold.dir_not_empty]: the suite folder exists and is not empty");
   EXPECT_EQ(SlurpFile(dir + "/suites/my_decode/mine.cc"), "// the user's\n");
 }
 
@@ -119,7 +122,10 @@ TEST(NewSuiteCli, AnUnreadableRecordingIsRefusedAtItsLine) {
   const std::string dir = WorkDir();
   fs::create_directories(dir + "/rec/hf2q/trial-3");
   for (const char* t : {"trial-1", "trial-2"}) fs::create_directory_symlink(kHf2q + "/" + t, dir + "/rec/hf2q/" + t);
-  { std::ofstream(dir + "/rec/hf2q/trial-3/metal-gpu-execution-points.xml") << "<?xml version=\"1.0\"?>\n<trace-query-result>\n<node"; }
+  {  // cut off inside its first <node>
+    std::ofstream(dir + "/rec/hf2q/trial-3/metal-gpu-execution-points.xml")
+        << "<?xml version=\"1.0\"?>\n<trace-query-result>\n<node";
+  }
   fs::create_directory_symlink(kLlama, dir + "/rec/llama");
   auto r = NewSuite(dir, "my_decode --engine hf2q=rec/hf2q --baseline llama=rec/llama --tokens 64");
   ExpectRefused(dir, r, "rec/hf2q/trial-3/metal-gpu-execution-points.xml:3:1: error[xctrace.truncated]");
@@ -140,7 +146,8 @@ TEST(NewSuiteCli, FewerTrialsThanTheSuiteMinimumAreRefused) {
   for (const char* t : {"trial-1", "trial-2"}) fs::create_directory_symlink(kHf2q + "/" + t, dir + "/rec/hf2q/" + t);
   fs::create_directory_symlink(kLlama, dir + "/rec/llama");
   auto r = NewSuite(dir, "my_decode --engine hf2q=rec/hf2q --baseline llama=rec/llama" + kOptions);
-  ExpectRefused(dir, r, "/rec/hf2q: error[bundle.too_few_trials]: 2 trials (trial-1, trial-2), fewer than the 3 required");
+  ExpectRefused(dir, r,
+                "/rec/hf2q: error[bundle.too_few_trials]: 2 trials (trial-1, trial-2), fewer than the 3 required");
   // --min-trials lowers the suite's minimum, and the suite is written with it.
   auto lowered = NewSuite(dir, "my_decode --min-trials 2 --engine hf2q=rec/hf2q --baseline llama=rec/llama" + kOptions);
   ASSERT_EQ(lowered.exit_code, 0) << lowered.err;
@@ -161,8 +168,9 @@ TEST(NewSuiteCli, RecordingsThatDoNotLieSideBySideAreRefused) {
                                "<recordings>/<engine>/, so engine 'llama' must be a directory named llama in " +
                                kFixtures + "/decode_q4_0_regressed");
   auto renamed = NewSuite(dir, "my_decode --engine fast=" + kHf2q + " --baseline llama=" + kLlama);
-  ExpectRefused(dir, renamed, "error[scaffold.recordings_layout]: a suite reads every engine from <recordings>/<engine>/, "
-                              "so engine 'fast' must be a directory named fast");
+  ExpectRefused(dir, renamed,
+                "error[scaffold.recordings_layout]: a suite reads every engine from <recordings>/<engine>/, so "
+                "engine 'fast' must be a directory named fast");
 }
 
 TEST(NewSuiteCli, PerEngineOptionsNameGivenEngines) {

@@ -49,7 +49,9 @@ TEST(NewSuiteNames, BadSuiteNamesFailSayingWhy) {
 }
 
 TEST(NewSuiteNames, EngineNamesAreFileNames) {
-  for (const char* name : {"hf2q", "llama.cpp", "torch-eager", "graphs_2"}) EXPECT_TRUE(CheckEngineName(name).ok()) << name;
+  for (const char* name : {"hf2q", "llama.cpp", "torch-eager", "graphs_2"}) {
+    EXPECT_TRUE(CheckEngineName(name).ok()) << name;
+  }
   for (const char* name : {"", ".hidden", "-x", "a/b", "a b", "a;b"}) {
     EXPECT_EQ(CheckEngineName(name).code(), "scaffold.bad_engine_name") << name;
   }
@@ -251,10 +253,12 @@ TEST(NewSuiteBudgets, TraceEventJsonIsGatedOnKernelsAndHostLaunches) {
   ASSERT_TRUE(load.error.ok()) << load.error.ToString();
   const auto budgets = Budgets(c, *load.data);
   // The README's H200 table: graphs 160 kernels and 3 host launches per token, eager 423 and 423.
-  const Budget* kernels = FindBudget(budgets, "PERFGATE_EXPECT_METRIC_AT_MOST(engine(\"graphs\"), \"extras/kernels_per_token\"");
+  const Budget* kernels =
+      FindBudget(budgets, "PERFGATE_EXPECT_METRIC_AT_MOST(engine(\"graphs\"), \"extras/kernels_per_token\"");
   ASSERT_NE(kernels, nullptr);
   EXPECT_EQ(LimitOf(kernels->statement), 160.5);
-  const Budget* launches = FindBudget(budgets, "PERFGATE_EXPECT_METRIC_AT_MOST(engine(\"eager\"), \"extras/launches_per_token\"");
+  const Budget* launches =
+      FindBudget(budgets, "PERFGATE_EXPECT_METRIC_AT_MOST(engine(\"eager\"), \"extras/launches_per_token\"");
   ASSERT_NE(launches, nullptr);
   EXPECT_NEAR(LimitOf(launches->statement), 423 * 1.10, 1e-3);  // the catalogue's policy for extras: 10 %
   EXPECT_NE(kernels->comment.find("160 kernels/token"), std::string::npos) << kernels->comment;

@@ -189,7 +189,8 @@ StatusOr<SuiteFiles> Render(const suite::SuiteConfig& config, const suite::Suite
   provenance += ")";  // "decode_q4_0 (3 trials of hf2q, 3 trials of llama)"
   SuiteFiles files;
   files.texts.emplace_back(dir / (config.suite + "_perf.cc"), scaffold::RenderSource(config, data, provenance));
-  files.texts.emplace_back(dir / "CMakeLists.txt", scaffold::RenderCMakeLists(config.suite, *recordings_ref, *golden_ref));
+  files.texts.emplace_back(dir / "CMakeLists.txt",
+                           scaffold::RenderCMakeLists(config.suite, *recordings_ref, *golden_ref));
   for (const auto& [engine, file] : scaffold::GoldenFiles(config)) {
     files.goldens.emplace_back(golden_dir / file,
                                metrics::EngineGolden(data.engines.at(engine),

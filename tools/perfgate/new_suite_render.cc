@@ -6,9 +6,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <set>
 
 #include "perfgate/core/names.h"
+#include "perfgate/gates/judge.h"
 #include "perfgate/metrics/catalogue.h"
 #include "perfgate/sources/source.h"
 
@@ -70,12 +72,6 @@ std::string Short(double v) {
 
 std::string Signed(double v) { return (v > 0 ? "+" : "") + Short(v); }
 
-// The margin a policy gives a measured figure: an exact count its tolerance, a noisy
-// time max(rel · |figure|, floor).
-double MarginOf(const golden::FieldPolicy& p, double measured) {
-  return p.kind == gates::Kind::kExact ? p.abs : std::max(p.rel * std::fabs(measured), p.abs);
-}
-
 // "+ 0.5 (exact tolerance)", "+ max(5 % of 9752.06, 20)": the margin a budget got.
 // `of` names the figure the relative part is taken of ("9752.06", "hf2q's 17.5144").
 std::string DescribeMargin(const golden::FieldPolicy& p, const std::string& of) {
@@ -94,14 +90,20 @@ std::string EngineRef(const std::string& name) { return "engine(" + CppString(na
 
 Budget Line(const std::string& statement, const std::string& comment) { return Budget{comment, statement}; }
 
-// A figure's budget, with the catalogue's policy of `policy_path` (usually the figure's own).
-std::optional<Budget> MetricBudget(const EngineSummary& e, const std::string& path, const std::string& policy_path,
-                                        const std::string& what) {
+// A figure's budget, with the catalogue's policy of `policy_path` (usually the figure's
+// own). A figure the engine lacks gets a comment that says so, not a silent gap.
+Budget MetricBudget(const EngineSummary& e, const std::string& path, const std::string& policy_path,
+                    const std::string& what) {
   auto m = metrics::FindMetric(e, path);
   auto p = metrics::FindMetric(e, policy_path);
-  if (!m.ok() || !p.ok() || !std::isfinite(m->value.median)) return std::nullopt;
+  if (!m.ok() || !p.ok() || !std::isfinite(m->value.median)) {
+    const std::string why = !m.ok()   ? m.status().message()
+                            : !p.ok() ? p.status().message()
+                                      : "its median is not finite";
+    return Budget{e.name + ": no budget on " + what + ": " + why, ""};
+  }
   const double measured = m->value.median;
-  const std::string limit = RoundedUp(measured + MarginOf(p->policy, measured));
+  const std::string limit = RoundedUp(measured + gates::ToleranceOf(p->policy, measured));
   const std::string comment =
       e.name + ": measured " + Short(measured) + " " + what + "; " + DescribeMargin(p->policy, Short(measured));
   if (path == "submissions_per_token") {
@@ -113,18 +115,15 @@ std::optional<Budget> MetricBudget(const EngineSummary& e, const std::string& pa
 
 // The budgets of one engine's own figures, in its source's words.
 void EngineBudgets(const EngineSummary& e, std::vector<Budget>* out) {
-  auto add = [&](std::optional<Budget> line) {
-    if (line) out->push_back(*line);
-  };
   if (UnitOf(e) == sources::Unit::kKernel) {
     // The catalogue files kernels per token under submissions_per_token (a count); the
     // source's own figure of the same number reads as what it is.
-    add(MetricBudget(e, "extras/kernels_per_token", "submissions_per_token", "kernels/token"));
-    add(MetricBudget(e, "extras/launches_per_token", "extras/launches_per_token", "host launches/token"));
+    out->push_back(MetricBudget(e, "extras/kernels_per_token", "submissions_per_token", "kernels/token"));
+    out->push_back(MetricBudget(e, "extras/launches_per_token", "extras/launches_per_token", "host launches/token"));
   } else {
-    add(MetricBudget(e, "submissions_per_token", "submissions_per_token", "submissions/token"));
+    out->push_back(MetricBudget(e, "submissions_per_token", "submissions_per_token", "submissions/token"));
   }
-  add(MetricBudget(e, "gpu_us_per_token", "gpu_us_per_token", "GPU µs/token"));
+  out->push_back(MetricBudget(e, "gpu_us_per_token", "gpu_us_per_token", "GPU µs/token"));
 }
 
 // The budgets of an engine against the baseline: total GPU time ratio, and per
@@ -133,7 +132,9 @@ void ComparisonBudgets(const EngineSummary& e, const EngineSummary& b, std::vect
   const std::string pair = EngineRef(e.name) + ", " + EngineRef(b.name);
   auto total = metrics::FindMetric(e, "gpu_us_per_token");
   const double base_total = b.gpu_us_per_token.median;
-  if (total.ok() && base_total > 0) {
+  if (!total.ok() || base_total <= 0) {
+    out->push_back(Budget{e.name + "/" + b.name + " GPU time: no budget, " + b.name + " has no GPU time", ""});
+  } else {
     const double ratio = e.gpu_us_per_token.median / base_total;
     const double rel = total->policy.kind == gates::Kind::kExact ? 0 : total->policy.rel;
     out->push_back(Line("PERFGATE_EXPECT_GPU_TIME_RATIO_AT_MOST(" + pair + ", " + RoundedUp(ratio * (1 + rel)) + ");",
@@ -143,10 +144,13 @@ void ComparisonBudgets(const EngineSummary& e, const EngineSummary& b, std::vect
   for (const auto& [bucket, medians] : e.buckets) {
     auto metric = metrics::FindMetric(e, "buckets/" + bucket + "/us_per_token");
     auto base = std::find_if(b.buckets.begin(), b.buckets.end(), [&](const auto& p) { return p.first == bucket; });
-    if (!metric.ok() || base == b.buckets.end()) continue;
+    if (!metric.ok() || base == b.buckets.end()) {
+      out->push_back(Budget{e.name + " - " + b.name + " in " + bucket + ": no budget, not a bucket of both", ""});
+      continue;
+    }
     const double mine = medians.us_per_token.median;
     const double delta = mine - base->second.us_per_token.median;
-    const double allowance = delta + MarginOf(metric->policy, mine);
+    const double allowance = delta + gates::ToleranceOf(metric->policy, mine);
     out->push_back(Line("PERFGATE_EXPECT_BUCKET_DELTA_AT_MOST_US(" + pair + ", " + CppString(bucket) + ", " +
                             RoundedUp(allowance) + ");",
                         e.name + " - " + b.name + " in " + bucket + ": measured " + Signed(delta) +
@@ -380,10 +384,13 @@ std::string RenderSource(const suite::SuiteConfig& config, const suite::SuiteDat
                   "namespace {\n\n"
                   "using perfgate::attribution::DecodeWindow;\n\n";
   if (custom_families) s += KernelFamiliesSource(config.engines.front().options.kernel_families);
-  s += "class " + fixture + " : public perfgate::testing::PerfSuiteFixture {\n" + ConfigSource(config, custom_families) +
-       "};\n\n";
+  s += "class " + fixture + " : public perfgate::testing::PerfSuiteFixture {\n";
+  s += ConfigSource(config, custom_families) + "};\n\n";
   s += "TEST_F(" + fixture + ", " + kBudgetsTest + ") {\n";
-  for (const Budget& b : Budgets(config, data)) s += "  // " + b.comment + "\n  " + b.statement + "\n";
+  for (const Budget& b : Budgets(config, data)) {
+    s += "  // " + b.comment + "\n";
+    if (!b.statement.empty()) s += "  " + b.statement + "\n";
+  }
   s += "}\n\n";
   s += "TEST_F(" + fixture + ", " + kGoldenTest + ") {\n";
   for (const auto& [engine, file] : GoldenFiles(config)) {
@@ -435,7 +442,8 @@ std::string RenderCMakeLists(const std::string& name, const std::string& recordi
 
 std::string ShellQuote(const std::string& word) {
   const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("_./:=@%+,-").find(c) != std::string_view::npos;
+    return std::isalnum(static_cast<unsigned char>(c)) ||
+           std::string_view("_./:=@%+,-").find(c) != std::string_view::npos;
   });
   if (plain) return word;
   std::string out = "'";
