@@ -73,8 +73,10 @@ TEST(NewSuiteCli, WritesTheSuiteAndGoldensAndPrintsTwoCommands) {
   }
 }
 
-TEST(NewSuiteCli, TheGoldenFolderMirrorsSuitesOnlyBesideSuites) {
+// An empty --dir is used; goldens go to golden/NAME only when the suite is in suites/.
+TEST(NewSuiteCli, AnEmptyDirIsUsedAndItsGoldensGoInsideItAwayFromSuites) {
   const std::string dir = WorkDir();
+  fs::create_directories(dir + "/perf/my_decode");
   auto r = NewSuite(dir, "my_decode --dir perf/my_decode --engine hf2q=" + kHf2q + " --baseline llama=" + kLlama +
                              kOptions);
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -102,13 +104,6 @@ TEST(NewSuiteCli, AnExistingNonEmptyGoldenDirIsRefused) {
   EXPECT_NE(r.err.find("error[scaffold.dir_not_empty]: the golden folder exists and is not empty"), std::string::npos)
       << r.err;
   EXPECT_FALSE(fs::exists(dir + "/suites"));
-}
-
-TEST(NewSuiteCli, AnEmptyDirIsUsed) {
-  const std::string dir = WorkDir();
-  fs::create_directories(dir + "/suites/my_decode");
-  auto r = NewSuite(dir, "my_decode --engine hf2q=" + kHf2q + " --baseline llama=" + kLlama + kOptions);
-  EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
 TEST(NewSuiteCli, AnUnknownRecordingIsRefused) {

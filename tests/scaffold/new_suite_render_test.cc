@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <random>
@@ -237,34 +238,68 @@ TEST(NewSuiteBudgets, MeasuredOnTheBundledMetalRecordingsWithTheCataloguesMargin
   EXPECT_EQ(budgets.size(), 4u + 1u + 5u);  // two figures per engine, the ratio, five buckets
 }
 
+perfgate::attribution::TrialMedian Median(double v) { return {v, {v, v, v}}; }
+
+// An engine of trace-event JSON trials with the H200 graphs mode's figures (the README's
+// table: 160 kernels and 3 host launches per token, 470.2 GPU µs).
+perfgate::attribution::EngineSummary TraceJsonEngine(const std::string& name, double kernels, double launches,
+                                                     double gpu_us) {
+  perfgate::attribution::EngineSummary e;
+  e.name = name;
+  e.trials.resize(3);
+  for (auto& t : e.trials) t.source = "trace_json";
+  e.dispatches_per_token = Median(kernels);
+  e.gpu_us_per_token = Median(gpu_us);
+  e.busy_us_per_token = Median(gpu_us);
+  e.extras = {{"kernels_per_token", Median(kernels)}, {"launches_per_token", Median(launches)}};
+  return e;
+}
+
 TEST(NewSuiteBudgets, TraceEventJsonIsGatedOnKernelsAndHostLaunches) {
   SuiteConfig c;
   c.suite = "torch_decode";
-  c.recordings_dir = kFixtures + "/torch_decode_h200";
-  for (const char* mode : {"graphs", "eager"}) {
-    EngineSpec e;
-    e.name = mode;
-    e.options.window = DecodeWindow::Label("decode_step");
-    e.options.token_label = "decode_step";
-    c.engines.push_back(e);
-  }
+  c.engines.resize(2);
+  c.engines[0].name = "graphs";
+  c.engines[1].name = "eager";
   c.baseline = "eager";
-  auto load = perfgate::suite::LoadSuite(c);
-  ASSERT_TRUE(load.error.ok()) << load.error.ToString();
-  const auto budgets = Budgets(c, *load.data);
-  // The README's H200 table: graphs 160 kernels and 3 host launches per token, eager 423 and 423.
+  SuiteData data;
+  data.engines.emplace("graphs", TraceJsonEngine("graphs", 160, 3, 470.2));
+  data.engines.emplace("eager", TraceJsonEngine("eager", 423, 423, 827.6));
+  const auto budgets = Budgets(c, data);
   const Budget* kernels =
       FindBudget(budgets, "PERFGATE_EXPECT_METRIC_AT_MOST(engine(\"graphs\"), \"extras/kernels_per_token\"");
   ASSERT_NE(kernels, nullptr);
-  EXPECT_EQ(LimitOf(kernels->statement), 160.5);
+  EXPECT_EQ(LimitOf(kernels->statement), 160.5);  // a count: + 0.5, as submissions_per_token
+  EXPECT_EQ(kernels->comment, "graphs: measured 160 kernels/token; + 0.5 (exact tolerance)");
   const Budget* launches =
       FindBudget(budgets, "PERFGATE_EXPECT_METRIC_AT_MOST(engine(\"eager\"), \"extras/launches_per_token\"");
   ASSERT_NE(launches, nullptr);
   EXPECT_NEAR(LimitOf(launches->statement), 423 * 1.10, 1e-3);  // the catalogue's policy for extras: 10 %
-  EXPECT_NE(kernels->comment.find("160 kernels/token"), std::string::npos) << kernels->comment;
   for (const Budget& b : budgets) {
     EXPECT_EQ(b.statement.find("SUBMISSIONS"), std::string::npos) << "Metal words for kernels: " << b.statement;
   }
+}
+
+TEST(NewSuiteBudgets, AFigureTheEngineLacksIsSaidNotDropped) {
+  SuiteConfig c;
+  c.engines.resize(2);
+  c.engines[0].name = "graphs";
+  c.engines[1].name = "eager";
+  c.baseline = "eager";
+  SuiteData data;
+  data.engines.emplace("graphs", TraceJsonEngine("graphs", 160, 3, 470.2));
+  data.engines.at("graphs").extras.erase("launches_per_token");
+  data.engines.emplace("eager", TraceJsonEngine("eager", 423, 423, 0));
+  const auto budgets = Budgets(c, data);
+  auto said = [&](const std::string& start) {
+    return std::any_of(budgets.begin(), budgets.end(),
+                       [&](const Budget& b) { return b.statement.empty() && b.comment.rfind(start, 0) == 0; });
+  };
+  EXPECT_TRUE(
+      said("graphs: no budget on host launches/token: engine 'graphs' has no metric 'extras/launches_per_token'"));
+  EXPECT_TRUE(said("graphs/eager GPU time: no budget, eager has no GPU time"));
+  const std::string source = RenderSource(c, data, "rec");
+  EXPECT_NE(source.find("  // graphs: no budget on host launches/token: "), std::string::npos) << source;
 }
 
 }  // namespace
