@@ -246,8 +246,8 @@ int RunNewSuite(NewSuiteArgs args) {
 
   const std::string prefix = InstallPrefix();
   if (prefix.empty()) {
-    std::cerr << "note: this perfgate runs from a build tree: install it (cmake --install <build> --prefix <p>) and "
-                 "add -DCMAKE_PREFIX_PATH=<p> to the first command\n";
+    std::cerr << "note: this perfgate is not an installed one (no lib/cmake/PerfGate beside its bin/): install it "
+                 "(cmake --install <build> --prefix <p>) and add -DCMAKE_PREFIX_PATH=<p> to the first command\n";
   }
   const auto [build, run] = scaffold::BuildAndRunCommands(args.dir, args.build_dir, prefix);
   std::cerr << "build and run it:\n";

@@ -141,14 +141,15 @@ void ComparisonBudgets(const EngineSummary& e, const EngineSummary& b, std::vect
                         e.name + "/" + b.name + " GPU time: measured " + Short(ratio) + "; + " +
                             Short(rel * 100) + " % of it"));
   }
-  for (const auto& [bucket, medians] : e.buckets) {
+  for (const auto& entry : e.buckets) {
+    const std::string& bucket = entry.first;  // a plain name: C++17 lambdas cannot capture bindings
     auto metric = metrics::FindMetric(e, "buckets/" + bucket + "/us_per_token");
     auto base = std::find_if(b.buckets.begin(), b.buckets.end(), [&](const auto& p) { return p.first == bucket; });
     if (!metric.ok() || base == b.buckets.end()) {
       out->push_back(Budget{e.name + " - " + b.name + " in " + bucket + ": no budget, not a bucket of both", ""});
       continue;
     }
-    const double mine = medians.us_per_token.median;
+    const double mine = entry.second.us_per_token.median;
     const double delta = mine - base->second.us_per_token.median;
     const double allowance = delta + gates::ToleranceOf(metric->policy, mine);
     out->push_back(Line("PERFGATE_EXPECT_BUCKET_DELTA_AT_MOST_US(" + pair + ", " + CppString(bucket) + ", " +
