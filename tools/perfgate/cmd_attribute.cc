@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "engine_options.h"
 #include "perfgate/attribution/attribute.h"
 #include "perfgate/bundle/trials.h"
 #include "perfgate/core/names.h"
@@ -20,76 +21,11 @@ namespace {
 struct AttributeArgs {
   std::vector<std::string> traces;
   std::string baseline;
-  std::vector<std::string> tokens;
-  std::vector<std::string> process;
-  bool all_processes = false;
-  std::vector<std::string> window;
-  bool seed_compat = false;
-  std::string buckets;
-  std::string kernel_families;
+  EngineOptionArgs engine;  // --tokens, --process, --window, ... (shared with new-suite)
   std::string format = "text";
   std::string output;
   int min_trials = 1;
-  int run = 0;
 };
-
-Status Usage(std::string message) { return Status::Error("cli.usage", std::move(message), {}, ErrorKind::kUsage); }
-
-// Splits "NAME=VALUE"; false when there is no '=' or either side is empty.
-bool SplitAssignment(const std::string& s, std::string* name, std::string* value) {
-  size_t eq = s.find('=');
-  if (eq == std::string::npos || eq == 0 || eq + 1 == s.size()) return false;
-  *name = s.substr(0, eq);
-  *value = s.substr(eq + 1);
-  return true;
-}
-
-// A per-engine setting given as NAME=VALUE, or a bare VALUE for every engine.
-std::map<std::string, std::string> PerEngine(const std::vector<std::string>& items, std::string* all) {
-  std::map<std::string, std::string> out;
-  for (const std::string& item : items) {
-    std::string name, value;
-    if (SplitAssignment(item, &name, &value)) {
-      out[name] = value;
-    } else {
-      *all = item;
-    }
-  }
-  return out;
-}
-
-// Every ENGINE= of a per-engine option names an engine given with --trace: a typo would
-// otherwise leave that engine on the defaults.
-Status CheckEngineNames(const char* option, const std::vector<std::string>& items,
-                        const std::vector<std::string>& engines) {
-  std::string ignored;
-  for (const auto& [name, _] : PerEngine(items, &ignored)) {
-    if (std::find(engines.begin(), engines.end(), name) != engines.end()) continue;
-    return Usage(std::string(option) + " " + name + "=...: no engine '" + name + "' was given with --trace (engines: " +
-                 ListNames(engines, "") + "); a value that holds '=' is written ENGINE=VALUE");
-  }
-  return Status();
-}
-
-// Applies "N" or "auto:LABEL" (empty: keep the default).
-Status ApplyTokens(const std::string& spec, attribution::AttributionOptions* options) {
-  if (spec.empty()) return Status();
-  if (spec.rfind("auto:", 0) == 0) {
-    if (options->seed_compat) return Usage("--tokens auto:LABEL is not available with --seed-compat");
-    options->token_label = spec.substr(5);
-    if (options->token_label.empty()) return Usage("--tokens auto: needs a label");
-    return Status();
-  }
-  try {
-    size_t used = 0;
-    long long n = std::stoll(spec, &used);
-    if (used != spec.size() || n <= 0) throw std::invalid_argument("");
-    options->tokens = n;
-  } catch (const std::exception&) {
-    return Usage("--tokens '" + spec + "': expected a positive count or auto:LABEL");
-  }
-  return Status();
-}
 
 Status WriteFile(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
@@ -97,26 +33,6 @@ Status WriteFile(const std::string& path, const std::string& text) {
   out.close();
   if (!out) return Status::Error("io.write_failed", "cannot write", {path});
   return Status();
-}
-
-// The options every engine starts from: method, buckets and kernel-family rules.
-StatusOr<attribution::AttributionOptions> BaseOptions(const AttributeArgs& args) {
-  attribution::AttributionOptions base;
-  base.seed_compat = args.seed_compat;
-  base.all_processes = args.all_processes;
-  base.run = args.run;
-  if (args.seed_compat) base.tokens = 64;  // the seed's --n-tokens default
-  if (!args.buckets.empty()) {
-    auto b = attribution::ParseBuckets(args.buckets);
-    if (!b.ok()) return b.status();
-    base.buckets = *b;
-  }
-  if (!args.kernel_families.empty()) {
-    auto k = attribution::LoadKernelFamilies(args.kernel_families);
-    if (!k.ok()) return k.status();
-    base.kernel_families = *k;
-  }
-  return base;
 }
 
 // The engines' trials, in the order engines first appear, the baseline last.
@@ -161,9 +77,7 @@ StatusOr<EngineTrials> DiscoverEngines(const AttributeArgs& args) {
     PERFGATE_RETURN_IF_ERROR(bundle::RequireTrials(paths_given[engine].front(), {trials, {}}, args.min_trials));
     PERFGATE_RETURN_IF_ERROR(bundle::RequireOneSource(paths_given[engine].front(), trials));
   }
-  PERFGATE_RETURN_IF_ERROR(CheckEngineNames("--tokens", args.tokens, out.order));
-  PERFGATE_RETURN_IF_ERROR(CheckEngineNames("--process", args.process, out.order));
-  PERFGATE_RETURN_IF_ERROR(CheckEngineNames("--window", args.window, out.order));
+  PERFGATE_RETURN_IF_ERROR(CheckEngineNames(args.engine, out.order, "--trace"));
   if (!args.baseline.empty() && !out.trials.count(args.baseline)) {
     return Usage("--baseline " + args.baseline + " has no --trace " + args.baseline + "=PATH (engines: " +
                  ListNames(out.order, "") + ")");
@@ -174,30 +88,6 @@ StatusOr<EngineTrials> DiscoverEngines(const AttributeArgs& args) {
     out.order.push_back(args.baseline);
   }
   return out;
-}
-
-// One engine's options: the base with its --process, --tokens and --window.
-StatusOr<attribution::AttributionOptions> EngineOptions(const AttributeArgs& args,
-                                                        const attribution::AttributionOptions& base,
-                                                        const std::string& engine) {
-  std::string all_process_prefix, all_window, all_tokens;
-  const auto tokens_by_engine = PerEngine(args.tokens, &all_tokens);
-  const auto process_by_engine = PerEngine(args.process, &all_process_prefix);
-  const auto window_by_engine = PerEngine(args.window, &all_window);
-  attribution::AttributionOptions options = base;
-  auto p = process_by_engine.find(engine);
-  options.process_prefix = p != process_by_engine.end() ? p->second : all_process_prefix;
-  auto tk = tokens_by_engine.find(engine);
-  PERFGATE_RETURN_IF_ERROR(ApplyTokens(tk != tokens_by_engine.end() ? tk->second : all_tokens, &options));
-  auto w = window_by_engine.find(engine);
-  const std::string window_spec = w != window_by_engine.end() ? w->second : all_window;
-  if (!window_spec.empty()) {
-    if (args.seed_compat) return Usage("--window is not available with --seed-compat");
-    auto parsed = attribution::ParseWindow(window_spec);
-    if (!parsed.ok()) return parsed.status();
-    options.window = *parsed;
-  }
-  return options;
 }
 
 // Attributes every trial of one engine; each trial gets its source's default process
@@ -216,16 +106,16 @@ StatusOr<attribution::EngineSummary> AttributeEngine(const std::string& engine, 
 
 // Every engine attributed, and the comparison when there is a baseline.
 StatusOr<report::Report> BuildReport(const AttributeArgs& args) {
-  auto base = BaseOptions(args);
+  auto base = BaseOptions(args.engine);
   if (!base.ok()) return base.status();
   auto engines = DiscoverEngines(args);
   if (!engines.ok()) return engines.status();
   report::Report report;
   report.buckets = base->buckets;
-  report.seed_compat = args.seed_compat;
+  report.seed_compat = args.engine.seed_compat;
   report.flags = {{"baseline", args.baseline}, {"format", args.format}, {"min_trials", std::to_string(args.min_trials)}};
   for (const std::string& engine : engines->order) {
-    auto options = EngineOptions(args, *base, engine);
+    auto options = EngineOptions(args.engine, *base, engine);
     if (!options.ok()) return options.status();
     const auto& trials = engines->trials.at(engine);  // never empty: RequireTrials
     report.options.emplace_back(engine, sources::WithDefaultProcessFilter(*trials.front().source, engine, *options));
@@ -235,7 +125,7 @@ StatusOr<report::Report> BuildReport(const AttributeArgs& args) {
   }
   if (!args.baseline.empty()) {
     report.comparison = attribution::Compare(report.engines.front(), report.engines.back(), base->buckets,
-                                             args.seed_compat);
+                                             args.engine.seed_compat);
     // Reports read the engine first and the baseline second.
     if (report.engines.size() > 2) {
       attribution::EngineSummary baseline = std::move(report.engines.back());
@@ -291,23 +181,9 @@ void RegisterAttributeCommand(CLI::App& app, int* exit_code) {
                   "tables, or a recording directory of trial subdirectories")
       ->required();
   cmd->add_option("--baseline", args->baseline, "the engine to compare against (e.g. llama)");
-  cmd->add_option("--tokens", args->tokens,
-                  "decode tokens per trial, VALUE or ENGINE=VALUE: N, or auto:LABEL to count a per-token "
-                  "command-buffer label in the trace");
-  cmd->add_option("--process", args->process,
-                  "process-name prefix of the target, PREFIX or ENGINE=PREFIX (default: the engine name for "
-                  "Metal traces, every process for trace-event JSON)");
   cmd->add_option("--min-trials", args->min_trials, "fail when an engine has fewer trials (default 1)")
       ->check(PositiveInt());
-  cmd->add_option("--run", args->run,
-                  "the recording run to read from xctrace exports that hold several (default: refuse them)")
-      ->check(PositiveInt());
-  cmd->add_flag("--all-processes", args->all_processes, "keep every process's submissions (the seed's behaviour)");
-  cmd->add_option("--window", args->window,
-                  "decode window, SPEC or ENGINE=SPEC: label:NAME, time:START_NS:END_NS or skip:N");
-  cmd->add_flag("--seed-compat", args->seed_compat, "reproduce the seed script's numbers exactly");
-  cmd->add_option("--buckets", args->buckets, "duration bands NAME:LO_NS:HI_NS,... (last HI empty)");
-  cmd->add_option("--kernel-families", args->kernel_families, "JSON table of kernel-family prefix rules");
+  AddEngineOptions(cmd, &args->engine, /*with_seed_compat=*/true);
   cmd->add_option("--format", args->format, "text (default), markdown, json, svg, or all")
       ->check(CLI::IsMember({"text", "markdown", "json", "svg", "all"}));
   cmd->add_option("--output,-o", args->output, "write here instead of stdout (a prefix with --format all)");

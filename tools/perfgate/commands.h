@@ -30,6 +30,7 @@ CLI::Validator Seconds();
 
 void RegisterXctraceCommands(CLI::App& app, int* exit_code);
 void RegisterAttributeCommand(CLI::App& app, int* exit_code);
+void RegisterNewSuiteCommand(CLI::App& app, int* exit_code);  // cmd_new_suite.cc
 void RegisterAneCommand(CLI::App& app, int* exit_code);     // cmd_ane.cc
 void RegisterRecordCommand(CLI::App& app, int* exit_code);  // cmd_record.cc
 

@@ -177,6 +177,7 @@ int main(int argc, char** argv) {
   int exit_code = kExitOk;
   RegisterXctraceCommands(app, &exit_code);
   RegisterAttributeCommand(app, &exit_code);
+  RegisterNewSuiteCommand(app, &exit_code);
 #ifdef PERFGATE_HAVE_ANE_COMMAND
   RegisterAneCommand(app, &exit_code);
 #endif

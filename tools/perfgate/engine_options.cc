@@ -1,0 +1,139 @@
+#include "engine_options.h"
+
+#include <algorithm>
+#include <map>
+
+#include "commands.h"
+#include "perfgate/core/names.h"
+
+namespace perfgate::cli {
+namespace {
+
+// A per-engine setting given as NAME=VALUE, or a bare VALUE for every engine.
+std::map<std::string, std::string> PerEngine(const std::vector<std::string>& items, std::string* all) {
+  std::map<std::string, std::string> out;
+  for (const std::string& item : items) {
+    std::string name, value;
+    if (SplitAssignment(item, &name, &value)) {
+      out[name] = value;
+    } else {
+      *all = item;
+    }
+  }
+  return out;
+}
+
+// The value for `engine`: its own ENGINE=VALUE, else the bare VALUE, else "".
+std::string ForEngine(const std::vector<std::string>& items, const std::string& engine) {
+  std::string all;
+  const auto by_engine = PerEngine(items, &all);
+  auto it = by_engine.find(engine);
+  return it != by_engine.end() ? it->second : all;
+}
+
+Status CheckNames(const char* option, const std::vector<std::string>& items, const std::vector<std::string>& engines,
+                  const std::string& given_with) {
+  std::string ignored;
+  for (const auto& [name, _] : PerEngine(items, &ignored)) {
+    if (std::find(engines.begin(), engines.end(), name) != engines.end()) continue;
+    return Usage(std::string(option) + " " + name + "=...: no engine '" + name + "' was given with " + given_with +
+                 " (engines: " + ListNames(engines, "") + "); a value that holds '=' is written ENGINE=VALUE");
+  }
+  return Status();
+}
+
+// Applies "N" or "auto:LABEL" (empty: keep the default).
+Status ApplyTokens(const std::string& spec, attribution::AttributionOptions* options) {
+  if (spec.empty()) return Status();
+  if (spec.rfind("auto:", 0) == 0) {
+    if (options->seed_compat) return Usage("--tokens auto:LABEL is not available with --seed-compat");
+    options->token_label = spec.substr(5);
+    if (options->token_label.empty()) return Usage("--tokens auto: needs a label");
+    return Status();
+  }
+  try {
+    size_t used = 0;
+    long long n = std::stoll(spec, &used);
+    if (used != spec.size() || n <= 0) throw std::invalid_argument("");
+    options->tokens = n;
+  } catch (const std::exception&) {
+    return Usage("--tokens '" + spec + "': expected a positive count or auto:LABEL");
+  }
+  return Status();
+}
+
+}  // namespace
+
+void AddEngineOptions(CLI::App* cmd, EngineOptionArgs* args, bool with_seed_compat) {
+  cmd->add_option("--tokens", args->tokens,
+                  "decode tokens per trial, VALUE or ENGINE=VALUE: N, or auto:LABEL to count a per-token "
+                  "command-buffer label in the trace");
+  cmd->add_option("--process", args->process,
+                  "process-name prefix of the target, PREFIX or ENGINE=PREFIX (default: the engine name for "
+                  "Metal traces, every process for trace-event JSON)");
+  cmd->add_option("--run", args->run,
+                  "the recording run to read from xctrace exports that hold several (default: refuse them)")
+      ->check(PositiveInt());
+  cmd->add_flag("--all-processes", args->all_processes, "keep every process's submissions (the seed's behaviour)");
+  cmd->add_option("--window", args->window,
+                  "decode window, SPEC or ENGINE=SPEC: label:NAME, time:START_NS:END_NS or skip:N");
+  if (with_seed_compat) {
+    cmd->add_flag("--seed-compat", args->seed_compat, "reproduce the seed script's numbers exactly");
+  }
+  cmd->add_option("--buckets", args->buckets, "duration bands NAME:LO_NS:HI_NS,... (last HI empty)");
+  cmd->add_option("--kernel-families", args->kernel_families, "JSON table of kernel-family prefix rules");
+}
+
+Status Usage(std::string message) { return Status::Error("cli.usage", std::move(message), {}, ErrorKind::kUsage); }
+
+bool SplitAssignment(const std::string& s, std::string* name, std::string* value) {
+  size_t eq = s.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == s.size()) return false;
+  *name = s.substr(0, eq);
+  *value = s.substr(eq + 1);
+  return true;
+}
+
+Status CheckEngineNames(const EngineOptionArgs& args, const std::vector<std::string>& engines,
+                        const std::string& given_with) {
+  PERFGATE_RETURN_IF_ERROR(CheckNames("--tokens", args.tokens, engines, given_with));
+  PERFGATE_RETURN_IF_ERROR(CheckNames("--process", args.process, engines, given_with));
+  return CheckNames("--window", args.window, engines, given_with);
+}
+
+StatusOr<attribution::AttributionOptions> BaseOptions(const EngineOptionArgs& args) {
+  attribution::AttributionOptions base;
+  base.seed_compat = args.seed_compat;
+  base.all_processes = args.all_processes;
+  base.run = args.run;
+  if (args.seed_compat) base.tokens = 64;  // the seed's --n-tokens default
+  if (!args.buckets.empty()) {
+    auto b = attribution::ParseBuckets(args.buckets);
+    if (!b.ok()) return b.status();
+    base.buckets = *b;
+  }
+  if (!args.kernel_families.empty()) {
+    auto k = attribution::LoadKernelFamilies(args.kernel_families);
+    if (!k.ok()) return k.status();
+    base.kernel_families = *k;
+  }
+  return base;
+}
+
+StatusOr<attribution::AttributionOptions> EngineOptions(const EngineOptionArgs& args,
+                                                        const attribution::AttributionOptions& base,
+                                                        const std::string& engine) {
+  attribution::AttributionOptions options = base;
+  options.process_prefix = ForEngine(args.process, engine);
+  PERFGATE_RETURN_IF_ERROR(ApplyTokens(ForEngine(args.tokens, engine), &options));
+  const std::string window_spec = ForEngine(args.window, engine);
+  if (!window_spec.empty()) {
+    if (args.seed_compat) return Usage("--window is not available with --seed-compat");
+    auto parsed = attribution::ParseWindow(window_spec);
+    if (!parsed.ok()) return parsed.status();
+    options.window = *parsed;
+  }
+  return options;
+}
+
+}  // namespace perfgate::cli
