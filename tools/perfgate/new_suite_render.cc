@@ -109,6 +109,9 @@ Budget MetricBudget(const EngineSummary& e, const std::string& path, const std::
   if (path == "submissions_per_token") {
     return Line("PERFGATE_EXPECT_SUBMISSIONS_PER_TOKEN_AT_MOST(" + EngineRef(e.name) + ", " + limit + ");", comment);
   }
+  if (path == "extras/launches_per_token") {
+    return Line("PERFGATE_EXPECT_LAUNCHES_PER_TOKEN_AT_MOST(" + EngineRef(e.name) + ", " + limit + ");", comment);
+  }
   return Line("PERFGATE_EXPECT_METRIC_AT_MOST(" + EngineRef(e.name) + ", " + CppString(path) + ", " + limit + ");",
               comment);
 }

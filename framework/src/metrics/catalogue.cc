@@ -77,9 +77,18 @@ void AddKernelFamilies(const EngineSummary& e, Builder* b) {
   }
 }
 
+// A figure of extras that holds time (memcpy_ns, memset_us_per_token, ...); the
+// others count things (launches, kernels, graph launches), exact like submissions.
+bool IsTimeExtra(std::string_view key) {
+  auto ends_with = [&](std::string_view suffix) {
+    return key.size() >= suffix.size() && key.substr(key.size() - suffix.size()) == suffix;
+  };
+  return ends_with("_ns") || ends_with("_us_per_token");
+}
+
 // Figures only one source reports (launch counts of trace-event JSON).
 void AddExtras(const EngineSummary& e, Builder* b) {
-  for (const auto& [key, m] : e.extras) b->Add("extras", "", key, m, PartTimePolicy());
+  for (const auto& [key, m] : e.extras) b->Add("extras", "", key, m, IsTimeExtra(key) ? PartTimePolicy() : CountPolicy());
 }
 
 }  // namespace
