@@ -91,8 +91,23 @@ function(perfgate_add_perf_suite NAME)
   get_filename_component(golden_dir "${ARG_GOLDEN_DIR}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
   get_filename_component(recordings_dir "${ARG_RECORDINGS}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
 
+  if(NOT TARGET perfgate::gtest_main)
+    message(FATAL_ERROR "perfgate_add_perf_suite(${NAME}): perfgate's gtest component is missing. "
+      "Installed perfgate: find_package(PerfGate CONFIG REQUIRED COMPONENTS gtest), with GoogleTest "
+      "installed (Debian: libgtest-dev libgmock-dev; Homebrew: googletest). Embedded perfgate "
+      "(add_subdirectory, FetchContent): GoogleTest must be found when perfgate is configured.")
+  endif()
   add_executable(${NAME} ${ARG_SOURCES})
-  target_link_libraries(${NAME} PRIVATE perfgate::gtest GTest::gtest_main)
+  # perfgate-owned: it resolves GoogleTest where perfgate found it (framework/CMakeLists.txt).
+  target_link_libraries(${NAME} PRIVATE perfgate::gtest_main)
+  # perfgate's own suites get its warnings; a consumer's suite keeps the consumer's flags.
+  get_property(own_source_dir GLOBAL PROPERTY _PERFGATE_OWN_SOURCE_DIR)
+  if(own_source_dir AND TARGET perfgate_build_flags)
+    file(RELATIVE_PATH from_own_tree "${own_source_dir}" "${CMAKE_CURRENT_SOURCE_DIR}")
+    if(NOT from_own_tree MATCHES "^\\.\\.(/|$)")
+      target_link_libraries(${NAME} PRIVATE perfgate_build_flags)
+    endif()
+  endif()
   target_compile_definitions(${NAME} PRIVATE
     PERFGATE_SUITE_NAME="${NAME}"
     PERFGATE_GOLDEN_DIR="${golden_dir}"
