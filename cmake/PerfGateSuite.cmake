@@ -25,7 +25,6 @@
 #  - Until a suite is built (or when it discovers no test), a test NAME_NOT_DISCOVERED
 #    with the suite's labels fails and says why.
 include_guard(GLOBAL)
-include(GoogleTest)
 include(${CMAKE_CURRENT_LIST_DIR}/PerfGateBenchmark.cmake)
 
 # _perfgate_bracket(<out> <value>): <value> as one CMake bracket argument, `;` kept.
@@ -97,6 +96,9 @@ function(perfgate_add_perf_suite NAME)
       "installed (Debian: libgtest-dev libgmock-dev; Homebrew: googletest). Embedded perfgate "
       "(add_subdirectory, FetchContent): GoogleTest must be found when perfgate is configured.")
   endif()
+  # Here, not at file scope: GoogleTest.cmake keeps its discovery script's path in a
+  # normal variable, which a consumer embedding perfgate would not see (include_guard).
+  include(GoogleTest)
   add_executable(${NAME} ${ARG_SOURCES})
   # perfgate-owned: it resolves GoogleTest where perfgate found it (framework/CMakeLists.txt).
   target_link_libraries(${NAME} PRIVATE perfgate::gtest_main)

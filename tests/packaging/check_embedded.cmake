@@ -32,16 +32,17 @@ if(suite_command MATCHES " -W")
   message(FATAL_ERROR "perfgate's warning flags reached the consumer's suite:\n${suite_command}")
 endif()
 
-# The consumer's `all` holds perfgate's libraries and nothing else of perfgate.
-execute_process(COMMAND ${CMAKE_MAKE_PROGRAM} -C "${build}" -t targets all
-                OUTPUT_VARIABLE targets RESULT_VARIABLE rc)
-if(NOT rc EQUAL 0 OR NOT targets MATCHES "libperfgate_framework\\.a")
-  message(FATAL_ERROR "cannot list the consumer's build targets (rc ${rc}):\n${targets}")
+# The consumer's `all` (every command `ninja all` runs) builds perfgate's framework and
+# gtest libraries, which the suite links, and nothing else of perfgate.
+find_program(ninja NAMES ninja ninja-build REQUIRED)
+execute_process(COMMAND ${ninja} -C "${build}" -t commands all OUTPUT_VARIABLE commands RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0 OR NOT commands MATCHES "libperfgate_framework\\.a" OR NOT commands MATCHES "libperfgate_gtest\\.a")
+  message(FATAL_ERROR "the consumer's `all` does not build perfgate's libraries as expected (rc ${rc}):\n${commands}")
 endif()
-foreach(unwanted "tools/perfgate/perfgate:" "perfgate-xctrace-gen" "tests/unit/" "benchmarks/" "suites/")
-  string(FIND "${targets}" "${unwanted}" at)
+foreach(unwanted "tools/perfgate/" "xctrace_gen" "/tests/unit/" "/tests/badinput/" "/benchmarks/" "/suites/" "libperfgate_benchmark")
+  string(FIND "${commands}" "${unwanted}" at)
   if(NOT at EQUAL -1)
-    message(FATAL_ERROR "embedded perfgate put `${unwanted}` in the consumer's build:\n${targets}")
+    message(FATAL_ERROR "embedded perfgate put `${unwanted}` in the consumer's `all`:\n${commands}")
   endif()
 endforeach()
 message(STATUS "${WAY}: the consumer's build type, flags and `all` are its own")
