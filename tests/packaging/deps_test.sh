@@ -2,9 +2,13 @@
 # tools/scripts/deps.sh against stand-in uname, brew, apt-get and dpkg-query on a PATH
 # that holds nothing else (plus grep and id): which package manager it picks, exactly
 # which packages it installs, and the list it prints (exit 3) when there is none.
+# Then tools/scripts/platform.sh (sourced by tools/run and tools/test): on macOS the
+# fuzz compiler is Homebrew's llvm clang, or none (the fuzz stage is skipped), and the
+# CPU count comes from sysctl.
 # Usage: deps_test.sh <deps.sh> <scratch dir>
 set -euo pipefail
 deps="$1"
+platform="$(dirname "$deps")/platform.sh"
 work="$2"
 rm -rf "$work"
 mkdir -p "$work"
@@ -21,10 +25,15 @@ make_bin() {
       linux) printf '#!/bin/sh\necho Linux\n' >"$dir/uname" ;;
       root) printf '#!/bin/sh\necho 0\n' >"$dir/id" ;;
       cxx) printf '#!/bin/sh\nexit 0\n' >"$dir/c++" ;;
+      sysctl) printf '#!/bin/sh\necho 8\n' >"$dir/sysctl" ;;
       # brew: logs every call; `brew list ... NAME` succeeds for NAMEs in $BREW_INSTALLED.
       brew) cat >"$dir/brew" <<'SH'
 #!/bin/bash
 echo "brew $*" >>"$LOG"
+if [ "$1" = --prefix ]; then
+  [ -n "${BREW_LLVM_PREFIX:-}" ] && { echo "$BREW_LLVM_PREFIX"; exit 0; }
+  exit 1
+fi
 if [ "$1" = list ]; then
   for f in $BREW_INSTALLED; do [ "$f" = "${!#}" ] && exit 0; done
   exit 1
@@ -92,4 +101,16 @@ run_deps "$work/neither" 3
 grep -qxF "  Debian/Ubuntu packages: $debian" "$work/out" || fail "neither (Debian list): $(cat "$work/out")"
 grep -qxF "  Homebrew formulae:      $all_formulae" "$work/out" || fail "neither (brew list): $(cat "$work/out")"
 grep -q "neither apt-get nor brew found" "$work/out" || fail "neither: $(cat "$work/out")"
+# platform.sh on macOS, with and without Homebrew's llvm (no nproc there: sysctl).
+platform_vars() {
+  env -i PATH="$1" "${@:2}" "$BASH" -c 'source "$0"; echo "jobs=$perfgate_jobs fuzz_cxx=$perfgate_fuzz_cxx asan=$perfgate_asan_options"' "$platform"
+}
+make_bin "$work/mac-platform" darwin brew sysctl
+mkdir -p "$work/llvm/bin" && printf '#!/bin/sh\n' >"$work/llvm/bin/clang++" && chmod +x "$work/llvm/bin/clang++"
+got="$(platform_vars "$work/mac-platform" BREW_LLVM_PREFIX="$work/llvm")"
+[ "$got" = "jobs=8 fuzz_cxx=$work/llvm/bin/clang++ asan=detect_leaks=0" ] || fail "platform.sh with llvm: $got"
+got="$(platform_vars "$work/mac-platform")"
+[ "$got" = "jobs=8 fuzz_cxx= asan=detect_leaks=0" ] || fail "platform.sh without llvm: $got"
+got="$(platform_vars "$work/debian")"
+[ "${got#*fuzz_cxx=}" = "clang++ asan=detect_leaks=1" ] || fail "platform.sh on Linux: $got"
 echo "deps.sh: brew on macOS and Linux, apt-get on Debian, the package list and exit 3 elsewhere"
