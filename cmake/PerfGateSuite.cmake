@@ -9,6 +9,11 @@
 #     [RESOURCE_LOCK name ...]       # tests naming the same lock never run at once (e.g. gpu, ane)
 #     [PARALLEL])                    # allow ctest -j to run its tests concurrently (default: serial)
 #
+# Needs perfgate::gtest_main: find_package(PerfGate CONFIG REQUIRED COMPONENTS gtest), or
+# perfgate embedded (add_subdirectory, FetchContent) with GoogleTest found; without it,
+# a configure error says so. The suite links nothing else, so the calling project needs
+# no find_package(GTest) of its own.
+#
 # One executable per suite; its tests are discovered with gtest_discover_tests and
 # labelled `perf`, so `ctest -L perf` runs every suite and fails the build on a
 # regression. The target NAME_update_golden reruns the suite with
