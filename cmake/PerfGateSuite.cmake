@@ -9,6 +9,11 @@
 #     [RESOURCE_LOCK name ...]       # tests naming the same lock never run at once (e.g. gpu, ane)
 #     [PARALLEL])                    # allow ctest -j to run its tests concurrently (default: serial)
 #
+# Needs perfgate::gtest_main: find_package(PerfGate CONFIG REQUIRED COMPONENTS gtest), or
+# perfgate embedded (add_subdirectory, FetchContent) with GoogleTest found; without it,
+# a configure error says so. The suite links nothing else, so the calling project needs
+# no find_package(GTest) of its own.
+#
 # One executable per suite; its tests are discovered with gtest_discover_tests and
 # labelled `perf`, so `ctest -L perf` runs every suite and fails the build on a
 # regression. The target NAME_update_golden reruns the suite with
@@ -25,7 +30,6 @@
 #  - Until a suite is built (or when it discovers no test), a test NAME_NOT_DISCOVERED
 #    with the suite's labels fails and says why.
 include_guard(GLOBAL)
-include(GoogleTest)
 include(${CMAKE_CURRENT_LIST_DIR}/PerfGateBenchmark.cmake)
 
 # _perfgate_bracket(<out> <value>): <value> as one CMake bracket argument, `;` kept.
@@ -83,8 +87,26 @@ function(perfgate_add_perf_suite NAME)
     set(ARG_TIMEOUT 300)
   endif()
 
+  if(NOT TARGET perfgate::gtest_main)
+    message(FATAL_ERROR "perfgate_add_perf_suite(${NAME}): perfgate's gtest component is missing. "
+      "Installed perfgate: find_package(PerfGate CONFIG REQUIRED COMPONENTS gtest), with GoogleTest "
+      "installed (Debian: libgtest-dev libgmock-dev; Homebrew: googletest). Embedded perfgate "
+      "(add_subdirectory, FetchContent): GoogleTest must be found when perfgate is configured.")
+  endif()
+  # Here, not at file scope: GoogleTest.cmake keeps its discovery script's path in a
+  # normal variable, which a consumer embedding perfgate would not see (include_guard).
+  include(GoogleTest)
   add_executable(${NAME} ${ARG_SOURCES})
-  target_link_libraries(${NAME} PRIVATE perfgate::gtest GTest::gtest_main)
+  # perfgate-owned: it resolves GoogleTest where perfgate found it (framework/CMakeLists.txt).
+  target_link_libraries(${NAME} PRIVATE perfgate::gtest_main)
+  # perfgate's own suites get its warnings; a consumer's suite keeps the consumer's flags.
+  get_property(own_source_dir GLOBAL PROPERTY _PERFGATE_OWN_SOURCE_DIR)
+  if(own_source_dir AND TARGET perfgate_build_flags)
+    file(RELATIVE_PATH from_own_tree "${own_source_dir}" "${CMAKE_CURRENT_SOURCE_DIR}")
+    if(NOT from_own_tree MATCHES "^\\.\\.(/|$)")
+      target_link_libraries(${NAME} PRIVATE perfgate_build_flags)
+    endif()
+  endif()
   # Shared with perfgate_add_perf_benchmark (PerfGateBenchmark.cmake).
   _perfgate_suite_definitions(${NAME} "${NAME}" "${ARG_GOLDEN_DIR}" "${ARG_RECORDINGS}" golden_dir)
 

@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "perfgate/core/diagnostics.h"
 #include "perfgate/core/input_limits.h"
+#include "perfgate/core/version.h"
 
 namespace perfgate::cli {
 
@@ -125,7 +126,7 @@ int ReportException(const char* code, const std::string& what, ErrorKind kind) {
 Status CheckSubcommand(CLI::App& app, int argc, char** argv) {
   if (argc < 2) return Status();
   const std::string first = argv[1];
-  if (first == "-h" || first == "--help") return Status();
+  if (first == "-h" || first == "--help" || first == "--version") return Status();
   if (first[0] == '-') {
     return Status::Error("usage.unknown_option", "no option '" + first + "' before the subcommand", {},
                          ErrorKind::kUsage);
@@ -174,6 +175,7 @@ int main(int argc, char** argv) {
   CLI::App app{"perfgate: GPU trace attribution and perf-regression gates.\n"
                "Exit codes: 0 ok, 1 check failed, 2 bad input or usage, 3 tool or environment failure."};
   app.require_subcommand(1);
+  app.set_version_flag("--version", perfgate::VersionLine(), "Print the version and the commit perfgate was built from");
   int exit_code = kExitOk;
   RegisterXctraceCommands(app, &exit_code);
   RegisterAttributeCommand(app, &exit_code);
