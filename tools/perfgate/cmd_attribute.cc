@@ -175,7 +175,8 @@ void RegisterAttributeCommand(CLI::App& app, int* exit_code) {
   auto* cmd = app.add_subcommand(
       "attribute",
       "Attribute GPU time per decode token over trials, and compare an engine with a baseline.\n"
-      "A 'submission' is one GPU execution-point pair (about one encoder), not a kernel dispatch.");
+      "What is counted comes from each trace's source: submissions for Metal System Trace (one GPU\n"
+      "execution-point pair, about one encoder), kernels for trace-event JSON (one GPU kernel event).");
   cmd->add_option("--trace", args->traces,
                   "ENGINE=PATH, repeatable: a trial directory of <schema>.xml exports, one XML holding several "
                   "tables, or a recording directory of trial subdirectories")
