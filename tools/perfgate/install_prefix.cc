@@ -1,5 +1,6 @@
 #include "install_prefix.h"
 
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <vector>
