@@ -9,7 +9,8 @@
 # Defines PERFGATE_SUITE_NAME, PERFGATE_GOLDEN_DIR and PERFGATE_RECORDINGS_DIR exactly as
 # perfgate_add_perf_suite does (same defaults, relative paths resolved against the
 # current source directory; both call _perfgate_suite_definitions), and links
-# perfgate::benchmark. Unknown arguments, or no SOURCES, fail the configure.
+# perfgate::benchmark. Unknown arguments, no SOURCES, or no perfgate::benchmark (the
+# package's benchmark component) fail the configure.
 # Included by PerfGateSuite.cmake, installed beside it.
 include_guard(GLOBAL)
 
@@ -50,6 +51,12 @@ function(perfgate_add_perf_benchmark NAME)
   endif()
   if(NOT ARG_SUITE)
     set(ARG_SUITE "${NAME}")
+  endif()
+  if(NOT TARGET perfgate::benchmark)
+    message(FATAL_ERROR "perfgate_add_perf_benchmark(${NAME}): perfgate's benchmark component is missing. "
+      "Installed perfgate: find_package(PerfGate CONFIG REQUIRED COMPONENTS benchmark), with Google Benchmark "
+      "installed (Debian: libbenchmark-dev; Homebrew: google-benchmark). Embedded perfgate "
+      "(add_subdirectory, FetchContent): Google Benchmark must be found when perfgate is configured.")
   endif()
   add_executable(${NAME} ${ARG_SOURCES})
   target_link_libraries(${NAME} PRIVATE perfgate::benchmark)

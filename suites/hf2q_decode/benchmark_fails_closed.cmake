@@ -2,7 +2,8 @@
 # when the recordings are missing (CASE=missing_recordings: PERFGATE_RECORDINGS points
 # at a directory that does not exist) or when the filter matches no benchmark
 # (CASE=no_match). Google Benchmark alone prints ERROR OCCURRED, or "Failed to match",
-# and exits 0.
+# and exits 0. Missing recordings are worded as the failure they are here ("suite
+# hf2q_decode failed: ...", never "skipped"), outside CI; under CI the suite's own error.
 unset(ENV{PERFGATE_RECORD})  # replay only: never try to record into the missing directory
 if(CASE STREQUAL "missing_recordings")
   set(missing "${WORK_DIR}/no-such-recordings")
@@ -10,7 +11,12 @@ if(CASE STREQUAL "missing_recordings")
   set(ENV{PERFGATE_RECORDINGS} "${missing}")
   set(args --benchmark_format=json --benchmark_out=${WORK_DIR}/missing_recordings.json)
   set(expect_stdout "\"error_occurred\": true")
-  set(expect_stderr "perfgate: 2 of 2 benchmark runs reported an error" "hf2q_decode/hf2q" "${missing}")
+  set(expect_stderr "perfgate: 2 of 2 benchmark runs reported an error" "hf2q_decode/hf2q" "${missing}"
+      "suite hf2q_decode failed: ")
+  set(refuse_stderr "skipped")
+  foreach(var CI GITHUB_ACTIONS GITLAB_CI JENKINS_URL TF_BUILD BUILDKITE)  # as outside CI: the skip's wording
+    unset(ENV{${var}})
+  endforeach()
 elseif(CASE STREQUAL "no_match")
   unset(ENV{PERFGATE_RECORDINGS})
   set(args "--benchmark_filter=^no_such_benchmark$")
@@ -29,6 +35,19 @@ foreach(text IN LISTS expect_stderr)
     message(FATAL_ERROR "stderr lacks '${text}':\n${err}")
   endif()
 endforeach()
+foreach(text IN LISTS refuse_stderr)
+  string(FIND "${err}" "${text}" at)
+  if(NOT at EQUAL -1)
+    message(FATAL_ERROR "stderr says '${text}' although the program fails:\n${err}")
+  endif()
+endforeach()
+if(CASE STREQUAL "missing_recordings")  # under CI: the suite's error, exit status 1 too
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env CI=1 "${BENCH}" ${args} RESULT_VARIABLE ci_rc ERROR_VARIABLE ci_err)
+  string(FIND "${ci_err}" "error[suite.no_recording]" at)
+  if(NOT ci_rc EQUAL 1 OR at EQUAL -1)
+    message(FATAL_ERROR "under CI: expected exit status 1 and error[suite.no_recording], got '${ci_rc}':\n${ci_err}")
+  endif()
+endif()
 if(expect_stdout)
   string(FIND "${out}" "${expect_stdout}" at)
   if(at EQUAL -1)

@@ -5,8 +5,12 @@ Usage: benchmark_interop_test.py CASE --bench PROGRAM --perfgate CLI --fixtures 
                                  --corpus CORPUS_DIR --work DIR
 CASE:
   shape       the JSON output has the keys and types of compare.py's own test inputs
-              (CORPUS_DIR/gbench/*.json); exit status 77 (CTest: skipped, visibly)
-              when the corpus is absent, as the other conformance tests.
+              (CORPUS_DIR/gbench/*.json). Without the corpus: a failure under CI
+              (CI or another CI variable set, as perfgate detects CI), else exit
+              status 77 (CTest: skipped, visibly), as the SVG picture tests.
+  shape_without_corpus
+              the rule above, checked: `shape` with no corpus under CI=true, CI=1
+              and GITHUB_ACTIONS=true fails; with CI unset, "", 0 or false it exits 77.
   values      one repetition per recorded trial, aggregates that agree with the
               repetitions, and per-trial submissions/token equal to `perfgate attribute
               --format json`'s per-trial submissions / tokens.
@@ -31,6 +35,34 @@ OUTPUT_HEAD = "output_head.fused_norm_lm_argmax"
 def fail(msg):
     print("FAIL: " + msg, file=sys.stderr)
     sys.exit(1)
+
+
+# The variables perfgate reads as "running under CI" (framework/src/core/environment.cc),
+# and its reading of them: set, and not "", "0" or "false" (any case).
+CI_VARIABLES = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "JENKINS_URL", "TF_BUILD", "BUILDKITE")
+
+
+def ci_variable(env):
+    for var in CI_VARIABLES:
+        value = env.get(var)
+        if value is not None and value not in ("", "0") and value.lower() != "false":
+            return var
+    return None
+
+
+def check_shape_without_corpus(args):
+    base = {k: v for k, v in os.environ.items() if k not in CI_VARIABLES}
+    cases = [({"CI": "true"}, 1), ({"CI": "1"}, 1), ({"GITHUB_ACTIONS": "true"}, 1),
+             ({}, 77), ({"CI": ""}, 77), ({"CI": "0"}, 77), ({"CI": "FALSE"}, 77)]
+    for extra, expected in cases:
+        cmd = [sys.executable, os.path.abspath(__file__), "shape", "--bench", args.bench,
+               "--perfgate", args.perfgate, "--fixtures", args.fixtures,
+               "--corpus=" + os.path.join(args.work, "no-corpus"), "--work", args.work]
+        p = subprocess.run(cmd, env={**base, **extra}, capture_output=True, text=True)
+        if p.returncode != expected:
+            fail("shape without the corpus, %s: exit %d, expected %d\n%s%s" % (
+                extra or "no CI variable", p.returncode, expected, p.stdout, p.stderr))
+    print("shape without the corpus: fails under CI, skips (77) elsewhere")
 
 
 def run_bench(args, out, recordings=None, extra=()):
@@ -310,7 +342,7 @@ def check_repetitions(args):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("case", choices=["shape", "values", "regression", "repetitions"])
+    ap.add_argument("case", choices=["shape", "shape_without_corpus", "values", "regression", "repetitions"])
     for opt in ("bench", "perfgate", "fixtures", "corpus", "work"):
         ap.add_argument("--" + opt, required=True)
     args = ap.parse_args()
@@ -319,10 +351,17 @@ def main():
     if args.case == "shape":
         gbench = os.path.join(args.corpus, "gbench") if args.corpus else ""
         if not gbench or not os.path.isdir(gbench):
+            ci = ci_variable(os.environ)
+            if ci:
+                fail("no compare.py inputs under PERFGATE_CORPUS_DIR='%s' (gbench/), and %s is set: "
+                     "under CI the shape check must run; configure with -DPERFGATE_CORPUS_DIR=<shared/corpus>"
+                     % (args.corpus, ci))
             print("SKIPPED: no compare.py inputs under PERFGATE_CORPUS_DIR='%s' (gbench/); "
                   "set it to shared/corpus to run this test" % args.corpus)
             sys.exit(77)
         check_shape(run_bench(args, os.path.join(args.work, "shape.json")), gbench)
+    elif args.case == "shape_without_corpus":
+        check_shape_without_corpus(args)
     elif args.case == "values":
         check_values(run_bench(args, os.path.join(args.work, "values.json")), args)
     elif args.case == "regression":

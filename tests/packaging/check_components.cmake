@@ -42,4 +42,13 @@ run_fails("'bogus' is not a PerfGate component \\(known: gtest, benchmark\\)" ${
 configure_components(suite_without_gtest)
 run_fails("perfgate_add_perf_suite\\(no_gtest\\): perfgate's gtest component is missing"
           ${configure} ${hide_both} -DSUITE=ON)
+# perfgate_add_perf_benchmark() after find_package without the benchmark component
+# (only gtest asked for, Google Benchmark installed or not): a configure error naming it
+# and the packages to install.
+configure_components(benchmark_without_component)
+string(CONCAT no_benchmark_message
+       "perfgate_add_perf_benchmark\\(no_benchmark\\): perfgate's benchmark component is missing\\. "
+       "Installed perfgate: find_package\\(PerfGate CONFIG REQUIRED COMPONENTS benchmark\\).*"
+       "Debian: libbenchmark-dev; Homebrew: google-benchmark")
+run_fails("${no_benchmark_message}" ${configure} -DCOMPONENTS=gtest -DBENCHMARK=ON)
 message(STATUS "components: framework alone, both, and each refusal as expected")

@@ -4,7 +4,8 @@
 # which packages it installs, and the list it prints (exit 3) when there is none.
 # Then tools/scripts/platform.sh (sourced by tools/run and tools/test): on macOS the
 # fuzz compiler is Homebrew's llvm clang, or none (the fuzz stage is skipped), and the
-# CPU count comes from sysctl.
+# CPU count comes from sysctl; without a fuzz compiler the stage is skipped outside CI
+# and fails under CI unless PERFGATE_ALLOW_SKIP=1.
 # Usage: deps_test.sh <deps.sh> <scratch dir>
 set -euo pipefail
 deps="$1"
@@ -113,4 +114,22 @@ got="$(platform_vars "$work/mac-platform")"
 [ "$got" = "jobs=8 fuzz_cxx= asan=detect_leaks=0" ] || fail "platform.sh without llvm: $got"
 got="$(platform_vars "$work/debian")"
 [ "${got#*fuzz_cxx=}" = "clang++ asan=detect_leaks=1" ] || fail "platform.sh on Linux: $got"
+# perfgate_skip_fuzz_stage, as tools/test calls it without a fuzz compiler: <exit> [env...].
+expect_fuzz_skip() {
+  local expected="$1" rc=0; shift
+  env -i PATH="$work/mac-platform:/usr/bin:/bin" "$@" "$BASH" -c 'source "$0"; perfgate_skip_fuzz_stage' "$platform" \
+    >"$work/out" 2>&1 || rc=$?
+  [ "$rc" = "$expected" ] || fail "fuzz stage skip ($*): exit $rc, expected $expected: $(cat "$work/out")"
+}
+for env_ci in "" CI= CI=0 CI=false CI=False; do
+  expect_fuzz_skip 0 $env_ci
+  grep -q "SKIPPING the fuzz targets" "$work/out" || fail "fuzz skip outside CI ($env_ci): $(cat "$work/out")"
+done
+for env_ci in CI=1 CI=true GITHUB_ACTIONS=true BUILDKITE=yes; do
+  expect_fuzz_skip 1 $env_ci
+  grep -q "error: the fuzz targets cannot run: .*${env_ci%%=*} is set, so this fails; set PERFGATE_ALLOW_SKIP=1" "$work/out" \
+    || fail "fuzz skip under CI ($env_ci): $(cat "$work/out")"
+done
+expect_fuzz_skip 0 CI=1 PERFGATE_ALLOW_SKIP=1
+grep -q "SKIPPING the fuzz targets" "$work/out" || fail "fuzz skip allowed under CI: $(cat "$work/out")"
 echo "deps.sh: brew on macOS and Linux, apt-get on Debian, the package list and exit 3 elsewhere"

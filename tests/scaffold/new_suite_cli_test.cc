@@ -61,6 +61,9 @@ TEST(NewSuiteCli, WritesTheSuiteAndGoldensAndPrintsTwoCommands) {
   const std::string cmake = SlurpFile(dir + "/suites/my_decode/CMakeLists.txt");
   EXPECT_NE(cmake.find("GOLDEN_DIR \"${CMAKE_CURRENT_SOURCE_DIR}/../../golden/my_decode\""), std::string::npos)
       << cmake;
+  // COMPONENTS, not OPTIONAL_COMPONENTS: a package without gtest fails with its reason.
+  EXPECT_NE(cmake.find("\n  find_package(PerfGate 0.1 CONFIG REQUIRED COMPONENTS gtest)\n"), std::string::npos)
+      << cmake;
   // Each golden loads as written, names its engine, and holds its figures with policies.
   for (const auto& [file, engine, submissions] :
        {std::tuple<const char*, const char*, double>{"Golden.json", "hf2q", 45.5968},
@@ -104,6 +107,28 @@ TEST(NewSuiteCli, AnExistingNonEmptyGoldenDirIsRefused) {
   EXPECT_NE(r.err.find("error[scaffold.dir_not_empty]: the golden folder exists and is not empty"), std::string::npos)
       << r.err;
   EXPECT_FALSE(fs::exists(dir + "/suites"));
+}
+
+// A golden folder that cannot be created (below a file) fails before anything is
+// written, and the same command runs once the path is fixed: no half-written suite.
+TEST(NewSuiteCli, AGoldenDirThatCannotBeCreatedWritesNothing) {
+  const std::string dir = WorkDir();
+  { std::ofstream(dir + "/afile") << "the user's\n"; }
+  const std::string args = "my_decode --golden-dir afile/g --engine hf2q=" + kHf2q + " --baseline llama=" + kLlama +
+                           kOptions;
+  auto r = NewSuite(dir, args);
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find(dir + "/afile/g: error[io.write_failed]: cannot create the golden folder"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("wrote: "), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_FALSE(fs::exists(dir + "/suites")) << "a failed run left the suite folder";
+  EXPECT_EQ(SlurpFile(dir + "/afile"), "the user's\n");
+  fs::remove(dir + "/afile");
+  r = NewSuite(dir, args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::is_regular_file(dir + "/afile/g/Golden.json"));
+  EXPECT_TRUE(fs::is_regular_file(dir + "/suites/my_decode/my_decode_perf.cc"));
 }
 
 TEST(NewSuiteCli, AnUnknownRecordingIsRefused) {

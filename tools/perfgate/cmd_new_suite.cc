@@ -6,9 +6,11 @@
 #include <iostream>
 #include <memory>
 #include <set>
+#include <vector>
 
 #include "commands.h"
 #include "engine_options.h"
+#include "install_prefix.h"
 #include "new_suite_render.h"
 #include "perfgate/bundle/trials.h"
 #include "perfgate/core/version.h"
@@ -28,6 +30,7 @@ struct NewSuiteArgs {
   std::string dir;                   // default suites/NAME
   std::string golden_dir;            // default golden/NAME beside suites/, else DIR/golden
   std::string build_dir;             // default build/NAME
+  std::string argv0;                 // how perfgate was started: finds its install prefix
   int min_trials = suite::SuiteConfig().min_trials;
   EngineOptionArgs options;
 };
@@ -152,22 +155,6 @@ StatusOr<std::shared_ptr<const suite::SuiteData>> Measure(const suite::SuiteConf
   return load.data;
 }
 
-// Where this perfgate is installed: <prefix>/bin/perfgate beside the CMake package;
-// "" when it runs from a build tree.
-std::string InstallPrefix() {
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) return "";
-  const fs::path prefix = exe.parent_path().parent_path();
-  for (const char* libdir : {"lib", "lib64"}) {
-    if (fs::exists(prefix / libdir / "cmake" / "PerfGate" / "PerfGateConfig.cmake", ec)) return prefix.string();
-    for (const auto& entry : fs::directory_iterator(prefix / libdir, ec)) {  // lib/<multiarch>/cmake/...
-      if (fs::exists(entry.path() / "cmake" / "PerfGate" / "PerfGateConfig.cmake", ec)) return prefix.string();
-    }
-  }
-  return "";
-}
-
 // The files of the suite, rendered in full before anything is written.
 struct SuiteFiles {
   std::vector<std::pair<fs::path, std::string>> texts;
@@ -202,22 +189,67 @@ StatusOr<SuiteFiles> Render(const suite::SuiteConfig& config, const suite::Suite
 }
 
 Status WriteText(const fs::path& path, const std::string& text) {
-  std::error_code ec;
-  fs::create_directories(path.parent_path(), ec);
   std::ofstream out(path, std::ios::binary);
   out << text;
   out.close();
-  if (ec || !out) return Status::Error("io.write_failed", "cannot write", {path.string()}, ErrorKind::kEnvironment);
+  if (!out) return Status::Error("io.write_failed", "cannot write", {path.string()}, ErrorKind::kEnvironment);
   std::cerr << "wrote: " << FormatPath(path.string()) << '\n';
   return Status();
 }
 
-Status Write(const SuiteFiles& files) {
-  for (const auto& [path, text] : files.texts) PERFGATE_RETURN_IF_ERROR(WriteText(path, text));
-  for (const auto& [path, golden] : files.goldens) {
-    PERFGATE_RETURN_IF_ERROR(golden::WriteGoldenAtomic(path.string(), golden));
-    std::cerr << "wrote: " << FormatPath(path.string()) << '\n';
+// The folders a run creates: removed again, with what was written in them, when the
+// run fails, so that it leaves no half-written suite and can simply be run again.
+class CreatedDirs {
+ public:
+  // Creates `dir` and its missing parents, remembering the topmost one created.
+  Status Create(const fs::path& dir, const char* what) {
+    fs::path top;
+    std::error_code ec;
+    for (fs::path p = dir; !p.empty() && !fs::exists(p, ec); p = p.parent_path()) top = p;
+    fs::create_directories(dir, ec);
+    if (!top.empty()) created_.push_back(top);
+    if (ec || !fs::is_directory(dir, ec)) {
+      return Status::Error("io.write_failed",
+                           std::string("cannot create ") + what + (ec ? ": " + ec.message() : std::string()),
+                           {dir.string()}, ErrorKind::kEnvironment);
+    }
+    return Status();
   }
+  void Keep() { created_.clear(); }
+  ~CreatedDirs() {
+    std::error_code ec;
+    for (auto it = created_.rbegin(); it != created_.rend(); ++it) fs::remove_all(*it, ec);
+  }
+
+ private:
+  std::vector<fs::path> created_;
+};
+
+// Every folder is created and checked before the first file is written; on a failure
+// the files written so far go with them (the folders were new or empty: CheckWritable).
+Status Write(const SuiteFiles& files, const fs::path& dir, const fs::path& golden_dir) {
+  CreatedDirs created;
+  PERFGATE_RETURN_IF_ERROR(created.Create(dir, "the suite folder"));
+  PERFGATE_RETURN_IF_ERROR(created.Create(golden_dir, "the golden folder"));
+  std::vector<fs::path> written;
+  Status s = [&]() -> Status {
+    for (const auto& [path, text] : files.texts) {
+      written.push_back(path);
+      PERFGATE_RETURN_IF_ERROR(WriteText(path, text));
+    }
+    for (const auto& [path, golden] : files.goldens) {
+      written.push_back(path);
+      PERFGATE_RETURN_IF_ERROR(golden::WriteGoldenAtomic(path.string(), golden));
+      std::cerr << "wrote: " << FormatPath(path.string()) << '\n';
+    }
+    return Status();
+  }();
+  if (!s.ok()) {
+    std::error_code ec;
+    for (const fs::path& path : written) fs::remove(path, ec);
+    return s;
+  }
+  created.Keep();
   return Status();
 }
 
@@ -242,9 +274,9 @@ int RunNewSuite(NewSuiteArgs args) {
   if (!data.ok()) return ReportError(data.status());
   auto files = Render(*config, **data, dir, golden_dir);
   if (!files.ok()) return ReportError(files.status());
-  if (Status s = Write(*files); !s.ok()) return ReportError(s);
+  if (Status s = Write(*files, dir, golden_dir); !s.ok()) return ReportError(s);
 
-  const std::string prefix = InstallPrefix();
+  const std::string prefix = InstallPrefixOf(RunningExecutable(args.argv0));
   if (prefix.empty()) {
     std::cerr << "note: this perfgate is not an installed one (no lib/cmake/PerfGate beside its bin/): install it "
                  "(cmake --install <build> --prefix <p>) and add -DCMAKE_PREFIX_PATH=<p> to the first command\n";
@@ -278,7 +310,10 @@ void RegisterNewSuiteCommand(CLI::App& app, int* exit_code) {
       ->check(PositiveInt());
   AddEngineOptions(cmd, &args->options, /*with_seed_compat=*/false);
   AddInputLimitOptions(cmd);
-  cmd->callback([args, exit_code] { *exit_code = RunNewSuite(*args); });
+  cmd->callback([args, exit_code, cmd] {
+    args->argv0 = cmd->get_parent()->get_name();  // argv[0]: CLI11 names the app after it
+    *exit_code = RunNewSuite(*args);
+  });
 }
 
 }  // namespace perfgate::cli

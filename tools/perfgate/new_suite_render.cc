@@ -434,7 +434,7 @@ std::string RenderCMakeLists(const std::string& name, const std::string& recordi
          "  enable_testing()\n"
          "endif()\n"
          "if(NOT COMMAND perfgate_add_perf_suite)\n"
-         "  find_package(PerfGate 0.1 CONFIG REQUIRED OPTIONAL_COMPONENTS gtest)\n"
+         "  find_package(PerfGate 0.1 CONFIG REQUIRED COMPONENTS gtest)\n"
          "endif()\n\n"
          "perfgate_add_perf_suite(" + name + "\n"
          "  SOURCES " + name + "_perf.cc\n"

@@ -121,6 +121,14 @@ void RegisterEngine(const std::string& engine_name, const attribution::EngineSum
   }
 }
 
+// A suite's reason to skip ("suite S skipped: no recording ..."), worded as what it is
+// in a benchmark program: a failure (RunSuiteBenchmarks exits 1).
+std::string AsFailure(const std::string& suite, const std::string& skip_reason) {
+  const std::string skipped = "suite " + suite + " skipped: ";
+  const bool prefixed = skip_reason.compare(0, skipped.size(), skipped) == 0;
+  return "suite " + suite + " failed: " + (prefixed ? skip_reason.substr(skipped.size()) : skip_reason);
+}
+
 }  // namespace
 
 void RegisterSuiteBenchmarks(const testing::SuiteConfig& config) {
@@ -133,7 +141,7 @@ void RegisterSuiteBenchmarks(const testing::SuiteConfig& config) {
     // exits 1).
     if (!load.error.ok() || load.unavailable || load.data == nullptr) {
       RegisterError(name, !load.error.ok() ? load.error.ToString()
-                          : load.unavailable ? load.unavailable->reason
+                          : load.unavailable ? AsFailure(config.suite, load.unavailable->reason)
                                              : std::string("no data"));
       continue;
     }
