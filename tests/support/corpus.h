@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <string>
 
+#include "perfgate/core/environment.h"
+
 namespace perfgate::testing_support {
 
 inline std::string CorpusDir() {
@@ -28,10 +30,17 @@ inline std::string CorpusFile(const std::string& relative) {
 
 }  // namespace perfgate::testing_support
 
-// Skips the current test, visibly, when the corpus file is not there.
+// Skips the current test, visibly, when the corpus file is not there; under CI
+// (perfgate's own detection, core/environment.h) it fails instead: CI always has the
+// corpus beside the clone, so a missing one is a broken setup, not a reason to pass.
 #define PERFGATE_CORPUS_FILE_OR_SKIP(var, relative)                                    \
   const std::string var = ::perfgate::testing_support::CorpusFile(relative);           \
   if (var.empty()) {                                                                   \
+    if (auto ci = ::perfgate::CiVariable()) {                                          \
+      FAIL() << "corpus file " << (relative) << " not found under '"                   \
+             << ::perfgate::testing_support::CorpusDir() << "' under CI (" << *ci      \
+             << " is set); set PERFGATE_CORPUS_DIR to shared/corpus";                  \
+    }                                                                                  \
     GTEST_SKIP() << "corpus file " << (relative) << " not found under '"               \
                  << ::perfgate::testing_support::CorpusDir()                           \
                  << "'; set PERFGATE_CORPUS_DIR to shared/corpus to run this test";    \

@@ -16,10 +16,8 @@ Document ReadStrict(const std::string& path) {
 }
 
 TEST(XctraceCorpus, EveryRealExportDecodesStrictlyWithoutAnomalies) {
-  std::string dir = testing_support::CorpusDir();
-  if (dir.empty() || !std::filesystem::exists(dir + "/xctrace")) {
-    GTEST_SKIP() << "corpus not found under '" << dir << "'; set PERFGATE_CORPUS_DIR to shared/corpus";
-  }
+  PERFGATE_CORPUS_FILE_OR_SKIP(xctrace_dir, "xctrace");
+  const std::string dir = testing_support::CorpusDir();
   int exports = 0;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(dir + "/xctrace")) {
     const std::string path = entry.path().string();
