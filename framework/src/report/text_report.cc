@@ -340,8 +340,7 @@ void BucketTable(const Report& report, const util::Sides& sides, Lines& out) {
       out.Add("  Δµs/tok: " + Signed(it->delta, 1) + " (" + Percent(it->delta_pct) +
               "), p = " + PValue(it->p_value));
     }
-    std::string hint =
-        c.attack_hint.empty() ? util::BucketHint(report, *c.attack_target) : c.attack_hint;
+    std::string hint = util::BucketHint(report, *c.attack_target, c.attack_hint);
     out.Add("  likely kernel class: " + (hint.empty() ? std::string("unknown") : hint));
   }
   out.Blank();

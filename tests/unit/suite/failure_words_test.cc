@@ -135,10 +135,11 @@ class GoldenWords : public PerfSuiteFixture {
 };
 
 // README.md, "Goldens", gives the command as
-// `PERFGATE_UPDATE_GOLDEN=all ctest -R '<TestSuite>.<Test>'`.
+// `PERFGATE_UPDATE_GOLDEN=all ctest --no-tests=error -R '<TestSuite>.<Test>'`: without
+// --no-tests=error the command, pasted outside the build tree, finds no test and exits 0.
 TEST_F(GoldenWords, TheAcceptCommandIsTheReadmes) {
   const std::string readme = ReadText(std::string(PERFGATE_SOURCE_DIR) + "/README.md");
-  const std::string documented = "PERFGATE_UPDATE_GOLDEN=all ctest -R '<TestSuite>.<Test>'";
+  const std::string documented = "PERFGATE_UPDATE_GOLDEN=all ctest --no-tests=error -R '<TestSuite>.<Test>'";
   ASSERT_THAT(readme, HasSubstr("accept with: `" + documented + "`"));
   std::string expected = documented;
   expected.replace(expected.find("<TestSuite>.<Test>"), std::string("<TestSuite>.<Test>").size(), TestName());
