@@ -239,95 +239,109 @@ double DeltaChart(const std::string& title, const std::vector<Delta>& rows, cons
   return plot_bottom + 50;
 }
 
-}  // namespace
-
-std::string RenderSvg(const Report& report) {
-  util::Sides sides = util::FindSides(report);
+// The two sides' names and the absolute charts' rows: per bucket and the top phases,
+// from the comparison when there is a baseline, else from the engine alone.
+struct ChartData {
   Series series;
   std::vector<Category> buckets, phases;
-  if (sides.engine != nullptr) {
-    series.engine = util::SideName(report, sides.engine, false);
-    if (sides.baseline != nullptr) {
-      series.baseline = util::SideName(report, sides.baseline, true);
-      series.two = true;
-      for (const Delta& d : report.comparison->buckets)
-        buckets.push_back({d.name, d.engine, d.baseline});
-      for (const Delta& d : report.comparison->phases)
-        phases.push_back({d.name, d.engine, d.baseline});
-    } else {
-      for (const auto& [name, b] : sides.engine->buckets)
-        buckets.push_back({name, b.us_per_token.median, 0});
-      for (const auto& [name, p] : sides.engine->cb_label_gpu) {
-        phases.push_back({name, p.gpu_us_per_token.median, 0});
-      }
-    }
-    std::stable_sort(phases.begin(), phases.end(), [](const Category& a, const Category& b) {
-      return std::max(a.engine, a.baseline) > std::max(b.engine, b.baseline);
-    });
-    if (phases.size() > kTopPhases) phases.resize(kTopPhases);
-  }
+};
 
-  std::string body;
-  double y = 20;
-  std::string heading = "perfgate: GPU µs per decode token";
-  if (sides.engine != nullptr) {
-    heading += ", " + series.engine + (series.two ? " vs " + series.baseline : " (no baseline)");
+ChartData ChartDataOf(const Report& report, const util::Sides& sides) {
+  ChartData data;
+  if (sides.engine == nullptr) return data;
+  data.series.engine = util::SideName(report, sides.engine, false);
+  if (sides.baseline != nullptr) {
+    data.series.baseline = util::SideName(report, sides.baseline, true);
+    data.series.two = true;
+    for (const Delta& d : report.comparison->buckets) data.buckets.push_back({d.name, d.engine, d.baseline});
+    for (const Delta& d : report.comparison->phases) data.phases.push_back({d.name, d.engine, d.baseline});
   } else {
-    heading += " (no traces summarised)";
-  }
-  body += "<text x=\"20\" y=\"" + Num(y + 8) + "\" font-size=\"17\" font-weight=\"bold\">" +
-          XmlEscape(heading) + "</text>\n";
-  y += 22;
-  if (sides.engine != nullptr) {
-    // Legend.
-    body += "<g class=\"legend\" font-size=\"12\">\n";
-    double lx = 20;
-    for (int k = 0; k < (series.two ? 2 : 1); ++k) {
-      const std::string& who = k == 0 ? series.engine : series.baseline;
-      std::string label = util::Truncate(who, 30) + (k == 0 ? " (engine)" : " (baseline)");
-      body += "<rect class=\"legend-swatch\" x=\"" + Num(lx) + "\" y=\"" + Num(y) +
-              "\" width=\"12\" height=\"12\" fill=\"" + (k == 0 ? kEngineColour : kBaselineColour) +
-              "\"/>\n";
-      body += "<text x=\"" + Num(lx + 16) + "\" y=\"" + Num(y + 10) + "\">" + XmlEscape(label) +
-              "</text>\n";
-      lx += 40 + 7.0 * static_cast<double>(util::DisplayWidth(label));
+    for (const auto& [name, b] : sides.engine->buckets) data.buckets.push_back({name, b.us_per_token.median, 0});
+    for (const auto& [name, p] : sides.engine->cb_label_gpu) {
+      data.phases.push_back({name, p.gpu_us_per_token.median, 0});
     }
-    body += "</g>\n";
-    y += 24;
-    body += "<text x=\"20\" y=\"" + Num(y + 8) + "\" font-size=\"11\" fill=\"#555\">" +
-            XmlEscape("Medians over trials. " + std::string(util::WordsOf(report).dispatch_note)) +
-            "</text>\n";
-    y += 24;
-    const sources::SourceWords& words = util::WordsOf(report);
-    const std::string bucket_title = "by " + std::string(words.unit) + "-duration bucket";
-    const std::string phase_title = "by " + std::string(words.phase);
-    if (series.two) {
-      const auto& c = *report.comparison;
-      y = DeltaChart("Δ GPU µs/token " + bucket_title + ": " + series.engine + " − " + series.baseline, c.buckets,
-                     c.attack_target, series, y, body);
-      std::vector<Delta> phase_deltas = c.phases;
-      std::stable_sort(phase_deltas.begin(), phase_deltas.end(),
-                       [](const Delta& a, const Delta& b) { return std::fabs(a.delta) > std::fabs(b.delta); });
-      if (phase_deltas.size() > kTopPhases) phase_deltas.resize(kTopPhases);
-      y = DeltaChart("Δ GPU µs/token " + phase_title + " (top " + std::to_string(kTopPhases) + " by |Δ|)",
-                     phase_deltas, std::nullopt, series, y, body);
-    }
-    y = Chart("GPU µs/token " + bucket_title, buckets, series, y, body);
-    y = Chart("GPU µs/token " + phase_title + " (top " + std::to_string(kTopPhases) + ")", phases, series, y, body);
-  } else {
-    y += 20;
   }
+  std::stable_sort(data.phases.begin(), data.phases.end(), [](const Category& a, const Category& b) {
+    return std::max(a.engine, a.baseline) > std::max(b.engine, b.baseline);
+  });
+  if (data.phases.size() > kTopPhases) data.phases.resize(kTopPhases);
+  return data;
+}
 
+// The swatch and name of each side at `y`.
+void Legend(const Series& series, double y, std::string& body) {
+  body += "<g class=\"legend\" font-size=\"12\">\n";
+  double lx = 20;
+  for (int k = 0; k < (series.two ? 2 : 1); ++k) {
+    const std::string& who = k == 0 ? series.engine : series.baseline;
+    std::string label = util::Truncate(who, 30) + (k == 0 ? " (engine)" : " (baseline)");
+    body += "<rect class=\"legend-swatch\" x=\"" + Num(lx) + "\" y=\"" + Num(y) +
+            "\" width=\"12\" height=\"12\" fill=\"" + (k == 0 ? kEngineColour : kBaselineColour) + "\"/>\n";
+    body += "<text x=\"" + Num(lx + 16) + "\" y=\"" + Num(y + 10) + "\">" + XmlEscape(label) + "</text>\n";
+    lx += 40 + 7.0 * static_cast<double>(util::DisplayWidth(label));
+  }
+  body += "</g>\n";
+}
+
+// The legend, the note on what a dispatch is, then the charts: with a baseline the Δ
+// charts first (buckets, then the phases with the largest |Δ|), then the absolute ones.
+// Returns the y below the last.
+double Charts(const Report& report, const ChartData& data, double y, std::string& body) {
+  const Series& series = data.series;
+  Legend(series, y, body);
+  y += 24;
+  body += "<text x=\"20\" y=\"" + Num(y + 8) + "\" font-size=\"11\" fill=\"#555\">" +
+          XmlEscape("Medians over trials. " + std::string(util::WordsOf(report).dispatch_note)) + "</text>\n";
+  y += 24;
+  const sources::SourceWords& words = util::WordsOf(report);
+  const std::string bucket_title = "by " + std::string(words.unit) + "-duration bucket";
+  const std::string phase_title = "by " + std::string(words.phase);
+  if (series.two) {
+    const auto& c = *report.comparison;
+    y = DeltaChart("Δ GPU µs/token " + bucket_title + ": " + series.engine + " − " + series.baseline, c.buckets,
+                   c.attack_target, series, y, body);
+    std::vector<Delta> phase_deltas = c.phases;
+    std::stable_sort(phase_deltas.begin(), phase_deltas.end(),
+                     [](const Delta& a, const Delta& b) { return std::fabs(a.delta) > std::fabs(b.delta); });
+    if (phase_deltas.size() > kTopPhases) phase_deltas.resize(kTopPhases);
+    y = DeltaChart("Δ GPU µs/token " + phase_title + " (top " + std::to_string(kTopPhases) + " by |Δ|)",
+                   phase_deltas, std::nullopt, series, y, body);
+  }
+  y = Chart("GPU µs/token " + bucket_title, data.buckets, series, y, body);
+  return Chart("GPU µs/token " + phase_title + " (top " + std::to_string(kTopPhases) + ")", data.phases, series, y,
+               body);
+}
+
+// The document around `body`, `height` tall, titled `heading`.
+std::string SvgDocument(const std::string& heading, const std::string& body, double height) {
   std::string svg = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  svg += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + Num(kWidth) + "\" height=\"" +
-         Num(y) + "\" viewBox=\"0 0 " + Num(kWidth) + " " + Num(y) +
-         "\" font-family=\"sans-serif\">\n";
+  svg += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + Num(kWidth) + "\" height=\"" + Num(height) +
+         "\" viewBox=\"0 0 " + Num(kWidth) + " " + Num(height) + "\" font-family=\"sans-serif\">\n";
   svg += "<title>" + XmlEscape(heading) + "</title>\n";
-  svg += "<rect class=\"background\" x=\"0\" y=\"0\" width=\"" + Num(kWidth) + "\" height=\"" +
-         Num(y) + "\" fill=\"#ffffff\"/>\n";
+  svg += "<rect class=\"background\" x=\"0\" y=\"0\" width=\"" + Num(kWidth) + "\" height=\"" + Num(height) +
+         "\" fill=\"#ffffff\"/>\n";
   svg += body;
   svg += "</svg>\n";
   return svg;
+}
+
+}  // namespace
+
+std::string RenderSvg(const Report& report) {
+  const util::Sides sides = util::FindSides(report);
+  const ChartData data = ChartDataOf(report, sides);
+  std::string heading = "perfgate: GPU µs per decode token";
+  if (sides.engine != nullptr) {
+    heading += ", " + data.series.engine + (data.series.two ? " vs " + data.series.baseline : " (no baseline)");
+  } else {
+    heading += " (no traces summarised)";
+  }
+  double y = 20;
+  std::string body = "<text x=\"20\" y=\"" + Num(y + 8) + "\" font-size=\"17\" font-weight=\"bold\">" +
+                     XmlEscape(heading) + "</text>\n";
+  y += 22;
+  y = sides.engine != nullptr ? Charts(report, data, y, body) : y + 20;
+  return SvgDocument(heading, body, y);
 }
 
 }  // namespace perfgate::report

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "perfgate/core/version.h"
+#include "perfgate/sources/source.h"
 #include "support/run_command.h"
 
 namespace perfgate::report {
@@ -61,6 +62,34 @@ Reports Metal() {
 std::string Lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
+}
+
+// builtin.cc fills the words by field name; a word left out would print as "".
+TEST(SourceWords, EveryBuiltinSourceFillsEveryWord) {
+  using W = sources::SourceWords;
+  const std::vector<std::pair<const char*, std::string_view W::*>> fields = {
+      {"unit", &W::unit},           {"units", &W::units},
+      {"family", &W::family},       {"families", &W::families},
+      {"per_token", &W::per_token}, {"dispatch_note", &W::dispatch_note},
+      {"phase", &W::phase},         {"phases", &W::phases},
+      {"registry", &W::registry},   {"unit_abbrev", &W::unit_abbrev},
+      {"instance", &W::instance},   {"labelled", &W::labelled},
+      {"registry_title", &W::registry_title}, {"registry_names", &W::registry_names},
+      {"distinct_names", &W::distinct_names}};
+  ASSERT_EQ(fields.size() * sizeof(std::string_view), sizeof(W)) << "a field of SourceWords is not listed here";
+  for (const sources::TraceSource& s : sources::BuiltinSources()) {
+    for (const auto& [name, field] : fields) {
+      EXPECT_FALSE((s.descriptor.words.*field).empty()) << s.descriptor.name << "." << name;
+    }
+  }
+  const W& metal = sources::BuiltinSources().at(0).descriptor.words;
+  const W& json = sources::BuiltinSources().at(1).descriptor.words;
+  EXPECT_EQ(metal.unit, "submission");
+  EXPECT_EQ(metal.unit_abbrev, "sub");
+  EXPECT_EQ(metal.instance, "CB");
+  EXPECT_EQ(json.unit, "kernel");
+  EXPECT_EQ(json.phase, "annotation phase");
+  EXPECT_EQ(json.distinct_names, "distinct kernels");
 }
 
 TEST(ReportVocabularyCli, TraceEventJsonSpeaksOfKernels) {
