@@ -261,8 +261,9 @@ void Inputs(const Report& report, Lines& out) {
   out.Blank();
 }
 
-// Rows of the bucket table: for each bucket, the engine and baseline medians.
-void BucketTable(const Report& report, const util::Sides& sides, Lines& out) {
+// Rows of the bucket table: for each bucket, the engine and baseline medians, then the
+// totals and the unit count per token.
+void BucketRows(const Report& report, const util::Sides& sides, Lines& out) {
   const EngineSummary& e = *sides.engine;
   const EngineSummary& b = *sides.baseline;
   const auto& c = *report.comparison;
@@ -307,8 +308,17 @@ void BucketTable(const Report& report, const util::Sides& sides, Lines& out) {
   out.Add(util::Capitalized(dispatch) + "s/tok: " + Fixed(s.engine, 1) + " vs " + Fixed(s.baseline, 1) +
           ", Δ " + Signed(s.delta, 1) + " (" + Percent(s.delta_pct) + "), p = " + PValue(s.p_value));
   out.Blank();
+}
 
-  // The seed's md-bucket summary: count/token x p50 = µs/token, Δ as % of the baseline total.
+// The seed's md-bucket summary: count/token x p50 = µs/token, Δ as % of the baseline total.
+void MdBucketSummary(const Report& report, const util::Sides& sides, Lines& out) {
+  const EngineSummary& e = *sides.engine;
+  const EngineSummary& b = *sides.baseline;
+  const auto& c = *report.comparison;
+  const std::string en = util::SideName(report, &e, false);
+  const std::string bn = util::SideName(report, &b, true);
+  const std::string sub(util::WordsOf(report).unit_abbrev), per_sub = util::PerTok(sub);
+  const Delta& t = c.total;
   const std::string md = "md_8_32us";
   auto md_delta = std::find_if(c.buckets.begin(), c.buckets.end(),
                                [&](const Delta& d) { return d.name == md; });
@@ -330,7 +340,12 @@ void BucketTable(const Report& report, const util::Sides& sides, Lines& out) {
             " of the baseline's total GPU µs/tok)");
     out.Blank();
   }
+}
 
+// The bucket that regressed most, its Δ and p, and the kernel class that usually lands
+// there.
+void AttackTarget(const Report& report, Lines& out) {
+  const auto& c = *report.comparison;
   out.Add("Attack target (bucket with the largest positive Δµs/tok): " +
           (c.attack_target ? *c.attack_target : std::string("none: no bucket regressed")));
   if (c.attack_target) {
@@ -344,6 +359,13 @@ void BucketTable(const Report& report, const util::Sides& sides, Lines& out) {
     out.Add("  likely kernel class: " + (hint.empty() ? std::string("unknown") : hint));
   }
   out.Blank();
+}
+
+// The side-by-side bucket table, the md-bucket summary and the attack target.
+void BucketTable(const Report& report, const util::Sides& sides, Lines& out) {
+  BucketRows(report, sides, out);
+  MdBucketSummary(report, sides, out);
+  AttackTarget(report, out);
 }
 
 void EngineOnlyBucketTable(const Report& report, const EngineSummary& e, Lines& out) {
