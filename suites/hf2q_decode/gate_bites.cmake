@@ -38,7 +38,7 @@ foreach(expected
     "Hf2qGolden\\.json:[0-9]+: buckets/md_8_32us/submissions_per_token: 3 vs golden 1 "
     "Hf2qGolden\\.json:[0-9]+: buckets/md_8_32us/us_per_token: 53\\.8"
     "Hf2qGolden\\.json:[0-9]+: submissions_per_token: 47\\.61[0-9]* vs golden 45\\.5968"
-    "accept with: PERFGATE_UPDATE_GOLDEN=all ctest -R 'Hf2qDecode\\.Hf2qGolden'"
+    "accept with: PERFGATE_UPDATE_GOLDEN=all ctest --no-tests=error -R 'Hf2qDecode\\.Hf2qGolden'"
     "\\[       OK \\] Hf2qDecode.LlamaGolden")
   if(NOT out MATCHES "${expected}")
     message(FATAL_ERROR "expected /${expected}/ in the suite's output:\n${out}")

@@ -96,18 +96,19 @@ LimitVerdict JudgeLimit(std::string metric, double current_median, const std::ve
   if (!current.empty() && !reference.empty()) v.p_value = stats::MannWhitneyU(reference, current).p_value;
   const bool beyond = BeyondLimit(policy, limit, current_median);
   out.pass = !beyond || !policy.gated;
-  const bool better = !beyond && policy.dir != Direction::kBoth &&
-                      BadwardDelta(v.delta, policy.dir) < -v.threshold;
-  v.verdict = beyond ? Verdict::kRegressed : better ? Verdict::kImproved : Verdict::kSame;
+  v.gated = policy.gated;
+  // A median under a budget is within it, not an improvement on it: a limit check says
+  // only which side of the limit the median is (VerdictWord: "within", "regressed").
+  v.verdict = beyond ? Verdict::kRegressed : Verdict::kSame;
   std::string line = v.metric + " " + FormatValue(current_median) + " vs " + limit_word + " " + FormatValue(limit);
   if (v.threshold > 0) line += " (tolerance " + FormatValue(v.threshold) + ")";
   if (beyond) {
-    line += ": beyond the " + limit_word + ", " + std::string(VerdictName(v.verdict)) + Significance(v, policy.alpha);
+    line += ": beyond the " + limit_word + ", " + VerdictWord(v) + Significance(v, policy.alpha);
     line += policy.gated ? ": fails"
                          : "; not gated (" + (policy.reason.empty() ? std::string("reported only") : policy.reason) +
                                "), so it passes";
   } else {
-    line += ": within the " + limit_word + ", " + std::string(VerdictName(v.verdict)) + ": passes";
+    line += ": within the " + limit_word + ": passes";
   }
   v.explanation = line;
   return out;

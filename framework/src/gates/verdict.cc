@@ -261,6 +261,12 @@ std::string_view VerdictName(Verdict verdict) {
   return "inconclusive";
 }
 
+std::string VerdictWord(const MetricVerdict& v) {
+  if (!v.limit_check) return std::string(VerdictName(v.verdict));
+  if (v.verdict != Verdict::kRegressed) return "within";
+  return v.gated ? "regressed" : "regressed (ungated)";
+}
+
 MetricVerdict JudgeNoisy(std::string metric, const std::vector<double>& baseline,
                          const std::vector<double>& current, const NoisyPolicy& policy) {
   return JudgeNoisyWithP(std::move(metric), baseline, current, policy, std::nullopt, policy.alpha);
@@ -430,7 +436,7 @@ std::string FormatVerdictTable(const std::vector<MetricVerdict>& verdicts) {
   for (const MetricVerdict& v : verdicts) {
     rows.push_back({OneLine(v.metric), FormatValue(v.baseline), FormatValue(v.current), Printf("%+.6g", v.delta),
                     v.delta_pct ? Printf("%+.1f%%", *v.delta_pct) : "-", ToleranceCell(v), PCell(v), NCell(v),
-                    std::string(VerdictName(v.verdict))});
+                    VerdictWord(v)});
   }
   std::vector<size_t> width(rows[0].size(), 0);
   for (const auto& row : rows) {

@@ -180,7 +180,7 @@ CheckOutcome CheckGolden(const std::string& golden_path, const GoldenFile& actua
   const std::string test = TestName(golden_path);
   out.accept_command = !accept_command_hint.empty()
                            ? accept_command_hint
-                           : var + "=" + (missing ? "new" : "all") + " ctest -R " + test;
+                           : var + "=" + (missing ? "new" : "all") + " ctest --no-tests=error -R " + test;
 
   if (missing) {
     if (mode != UpdateMode::kNone) {

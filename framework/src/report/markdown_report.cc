@@ -99,8 +99,7 @@ void TwoSided(const Report& report, const util::Sides& sides, std::vector<std::s
   if (c.attack_target) {
     auto it = std::find_if(c.buckets.begin(), c.buckets.end(),
                            [&](const Delta& d) { return d.name == *c.attack_target; });
-    std::string hint =
-        c.attack_hint.empty() ? util::BucketHint(report, *c.attack_target) : c.attack_hint;
+    std::string hint = util::BucketHint(report, *c.attack_target, c.attack_hint);
     std::string line = "**Attack target: " + Code(*c.attack_target) + "**";
     if (it != c.buckets.end())
       line += " (" + Signed(it->delta, 1) + " µs/tok, p = " + PValue(it->p_value) + ")";

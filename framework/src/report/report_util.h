@@ -108,12 +108,22 @@ inline std::string Capitalized(std::string word) {
   return word;
 }
 
-// The configured hint for a bucket, or "".
-inline std::string BucketHint(const Report& report, std::string_view bucket) {
-  for (const auto& b : report.buckets) {
-    if (b.name == bucket) return b.hint;
+// The hint to print for a bucket: `given` (the attack target's, when set) or the
+// configured one, or "". The default buckets' hints name llama.cpp's Metal kernels
+// (Q4_0 mat-vec_id, mul_mm_id), so a kernel source's report prints none of them; a
+// hint the user configured is printed for every source.
+inline std::string BucketHint(const Report& report, std::string_view bucket, std::string given = "") {
+  if (given.empty()) {
+    for (const auto& b : report.buckets) {
+      if (b.name == bucket) given = b.hint;
+    }
   }
-  return "";
+  if (IsTraceJson(report)) {
+    for (const auto& d : attribution::DefaultBuckets()) {
+      if (d.name == bucket && d.hint == given) return "";
+    }
+  }
+  return given;
 }
 
 // Columns a UTF-8 string occupies: one per code point (no wide characters expected).

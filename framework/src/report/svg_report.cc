@@ -73,10 +73,62 @@ std::string TickLabel(double v, double step) {
   return util::Fixed(v, decimals);
 }
 
+// A bar chart's geometry: the axis' top value, its tick step and the plot's rows.
+struct BarPlot {
+  double axis_max = 1, step = 1, group_h = 0, top = 0, bottom = 0;
+  double X(double v) const { return kPlotLeft + std::max(0.0, v) / axis_max * kPlotWidth; }
+};
+
+// Grid lines, tick labels and the axis title of a bar chart.
+void BarAxis(const BarPlot& plot, std::string& svg) {
+  svg += "<g class=\"axis\" font-size=\"11\" fill=\"#444\">\n";
+  const int ticks = static_cast<int>(std::lround(plot.axis_max / plot.step));
+  for (int i = 0; i <= ticks; ++i) {
+    const double t = plot.step * i;
+    double x = plot.X(t);
+    svg += "<line x1=\"" + Num(x) + "\" y1=\"" + Num(plot.top) + "\" x2=\"" + Num(x) + "\" y2=\"" +
+           Num(plot.bottom + 4) + "\" stroke=\"#ddd\"/>\n";
+    svg += "<text x=\"" + Num(x) + "\" y=\"" + Num(plot.bottom + 17) + "\" text-anchor=\"middle\">" +
+           TickLabel(t, plot.step) + "</text>\n";
+  }
+  svg += "<line x1=\"" + Num(kPlotLeft) + "\" y1=\"" + Num(plot.bottom) + "\" x2=\"" +
+         Num(kPlotLeft + kPlotWidth) + "\" y2=\"" + Num(plot.bottom) + "\" stroke=\"#444\"/>\n";
+  svg += "<text x=\"" + Num(kPlotLeft + kPlotWidth / 2) + "\" y=\"" + Num(plot.bottom + 34) +
+         "\" text-anchor=\"middle\">µs per decode token</text>\n";
+  svg += "</g>\n";
+}
+
+// One category's label and its bars (the engine's, then the baseline's), top at `gy`.
+void CategoryBars(const Category& c, const Series& series, const BarPlot& plot, double gy, std::string& svg) {
+  const bool two = series.two;
+  svg += "<g class=\"category\">\n<title>" + XmlEscape(c.name) + "</title>\n";
+  svg += "<text x=\"" + Num(kLabelWidth) + "\" y=\"" + Num(gy + (two ? kBarHeight : kBarHeight / 2) + 4) +
+         "\" text-anchor=\"end\" font-size=\"12\">" + XmlEscape(util::Truncate(c.name, kLabelChars)) +
+         "</text>\n";
+  struct Bar {
+    const char* cls;
+    const char* colour;
+    const std::string* who;
+    double value;
+  };
+  std::vector<Bar> bars = {{"bar-engine", kEngineColour, &series.engine, c.engine}};
+  if (two) bars.push_back({"bar-baseline", kBaselineColour, &series.baseline, c.baseline});
+  for (size_t k = 0; k < bars.size(); ++k) {
+    double by = gy + kBarHeight * static_cast<double>(k);
+    double w = plot.X(bars[k].value) - kPlotLeft;
+    svg += "<rect class=\"" + std::string(bars[k].cls) + "\" x=\"" + Num(kPlotLeft) + "\" y=\"" + Num(by) +
+           "\" width=\"" + Num(w) + "\" height=\"" + Num(kBarHeight - 2) + "\" fill=\"" + bars[k].colour +
+           "\"><title>" + XmlEscape(*bars[k].who + " " + c.name + ": " + util::Fixed(bars[k].value, 1) + " µs/tok") +
+           "</title></rect>\n";
+    svg += "<text x=\"" + Num(kPlotLeft + w + 4) + "\" y=\"" + Num(by + kBarHeight - 3) + "\" font-size=\"11\">" +
+           util::Fixed(bars[k].value, 1) + "</text>\n";
+  }
+  svg += "</g>\n";
+}
+
 // Draws one chart at vertical offset `y`; returns the y below it.
 double Chart(const std::string& title, const std::vector<Category>& cats, const Series& series,
              double y, std::string& svg) {
-  const bool two = series.two;
   svg += "<text x=\"20\" y=\"" + Num(y + 16) + "\" font-size=\"15\" font-weight=\"bold\">" +
          XmlEscape(title) + "</text>\n";
   y += 30;
@@ -88,62 +140,17 @@ double Chart(const std::string& title, const std::vector<Category>& cats, const 
   double max = 0;
   for (const auto& c : cats) max = std::max({max, c.engine, c.baseline});
   if (!(max > 0)) max = 1;
-  const double step = TickStep(max);
-  const double axis_max = std::ceil(max / step - 1e-9) * step;
-  auto x_of = [&](double v) { return kPlotLeft + std::max(0.0, v) / axis_max * kPlotWidth; };
-
-  const double group_h = (two ? 2 : 1) * kBarHeight + kGroupGap;
-  const double plot_top = y;
-  const double plot_bottom = y + group_h * static_cast<double>(cats.size());
-
-  // Grid lines and tick labels.
-  svg += "<g class=\"axis\" font-size=\"11\" fill=\"#444\">\n";
-  const int ticks = static_cast<int>(std::lround(axis_max / step));
-  for (int i = 0; i <= ticks; ++i) {
-    const double t = step * i;
-    double x = x_of(t);
-    svg += "<line x1=\"" + Num(x) + "\" y1=\"" + Num(plot_top) + "\" x2=\"" + Num(x) + "\" y2=\"" +
-           Num(plot_bottom + 4) + "\" stroke=\"#ddd\"/>\n";
-    svg += "<text x=\"" + Num(x) + "\" y=\"" + Num(plot_bottom + 17) +
-           "\" text-anchor=\"middle\">" + TickLabel(t, step) + "</text>\n";
-  }
-  svg += "<line x1=\"" + Num(kPlotLeft) + "\" y1=\"" + Num(plot_bottom) + "\" x2=\"" +
-         Num(kPlotLeft + kPlotWidth) + "\" y2=\"" + Num(plot_bottom) + "\" stroke=\"#444\"/>\n";
-  svg += "<text x=\"" + Num(kPlotLeft + kPlotWidth / 2) + "\" y=\"" + Num(plot_bottom + 34) +
-         "\" text-anchor=\"middle\">µs per decode token</text>\n";
-  svg += "</g>\n";
-
+  BarPlot plot;
+  plot.step = TickStep(max);
+  plot.axis_max = std::ceil(max / plot.step - 1e-9) * plot.step;
+  plot.group_h = (series.two ? 2 : 1) * kBarHeight + kGroupGap;
+  plot.top = y;
+  plot.bottom = y + plot.group_h * static_cast<double>(cats.size());
+  BarAxis(plot, svg);
   for (size_t i = 0; i < cats.size(); ++i) {
-    const Category& c = cats[i];
-    double gy = plot_top + group_h * static_cast<double>(i) + kGroupGap / 2;
-    svg += "<g class=\"category\">\n<title>" + XmlEscape(c.name) + "</title>\n";
-    svg += "<text x=\"" + Num(kLabelWidth) + "\" y=\"" +
-           Num(gy + (two ? kBarHeight : kBarHeight / 2) + 4) +
-           "\" text-anchor=\"end\" font-size=\"12\">" +
-           XmlEscape(util::Truncate(c.name, kLabelChars)) + "</text>\n";
-    struct Bar {
-      const char* cls;
-      const char* colour;
-      const std::string* who;
-      double value;
-    };
-    std::vector<Bar> bars = {{"bar-engine", kEngineColour, &series.engine, c.engine}};
-    if (two) bars.push_back({"bar-baseline", kBaselineColour, &series.baseline, c.baseline});
-    for (size_t k = 0; k < bars.size(); ++k) {
-      double by = gy + kBarHeight * static_cast<double>(k);
-      double w = x_of(bars[k].value) - kPlotLeft;
-      svg += "<rect class=\"" + std::string(bars[k].cls) + "\" x=\"" + Num(kPlotLeft) + "\" y=\"" +
-             Num(by) + "\" width=\"" + Num(w) + "\" height=\"" + Num(kBarHeight - 2) +
-             "\" fill=\"" + bars[k].colour + "\"><title>" +
-             XmlEscape(*bars[k].who + " " + c.name + ": " + util::Fixed(bars[k].value, 1) +
-                       " µs/tok") +
-             "</title></rect>\n";
-      svg += "<text x=\"" + Num(kPlotLeft + w + 4) + "\" y=\"" + Num(by + kBarHeight - 3) +
-             "\" font-size=\"11\">" + util::Fixed(bars[k].value, 1) + "</text>\n";
-    }
-    svg += "</g>\n";
+    CategoryBars(cats[i], series, plot, plot.top + plot.group_h * static_cast<double>(i) + kGroupGap / 2, svg);
   }
-  return plot_bottom + 50;
+  return plot.bottom + 50;
 }
 
 // Where Δ lands on a signed log scale of `decades` decades per half-plot: log10(1 + |Δ|)
@@ -162,6 +169,67 @@ std::string DeltaText(const Delta& d) {
   return util::Signed(d.delta, 1) + " µs/tok (" + util::Percent(d.delta_pct) + "), p " + util::PValue(d.p_value);
 }
 
+// A Δ chart's geometry: decades per half-plot, the zero line's x and the plot's rows.
+struct DeltaPlot {
+  double decades = 1, zero = 0, row_h = 0, top = 0, bottom = 0;
+};
+
+// Grid lines at 0, ±1, ±10, ... and the axis title of a Δ chart.
+void DeltaAxis(const DeltaPlot& plot, const Series& series, std::string& svg) {
+  svg += "<g class=\"axis\" font-size=\"11\" fill=\"#444\">\n";
+  for (int k = -1; k <= static_cast<int>(plot.decades); ++k) {
+    const double magnitude = k < 0 ? 0 : std::pow(10.0, k);
+    if (std::log10(1 + magnitude) > plot.decades + 0.01) break;  // 10^decades itself sits at the edge
+    for (double v : {magnitude, -magnitude}) {
+      const double x = plot.zero + DeltaOffset(v, plot.decades);
+      svg += "<line x1=\"" + Num(x) + "\" y1=\"" + Num(plot.top) + "\" x2=\"" + Num(x) + "\" y2=\"" +
+             Num(plot.bottom + 4) + "\" stroke=\"" + (v == 0 ? "#444" : "#ddd") + "\"/>\n";
+      svg += "<text x=\"" + Num(x) + "\" y=\"" + Num(plot.bottom + 17) + "\" text-anchor=\"middle\">" +
+             DeltaTick(v) + "</text>\n";
+      if (v == 0) break;
+    }
+  }
+  svg += "<text x=\"" + Num(plot.zero) + "\" y=\"" + Num(plot.bottom + 34) + "\" text-anchor=\"middle\">" +
+         XmlEscape("Δ µs per decode token, " + series.engine + " − " + series.baseline +
+                   " (signed log scale: red = slower, a regression; green = faster)") +
+         "</text>\n";
+  svg += "</g>\n";
+}
+
+// One Δ row, top at `gy`: the band and marker when it is the attack target, its label,
+// its bar, and its Δ, Δ% and p on the side of the zero line the bar does not use.
+void DeltaRow(const Delta& d, bool target, const DeltaPlot& plot, double gy, std::string& svg) {
+  const double zero = plot.zero;
+  svg += "<g class=\"delta-row\">\n";
+  if (target) {
+    svg += "<rect class=\"attack-target\" x=\"10\" y=\"" + Num(gy - kGroupGap / 2) + "\" width=\"" +
+           Num(kWidth - 20) + "\" height=\"" + Num(plot.row_h) + "\" fill=\"" + kAttackColour + "\"><title>" +
+           XmlEscape("attack target: " + d.name) + "</title></rect>\n";
+  }
+  svg += "<text x=\"" + Num(kLabelWidth) + "\" y=\"" + Num(gy + kBarHeight / 2 + 4) +
+         "\" text-anchor=\"end\" font-size=\"12\"" + (target ? " font-weight=\"bold\"" : "") + ">" +
+         XmlEscape((target ? "▶ " : "") + util::Truncate(d.name, target ? kLabelChars - 2 : kLabelChars)) +
+         "</text>\n";
+  const double offset = DeltaOffset(d.delta, plot.decades);
+  if (offset != 0) {
+    const bool regressed = offset > 0;
+    svg += "<rect class=\"bar-delta " + std::string(regressed ? "regressed" : "improved") + "\" x=\"" +
+           Num(regressed ? zero : zero + offset) + "\" y=\"" + Num(gy) + "\" width=\"" + Num(std::fabs(offset)) +
+           "\" height=\"" + Num(kBarHeight - 2) + "\" fill=\"" + (regressed ? kRegressedColour : kImprovedColour) +
+           "\"><title>" + XmlEscape(d.name + ": " + DeltaText(d)) + "</title></rect>\n";
+  }
+  // The words go where the bar is not: left of the zero line for a regression.
+  const bool left = offset > 0;
+  svg += "<text class=\"delta-value\" x=\"" + Num(left ? zero - 6 : zero + 6) + "\" y=\"" +
+         Num(gy + kBarHeight - 3) + "\" font-size=\"11\"" + (left ? " text-anchor=\"end\"" : "") + ">" +
+         XmlEscape(DeltaText(d)) + "</text>\n";
+  if (target) {  // right of the plot, where no bar reaches
+    svg += "<text class=\"attack-target-label\" x=\"" + Num(kWidth - 14) + "\" y=\"" + Num(gy + kBarHeight - 3) +
+           "\" text-anchor=\"end\" font-size=\"11\" font-weight=\"bold\">attack target</text>\n";
+  }
+  svg += "</g>\n";
+}
+
 // Draws one Δ chart (engine − baseline) at vertical offset `y`; returns the y below it.
 // Regressions grow right in red, improvements left in green; each row's Δ, Δ% and p sit
 // on the side of the zero line its bar does not use; the attack target's row is banded.
@@ -178,156 +246,123 @@ double DeltaChart(const std::string& title, const std::vector<Delta>& rows, cons
   for (const Delta& d : rows) {
     if (std::isfinite(d.delta)) max = std::max(max, std::fabs(d.delta));
   }
-  const double decades = std::max(1.0, std::ceil(std::log10(1 + max)));
-  const double zero = kPlotLeft + kDeltaHalfWidth;
-  const double row_h = kBarHeight + kGroupGap;
-  const double plot_top = y;
-  const double plot_bottom = y + row_h * static_cast<double>(rows.size());
-
-  svg += "<g class=\"axis\" font-size=\"11\" fill=\"#444\">\n";
-  for (int k = -1; k <= static_cast<int>(decades); ++k) {
-    const double magnitude = k < 0 ? 0 : std::pow(10.0, k);
-    if (std::log10(1 + magnitude) > decades + 0.01) break;  // 10^decades itself sits at the edge
-    for (double v : {magnitude, -magnitude}) {
-      const double x = zero + DeltaOffset(v, decades);
-      svg += "<line x1=\"" + Num(x) + "\" y1=\"" + Num(plot_top) + "\" x2=\"" + Num(x) + "\" y2=\"" +
-             Num(plot_bottom + 4) + "\" stroke=\"" + (v == 0 ? "#444" : "#ddd") + "\"/>\n";
-      svg += "<text x=\"" + Num(x) + "\" y=\"" + Num(plot_bottom + 17) + "\" text-anchor=\"middle\">" +
-             DeltaTick(v) + "</text>\n";
-      if (v == 0) break;
-    }
-  }
-  svg += "<text x=\"" + Num(zero) + "\" y=\"" + Num(plot_bottom + 34) + "\" text-anchor=\"middle\">" +
-         XmlEscape("Δ µs per decode token, " + series.engine + " − " + series.baseline +
-                   " (signed log scale: red = slower, a regression; green = faster)") +
-         "</text>\n";
-  svg += "</g>\n";
-
+  DeltaPlot plot;
+  plot.decades = std::max(1.0, std::ceil(std::log10(1 + max)));
+  plot.zero = kPlotLeft + kDeltaHalfWidth;
+  plot.row_h = kBarHeight + kGroupGap;
+  plot.top = y;
+  plot.bottom = y + plot.row_h * static_cast<double>(rows.size());
+  DeltaAxis(plot, series, svg);
   for (size_t i = 0; i < rows.size(); ++i) {
-    const Delta& d = rows[i];
-    const double gy = plot_top + row_h * static_cast<double>(i) + kGroupGap / 2;
-    const bool target = attack && *attack == d.name;
-    svg += "<g class=\"delta-row\">\n";
-    if (target) {
-      svg += "<rect class=\"attack-target\" x=\"10\" y=\"" + Num(gy - kGroupGap / 2) + "\" width=\"" +
-             Num(kWidth - 20) + "\" height=\"" + Num(row_h) + "\" fill=\"" + kAttackColour + "\"><title>" +
-             XmlEscape("attack target: " + d.name) + "</title></rect>\n";
-    }
-    svg += "<text x=\"" + Num(kLabelWidth) + "\" y=\"" + Num(gy + kBarHeight / 2 + 4) +
-           "\" text-anchor=\"end\" font-size=\"12\"" + (target ? " font-weight=\"bold\"" : "") + ">" +
-           XmlEscape((target ? "▶ " : "") + util::Truncate(d.name, target ? kLabelChars - 2 : kLabelChars)) +
-           "</text>\n";
-    const double offset = DeltaOffset(d.delta, decades);
-    if (offset != 0) {
-      const bool regressed = offset > 0;
-      svg += "<rect class=\"bar-delta " + std::string(regressed ? "regressed" : "improved") + "\" x=\"" +
-             Num(regressed ? zero : zero + offset) + "\" y=\"" + Num(gy) + "\" width=\"" + Num(std::fabs(offset)) +
-             "\" height=\"" + Num(kBarHeight - 2) + "\" fill=\"" + (regressed ? kRegressedColour : kImprovedColour) +
-             "\"><title>" + XmlEscape(d.name + ": " + DeltaText(d)) + "</title></rect>\n";
-    }
-    // The words go where the bar is not: left of the zero line for a regression.
-    const bool left = offset > 0;
-    svg += "<text class=\"delta-value\" x=\"" + Num(left ? zero - 6 : zero + 6) + "\" y=\"" +
-           Num(gy + kBarHeight - 3) + "\" font-size=\"11\"" + (left ? " text-anchor=\"end\"" : "") + ">" +
-           XmlEscape(DeltaText(d)) + "</text>\n";
-    if (target) {  // right of the plot, where no bar reaches
-      svg += "<text class=\"attack-target-label\" x=\"" + Num(kWidth - 14) + "\" y=\"" + Num(gy + kBarHeight - 3) +
-             "\" text-anchor=\"end\" font-size=\"11\" font-weight=\"bold\">attack target</text>\n";
-    }
-    svg += "</g>\n";
+    const double gy = plot.top + plot.row_h * static_cast<double>(i) + kGroupGap / 2;
+    DeltaRow(rows[i], attack && *attack == rows[i].name, plot, gy, svg);
   }
-  return plot_bottom + 50;
+  return plot.bottom + 50;
+}
+
+// The two sides' names and the absolute charts' rows: per bucket and the top phases,
+// from the comparison when there is a baseline, else from the engine alone.
+struct ChartData {
+  Series series;
+  std::vector<Category> buckets, phases;
+};
+
+ChartData ChartDataOf(const Report& report, const util::Sides& sides) {
+  ChartData data;
+  if (sides.engine == nullptr) return data;
+  data.series.engine = util::SideName(report, sides.engine, false);
+  if (sides.baseline != nullptr) {
+    data.series.baseline = util::SideName(report, sides.baseline, true);
+    data.series.two = true;
+    for (const Delta& d : report.comparison->buckets) data.buckets.push_back({d.name, d.engine, d.baseline});
+    for (const Delta& d : report.comparison->phases) data.phases.push_back({d.name, d.engine, d.baseline});
+  } else {
+    for (const auto& [name, b] : sides.engine->buckets) data.buckets.push_back({name, b.us_per_token.median, 0});
+    for (const auto& [name, p] : sides.engine->cb_label_gpu) {
+      data.phases.push_back({name, p.gpu_us_per_token.median, 0});
+    }
+  }
+  std::stable_sort(data.phases.begin(), data.phases.end(), [](const Category& a, const Category& b) {
+    return std::max(a.engine, a.baseline) > std::max(b.engine, b.baseline);
+  });
+  if (data.phases.size() > kTopPhases) data.phases.resize(kTopPhases);
+  return data;
+}
+
+// The swatch and name of each side at `y`.
+void Legend(const Series& series, double y, std::string& body) {
+  body += "<g class=\"legend\" font-size=\"12\">\n";
+  double lx = 20;
+  for (int k = 0; k < (series.two ? 2 : 1); ++k) {
+    const std::string& who = k == 0 ? series.engine : series.baseline;
+    std::string label = util::Truncate(who, 30) + (k == 0 ? " (engine)" : " (baseline)");
+    body += "<rect class=\"legend-swatch\" x=\"" + Num(lx) + "\" y=\"" + Num(y) +
+            "\" width=\"12\" height=\"12\" fill=\"" + (k == 0 ? kEngineColour : kBaselineColour) + "\"/>\n";
+    body += "<text x=\"" + Num(lx + 16) + "\" y=\"" + Num(y + 10) + "\">" + XmlEscape(label) + "</text>\n";
+    lx += 40 + 7.0 * static_cast<double>(util::DisplayWidth(label));
+  }
+  body += "</g>\n";
+}
+
+// The legend, the note on what a dispatch is, then the charts: with a baseline the Δ
+// charts first (buckets, then the phases with the largest |Δ|), then the absolute ones.
+// Returns the y below the last.
+double Charts(const Report& report, const ChartData& data, double y, std::string& body) {
+  const Series& series = data.series;
+  Legend(series, y, body);
+  y += 24;
+  body += "<text x=\"20\" y=\"" + Num(y + 8) + "\" font-size=\"11\" fill=\"#555\">" +
+          XmlEscape("Medians over trials. " + std::string(util::WordsOf(report).dispatch_note)) + "</text>\n";
+  y += 24;
+  const sources::SourceWords& words = util::WordsOf(report);
+  const std::string bucket_title = "by " + std::string(words.unit) + "-duration bucket";
+  const std::string phase_title = "by " + std::string(words.phase);
+  if (series.two) {
+    const auto& c = *report.comparison;
+    y = DeltaChart("Δ GPU µs/token " + bucket_title + ": " + series.engine + " − " + series.baseline, c.buckets,
+                   c.attack_target, series, y, body);
+    std::vector<Delta> phase_deltas = c.phases;
+    std::stable_sort(phase_deltas.begin(), phase_deltas.end(),
+                     [](const Delta& a, const Delta& b) { return std::fabs(a.delta) > std::fabs(b.delta); });
+    if (phase_deltas.size() > kTopPhases) phase_deltas.resize(kTopPhases);
+    y = DeltaChart("Δ GPU µs/token " + phase_title + " (top " + std::to_string(kTopPhases) + " by |Δ|)",
+                   phase_deltas, std::nullopt, series, y, body);
+  }
+  y = Chart("GPU µs/token " + bucket_title, data.buckets, series, y, body);
+  return Chart("GPU µs/token " + phase_title + " (top " + std::to_string(kTopPhases) + ")", data.phases, series, y,
+               body);
+}
+
+// The document around `body`, `height` tall, titled `heading`.
+std::string SvgDocument(const std::string& heading, const std::string& body, double height) {
+  std::string svg = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  svg += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + Num(kWidth) + "\" height=\"" + Num(height) +
+         "\" viewBox=\"0 0 " + Num(kWidth) + " " + Num(height) + "\" font-family=\"sans-serif\">\n";
+  svg += "<title>" + XmlEscape(heading) + "</title>\n";
+  svg += "<rect class=\"background\" x=\"0\" y=\"0\" width=\"" + Num(kWidth) + "\" height=\"" + Num(height) +
+         "\" fill=\"#ffffff\"/>\n";
+  svg += body;
+  svg += "</svg>\n";
+  return svg;
 }
 
 }  // namespace
 
 std::string RenderSvg(const Report& report) {
-  util::Sides sides = util::FindSides(report);
-  Series series;
-  std::vector<Category> buckets, phases;
-  if (sides.engine != nullptr) {
-    series.engine = util::SideName(report, sides.engine, false);
-    if (sides.baseline != nullptr) {
-      series.baseline = util::SideName(report, sides.baseline, true);
-      series.two = true;
-      for (const Delta& d : report.comparison->buckets)
-        buckets.push_back({d.name, d.engine, d.baseline});
-      for (const Delta& d : report.comparison->phases)
-        phases.push_back({d.name, d.engine, d.baseline});
-    } else {
-      for (const auto& [name, b] : sides.engine->buckets)
-        buckets.push_back({name, b.us_per_token.median, 0});
-      for (const auto& [name, p] : sides.engine->cb_label_gpu) {
-        phases.push_back({name, p.gpu_us_per_token.median, 0});
-      }
-    }
-    std::stable_sort(phases.begin(), phases.end(), [](const Category& a, const Category& b) {
-      return std::max(a.engine, a.baseline) > std::max(b.engine, b.baseline);
-    });
-    if (phases.size() > kTopPhases) phases.resize(kTopPhases);
-  }
-
-  std::string body;
-  double y = 20;
+  const util::Sides sides = util::FindSides(report);
+  const ChartData data = ChartDataOf(report, sides);
   std::string heading = "perfgate: GPU µs per decode token";
   if (sides.engine != nullptr) {
-    heading += ", " + series.engine + (series.two ? " vs " + series.baseline : " (no baseline)");
+    heading += ", " + data.series.engine + (data.series.two ? " vs " + data.series.baseline : " (no baseline)");
   } else {
     heading += " (no traces summarised)";
   }
-  body += "<text x=\"20\" y=\"" + Num(y + 8) + "\" font-size=\"17\" font-weight=\"bold\">" +
-          XmlEscape(heading) + "</text>\n";
+  double y = 20;
+  std::string body = "<text x=\"20\" y=\"" + Num(y + 8) + "\" font-size=\"17\" font-weight=\"bold\">" +
+                     XmlEscape(heading) + "</text>\n";
   y += 22;
-  if (sides.engine != nullptr) {
-    // Legend.
-    body += "<g class=\"legend\" font-size=\"12\">\n";
-    double lx = 20;
-    for (int k = 0; k < (series.two ? 2 : 1); ++k) {
-      const std::string& who = k == 0 ? series.engine : series.baseline;
-      std::string label = util::Truncate(who, 30) + (k == 0 ? " (engine)" : " (baseline)");
-      body += "<rect class=\"legend-swatch\" x=\"" + Num(lx) + "\" y=\"" + Num(y) +
-              "\" width=\"12\" height=\"12\" fill=\"" + (k == 0 ? kEngineColour : kBaselineColour) +
-              "\"/>\n";
-      body += "<text x=\"" + Num(lx + 16) + "\" y=\"" + Num(y + 10) + "\">" + XmlEscape(label) +
-              "</text>\n";
-      lx += 40 + 7.0 * static_cast<double>(util::DisplayWidth(label));
-    }
-    body += "</g>\n";
-    y += 24;
-    body += "<text x=\"20\" y=\"" + Num(y + 8) + "\" font-size=\"11\" fill=\"#555\">" +
-            XmlEscape("Medians over trials. " + std::string(util::WordsOf(report).dispatch_note)) +
-            "</text>\n";
-    y += 24;
-    const sources::SourceWords& words = util::WordsOf(report);
-    const std::string bucket_title = "by " + std::string(words.unit) + "-duration bucket";
-    const std::string phase_title = "by " + std::string(words.phase);
-    if (series.two) {
-      const auto& c = *report.comparison;
-      y = DeltaChart("Δ GPU µs/token " + bucket_title + ": " + series.engine + " − " + series.baseline, c.buckets,
-                     c.attack_target, series, y, body);
-      std::vector<Delta> phase_deltas = c.phases;
-      std::stable_sort(phase_deltas.begin(), phase_deltas.end(),
-                       [](const Delta& a, const Delta& b) { return std::fabs(a.delta) > std::fabs(b.delta); });
-      if (phase_deltas.size() > kTopPhases) phase_deltas.resize(kTopPhases);
-      y = DeltaChart("Δ GPU µs/token " + phase_title + " (top " + std::to_string(kTopPhases) + " by |Δ|)",
-                     phase_deltas, std::nullopt, series, y, body);
-    }
-    y = Chart("GPU µs/token " + bucket_title, buckets, series, y, body);
-    y = Chart("GPU µs/token " + phase_title + " (top " + std::to_string(kTopPhases) + ")", phases, series, y, body);
-  } else {
-    y += 20;
-  }
-
-  std::string svg = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  svg += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + Num(kWidth) + "\" height=\"" +
-         Num(y) + "\" viewBox=\"0 0 " + Num(kWidth) + " " + Num(y) +
-         "\" font-family=\"sans-serif\">\n";
-  svg += "<title>" + XmlEscape(heading) + "</title>\n";
-  svg += "<rect class=\"background\" x=\"0\" y=\"0\" width=\"" + Num(kWidth) + "\" height=\"" +
-         Num(y) + "\" fill=\"#ffffff\"/>\n";
-  svg += body;
-  svg += "</svg>\n";
-  return svg;
+  y = sides.engine != nullptr ? Charts(report, data, y, body) : y + 20;
+  return SvgDocument(heading, body, y);
 }
 
 }  // namespace perfgate::report

@@ -261,8 +261,9 @@ void Inputs(const Report& report, Lines& out) {
   out.Blank();
 }
 
-// Rows of the bucket table: for each bucket, the engine and baseline medians.
-void BucketTable(const Report& report, const util::Sides& sides, Lines& out) {
+// Rows of the bucket table: for each bucket, the engine and baseline medians, then the
+// totals and the unit count per token.
+void BucketRows(const Report& report, const util::Sides& sides, Lines& out) {
   const EngineSummary& e = *sides.engine;
   const EngineSummary& b = *sides.baseline;
   const auto& c = *report.comparison;
@@ -307,8 +308,17 @@ void BucketTable(const Report& report, const util::Sides& sides, Lines& out) {
   out.Add(util::Capitalized(dispatch) + "s/tok: " + Fixed(s.engine, 1) + " vs " + Fixed(s.baseline, 1) +
           ", Δ " + Signed(s.delta, 1) + " (" + Percent(s.delta_pct) + "), p = " + PValue(s.p_value));
   out.Blank();
+}
 
-  // The seed's md-bucket summary: count/token x p50 = µs/token, Δ as % of the baseline total.
+// The seed's md-bucket summary: count/token x p50 = µs/token, Δ as % of the baseline total.
+void MdBucketSummary(const Report& report, const util::Sides& sides, Lines& out) {
+  const EngineSummary& e = *sides.engine;
+  const EngineSummary& b = *sides.baseline;
+  const auto& c = *report.comparison;
+  const std::string en = util::SideName(report, &e, false);
+  const std::string bn = util::SideName(report, &b, true);
+  const std::string sub(util::WordsOf(report).unit_abbrev), per_sub = util::PerTok(sub);
+  const Delta& t = c.total;
   const std::string md = "md_8_32us";
   auto md_delta = std::find_if(c.buckets.begin(), c.buckets.end(),
                                [&](const Delta& d) { return d.name == md; });
@@ -330,7 +340,12 @@ void BucketTable(const Report& report, const util::Sides& sides, Lines& out) {
             " of the baseline's total GPU µs/tok)");
     out.Blank();
   }
+}
 
+// The bucket that regressed most, its Δ and p, and the kernel class that usually lands
+// there.
+void AttackTarget(const Report& report, Lines& out) {
+  const auto& c = *report.comparison;
   out.Add("Attack target (bucket with the largest positive Δµs/tok): " +
           (c.attack_target ? *c.attack_target : std::string("none: no bucket regressed")));
   if (c.attack_target) {
@@ -340,11 +355,17 @@ void BucketTable(const Report& report, const util::Sides& sides, Lines& out) {
       out.Add("  Δµs/tok: " + Signed(it->delta, 1) + " (" + Percent(it->delta_pct) +
               "), p = " + PValue(it->p_value));
     }
-    std::string hint =
-        c.attack_hint.empty() ? util::BucketHint(report, *c.attack_target) : c.attack_hint;
+    std::string hint = util::BucketHint(report, *c.attack_target, c.attack_hint);
     out.Add("  likely kernel class: " + (hint.empty() ? std::string("unknown") : hint));
   }
   out.Blank();
+}
+
+// The side-by-side bucket table, the md-bucket summary and the attack target.
+void BucketTable(const Report& report, const util::Sides& sides, Lines& out) {
+  BucketRows(report, sides, out);
+  MdBucketSummary(report, sides, out);
+  AttackTarget(report, out);
 }
 
 void EngineOnlyBucketTable(const Report& report, const EngineSummary& e, Lines& out) {
@@ -465,29 +486,29 @@ struct PhaseRow {
   double p_value = 1;
 };
 
-void PhaseTable(const Report& report, const util::Sides& sides, Lines& out) {
-  const EngineSummary& e = *sides.engine;
-  bool two = sides.baseline != nullptr;
+// The phases, with a baseline from the comparison by engine µs/tok, else the engine's
+// by GPU time.
+std::vector<PhaseRow> PhaseRowsOf(const Report& report, const util::Sides& sides) {
   std::vector<PhaseRow> rows;
-  if (two) {
+  if (sides.baseline != nullptr) {
     for (const Delta& d : report.comparison->phases) {
       rows.push_back({d.name, d.engine, d.baseline, d.delta, d.p_value});
     }
     std::stable_sort(rows.begin(), rows.end(),
                      [](const PhaseRow& x, const PhaseRow& y) { return x.engine > y.engine; });
   } else {
+    const EngineSummary& e = *sides.engine;
     for (const auto& name : util::PhasesByGpu(e)) {
       double v = e.cb_label_gpu.at(name).gpu_us_per_token.median;
       rows.push_back({name, v, 0, 0, 1});
     }
   }
-  if (rows.empty()) return;
-  std::vector<std::string> labels;
-  for (const auto& r : rows) labels.push_back(r.name);
-  const std::string en = util::SideName(report, &e, false);
-  const sources::SourceWords& words = util::WordsOf(report);
-  const std::string sub(words.unit_abbrev), per_sub = util::PerTok(sub), cb(words.instance),
-      per_cb = util::PerTok(cb + "s");
+  return rows;
+}
+
+// The banner, what a phase and its instances are in this source, and the engine's
+// label coverage.
+void PhaseIntro(const Report& report, const EngineSummary& e, const std::string& en, Lines& out) {
   if (util::IsTraceJson(report)) {
     out.Banner("Per-annotation-phase GPU time (innermost annotation around each kernel)");
     out.Paragraph("", "",
@@ -503,71 +524,110 @@ void PhaseTable(const Report& report, const util::Sides& sides, Lines& out) {
   if (!e.trials.empty()) {
     const TrialSummary& t0 = e.trials[0];
     out.Add(en + " label coverage (trial 0): " + std::to_string(t0.labelled_encoders) + " / " +
-            std::to_string(t0.total_encoders) + " " + std::string(words.labelled) + " carry a phase label (" +
-            Fixed(e.label_coverage * 100.0, 1) + "%)");
+            std::to_string(t0.total_encoders) + " " + std::string(util::WordsOf(report).labelled) +
+            " carry a phase label (" + Fixed(e.label_coverage * 100.0, 1) + "%)");
   } else {
     out.Add(en + " label coverage: " + Fixed(e.label_coverage * 100.0, 1) + "%");
   }
   out.Blank();
+}
+
+// A phase table's column words: "sub/tok", "CB", "CBs/tok" (Metal) or "kern/tok",
+// "range", "ranges/tok" (trace-event JSON).
+struct PhaseWords {
+  std::string per_sub, cb, per_cb;
+};
+
+PhaseWords PhaseWordsOf(const Report& report) {
+  const sources::SourceWords& words = util::WordsOf(report);
+  const std::string cb(words.instance);
+  return {util::PerTok(std::string(words.unit_abbrev)), cb, util::PerTok(cb + "s")};
+}
+
+// Engine and baseline side by side per phase, with Δ and p, and their totals.
+void PhaseComparisonRows(const Report& report, const util::Sides& sides, const std::vector<PhaseRow>& rows,
+                         const std::string& en, Lines& out) {
+  const EngineSummary& e = *sides.engine;
+  const EngineSummary& b = *sides.baseline;
+  const PhaseWords w = PhaseWordsOf(report);
+  std::vector<std::string> labels;
+  for (const auto& r : rows) labels.push_back(r.name);
+  std::vector<Col> cols = {{"phase", 36, true}, {w.per_cb, 8},  {w.per_sub, 8},
+                           {"µs/tok", 9},       {"µs/" + w.cb, 8}, {w.per_cb, 8},
+                           {"µs/tok", 9},       {"Δµs/tok", 9}, {"p", 6}};
+  FitFirstColumn(cols, labels);
+  out.Add(GroupHeader(cols, {{1, 4, en}, {5, 6, util::SideName(report, &b, true)}}));
+  out.Add(Header(cols));
+  out.Add(RuleFor(cols));
   double et = 0, bt = 0;
-  if (two) {
-    const EngineSummary& b = *sides.baseline;
-    std::vector<Col> cols = {{"phase", 36, true}, {per_cb, 8}, {per_sub, 8},
-                             {"µs/tok", 9},       {"µs/" + cb, 8},   {per_cb, 8},
-                             {"µs/tok", 9},       {"Δµs/tok", 9}, {"p", 6}};
-    FitFirstColumn(cols, labels);
-    out.Add(GroupHeader(cols, {{1, 4, en}, {5, 6, util::SideName(report, &b, true)}}));
-    out.Add(Header(cols));
-    out.Add(RuleFor(cols));
-    for (const auto& r : rows) {
-      const auto& ep = util::FindOr(e.cb_label_gpu, r.name);
-      const auto& bp = util::FindOr(b.cb_label_gpu, r.name);
-      et += r.engine;
-      bt += r.baseline;
-      out.Add(Row(cols, {r.name, Fixed(ep.cbs_per_token.median, 2),
-                         Fixed(ep.dispatches_per_token.median, 2), Fixed(r.engine, 1),
-                         Fixed(ep.mean_us_per_cb, 1), Fixed(bp.cbs_per_token.median, 2),
-                         Fixed(r.baseline, 1), Signed(r.delta, 1), PValue(r.p_value)}));
-    }
-    out.Add(RuleFor(cols));
-    out.Add(Row(cols,
-                {"TOTAL", "-", "-", Fixed(et, 1), "", "-", Fixed(bt, 1), Signed(et - bt, 1), ""}));
-  } else {
-    std::vector<Col> cols = {
-        {"phase", 48, true}, {per_cb, 9}, {per_sub, 9}, {"gpu µs/tok", 11}, {"µs/" + cb, 9}};
-    FitFirstColumn(cols, labels);
-    out.Add(Header(cols));
-    out.Add(RuleFor(cols));
-    for (const auto& r : rows) {
-      const auto& ep = util::FindOr(e.cb_label_gpu, r.name);
-      et += r.engine;
-      out.Add(Row(cols, {r.name, Fixed(ep.cbs_per_token.median, 2),
-                         Fixed(ep.dispatches_per_token.median, 2), Fixed(r.engine, 1),
-                         Fixed(ep.mean_us_per_cb, 1)}));
-    }
-    out.Add(RuleFor(cols));
-    out.Add(Row(cols, {"TOTAL", "-", "-", Fixed(et, 1), ""}));
+  for (const auto& r : rows) {
+    const auto& ep = util::FindOr(e.cb_label_gpu, r.name);
+    const auto& bp = util::FindOr(b.cb_label_gpu, r.name);
+    et += r.engine;
+    bt += r.baseline;
+    out.Add(Row(cols, {r.name, Fixed(ep.cbs_per_token.median, 2), Fixed(ep.dispatches_per_token.median, 2),
+                       Fixed(r.engine, 1), Fixed(ep.mean_us_per_cb, 1), Fixed(bp.cbs_per_token.median, 2),
+                       Fixed(r.baseline, 1), Signed(r.delta, 1), PValue(r.p_value)}));
   }
-  out.Blank();
+  out.Add(RuleFor(cols));
+  out.Add(Row(cols, {"TOTAL", "-", "-", Fixed(et, 1), "", "-", Fixed(bt, 1), Signed(et - bt, 1), ""}));
+}
+
+// The engine's phases alone, and their total.
+void PhaseEngineRows(const Report& report, const EngineSummary& e, const std::vector<PhaseRow>& rows, Lines& out) {
+  const PhaseWords w = PhaseWordsOf(report);
+  std::vector<std::string> labels;
+  for (const auto& r : rows) labels.push_back(r.name);
+  std::vector<Col> cols = {
+      {"phase", 48, true}, {w.per_cb, 9}, {w.per_sub, 9}, {"gpu µs/tok", 11}, {"µs/" + w.cb, 9}};
+  FitFirstColumn(cols, labels);
+  out.Add(Header(cols));
+  out.Add(RuleFor(cols));
+  double et = 0;
+  for (const auto& r : rows) {
+    const auto& ep = util::FindOr(e.cb_label_gpu, r.name);
+    et += r.engine;
+    out.Add(Row(cols, {r.name, Fixed(ep.cbs_per_token.median, 2), Fixed(ep.dispatches_per_token.median, 2),
+                       Fixed(r.engine, 1), Fixed(ep.mean_us_per_cb, 1)}));
+  }
+  out.Add(RuleFor(cols));
+  out.Add(Row(cols, {"TOTAL", "-", "-", Fixed(et, 1), ""}));
+}
+
+// The engine's three labelled phases with the most GPU time, each as count × mean.
+void TopLabelledPhases(const Report& report, const EngineSummary& e, const std::vector<PhaseRow>& rows,
+                       const std::string& en, Lines& out) {
   std::vector<const PhaseRow*> labelled;
   for (const auto& r : rows) {
-    if (!r.name.empty() && !attribution::IsGenericPhase(r.name) && r.engine > 0)
-      labelled.push_back(&r);
+    if (!r.name.empty() && !attribution::IsGenericPhase(r.name) && r.engine > 0) labelled.push_back(&r);
   }
-  if (!labelled.empty()) {
-    out.Add("Top-3 labelled " + en + " phases by GPU µs/tok (" +
-            (util::IsTraceJson(report) ? "kernels outside every annotation"
-                                       : "generic Command Buffer / Compute Command") +
-            " excluded):");
-    for (size_t i = 0; i < labelled.size() && i < 3; ++i) {
-      const auto& ep = util::FindOr(e.cb_label_gpu, labelled[i]->name);
-      out.Add("  " + util::Truncate(labelled[i]->name, 48) + ": " +
-              Fixed(ep.cbs_per_token.median, 2) + " " + per_cb + " × ~" + Fixed(ep.mean_us_per_cb, 1) +
-              " µs/" + cb + " = " + Fixed(labelled[i]->engine, 1) + " µs/tok (" +
-              Fixed(ep.dispatches_per_token.median, 1) + " " + per_sub + ")");
-    }
-    out.Blank();
+  if (labelled.empty()) return;
+  const PhaseWords w = PhaseWordsOf(report);
+  out.Add("Top-3 labelled " + en + " phases by GPU µs/tok (" +
+          (util::IsTraceJson(report) ? "kernels outside every annotation" : "generic Command Buffer / Compute Command") +
+          " excluded):");
+  for (size_t i = 0; i < labelled.size() && i < 3; ++i) {
+    const auto& ep = util::FindOr(e.cb_label_gpu, labelled[i]->name);
+    out.Add("  " + util::Truncate(labelled[i]->name, 48) + ": " + Fixed(ep.cbs_per_token.median, 2) + " " + w.per_cb +
+            " × ~" + Fixed(ep.mean_us_per_cb, 1) + " µs/" + w.cb + " = " + Fixed(labelled[i]->engine, 1) +
+            " µs/tok (" + Fixed(ep.dispatches_per_token.median, 1) + " " + w.per_sub + ")");
   }
+  out.Blank();
+}
+
+void PhaseTable(const Report& report, const util::Sides& sides, Lines& out) {
+  const std::vector<PhaseRow> rows = PhaseRowsOf(report, sides);
+  if (rows.empty()) return;
+  const EngineSummary& e = *sides.engine;
+  const std::string en = util::SideName(report, &e, false);
+  PhaseIntro(report, e, en, out);
+  if (sides.baseline != nullptr) {
+    PhaseComparisonRows(report, sides, rows, en, out);
+  } else {
+    PhaseEngineRows(report, e, rows, out);
+  }
+  out.Blank();
+  TopLabelledPhases(report, e, rows, en, out);
 }
 
 void Registry(const Report& report, const util::Sides& sides, Lines& out) {

@@ -55,23 +55,61 @@ StatusOr<attribution::TrialSummary> SummarizeTraceJson(const std::string& path,
   return s;
 }
 
+// Each word by its field's name: fifteen positional strings are easy to misorder.
+SourceWords MetalWords() {
+  SourceWords w;
+  w.unit = "submission";
+  w.units = "submissions";
+  w.family = "encoder family";
+  w.families = "Encoder families";
+  w.per_token = "enc/tok";
+  w.dispatch_note = "A submission is one GPU execution-point pair (about one encoder), not a kernel dispatch.";
+  w.phase = "command-buffer phase";
+  w.phases = "Command-buffer phases";
+  w.registry = "shader registry";
+  w.unit_abbrev = "sub";
+  w.instance = "CB";
+  w.labelled = "encoders";
+  w.registry_title = "Kernel registry (metal-shader-profiler-shader-list)";
+  w.registry_names = "pipeline names";
+  w.distinct_names = "shaders";
+  return w;
+}
+
+SourceWords TraceJsonWords() {
+  SourceWords w;
+  w.unit = "kernel";
+  w.units = "kernels";
+  w.family = "kernel family";
+  w.families = "Kernel families";
+  w.per_token = "kern/tok";
+  w.dispatch_note = "A dispatch is one GPU kernel event (memcpy and memset included).";
+  w.phase = "annotation phase";
+  w.phases = "Annotation phases";
+  w.registry = "kernel list";
+  w.unit_abbrev = "kern";
+  w.instance = "range";
+  w.labelled = "kernels";
+  w.registry_title = "Kernel list (kernel names by family)";
+  w.registry_names = "kernel names";
+  w.distinct_names = "distinct kernels";
+  return w;
+}
+
 std::vector<TraceSource> MakeBuiltinSources() {
   TraceSource metal;
-  metal.descriptor = {"metal", Unit::kSubmission,
-                      {"submission", "submissions", "encoder family", "Encoder families", "enc/tok",
-                       "A submission is one GPU execution-point pair (about one encoder), not a kernel dispatch.",
-                       "command-buffer phase", "Command-buffer phases", "shader registry", "sub", "CB", "encoders",
-                       "Kernel registry (metal-shader-profiler-shader-list)", "pipeline names", "shaders"},
-                      "Metal System Trace (xctrace export)"};
+  metal.descriptor.name = "metal";
+  metal.descriptor.unit = Unit::kSubmission;
+  metal.descriptor.words = MetalWords();
+  metal.descriptor.title = "Metal System Trace (xctrace export)";
   metal.sniff = SniffMetal;
   metal.summarize = SummarizeMetal;
   TraceSource trace_json;
-  trace_json.descriptor = {"trace_json", Unit::kKernel,
-                           {"kernel", "kernels", "kernel family", "Kernel families", "kern/tok",
-                            "A dispatch is one GPU kernel event (memcpy and memset included).",
-                            "annotation phase", "Annotation phases", "kernel list", "kern", "range", "kernels",
-                            "Kernel list (kernel names by family)", "kernel names", "distinct kernels"},
-                           "trace-event JSON (PyTorch profiler / Kineto, Perfetto)", true};
+  trace_json.descriptor.name = "trace_json";
+  trace_json.descriptor.unit = Unit::kKernel;
+  trace_json.descriptor.words = TraceJsonWords();
+  trace_json.descriptor.title = "trace-event JSON (PyTorch profiler / Kineto, Perfetto)";
+  trace_json.descriptor.default_all_processes = true;
   trace_json.sniff = SniffTraceJson;
   trace_json.summarize = SummarizeTraceJson;
   return {metal, trace_json};

@@ -57,6 +57,12 @@ TEST(JudgeLimit, AnUngatedPolicyReportsButPasses) {
   EXPECT_TRUE(v.pass);
   EXPECT_EQ(v.verdict.verdict, Verdict::kRegressed);
   EXPECT_NE(v.verdict.explanation.find("not gated (tracked only)"), std::string::npos);
+  // A passing row never reads a bare "regressed": the table says it is ungated.
+  EXPECT_EQ(VerdictWord(v.verdict), "regressed (ungated)");
+  const std::string table = FormatVerdictTable({v.verdict});
+  EXPECT_NE(table.find("  regressed (ungated)\n"), std::string::npos) << table;
+  EXPECT_NE(v.verdict.explanation.find("beyond the limit, regressed (ungated); not gated"), std::string::npos)
+      << v.verdict.explanation;
 }
 
 // Over many random limit checks, gated verdicts agree with pass and fail.
@@ -71,8 +77,10 @@ TEST(JudgeLimit, TheVerdictAlwaysAgreesWithPassOrFail) {
     const std::vector<double> current = {value(rng), value(rng), value(rng)};
     const std::vector<double> reference = {limit - 1, limit, limit + 1};
     const LimitVerdict v = JudgeLimit("m", current[1], current, limit, p, reference);
-    const bool says_pass = v.verdict.verdict == Verdict::kSame || v.verdict.verdict == Verdict::kImproved;
-    ASSERT_EQ(v.pass, says_pass) << v.verdict.explanation;
+    // A limit check never reads "improved": under a budget is within it.
+    ASSERT_NE(v.verdict.verdict, Verdict::kImproved) << v.verdict.explanation;
+    ASSERT_EQ(v.pass, v.verdict.verdict == Verdict::kSame) << v.verdict.explanation;
+    ASSERT_EQ(VerdictWord(v.verdict), v.pass ? "within" : "regressed") << v.verdict.explanation;
     ASSERT_EQ(v.pass, !BeyondLimit(p, limit, current[1]));
   }
 }
@@ -103,7 +111,8 @@ TEST(JudgeLimit, EveryBudgetAndPValueCaseSaysWhatPassOrFailSays) {
                                   (policy.kind == Kind::kExact ? ", exact" : ", noisy");
         const bool over = median > 100;
         EXPECT_EQ(v.pass, !over) << label;
-        EXPECT_EQ(v.verdict.verdict == Verdict::kRegressed, over) << label << ": " << v.verdict.explanation;
+        EXPECT_EQ(v.verdict.verdict, over ? Verdict::kRegressed : Verdict::kSame)
+            << label << ": " << v.verdict.explanation;
         EXPECT_NE(v.verdict.verdict, Verdict::kInconclusive) << label;
         EXPECT_EQ(v.verdict.p_value.has_value(), !ref.trials.empty()) << label;
         const std::string tail = over ? ": fails" : ": passes";
@@ -111,8 +120,13 @@ TEST(JudgeLimit, EveryBudgetAndPValueCaseSaysWhatPassOrFailSays) {
             << label << ": " << v.verdict.explanation;
         const std::string table = FormatVerdictTable({v.verdict});
         const std::string row = table.substr(table.find('\n') + 1, table.find('\n', table.find('\n') + 1));
-        const std::string word = std::string("  ") + std::string(VerdictName(v.verdict.verdict)) + "\n";
-        EXPECT_NE(row.find(word), std::string::npos) << label << ": " << table;
+        // Well within a budget (80 vs 100, tolerance 0) once read "improved".
+        const std::string word = over ? "regressed" : "within";
+        EXPECT_EQ(VerdictWord(v.verdict), word) << label;
+        EXPECT_NE(row.find("  " + word + "\n"), std::string::npos) << label << ": " << table;
+        EXPECT_EQ(row.find("improved"), std::string::npos) << label << ": " << table;
+        const std::string said = over ? ": beyond the budget, regressed" : ": within the budget: passes";
+        EXPECT_NE(v.verdict.explanation.find(said), std::string::npos) << label << ": " << v.verdict.explanation;
       }
     }
   }

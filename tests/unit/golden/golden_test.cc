@@ -601,10 +601,10 @@ TEST_F(GoldenTest, MissingGoldenFailsAndWritesActual) {
   EXPECT_EQ(o.actual_path, Path("golden/decode/llama.actual.json"));
   EXPECT_TRUE(o.actual_written);
   EXPECT_EQ(ReadText(o.actual_path), RenderGolden(Sample()));
-  EXPECT_EQ(o.accept_command, "PERFGATE_UPDATE_GOLDEN=new ctest -R llama");
+  EXPECT_EQ(o.accept_command, "PERFGATE_UPDATE_GOLDEN=new ctest --no-tests=error -R llama");
   EXPECT_THAT(o.report, HasSubstr("missing golden: " + golden));
   EXPECT_THAT(o.report, HasSubstr("never a pass"));
-  EXPECT_THAT(o.report, HasSubstr("create it with: PERFGATE_UPDATE_GOLDEN=new ctest -R llama\n"));
+  EXPECT_THAT(o.report, HasSubstr("create it with: PERFGATE_UPDATE_GOLDEN=new ctest --no-tests=error -R llama\n"));
 }
 
 TEST_F(GoldenTest, ModeNewCreatesOnlyMissingGoldens) {
@@ -663,7 +663,7 @@ TEST_F(GoldenTest, MismatchWritesActualAndExplains) {
   CheckOutcome o = CheckGolden(golden, actual, UpdateMode::kNone, "");
   ASSERT_EQ(o.status, CheckStatus::kMismatch);
   EXPECT_EQ(ReadText(golden), before);  // never touched in mode none
-  EXPECT_EQ(o.accept_command, "PERFGATE_UPDATE_GOLDEN=all ctest -R llama");
+  EXPECT_EQ(o.accept_command, "PERFGATE_UPDATE_GOLDEN=all ctest --no-tests=error -R llama");
 
   // Field lines point at the golden's entries.
   std::vector<std::string> lines;
@@ -693,7 +693,7 @@ TEST_F(GoldenTest, MismatchWritesActualAndExplains) {
       ": submissions_per_token: 45 vs golden 44 (+1, +2.3 %; limit exact, both): out of tolerance\n" +
       "  note " + golden + ": new_metric: new in actual (3), not in golden\n" +
       "actual figures written to " + o.actual_path + "\n" +
-      "accept with: PERFGATE_UPDATE_GOLDEN=all ctest -R llama (or move " + o.actual_path + " over " + golden + ")\n";
+      "accept with: PERFGATE_UPDATE_GOLDEN=all ctest --no-tests=error -R llama (or move " + o.actual_path + " over " + golden + ")\n";
   EXPECT_EQ(o.report, expected_report);
 
   // The actual file is what `all` would write: the golden's policy, the actual values.

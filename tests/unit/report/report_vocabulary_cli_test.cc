@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "perfgate/core/version.h"
+#include "perfgate/sources/source.h"
 #include "support/run_command.h"
 
 namespace perfgate::report {
@@ -58,13 +59,37 @@ Reports Metal() {
                    "metal");
 }
 
-// The text report without its diagnostics table, whose "meaning" column quotes the
-// diagnostic catalogue (core/diagnostics.def), which is not source-specific.
-std::string WithoutDiagnostics(const std::string& text) { return text.substr(0, text.find("Diagnostics (counted")); }
-
 std::string Lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
+}
+
+// builtin.cc fills the words by field name; a word left out would print as "".
+TEST(SourceWords, EveryBuiltinSourceFillsEveryWord) {
+  using W = sources::SourceWords;
+  const std::vector<std::pair<const char*, std::string_view W::*>> fields = {
+      {"unit", &W::unit},           {"units", &W::units},
+      {"family", &W::family},       {"families", &W::families},
+      {"per_token", &W::per_token}, {"dispatch_note", &W::dispatch_note},
+      {"phase", &W::phase},         {"phases", &W::phases},
+      {"registry", &W::registry},   {"unit_abbrev", &W::unit_abbrev},
+      {"instance", &W::instance},   {"labelled", &W::labelled},
+      {"registry_title", &W::registry_title}, {"registry_names", &W::registry_names},
+      {"distinct_names", &W::distinct_names}};
+  ASSERT_EQ(fields.size() * sizeof(std::string_view), sizeof(W)) << "a field of SourceWords is not listed here";
+  for (const sources::TraceSource& s : sources::BuiltinSources()) {
+    for (const auto& [name, field] : fields) {
+      EXPECT_FALSE((s.descriptor.words.*field).empty()) << s.descriptor.name << "." << name;
+    }
+  }
+  const W& metal = sources::BuiltinSources().at(0).descriptor.words;
+  const W& json = sources::BuiltinSources().at(1).descriptor.words;
+  EXPECT_EQ(metal.unit, "submission");
+  EXPECT_EQ(metal.unit_abbrev, "sub");
+  EXPECT_EQ(metal.instance, "CB");
+  EXPECT_EQ(json.unit, "kernel");
+  EXPECT_EQ(json.phase, "annotation phase");
+  EXPECT_EQ(json.distinct_names, "distinct kernels");
 }
 
 TEST(ReportVocabularyCli, TraceEventJsonSpeaksOfKernels) {
@@ -75,11 +100,24 @@ TEST(ReportVocabularyCli, TraceEventJsonSpeaksOfKernels) {
       EXPECT_THAT(Lower(*report), Not(HasSubstr(metal_word))) << *report;
     }
   }
-  const std::string text = Lower(WithoutDiagnostics(r.text));
+  // The whole text report, its diagnostics table too (whose meanings once said "A
+  // submission lies outside the decode window" for kernels), and no Metal bucket hint
+  // (the default buckets' "Q4_0 MoE mat-vec_id ... primary Q4_0 attack surface").
+  const std::string text = Lower(r.text);
+  ASSERT_THAT(text, HasSubstr("diagnostics (counted"));
+  ASSERT_THAT(text, HasSubstr("attr.outside_window"));
   for (const char* metal_word : {"submission", "encoder", "command-buffer", "command buffer", "shader", "pipeline",
-                                 "cbs/tok", "sub/tok", "µs/cb"}) {
+                                 "cbs/tok", "sub/tok", "µs/cb", "q4_0", "mat-vec", "mul_mm_id", "flash_attn",
+                                 "lm_head"}) {
     EXPECT_THAT(text, Not(HasSubstr(metal_word)));
   }
+  for (const std::string* report : {&r.markdown, &r.svg}) {
+    for (const char* hint_word : {"q4_0", "mat-vec", "mul_mm_id", "flash_attn", "lm_head"}) {
+      EXPECT_THAT(Lower(*report), Not(HasSubstr(hint_word))) << *report;
+    }
+  }
+  EXPECT_THAT(r.text, HasSubstr("\nmd_8_32us bucket summary:\n"));
+  EXPECT_THAT(r.text, HasSubstr(" A GPU work item lies outside the decode window"));
   EXPECT_THAT(r.progress, HasSubstr(": 10240 kernels over 64 tokens (label:decode_step), 29 distinct kernels\n"));
   EXPECT_THAT(r.text, HasSubstr("\nKernels/tok: 160.0 vs 423.0"));
   EXPECT_THAT(r.text, HasSubstr("Per-annotation-phase GPU time"));
@@ -108,6 +146,8 @@ TEST(ReportVocabularyCli, MetalSpeaksOfSubmissions) {
     }
   }
   EXPECT_THAT(r.progress, HasSubstr(" submissions over 62 tokens (label:output_head.fused_norm_lm_argmax), 14 shaders\n"));
+  // The default buckets' hints name these Metal kernels, and Metal reports keep them.
+  EXPECT_THAT(r.text, HasSubstr("md_8_32us bucket summary (Q4_0 MoE mat-vec_id (gate/up/down) — primary Q4_0 attack surface):"));
   EXPECT_THAT(r.text, HasSubstr("\nSubmissions/tok: "));
   EXPECT_THAT(r.text, HasSubstr("Per-command-buffer-phase GPU time"));
   EXPECT_THAT(r.markdown, HasSubstr("### Encoder families"));

@@ -15,6 +15,7 @@
 
 #include "perfgate/golden/golden.h"
 #include "perfgate/gtest/perfgate_gtest.h"
+#include "support/run_command.h"
 #include "unit/suite/decode_suite.h"
 #include "unit/suite/torch_suite.h"
 
@@ -135,10 +136,11 @@ class GoldenWords : public PerfSuiteFixture {
 };
 
 // README.md, "Goldens", gives the command as
-// `PERFGATE_UPDATE_GOLDEN=all ctest -R '<TestSuite>.<Test>'`.
+// `PERFGATE_UPDATE_GOLDEN=all ctest --no-tests=error -R '<TestSuite>.<Test>'`: without
+// --no-tests=error the command, pasted outside the build tree, finds no test and exits 0.
 TEST_F(GoldenWords, TheAcceptCommandIsTheReadmes) {
   const std::string readme = ReadText(std::string(PERFGATE_SOURCE_DIR) + "/README.md");
-  const std::string documented = "PERFGATE_UPDATE_GOLDEN=all ctest -R '<TestSuite>.<Test>'";
+  const std::string documented = "PERFGATE_UPDATE_GOLDEN=all ctest --no-tests=error -R '<TestSuite>.<Test>'";
   ASSERT_THAT(readme, HasSubstr("accept with: `" + documented + "`"));
   std::string expected = documented;
   expected.replace(expected.find("<TestSuite>.<Test>"), std::string("<TestSuite>.<Test>").size(), TestName());
@@ -159,6 +161,29 @@ TEST_F(GoldenWords, TheAcceptCommandIsTheReadmes) {
   EXPECT_THAT(Message(mismatch), HasSubstr("accept with: " + expected + " (or move "));
   EXPECT_THAT(Message(mismatch), HasSubstr("submissions_per_token: "));
   EXPECT_THAT(Message(mismatch), Not(HasSubstr("/values/")));
+}
+
+// The accept command pasted where there is no test of that name (another directory
+// than the suite's build tree) fails: plain `ctest -R` finds nothing and exits 0, which
+// reads as accepted while the golden is unchanged.
+TEST(GoldenAcceptCommand, PastedOutsideTheBuildTreeItFails) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "perfgate-accept-elsewhere";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const auto run_there = [&](std::string command) {
+    const std::string ctest = "ctest ";
+    const size_t at = command.find(ctest);
+    EXPECT_NE(at, std::string::npos) << command;
+    if (at != std::string::npos) command.replace(at, ctest.size() - 1, "'" PERFGATE_CTEST_COMMAND "'");
+    return testing_support::RunCommand("cd '" + dir.string() + "' && " + command);
+  };
+  const auto accepted = run_there(GoldenAcceptCommand("Hf2qDecode.Hf2qGolden"));
+  EXPECT_NE(accepted.exit_code, 0) << accepted.out << accepted.err;
+  EXPECT_THAT(accepted.out + accepted.err, HasSubstr("No tests were found"));
+  // The command as it was: the same paste exits 0.
+  const auto old = run_there("PERFGATE_UPDATE_GOLDEN=all ctest -R 'Hf2qDecode.Hf2qGolden'");
+  EXPECT_EQ(old.exit_code, 0) << old.out << old.err;
+  std::filesystem::remove_all(dir);
 }
 
 class TorchGoldenWords : public PerfSuiteFixture {

@@ -40,6 +40,13 @@ enum class Verdict {
 // "same", "regressed", "improved" or "inconclusive".
 std::string_view VerdictName(Verdict verdict);
 
+struct MetricVerdict;
+
+// The word a table shows for a verdict: VerdictName, except for a limit check, which
+// says "within" (never "improved" on a budget), "regressed" or, exceeded but not
+// gated, "regressed (ungated)", so the word always agrees with pass or fail.
+std::string VerdictWord(const MetricVerdict& verdict);
+
 // Which way is bad: a larger µs/token is worse, a larger tok/s is better; for kBoth
 // any change is (a count that changes is a finding).
 enum class Direction { kLowerIsBetter, kHigherIsBetter, kBoth };
@@ -82,6 +89,8 @@ struct MetricVerdict {
   // A limit check (JudgeLimit): `threshold` is how far beyond `baseline` still passes,
   // not the rank test's minimum effect.
   bool limit_check = false;
+  // False for a limit check that is reported only: beyond the limit, it still passes.
+  bool gated = true;
   Direction direction = Direction::kBoth;  // which way is bad
   double baseline = 0;               // median of the baseline trials (or the limit)
   double current = 0;                // median of the current trials

@@ -291,8 +291,9 @@ struct CheckOutcome {
 //    unchanged and nothing was written. An unreadable golden is kError: its policy
 //    cannot be kept, so delete it to regenerate.
 // `accept_command_hint` becomes `accept_command`; when empty it defaults to
-// `PERFGATE_UPDATE_GOLDEN=all ctest -R <test>` (`new` for a missing golden), where
-// <test> is the golden's file name without ".json".
+// `PERFGATE_UPDATE_GOLDEN=all ctest --no-tests=error -R <test>` (`new` for a missing
+// golden), where <test> is the golden's file name without ".json"; --no-tests=error
+// makes it fail, not exit 0, where ctest finds no such test.
 //
 // Recommendation for callers (the gtest layer): treat kUpdated as a failure of that
 // run, as pytest-regressions does with --force-regen, so that an update run is never

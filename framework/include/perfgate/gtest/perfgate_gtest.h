@@ -141,7 +141,7 @@ golden::GoldenFile GoldenOf(const attribution::EngineSummary& engine,
                                          const std::string& accept_command);
 
 // The command a golden failure prints to accept the figures of one test, as the README
-// gives it: PERFGATE_UPDATE_GOLDEN=all ctest -R '<TestSuite>.<Test>'.
+// gives it: PERFGATE_UPDATE_GOLDEN=all ctest --no-tests=error -R '<TestSuite>.<Test>'.
 std::string GoldenAcceptCommand(const std::string& test_name);
 
 // --- kernel registry --------------------------------------------------------------

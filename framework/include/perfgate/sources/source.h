@@ -24,7 +24,8 @@ enum class Unit {
   kKernel,      // one GPU kernel event: profiler traces
 };
 
-// The words reports and failure messages use for a source's figures.
+// The words reports and failure messages use for a source's figures. Fill them by
+// field name (builtin.cc does), never positionally: every field is a string.
 struct SourceWords {
   std::string_view unit;           // "submission" / "kernel"
   std::string_view units;          // "submissions" / "kernels"
