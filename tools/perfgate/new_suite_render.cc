@@ -383,7 +383,8 @@ std::string RenderSource(const suite::SuiteConfig& config, const suite::SuiteDat
                   "// given its metric's default margin (perfgate/metrics/catalogue.h): a count its exact\n"
                   "// tolerance, a time its relative tolerance with its floor. Tighten them to the limits\n"
                   "// you mean to hold. The golden test checks every figure; accept new figures with\n"
-                  "// PERFGATE_UPDATE_GOLDEN=all ctest -R '" + fixture + "." + kGoldenTest + "'.\n"
+                  "// PERFGATE_UPDATE_GOLDEN=all ctest --test-dir <build dir> --no-tests=error -R '" + fixture + "." +
+                  kGoldenTest + "'.\n"
                   "#include <perfgate/gtest/perfgate_gtest.h>\n\n"
                   "namespace {\n\n"
                   "using perfgate::attribution::DecodeWindow;\n\n";
