@@ -79,6 +79,9 @@ else()
   # Embedded: no build type (so none is written for us), and compile_commands.json to
   # read the consumer target's flags.
   set(embedded_args -G Ninja ${launcher} -DCMAKE_EXPORT_COMPILE_COMMANDS=ON)
+  if(EMBEDDED_CXX_COMPILER)
+    list(APPEND embedded_args -DCMAKE_CXX_COMPILER=${EMBEDDED_CXX_COMPILER})
+  endif()
   if(WAY STREQUAL "add_subdirectory")
     file(MAKE_DIRECTORY "${project}/third_party")
     file(CREATE_LINK "${SOURCE_DIR}" "${project}/third_party/perfgate" SYMBOLIC)
