@@ -8,6 +8,8 @@
 #include <fstream>
 #include <string>
 
+#include <unistd.h>
+
 #include "perfgate/attribution/options.h"
 
 namespace perfgate::internal {
@@ -102,7 +104,10 @@ class KernelFamilyFile : public ::testing::Test {
   std::string At(const Status& s) {
     return s.code() + "@" + std::to_string(s.location().line) + ":" + std::to_string(s.location().column);
   }
-  const std::string path_ = ::testing::TempDir() + "/families_test.json";
+  // One file per test and process: ctest -j runs this fixture's tests side by side.
+  const std::string path_ = ::testing::TempDir() + "/families_test." +
+                            ::testing::UnitTest::GetInstance()->current_test_info()->name() + "." +
+                            std::to_string(::getpid()) + ".json";
 };
 
 TEST_F(KernelFamilyFile, UnknownAndDuplicateKeysAreLocatedErrors) {
