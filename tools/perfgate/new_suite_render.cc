@@ -81,9 +81,8 @@ std::string DescribeMargin(const golden::FieldPolicy& p, const std::string& of) 
 
 // The unit every trial of the engine was counted in (Metal's when unknown).
 sources::Unit UnitOf(const EngineSummary& e) {
-  if (e.trials.empty()) return sources::Unit::kSubmission;
-  auto source = sources::FindSource(e.trials.front().source);
-  return source.ok() ? (*source)->descriptor.unit : sources::Unit::kSubmission;
+  const sources::TraceSource* source = sources::SourceOf(e);
+  return source != nullptr ? source->descriptor.unit : sources::Unit::kSubmission;
 }
 
 std::string EngineRef(const std::string& name) { return "engine(" + CppString(name) + ")"; }

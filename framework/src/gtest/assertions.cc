@@ -10,6 +10,7 @@
 #include "assertions_internal.h"
 #include "perfgate/core/environment.h"
 #include "perfgate/core/names.h"
+#include "perfgate/core/version.h"
 #include "perfgate/gates/judge.h"
 #include "perfgate/gtest/perfgate_gtest.h"
 #include "perfgate/metrics/catalogue.h"
@@ -463,7 +464,7 @@ std::string PerfSuiteFixture::GoldenPathFor(const std::string& engine_name) cons
   const std::string path = GoldenPathFor(engine_name);
   golden_checked_[engine_name] = path;
   std::map<std::string, std::string> context;
-  context["perfgate_version"] = PERFGATE_VERSION_STRING;
+  context["perfgate_version"] = std::string(Version());
   context["recordings"] = std::filesystem::path(data_->recordings_dir).filename().string();
   AddRecordingContext(*data_, e, &context);
   for (const char* var : {"PERFGATE_COMMIT", "GITHUB_SHA", "CI_COMMIT_SHA"}) {

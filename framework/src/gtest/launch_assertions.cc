@@ -29,15 +29,15 @@ std::string FiguresOf(const EngineSummary& e) {
 ::testing::AssertionResult ExtraAtMost(const EngineSummary& e, const std::string& key, const std::string& words,
                                        double budget) {
   if (auto f = internal::RequireEngine(e)) return *f;
-  auto it = e.extras.find(key);
-  if (it == e.extras.end()) {
+  auto m = metrics::FindMetric(e, "extras/" + key);
+  if (!m.ok()) {
     return ::testing::AssertionFailure()
            << e.name << " has no " << words << " (extras/" << key << "): its trials count "
            << sources::WordsOf(e).units
            << " and record no host launch calls (trace-event JSON with the profiler's CUDA runtime events does); "
            << "figures of " << e.name << ": " << FiguresOf(e) << internal::Provenance(e);
   }
-  return internal::Budget(e.name + "." + key, it->second, budget,
+  return internal::Budget(m->id.VerdictName(e.name), m->value, budget,
                           e.name + " " + words + " budget " + internal::Fixed(budget), internal::Provenance(e));
 }
 

@@ -76,11 +76,10 @@ inline std::string SideName(const Report& report, const attribution::EngineSumma
 inline const sources::TraceSource* SourceOf(const Report& report) {
   const sources::TraceSource* found = nullptr;
   for (const auto& e : report.engines) {
-    for (const auto& t : e.trials) {
-      auto s = sources::FindSource(t.source);
-      if (!s.ok() || (found != nullptr && found != *s)) return nullptr;
-      found = *s;
-    }
+    if (e.trials.empty()) continue;  // an engine without trials names no source
+    const sources::TraceSource* s = sources::SourceOf(e);
+    if (s == nullptr || (found != nullptr && found != s)) return nullptr;
+    found = s;
   }
   return found;
 }

@@ -191,14 +191,19 @@ const TraceSource* SniffSource(const std::string& path) {
   return nullptr;
 }
 
-const SourceWords& WordsOf(const attribution::EngineSummary& engine) {
+const TraceSource* SourceOf(const attribution::EngineSummary& engine) {
   const TraceSource* found = nullptr;
   for (const auto& t : engine.trials) {
     auto s = FindSource(t.source);
-    if (!s.ok() || (found != nullptr && found != *s)) return BuiltinSources().front().descriptor.words;
+    if (!s.ok() || (found != nullptr && found != *s)) return nullptr;
     found = *s;
   }
-  return (found != nullptr ? found : &BuiltinSources().front())->descriptor.words;
+  return found;
+}
+
+const SourceWords& WordsOf(const attribution::EngineSummary& engine) {
+  const TraceSource* s = SourceOf(engine);
+  return (s != nullptr ? s : &BuiltinSources().front())->descriptor.words;
 }
 
 StatusOr<const TraceSource*> FindSource(std::string_view name) {

@@ -83,8 +83,12 @@ const TraceSource* SniffSource(const std::string& path);
 // when it is none of these and the caller's own error fits better.
 Status ExplainUnclaimed(const std::string& path);
 
-// The words for an engine's figures: those of the source every trial came from, or
-// Metal's when the trials mix sources or there are none.
+// The source every trial of `engine` came from; nullptr when there are no trials, or a
+// trial names an unknown source or another one than the rest.
+const TraceSource* SourceOf(const attribution::EngineSummary& engine);
+
+// The words for an engine's figures: those of SourceOf(engine), or Metal's when it is
+// nullptr.
 const SourceWords& WordsOf(const attribution::EngineSummary& engine);
 
 // The source named `name`; an unknown name is an error listing the known ones.
