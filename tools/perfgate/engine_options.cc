@@ -62,6 +62,34 @@ Status ApplyTokens(const std::string& spec, attribution::AttributionOptions* opt
   return Status();
 }
 
+// Parses a non-negative integer of `option`; false when `spec` is not one.
+bool ParseId(const std::string& spec, int64_t* out) {
+  if (spec.empty() || spec.find_first_not_of("0123456789") != std::string::npos || spec.size() > 18) return false;
+  *out = std::stoll(spec);
+  return true;
+}
+
+// Applies "PREFIX" or "pid:N" (empty: keep the default).
+Status ApplyProcess(const std::string& spec, attribution::AttributionOptions* options) {
+  if (spec.rfind("pid:", 0) != 0) {
+    options->process_prefix = spec;
+    return Status();
+  }
+  int64_t pid = 0;
+  if (!ParseId(spec.substr(4), &pid)) return Usage("--process '" + spec + "': expected pid:N with N a process id");
+  options->process_id = pid;
+  return Status();
+}
+
+// Applies "N" (empty: every device, an error when the work ran on several).
+Status ApplyDevice(const std::string& spec, attribution::AttributionOptions* options) {
+  if (spec.empty()) return Status();
+  int64_t device = 0;
+  if (!ParseId(spec, &device)) return Usage("--device '" + spec + "': expected a device index (0, 1, ...)");
+  options->device = device;
+  return Status();
+}
+
 }  // namespace
 
 void AddEngineOptions(CLI::App* cmd, EngineOptionArgs* args, bool with_seed_compat) {
@@ -69,8 +97,14 @@ void AddEngineOptions(CLI::App* cmd, EngineOptionArgs* args, bool with_seed_comp
                   "decode tokens per trial, VALUE or ENGINE=VALUE: N, or auto:LABEL to count a per-token "
                   "command-buffer label in the trace");
   cmd->add_option("--process", args->process,
-                  "process-name prefix of the target, PREFIX or ENGINE=PREFIX (default: the engine name for "
-                  "Metal traces, every process for trace-event JSON)");
+                  "the target process, PREFIX of its name or pid:N, or ENGINE=... (default: the engine name for "
+                  "Metal traces, every process for trace-event JSON and nsys)");
+  cmd->add_option("--device", args->device,
+                  "the GPU whose work is kept, N or ENGINE=N (default: the only one; work on several devices "
+                  "without a choice is an error)");
+  cmd->add_flag("--lenient", args->lenient,
+                "trace-event JSON: count malformed events (json.bad_event) and read on instead of stopping at "
+                "the first");
   cmd->add_option("--run", args->run,
                   "the recording run to read from xctrace exports that hold several (default: refuse them)")
       ->check(PositiveInt());
@@ -98,6 +132,7 @@ Status CheckEngineNames(const EngineOptionArgs& args, const std::vector<std::str
                         const std::string& given_with) {
   PERFGATE_RETURN_IF_ERROR(CheckNames("--tokens", args.tokens, engines, given_with));
   PERFGATE_RETURN_IF_ERROR(CheckNames("--process", args.process, engines, given_with));
+  PERFGATE_RETURN_IF_ERROR(CheckNames("--device", args.device, engines, given_with));
   return CheckNames("--window", args.window, engines, given_with);
 }
 
@@ -105,6 +140,7 @@ StatusOr<attribution::AttributionOptions> BaseOptions(const EngineOptionArgs& ar
   attribution::AttributionOptions base;
   base.seed_compat = args.seed_compat;
   base.all_processes = args.all_processes;
+  base.lenient = args.lenient;
   base.run = args.run;
   if (args.seed_compat) base.tokens = 64;  // the seed's --n-tokens default
   if (!args.buckets.empty()) {
@@ -124,7 +160,8 @@ StatusOr<attribution::AttributionOptions> EngineOptions(const EngineOptionArgs& 
                                                         const attribution::AttributionOptions& base,
                                                         const std::string& engine) {
   attribution::AttributionOptions options = base;
-  options.process_prefix = ForEngine(args.process, engine);
+  PERFGATE_RETURN_IF_ERROR(ApplyProcess(ForEngine(args.process, engine), &options));
+  PERFGATE_RETURN_IF_ERROR(ApplyDevice(ForEngine(args.device, engine), &options));
   PERFGATE_RETURN_IF_ERROR(ApplyTokens(ForEngine(args.tokens, engine), &options));
   const std::string window_spec = ForEngine(args.window, engine);
   if (!window_spec.empty()) {

@@ -1,7 +1,7 @@
 // The attribution options `perfgate attribute` and `perfgate new-suite` share, with one
-// spelling and one meaning: --tokens, --process and --window per engine (VALUE for
-// every engine, or ENGINE=VALUE for one), and --all-processes, --run, --buckets and
-// --kernel-families for all of them.
+// spelling and one meaning: --tokens, --process, --device and --window per engine
+// (VALUE for every engine, or ENGINE=VALUE for one), and --all-processes, --lenient,
+// --run, --buckets and --kernel-families for all of them.
 #ifndef PERFGATE_TOOLS_PERFGATE_ENGINE_OPTIONS_H_
 #define PERFGATE_TOOLS_PERFGATE_ENGINE_OPTIONS_H_
 
@@ -18,7 +18,9 @@ namespace perfgate::cli {
 // The options as given on the command line.
 struct EngineOptionArgs {
   std::vector<std::string> tokens;   // N | auto:LABEL, or ENGINE=...
-  std::vector<std::string> process;  // PREFIX, or ENGINE=PREFIX
+  std::vector<std::string> process;  // PREFIX | pid:N, or ENGINE=...
+  std::vector<std::string> device;   // N, or ENGINE=N
+  bool lenient = false;              // trace-event JSON: count malformed events, read on
   std::vector<std::string> window;   // label:NAME | time:START_NS:END_NS | skip:N, or ENGINE=...
   bool all_processes = false;
   bool seed_compat = false;          // attribute only
@@ -36,7 +38,7 @@ Status Usage(std::string message);
 // Splits "NAME=VALUE"; false when there is no '=' or either side is empty.
 bool SplitAssignment(const std::string& s, std::string* name, std::string* value);
 
-// Every ENGINE= of --tokens, --process and --window names one of `engines`: a typo
+// Every ENGINE= of --tokens, --process, --device and --window names one of `engines`: a typo
 // would otherwise leave that engine on the defaults. `given_with` says where engines
 // are named ("--trace").
 Status CheckEngineNames(const EngineOptionArgs& args, const std::vector<std::string>& engines,

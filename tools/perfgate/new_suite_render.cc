@@ -198,7 +198,10 @@ std::string EngineOptionsSource(const AttributionOptions& o, bool custom_familie
   const AttributionOptions d;
   std::string s;
   if (!o.process_prefix.empty()) s += "      e.options.process_prefix = " + CppString(o.process_prefix) + ";\n";
+  if (o.process_id) s += "      e.options.process_id = " + std::to_string(*o.process_id) + ";\n";
   if (o.all_processes) s += "      e.options.all_processes = true;\n";
+  if (o.device) s += "      e.options.device = " + std::to_string(*o.device) + ";\n";
+  if (o.lenient) s += "      e.options.lenient = true;\n";
   if (const std::string w = WindowSource(o.window); !w.empty()) s += "      e.options.window = " + w + ";\n";
   if (o.tokens) s += "      e.options.tokens = " + std::to_string(*o.tokens) + ";\n";
   if (!o.token_label.empty()) s += "      e.options.token_label = " + CppString(o.token_label) + ";\n";

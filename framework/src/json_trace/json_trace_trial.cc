@@ -180,9 +180,11 @@ struct TargetProcesses {
 
 TargetProcesses TargetsOf(const GpuTrace& trace, const AttributionOptions& options) {
   TargetProcesses t;
-  t.filter = !options.all_processes && !options.process_prefix.empty();
+  t.filter = !options.all_processes && (!options.process_prefix.empty() || options.process_id.has_value());
   for (const auto& [pid, name] : trace.process_names) {
-    if (!t.filter || StartsWith(name, options.process_prefix)) t.pids.insert(pid);
+    const bool named = StartsWith(name, options.process_prefix);
+    const bool id = !options.process_id || *options.process_id == pid;
+    if (!t.filter || (named && id)) t.pids.insert(pid);
   }
   return t;
 }
@@ -194,11 +196,19 @@ struct KeptWork {
   std::vector<Item> copies;
 };
 
-std::string NoTargetKernelsMessage(const std::string& prefix, int64_t kernels_read,
+// The target as the filter names it: "a process named 'hf2q*'", "process 4242", or both.
+std::string TargetDescription(const AttributionOptions& options) {
+  std::string named = options.process_prefix.empty() ? "" : "a process named '" + options.process_prefix + "*'";
+  if (!options.process_id) return named;
+  const std::string id = "process " + std::to_string(*options.process_id);
+  return named.empty() ? id : named + " with id " + std::to_string(*options.process_id);
+}
+
+std::string NoTargetKernelsMessage(const AttributionOptions& options, int64_t kernels_read,
                                    const std::map<std::string, int64_t>& other_processes, const TrialSummary& s) {
   std::string seen;
   for (const auto& [name, n] : other_processes) seen += (seen.empty() ? "" : ", ") + name + " x" + std::to_string(n);
-  return "no kernel launched by a process named '" + prefix + "*' among " + std::to_string(kernels_read) +
+  return "no kernel launched by " + TargetDescription(options) + " among " + std::to_string(kernels_read) +
          " kernels (other processes: " + (seen.empty() ? "none" : seen) + "; without a launch call: " +
          std::to_string(s.excluded_unmapped) + "; launched by an unnamed process: " +
          std::to_string(s.excluded_unattributed) + ")";
@@ -250,8 +260,42 @@ StatusOr<KeptWork> KeepTargetWork(const GpuTrace& trace, const LaunchIndex& laun
                          {trace.path});
   }
   return Status::Error("attr.no_target_rows",
-                       NoTargetKernelsMessage(options.process_prefix, kernels_read, other_processes, *s),
+                       NoTargetKernelsMessage(options, kernels_read, other_processes, *s),
                        {trace.path});
+}
+
+std::string DeviceList(const std::map<int64_t, int64_t>& kernels_per_device) {
+  std::string list;
+  for (const auto& [device, n] : kernels_per_device) {
+    list += (list.empty() ? "" : ", ") + std::to_string(device) + ": " + std::to_string(n) + " kernels";
+  }
+  return list;
+}
+
+// Device filter: the work of options.device, or, when none is chosen, all of it if it
+// ran on one device. Kernels of several devices without a choice are an error: their
+// figures would be summed into one GPU that does not exist.
+Status KeepDevice(const AttributionOptions& options, const std::string& path, KeptWork* kept, TrialSummary* s) {
+  std::map<int64_t, int64_t> per_device;
+  for (const Item& k : kept->kernels) ++per_device[k.work->device];
+  if (!options.device) {
+    if (per_device.size() <= 1) return Status();
+    return Status::Error("attr.several_devices",
+                         "the kept kernels ran on " + std::to_string(per_device.size()) + " devices (" +
+                             DeviceList(per_device) + "); choose one with --device N (suites: options.device)",
+                         {path}, ErrorKind::kUsage);
+  }
+  const int64_t device = *options.device;
+  auto other = [device](const Item& item) { return item.work->device != device; };
+  const auto kernels_before = static_cast<int64_t>(kept->kernels.size());
+  kept->kernels.erase(std::remove_if(kept->kernels.begin(), kept->kernels.end(), other), kept->kernels.end());
+  kept->copies.erase(std::remove_if(kept->copies.begin(), kept->copies.end(), other), kept->copies.end());
+  s->diagnostics.AddCount("attr.other_device", kernels_before - static_cast<int64_t>(kept->kernels.size()));
+  if (!kept->kernels.empty()) return Status();
+  return Status::Error("attr.no_target_rows",
+                       "no kept kernel ran on device " + std::to_string(device) + " (devices: " +
+                           (per_device.empty() ? std::string("none") : DeviceList(per_device)) + ")",
+                       {path});
 }
 
 // Instances of a (normalised) label, and the time they span.
@@ -556,6 +600,15 @@ void SummarizeFamilies(const std::vector<Item>& kernels, const attribution::Kern
       ks.family = family;
     }
     ks.gpu_sum_ns += d;
+    attribution::KernelNameStats& kn = s->kernel_names[work.name];
+    if (kn.count++ == 0) {
+      kn.short_name = short_name;
+      kn.family = family;
+      kn.min_ns = kn.max_ns = d;
+    }
+    kn.gpu_sum_ns += d;
+    kn.min_ns = std::min(kn.min_ns, d);
+    kn.max_ns = std::max(kn.max_ns, d);
   }
   for (auto& [family, names] : registry) s->shader_registry[family].assign(names.begin(), names.end());
   s->shader_count = static_cast<int64_t>(x->per_kernel.size());
@@ -693,6 +746,7 @@ StatusOr<TrialSummary> SummarizeJsonTrial(const GpuTrace& trace, const Attributi
   const LaunchIndex launches = IndexLaunches(trace, &s);
   const TargetProcesses targets = TargetsOf(trace, options);
   PERFGATE_ASSIGN_OR_RETURN(KeptWork kept, KeepTargetWork(trace, launches, targets, options, &s));
+  PERFGATE_RETURN_IF_ERROR(KeepDevice(options, trace.path, &kept, &s));
   const Annotations annotations(trace, targets);
   for (Item& k : kept.kernels) annotations.Locate(&k);
   PERFGATE_ASSIGN_OR_RETURN(std::optional<LabelInstances> window_label,

@@ -39,6 +39,15 @@ bool SniffMetal(const std::string& path) {
 
 StatusOr<attribution::TrialSummary> SummarizeMetal(const std::string& path,
                                                    const attribution::AttributionOptions& options) {
+  // Refused rather than ignored: a choice the reader cannot honour would change nothing
+  // and look as if it had.
+  if (options.process_id || options.device) {
+    return Status::Error("attr.unsupported_option",
+                         std::string(options.process_id ? "--process pid:N (options.process_id)"
+                                                        : "--device (options.device)") +
+                             " applies to trace-event JSON and nsys trials, not to Metal System Trace exports",
+                         {path}, ErrorKind::kUsage);
+  }
   auto tables = attribution::LoadTrial(path, options.run);
   if (!tables.ok()) return tables.status();
   auto s = attribution::SummarizeTrial(*tables, options);
@@ -50,7 +59,9 @@ bool SniffTraceJson(const std::string& path) { return json_trace::LooksLikeTrace
 
 StatusOr<attribution::TrialSummary> SummarizeTraceJson(const std::string& path,
                                                        const attribution::AttributionOptions& options) {
-  auto s = json_trace::SummarizeJsonTrialFile(path, options);
+  json_trace::ReadOptions read;
+  read.mode = options.lenient ? json_trace::ReadMode::kLenient : json_trace::ReadMode::kStrict;
+  auto s = json_trace::SummarizeJsonTrialFile(path, options, nullptr, read);
   if (s.ok()) s->source = "trace_json";
   return s;
 }
@@ -170,7 +181,7 @@ Status ExplainUnclaimed(const std::string& path) {
 
 attribution::AttributionOptions WithDefaultProcessFilter(const TraceSource& source, const std::string& engine,
                                                          attribution::AttributionOptions options) {
-  if (!options.process_prefix.empty() || options.all_processes) return options;
+  if (!options.process_prefix.empty() || options.process_id || options.all_processes) return options;
   if (source.descriptor.default_all_processes) {
     options.all_processes = true;
   } else {

@@ -101,7 +101,19 @@ struct AttributionOptions {
   // all_processes. Either way, kept work of more than one process is counted as
   // attr.mixed_processes.
   std::string process_prefix;
+  // Keep only work launched by this process id (Kineto: the launch call's pid; nsys:
+  // the pid in bits 24-47 of globalPid), with the prefix when both are given.
+  // Ignored with all_processes.
+  std::optional<int64_t> process_id;
   bool all_processes = false;
+  // The GPU whose work is kept (GpuWork::device: Kineto's args.device, nsys's
+  // deviceId). Unset keeps every device, and kept work on more than one device is
+  // then an error (attr.several_devices) naming each with its kernel count: figures
+  // of two GPUs are never summed into one.
+  std::optional<int64_t> device;
+  // Read trace-event JSON leniently: count each malformed event (json.bad_event) and
+  // read on, instead of stopping at the first (`perfgate attribute --lenient`).
+  bool lenient = false;
   // Reproduce the seed's numbers exactly (no filter, no window, overwrite pairing,
   // unsorted p95, p50 = 0 medians, kernel families only for kernel_ names).
   bool seed_compat = false;

@@ -47,6 +47,18 @@ struct PhaseStats {
   int64_t gpu_union_ns = 0;     // busy time of the phase: overlaps counted once
 };
 
+// GPU time of one distinct kernel name in a trial: the table `nsys stats
+// cuda_gpu_kern_sum`, HTA and TraceLens print. Names are kept whole here (template
+// arguments and all); reports shorten them for display only.
+struct KernelNameStats {
+  std::string short_name;  // for display: json_trace::CanonicalKernelName for kernel sources
+  std::string family;      // the kernel family it is counted under
+  int64_t count = 0;
+  int64_t gpu_sum_ns = 0;
+  int64_t min_ns = 0;
+  int64_t max_ns = 0;
+};
+
 struct TrialSummary {
   std::string path;
   // "metal" (xctrace exports: a dispatch is an execution-point pair, a submission) or
@@ -94,6 +106,9 @@ struct TrialSummary {
   std::map<std::string, std::vector<std::string>> shader_registry;
   int64_t shader_count = 0;
   int64_t shader_timeline_rows = 0;
+  // The kept kernels by exact name (kernel sources; empty where a source cannot name
+  // its units' kernels).
+  std::map<std::string, KernelNameStats> kernel_names;
   // Every kernel family this trial could have named: the family names of the
   // kernel-family rules in force (KernelFamilyNames of options.kernel_families for
   // Metal; of the CUDA table or the user's replacement for trace JSON, plus its
