@@ -14,6 +14,7 @@
 #include "json_document.h"
 #include "json_trace_internal.h"
 #include "text_input.h"
+#include "xla_dialect.h"
 
 namespace perfgate::json_trace {
 namespace {
@@ -39,15 +40,24 @@ enum Tally : int {
   kTallyUnknownCategory,
   kTallyUnknownPhase,
   kTallyMissingCorrelation,
+  kTallyIgnoredField,
+  kTallyXlaOtherLine,
   kTallyCount
 };
 constexpr std::array<const char*, kTallyCount> kTallyCodes = {
-    "json.bad_event", "json.skipped_event", "json.unknown_category", "json.unknown_phase",
-    "json.missing_correlation"};
+    "json.bad_event",          "json.skipped_event", "json.unknown_category",  "json.unknown_phase",
+    "json.missing_correlation", "json.ignored_field", "json.xla_derived_line"};
 
 // Fields of an event and of its args that the reader keeps.
 enum class Field : uint8_t { kOther, kPh, kCat, kName, kTs, kDur, kPid, kTid, kArgs };
-enum class ArgField : uint8_t { kOther, kCorrelation, kDevice, kStream, kExternalId, kName };
+enum class ArgField : uint8_t {
+  kOther, kCorrelation, kDevice, kStream, kExternalId, kName,
+  kCorrelationId, kHloModule, kScopeRangeId,  // XLA's (every value a string)
+};
+
+// Bits of Field, for the fields an event kind uses.
+constexpr uint16_t Bit(Field f) { return static_cast<uint16_t>(1u << static_cast<int>(f)); }
+constexpr uint16_t kAllFields = 0x1FF;
 
 template <size_t N>
 bool Is(const std::string& k, const char (&literal)[N]) {
@@ -83,9 +93,15 @@ ArgField ArgFieldOf(const std::string& k) {
       if (Is(k, "device")) return ArgField::kDevice;
       if (Is(k, "stream")) return ArgField::kStream;
       return ArgField::kOther;
+    case 10:
+      return Is(k, "hlo_module") ? ArgField::kHloModule : ArgField::kOther;
     case 11:
       if (Is(k, "correlation")) return ArgField::kCorrelation;
       if (Is(k, "External id")) return ArgField::kExternalId;
+      return ArgField::kOther;
+    case 14:
+      if (Is(k, "correlation_id")) return ArgField::kCorrelationId;
+      if (Is(k, "scope_range_id")) return ArgField::kScopeRangeId;
       return ArgField::kOther;
     default:
       return ArgField::kOther;
@@ -114,6 +130,9 @@ const char* ArgFieldName(ArgField f) {
     case ArgField::kStream: return "args.stream";
     case ArgField::kExternalId: return "args.External id";
     case ArgField::kName: return "args.name";
+    case ArgField::kCorrelationId: return "args.correlation_id";
+    case ArgField::kHloModule: return "args.hlo_module";
+    case ArgField::kScopeRangeId: return "args.scope_range_id";
     case ArgField::kOther: break;
   }
   return "?";
@@ -181,32 +200,41 @@ struct ArgProblem {
 // The event being read.
 struct PendingEvent {
   size_t offset = 0;  // its '{'
-  std::string ph, cat, name, arg_name;
+  int keys = 0;       // keys of the event itself: 0 for the `{}` XLA's writer ends with
+  std::string ph, cat, name, arg_name, hlo_module;
   bool has_ph = false, has_cat = false, has_name = false, has_ts = false, has_dur = false;
-  bool has_pid = false, has_tid = false;
+  bool has_pid = false, has_tid = false, has_hlo_module = false;
   int64_t ts_ns = 0, dur_ns = 0, pid = 0, tid = 0;
-  std::optional<int64_t> correlation, device, stream, external_id;
-  ArgProblem arg_problem, gpu_arg_problem;
+  std::optional<int64_t> correlation, device, stream, external_id, correlation_id, scope_range_id;
+  // Wrong args, by who uses them: correlation and External id (kept events), device and
+  // stream (GPU work), name (process and thread names), XLA's correlation_id and its
+  // module fields (decided once the event's line is known).
+  ArgProblem arg_problem, gpu_arg_problem, name_arg_problem;
+  detail::XlaArgProblem xla_correlation_problem, xla_module_problem;
   uint32_t seen_fields = 0;  // bits of Field, then of ArgField << 16: a repeated key is an error
-  bool bad = false;
-  std::string problem;
-  size_t problem_offset = 0;
+  // A malformed field is an error only where the event's kind uses it (FinishEvent).
+  uint16_t problem_fields = 0;  // bits of Field
+  std::array<ArgProblem, 9> field_problems;
 
   void Reset(size_t at) {
     offset = at;
+    keys = 0;
     ph.clear();
     cat.clear();
     name.clear();
     arg_name.clear();
-    has_ph = has_cat = has_name = has_ts = has_dur = has_pid = has_tid = false;
+    has_ph = has_cat = has_name = has_ts = has_dur = has_pid = has_tid = has_hlo_module = false;
     ts_ns = dur_ns = pid = tid = 0;
     correlation.reset();
     device.reset();
     stream.reset();
     external_id.reset();
+    correlation_id.reset();
+    scope_range_id.reset();
     seen_fields = 0;
-    arg_problem.set = gpu_arg_problem.set = false;
-    bad = false;
+    arg_problem.set = gpu_arg_problem.set = name_arg_problem.set = false;
+    xla_correlation_problem.set = xla_module_problem.set = false;
+    problem_fields = 0;
   }
 };
 
@@ -249,8 +277,9 @@ class Handler {
   bool key(std::string& k);
   bool parse_error(size_t position, const std::string& last_token, const nlohmann::detail::exception& ex);
 
-  // Turns the tallies into diagnostics and the kind counts into the trace.
-  void Finish();
+  // Classifies the buffered XLA events, then turns the tallies into diagnostics and
+  // the kind counts into the trace. False on a strict-mode error (error()).
+  bool Finish();
 
  private:
   enum class State : uint8_t { kRootObject, kEvents, kEvent, kArgs, kSkip };
@@ -295,18 +324,29 @@ class Handler {
     }
     return c;
   }
+  // A wrong value of the event's field field_, kept (the first per field) until the
+  // event's kind tells whether it is used.
   void MarkBad(size_t offset, std::string problem) {
-    if (ev_.bad) return;
-    ev_.bad = true;
-    ev_.problem = std::move(problem);
-    ev_.problem_offset = offset;
+    const uint16_t bit = Bit(field_);
+    if (field_ == Field::kOther || (ev_.problem_fields & bit)) return;
+    ev_.problem_fields |= bit;
+    ev_.field_problems[static_cast<size_t>(field_)] = {true, offset, std::move(problem)};
   }
   // A wrong arg matters only to events that use it: device and stream to GPU work,
-  // the others to every kept event. Real traces put "stream": -1 on cuda_sync events
-  // and "stream": "0x0" on HIP runtime calls, which attribution never reads.
+  // name to process and thread names, the others to every kept event. Real traces put
+  // "stream": -1 on cuda_sync events and "stream": "0x0" on HIP runtime calls, which
+  // attribution never reads.
   void MarkArgBad(size_t offset, std::string problem) {
-    const bool gpu_only = arg_field_ == ArgField::kDevice || arg_field_ == ArgField::kStream;
-    ArgProblem& p = gpu_only ? ev_.gpu_arg_problem : ev_.arg_problem;
+    if (arg_field_ == ArgField::kCorrelationId || arg_field_ == ArgField::kHloModule ||
+        arg_field_ == ArgField::kScopeRangeId) {
+      detail::XlaArgProblem& x =
+          arg_field_ == ArgField::kCorrelationId ? ev_.xla_correlation_problem : ev_.xla_module_problem;
+      if (!x.set) x = {true, offset, std::move(problem)};
+      return;
+    }
+    ArgProblem& p = arg_field_ == ArgField::kDevice || arg_field_ == ArgField::kStream ? ev_.gpu_arg_problem
+                    : arg_field_ == ArgField::kName                                      ? ev_.name_arg_problem
+                                                                                         : ev_.arg_problem;
     if (p.set) return;
     p = {true, offset, std::move(problem)};
   }
@@ -330,6 +370,8 @@ class Handler {
   void EventTime(bool negative, uint64_t magnitude);
   void EventId(bool negative, uint64_t magnitude);
   void ArgInteger(bool negative, uint64_t magnitude);
+  void KeepArgInteger(int64_t v);
+  void ArgString(const std::string& s);
   bool Float(const std::string& text);
   bool String(std::string& s);
   bool Open(bool object);
@@ -337,10 +379,15 @@ class Handler {
   int64_t StringId(const std::string& s);
   bool FinishEvent();
   bool FinishCompleteEvent();
+  bool CheckCompleteEvent();
+  bool BufferXlaEvent();
   void KeepCompleteEvent(Category cat, int64_t start, int64_t end);
   bool FinishMetadataEvent();
   bool BadEvent(size_t offset, const std::string& problem);
   bool ArgBadEvent(const ArgProblem& p);
+  const ArgProblem* FirstProblem(uint16_t used) const;
+  void CountIgnored(uint16_t used, bool uses_args, bool uses_gpu_args, bool uses_name_arg);
+  class XlaTallies;
 
   std::string_view bytes_;
   const std::string& path_;
@@ -369,7 +416,20 @@ class Handler {
   std::unordered_map<std::string, int64_t> kinds_;
   std::string kind_key_;
   std::unordered_map<std::string, int64_t> string_ids_;
+  std::vector<detail::XlaEvent> xla_;  // complete events without cat, classified in Finish
 };
+
+// A decimal string of at most 18 digits (so it fits in int64).
+bool ParseDecimal(const std::string& s, uint64_t* v) {
+  if (s.empty() || s.size() > 18) return false;
+  uint64_t n = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    n = n * 10 + static_cast<uint64_t>(c - '0');
+  }
+  *v = n;
+  return true;
+}
 
 bool Handler::key(std::string& k) {
   if (states_.empty()) return true;
@@ -378,6 +438,7 @@ bool Handler::key(std::string& k) {
       return true;
     case State::kEvent:
       field_ = FieldOf(k);
+      ++ev_.keys;
       break;
     case State::kArgs:
       arg_field_ = ArgFieldOf(k);
@@ -508,13 +569,42 @@ void Handler::ArgInteger(bool negative, uint64_t magnitude) {
   if (negative || magnitude > static_cast<uint64_t>(INT64_MAX)) {
     return MarkArgBad(KeyOffset(), std::string("\"") + ArgFieldName(arg_field_) + "\" is out of range");
   }
-  const int64_t v = static_cast<int64_t>(magnitude);
+  if (arg_field_ == ArgField::kHloModule) return MarkArgBad(KeyOffset(), "\"args.hlo_module\" is a number");
+  KeepArgInteger(static_cast<int64_t>(magnitude));
+}
+
+void Handler::KeepArgInteger(int64_t v) {
   switch (arg_field_) {
     case ArgField::kCorrelation: ev_.correlation = v; break;
     case ArgField::kDevice: ev_.device = v; break;
     case ArgField::kStream: ev_.stream = v; break;
     case ArgField::kExternalId: ev_.external_id = v; break;
+    case ArgField::kCorrelationId: ev_.correlation_id = v; break;
+    case ArgField::kScopeRangeId: ev_.scope_range_id = v; break;
     default: break;
+  }
+}
+
+// An arg written as a string: the name of a process or thread, XLA's module name, and
+// XLA's ids (every XLA arg is a string: "correlation_id": "133").
+void Handler::ArgString(const std::string& s) {
+  switch (arg_field_) {
+    case ArgField::kOther: return;
+    case ArgField::kName: ev_.arg_name.assign(s); return;
+    case ArgField::kHloModule:
+      ev_.hlo_module.assign(s);
+      ev_.has_hlo_module = true;
+      return;
+    case ArgField::kCorrelationId:
+    case ArgField::kScopeRangeId: {
+      uint64_t v = 0;
+      if (ParseDecimal(s, &v)) return KeepArgInteger(static_cast<int64_t>(v));
+      std::string shown = s.size() > 40 ? s.substr(0, 37) + "..." : s;
+      return MarkArgBad(KeyOffset(), std::string("\"") + ArgFieldName(arg_field_) + "\" is \"" + shown +
+                                         "\"; expected a decimal integer");
+    }
+    default:
+      return MarkArgBad(KeyOffset(), std::string("\"") + ArgFieldName(arg_field_) + "\" is a string; expected an integer");
   }
 }
 
@@ -597,11 +687,7 @@ bool Handler::String(std::string& s) {
           return true;
       }
     case State::kArgs:
-      if (arg_field_ == ArgField::kName) {
-        ev_.arg_name.assign(s);
-      } else if (arg_field_ != ArgField::kOther) {
-        MarkArgBad(KeyOffset(), std::string("\"") + ArgFieldName(arg_field_) + "\" is a string; expected an integer");
-      }
+      ArgString(s);
       return true;
     default:
       return Scalar(Json::value_t::string);
@@ -695,12 +781,43 @@ bool Handler::ArgBadEvent(const ArgProblem& p) {
   return BadEvent(p.offset, p.problem + " (" + EventContext() + ")");
 }
 
+// The first (in file order) malformed field among `used`, else null.
+const ArgProblem* Handler::FirstProblem(uint16_t used) const {
+  const ArgProblem* first = nullptr;
+  const uint16_t bad = ev_.problem_fields & used;
+  for (size_t f = 0; bad != 0 && f < ev_.field_problems.size(); ++f) {
+    if (!(bad & (1u << f))) continue;
+    const ArgProblem& p = ev_.field_problems[f];
+    if (first == nullptr || p.offset < first->offset) first = &p;
+  }
+  return first;
+}
+
+// Malformed fields that the event's kind does not use: counted, never an error.
+void Handler::CountIgnored(uint16_t used, bool uses_args, bool uses_gpu_args, bool uses_name_arg) {
+  auto count = [this](const ArgProblem& p) { Count(kTallyIgnoredField, p.offset, p.problem + " (" + EventContext() + ")"); };
+  const uint16_t ignored = ev_.problem_fields & static_cast<uint16_t>(~used);
+  for (size_t f = 0; ignored != 0 && f < ev_.field_problems.size(); ++f) {
+    if (ignored & (1u << f)) count(ev_.field_problems[f]);
+  }
+  if (!uses_args && ev_.arg_problem.set) count(ev_.arg_problem);
+  if (!uses_gpu_args && ev_.gpu_arg_problem.set) count(ev_.gpu_arg_problem);
+  if (!uses_name_arg && ev_.name_arg_problem.set) count(ev_.name_arg_problem);
+}
+
 bool Handler::FinishEvent() {
-  if (ev_.bad) return BadEvent(ev_.problem_offset, ev_.problem + " (" + EventContext() + ")");
+  if (ev_.keys == 0) {  // XLA's writer closes traceEvents with `{}`
+    ++out_->events;
+    ++kinds_["{}"];
+    Count(kTallySkippedEvent, ev_.offset, "{} (an empty event)");
+    return true;
+  }
+  if (const ArgProblem* p = FirstProblem(Bit(Field::kPh))) return BadEvent(p->offset, p->problem + " (" + EventContext() + ")");
   if (!ev_.has_ph) return BadEvent(ev_.offset, "the event has no \"ph\" (" + EventContext() + ")");
   if (ev_.ph.size() != 1) {
     ++out_->events;
     Count(kTallyUnknownPhase, ev_.offset, "ph \"" + ev_.ph + "\"");
+    CountIgnored(Bit(Field::kPh), false, false, false);
     kind_key_ = ev_.ph;
     ++kinds_[kind_key_];
     return true;
@@ -717,14 +834,17 @@ bool Handler::FinishEvent() {
 
   if (ph == 'X') return FinishCompleteEvent();
   if (ph == 'M') return FinishMetadataEvent();
+  // Flows, instants, counters, ...: nothing but ph is used.
+  CountIgnored(Bit(Field::kPh), false, false, false);
   ++out_->events;
   ++kinds_[kind_key_];
   Count(IsKnownUnusedPhase(ph) ? kTallySkippedEvent : kTallyUnknownPhase, ev_.offset, kind_key_);
   return true;
 }
 
-// A complete event ("X"): checked, then kept by category or counted as skipped.
-bool Handler::FinishCompleteEvent() {
+// The fields and times of a complete event whose every field is used.
+bool Handler::CheckCompleteEvent() {
+  if (const ArgProblem* p = FirstProblem(kAllFields)) return BadEvent(p->offset, p->problem + " (" + EventContext() + ")");
   if (!ev_.has_ts) return BadEvent(ev_.offset, "the complete event has no \"ts\" (" + EventContext() + ")");
   if (!ev_.has_dur) return BadEvent(ev_.offset, "the complete event has no \"dur\" (" + EventContext() + ")");
   if (ev_.dur_ns < 0) return BadEvent(ev_.offset, "\"dur\" is negative (" + EventContext() + ")");
@@ -733,14 +853,62 @@ bool Handler::FinishCompleteEvent() {
                                     " is beyond 2^61 ns (73 years), the most a trace time may be (" + EventContext() +
                                     ")");
   }
-  const Category cat = ev_.has_cat ? CategoryOf(ev_.cat) : Category::kUnknown;
+  return true;
+}
+
+// A complete event ("X"): kept by category, counted as skipped, or (without cat)
+// buffered for the XLA dialect. Its cat is always used; a skipped category uses no
+// other field.
+bool Handler::FinishCompleteEvent() {
+  if (const ArgProblem* p = FirstProblem(Bit(Field::kPh) | Bit(Field::kCat))) {
+    return BadEvent(p->offset, p->problem + " (" + EventContext() + ")");
+  }
+  if (!ev_.has_cat) return BufferXlaEvent();
+  const Category cat = CategoryOf(ev_.cat);
+  if (cat == Category::kSkipped || cat == Category::kUnknown) {
+    CountIgnored(Bit(Field::kPh) | Bit(Field::kCat), false, false, false);
+    ++out_->events;
+    ++kinds_[kind_key_];
+    Count(cat == Category::kSkipped ? kTallySkippedEvent : kTallyUnknownCategory, ev_.offset, kind_key_);
+    return true;
+  }
+  const int64_t bad_before = out_->bad_events;
+  if (!CheckCompleteEvent()) return false;
+  if (out_->bad_events != bad_before) return true;  // dropped (lenient)
   const bool gpu_work = cat == Category::kKernel || cat == Category::kMemcpy || cat == Category::kMemset;
-  const bool kept = cat != Category::kSkipped && cat != Category::kUnknown;
-  if (kept && ev_.arg_problem.set) return ArgBadEvent(ev_.arg_problem);
+  if (ev_.arg_problem.set) return ArgBadEvent(ev_.arg_problem);
   if (gpu_work && ev_.gpu_arg_problem.set) return ArgBadEvent(ev_.gpu_arg_problem);
+  CountIgnored(kAllFields, true, gpu_work, false);
   ++out_->events;
   ++kinds_[kind_key_];
   KeepCompleteEvent(cat, ev_.ts_ns, ev_.ts_ns + ev_.dur_ns);
+  return true;
+}
+
+// A complete event without cat: every field may be used (it may be XLA GPU work or a
+// launch call); its XLA args are judged once its line is known.
+bool Handler::BufferXlaEvent() {
+  const int64_t bad_before = out_->bad_events;
+  if (!CheckCompleteEvent()) return false;
+  if (out_->bad_events != bad_before) return true;
+  ++out_->events;
+  detail::XlaEvent e;
+  e.offset = ev_.offset;
+  e.name = ev_.name;
+  e.start_ns = ev_.ts_ns;
+  e.end_ns = ev_.ts_ns + ev_.dur_ns;
+  e.pid = ev_.pid;
+  e.tid = ev_.tid;
+  e.correlation_id = ev_.correlation_id;
+  e.scope_range_id = ev_.scope_range_id;
+  if (ev_.has_hlo_module) e.hlo_module = ev_.hlo_module;
+  for (detail::XlaArgProblem* p : {&ev_.xla_correlation_problem, &ev_.xla_module_problem}) {
+    if (p->set) p->problem += " (" + EventContext() + ")";
+  }
+  e.correlation_problem = ev_.xla_correlation_problem;
+  e.module_problem = ev_.xla_module_problem;
+  CountIgnored(kAllFields, true, false, false);
+  xla_.push_back(std::move(e));
   return true;
 }
 
@@ -803,8 +971,14 @@ void Handler::KeepCompleteEvent(Category cat, int64_t start, int64_t end) {
 bool Handler::FinishMetadataEvent() {
   const bool process = Is(ev_.name, "process_name");
   const bool thread = Is(ev_.name, "thread_name");
+  // The name says what the event is; process and thread names use pid, tid and args.name.
+  const uint16_t used = Bit(Field::kPh) | Bit(Field::kName) |
+                        (process || thread ? Bit(Field::kPid) | Bit(Field::kArgs) : 0) |
+                        (thread ? Bit(Field::kTid) : 0);
+  if (const ArgProblem* p = FirstProblem(used)) return BadEvent(p->offset, p->problem + " (" + EventContext() + ")");
+  CountIgnored(used, false, false, process || thread);
   if (process || thread) {
-    if (ev_.arg_problem.set) return ArgBadEvent(ev_.arg_problem);
+    if (ev_.name_arg_problem.set) return ArgBadEvent(ev_.name_arg_problem);
     if (!ev_.has_pid || (thread && !ev_.has_tid)) {
       return BadEvent(ev_.offset, std::string("the ") + ev_.name + " event has no \"" +
                                       (ev_.has_pid ? "tid" : "pid") + "\" (" + EventContext() + ")");
@@ -864,7 +1038,33 @@ bool Handler::parse_error(size_t position, const std::string& last_token, const 
   return Fail("json.not_json", offset, message);
 }
 
-void Handler::Finish() {
+// The reader's tallies and mode, as the XLA classification sees them.
+class Handler::XlaTallies : public detail::XlaSink {
+ public:
+  explicit XlaTallies(Handler* h) : h_(h) {}
+  void Count(Note note, size_t offset, const std::string& detail) override {
+    switch (note) {
+      case Note::kNotXla: return h_->Count(kTallyUnknownCategory, offset, detail);
+      case Note::kOtherLine: return h_->Count(kTallyXlaOtherLine, offset, detail);
+      case Note::kPythonTracer: return h_->Count(kTallySkippedEvent, offset, detail);
+      case Note::kMissingCorrelation: return h_->Count(kTallyMissingCorrelation, offset, detail);
+    }
+  }
+  bool Bad(const detail::XlaArgProblem& p) override {
+    if (h_->strict_) return h_->Fail("json.bad_event", p.offset, p.problem);
+    ++h_->out_->bad_events;
+    h_->Count(kTallyBadEvent, p.offset, p.problem);
+    return true;
+  }
+  void Kind(const char* kind) override { ++h_->kinds_[kind]; }
+
+ private:
+  Handler* h_;
+};
+
+bool Handler::Finish() {
+  XlaTallies xla(this);
+  if (!detail::ClassifyXlaEvents(&xla_, &xla, out_)) return false;
   size_t furthest = 0;
   for (const TallyEntry& e : tallies_) {
     if (e.count > 0) furthest = std::max(furthest, e.first_offset);
@@ -877,6 +1077,7 @@ void Handler::Finish() {
     out_->diagnostics.AddCount(kTallyCodes[t], e.count - 1);
   }
   for (auto& [k, n] : kinds_) out_->event_kinds[k] += n;
+  return true;
 }
 
 }  // namespace
@@ -902,7 +1103,7 @@ Status ReadEvents(std::string_view bytes, const std::string& path, const ReadOpt
     return Status::Error("json.no_events", "no \"traceEvents\" array: not a trace-event file", {path, 1, 1});
   }
   if (trace->events == 0) return Status::Error("json.no_events", "\"traceEvents\" is empty", {path, 1, 1});
-  handler.Finish();
+  if (!handler.Finish()) return handler.error();
   return Status();
 }
 

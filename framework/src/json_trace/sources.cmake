@@ -6,6 +6,7 @@ set(PERFGATE_JSON_TRACE_SOURCES
   src/json_trace/json_trace_sax.cc
   src/json_trace/json_trace_time.cc
   src/json_trace/json_trace_trial.cc
+  src/json_trace/xla_dialect.cc
 )
 
 # nlohmann's lexer appends each character of a string with std::string::push_back;

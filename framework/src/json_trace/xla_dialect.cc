@@ -1,0 +1,186 @@
+// Classification of XLA's trace-event dialect (see xla_dialect.h and FORMAT.md).
+#include "xla_dialect.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <utility>
+
+namespace perfgate::json_trace::detail {
+namespace {
+
+bool StartsWith(const std::string& s, std::string_view prefix) {
+  return s.size() >= prefix.size() && s.compare(0, prefix.size(), prefix) == 0;
+}
+
+// Leading decimal digits of `s` from `at` (at most 18), else nullopt.
+std::optional<int64_t> DigitsAt(const std::string& s, size_t at) {
+  size_t end = at;
+  while (end < s.size() && end - at < 18 && s[end] >= '0' && s[end] <= '9') ++end;
+  if (end == at) return std::nullopt;
+  return std::stoll(s.substr(at, end - at));
+}
+
+// An XLA process, from its process_name.
+struct XlaProcess {
+  enum class Kind { kOther, kDevice, kHost } kind = Kind::kOther;
+  bool gpu = false;    // "/device:GPU:K"
+  int64_t device = 0;  // K
+};
+
+XlaProcess ProcessOf(const std::string& name) {
+  XlaProcess p;
+  if (StartsWith(name, "/host:")) {
+    p.kind = XlaProcess::Kind::kHost;
+  } else if (StartsWith(name, "/device:")) {
+    p.kind = XlaProcess::Kind::kDevice;
+    constexpr std::string_view kGpu = "/device:GPU:";
+    if (StartsWith(name, kGpu)) {
+      const std::optional<int64_t> k = DigitsAt(name, kGpu.size());
+      p.gpu = k.has_value();
+      p.device = k.value_or(0);
+    }
+  }
+  return p;
+}
+
+GpuWorkKind WorkKindOf(const std::string& name) {
+  if (StartsWith(name, "Memcpy")) return GpuWorkKind::kMemcpy;  // MemcpyD2D, MemcpyH2D, MemcpyD2H, MemcpyP2P
+  if (StartsWith(name, "Memset")) return GpuWorkKind::kMemset;
+  return GpuWorkKind::kKernel;
+}
+
+// Builds the module ranges: one per (pid, tid, scope_range_id), spanning its work.
+class ModuleRanges {
+ public:
+  explicit ModuleRanges(GpuTrace* out) : out_(out) {}
+  void Add(const GpuWork& w, const XlaEvent& e) {
+    if (!e.hlo_module || !e.scope_range_id) return;
+    auto [it, inserted] = index_.emplace(std::make_tuple(w.pid, w.tid, *e.scope_range_id), ranges_.size());
+    if (inserted) {
+      Annotation a;
+      a.name = *e.hlo_module;
+      a.start_ns = w.start_ns;
+      a.end_ns = w.end_ns;
+      a.pid = w.pid;
+      a.tid = w.tid;
+      a.external_id = *e.scope_range_id;
+      ranges_.push_back(std::move(a));
+      return;
+    }
+    Annotation& a = ranges_[it->second];
+    a.start_ns = std::min(a.start_ns, w.start_ns);
+    a.end_ns = std::max(a.end_ns, w.end_ns);
+  }
+  void Finish() {
+    for (Annotation& a : ranges_) out_->gpu_annotations.push_back(std::move(a));
+  }
+
+ private:
+  GpuTrace* out_;
+  std::map<std::tuple<int64_t, int64_t, int64_t>, size_t> index_;
+  std::vector<Annotation> ranges_;
+};
+
+std::string LineName(const GpuTrace& out, const XlaEvent& e) {
+  auto t = out.thread_names.find({e.pid, e.tid});
+  auto p = out.process_names.find(e.pid);
+  return "\"" + (t == out.thread_names.end() ? "tid " + std::to_string(e.tid) : t->second) + "\" of \"" +
+         (p == out.process_names.end() ? std::string() : p->second) + "\"";
+}
+
+// A device event: GPU work on a stream line, else a derived line's event.
+bool ClassifyDeviceEvent(XlaEvent& e, const XlaProcess& process, XlaSink* sink, ModuleRanges* modules,
+                         GpuTrace* out) {
+  std::optional<int64_t> stream;
+  auto t = out->thread_names.find({e.pid, e.tid});
+  if (t != out->thread_names.end()) stream = XlaStreamOf(t->second);
+  if (!process.gpu || !stream) {
+    sink->Kind("X/xla:other_line");
+    sink->Count(XlaSink::Note::kOtherLine, e.offset, LineName(*out, e) + " (\"" + e.name + "\")");
+    return true;
+  }
+  if (e.correlation_problem.set) return sink->Bad(e.correlation_problem);
+  if (e.module_problem.set) return sink->Bad(e.module_problem);
+  sink->Kind("X/xla:stream");
+  GpuWork w;
+  w.kind = WorkKindOf(e.name);
+  w.name = std::move(e.name);
+  w.start_ns = e.start_ns;
+  w.end_ns = e.end_ns;
+  w.pid = e.pid;
+  w.tid = e.tid;
+  w.device = process.device;
+  w.stream = *stream;
+  w.correlation = e.correlation_id;
+  if (!w.correlation) sink->Count(XlaSink::Note::kMissingCorrelation, e.offset, "X/xla:stream \"" + w.name + "\"");
+  modules->Add(w, e);
+  out->gpu_work.push_back(std::move(w));
+  return true;
+}
+
+// A host event: a launch call when it has a correlation id, a python-tracer range
+// (skipped), else a host range.
+bool ClassifyHostEvent(XlaEvent& e, XlaSink* sink, GpuTrace* out) {
+  if (!e.name.empty() && e.name[0] == '$') {
+    sink->Kind("X/xla:python");
+    sink->Count(XlaSink::Note::kPythonTracer, e.offset, "X/xla:python \"" + e.name + "\"");
+    return true;
+  }
+  if (e.correlation_problem.set) return sink->Bad(e.correlation_problem);
+  if (e.correlation_id) {
+    sink->Kind("X/xla:host_call");
+    RuntimeCall r;
+    r.name = std::move(e.name);
+    r.start_ns = e.start_ns;
+    r.end_ns = e.end_ns;
+    r.pid = e.pid;
+    r.tid = e.tid;
+    r.correlation = e.correlation_id;
+    r.driver = true;  // CUPTI's driver-API callbacks (cuGraphLaunch, cuLaunchKernel, memcpy)
+    out->runtime_calls.push_back(std::move(r));
+    return true;
+  }
+  sink->Kind("X/xla:host_range");
+  Annotation a;
+  a.name = std::move(e.name);
+  a.start_ns = e.start_ns;
+  a.end_ns = e.end_ns;
+  a.pid = e.pid;
+  a.tid = e.tid;
+  out->cpu_annotations.push_back(std::move(a));
+  return true;
+}
+
+}  // namespace
+
+std::optional<int64_t> XlaStreamOf(const std::string& thread_name) {
+  constexpr std::string_view kStream = "Stream #";
+  if (!StartsWith(thread_name, kStream)) return std::nullopt;
+  return DigitsAt(thread_name, kStream.size());
+}
+
+bool ClassifyXlaEvents(std::vector<XlaEvent>* events, XlaSink* sink, GpuTrace* out) {
+  std::map<int64_t, XlaProcess> processes;
+  for (const auto& [pid, name] : out->process_names) processes[pid] = ProcessOf(name);
+  ModuleRanges modules(out);
+  for (XlaEvent& e : *events) {
+    auto p = processes.find(e.pid);
+    const XlaProcess process = p == processes.end() ? XlaProcess{} : p->second;
+    bool go_on = true;
+    switch (process.kind) {
+      case XlaProcess::Kind::kOther:
+        sink->Kind("X/");
+        sink->Count(XlaSink::Note::kNotXla, e.offset, "X/");
+        break;
+      case XlaProcess::Kind::kDevice: go_on = ClassifyDeviceEvent(e, process, sink, &modules, out); break;
+      case XlaProcess::Kind::kHost: go_on = ClassifyHostEvent(e, sink, out); break;
+    }
+    if (!go_on) return false;
+  }
+  modules.Finish();
+  events->clear();
+  return true;
+}
+
+}  // namespace perfgate::json_trace::detail

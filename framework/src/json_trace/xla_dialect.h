@@ -1,0 +1,70 @@
+// XLA's trace-event dialect (what `jax.profiler.trace(..., create_perfetto_trace=True)`
+// and TensorBoard's trace viewer write): events carry no `cat`; a process named
+// "/device:GPU:K" is a device, its threads named "Stream #N(...)" are its streams, and
+// "/host:CPU" holds the host threads. Whether an event is GPU work, a launch call or a
+// host range is known only once every process and thread name is read, and those may
+// come after the events, so the SAX pass buffers the complete events without `cat`
+// and this step classifies them at the end. The rules are in FORMAT.md.
+#ifndef PERFGATE_SRC_JSON_TRACE_XLA_DIALECT_H_
+#define PERFGATE_SRC_JSON_TRACE_XLA_DIALECT_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "perfgate/json_trace/reader.h"
+
+namespace perfgate::json_trace::detail {
+
+// A malformed XLA arg, kept until the event's line tells whether it is used; `problem`
+// already names the event.
+struct XlaArgProblem {
+  bool set = false;
+  size_t offset = 0;
+  std::string problem;
+};
+
+// A complete event without `cat`, as the SAX pass read it.
+struct XlaEvent {
+  size_t offset = 0;  // its '{'
+  std::string name;
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  int64_t pid = 0;
+  int64_t tid = 0;
+  std::optional<int64_t> correlation_id;  // args.correlation_id (a decimal string)
+  std::optional<int64_t> scope_range_id;  // args.scope_range_id: one per module execution
+  std::optional<std::string> hlo_module;  // args.hlo_module, e.g. "jit_decode_step"
+  XlaArgProblem correlation_problem;      // used by stream work and host calls
+  XlaArgProblem module_problem;           // scope_range_id or hlo_module: used by stream work
+};
+
+// What classification reports back to the reader, which owns the tallies and the mode.
+class XlaSink {
+ public:
+  enum class Note {
+    kNotXla,              // no XLA process: an event of unknown category, as before
+    kOtherLine,           // on a device line that is no stream (XLA Ops, Steps, ...): json.xla_derived_line
+    kPythonTracer,        // a python-tracer `$...` range: json.skipped_event
+    kMissingCorrelation,  // stream work without args.correlation_id
+  };
+  virtual ~XlaSink() = default;
+  virtual void Count(Note note, size_t offset, const std::string& detail) = 0;
+  // A used field is malformed: false stops the read (strict), true drops the event.
+  virtual bool Bad(const XlaArgProblem& problem) = 0;
+  virtual void Kind(const char* kind) = 0;  // one event of GpuTrace::event_kinds
+};
+
+// Classifies `events` (in file order) into `out`'s GPU work, runtime calls and host
+// annotations, and synthesises one gpu_user_annotation per module execution on each
+// stream. False when the sink stopped the read.
+bool ClassifyXlaEvents(std::vector<XlaEvent>* events, XlaSink* sink, GpuTrace* out);
+
+// The stream of a thread named "Stream #N..." (N decimal), else nullopt.
+std::optional<int64_t> XlaStreamOf(const std::string& thread_name);
+
+}  // namespace perfgate::json_trace::detail
+
+#endif  // PERFGATE_SRC_JSON_TRACE_XLA_DIALECT_H_
