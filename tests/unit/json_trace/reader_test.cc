@@ -480,11 +480,70 @@ TEST(JsonTraceReader, WrongArgsOfEventsThatDoNotUseThemAreIgnored) {
   ASSERT_TRUE(t.ok()) << t.status().ToString();
   ASSERT_EQ(t->runtime_calls.size(), 1u);
   EXPECT_EQ(t->runtime_calls[0].correlation, 117);
+  EXPECT_EQ(t->diagnostics.Count("json.ignored_field"), 2);  // counted, not silent
   // The correlation of a runtime call is used: a wrong one is still an error.
   auto bad = ReadTraceJsonBuffer(R"({"traceEvents": [
 {"ph": "X", "cat": "cuda_runtime", "name": "l", "pid": 5, "tid": 5, "ts": 1, "dur": 1, "args": {"correlation": "7"}}]})",
                                  "t.json");
   EXPECT_EQ(bad.status().code(), "json.bad_event");
+}
+
+// A field that attribution does not use on the event's kind never stops a read: it is
+// counted (json.ignored_field, with the first one's location), never an error. The
+// same fields on events that use them are still errors.
+TEST(JsonTraceReader, FieldsAnEventKindDoesNotUseNeverStopARead) {
+  const std::string trace = R"js({"traceEvents": [
+{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 5, "tid": 5, "ts": "12", "dur": 1},
+{"ph": "X", "cat": "python_function", "name": null, "pid": 1.5, "tid": [], "ts": 1, "ts": 2},
+{"ph": "X", "cat": "mystery", "args": [1, 2]},
+{"ph": "s", "id": 1, "pid": 5, "tid": 5, "ts": true, "cat": "ac2g", "name": {}},
+{"ph": "i", "name": "Record Window End", "pid": "", "tid": "", "ts": "x", "s": "g"},
+{"ph": "M", "name": "process_sort_index", "pid": 5, "ts": "0", "args": {"name": 7, "sort_index": 1}},
+{"ph": "M", "name": "process_name", "pid": 5, "ts": "0", "args": {"name": "python3", "stream": "0x0"}},
+{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": 1, "args": {"correlation": 1}},
+{}]})js";
+  auto t = ReadTraceJsonBuffer(trace, "t.json");
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ(t->gpu_work.size(), 1u);
+  EXPECT_EQ(t->process_names.at(5), "python3");
+  // cpu_op ts; python_function name, pid, tid, ts twice; mystery args; the flow's ts and
+  // name; the instant's ts; the sort index's ts and args.name; process_name's ts and
+  // args.stream.
+  EXPECT_EQ(t->diagnostics.Count("json.ignored_field"), 1 + 4 + 1 + 2 + 1 + 2 + 2);
+  EXPECT_EQ(t->diagnostics.Count("json.skipped_event"), 6);  // cpu_op, python_function, s, i, sort index, `{}`
+  EXPECT_EQ(t->diagnostics.Count("json.unknown_category"), 1);
+  EXPECT_EQ(t->diagnostics.ErrorCount(), 0);
+  EXPECT_EQ(t->bad_events, 0);
+  for (const auto& e : t->diagnostics.Entries()) {
+    if (e.code != "json.ignored_field") continue;
+    EXPECT_EQ(e.first_detail, "\"ts\" is a string; expected a number of microseconds (in /traceEvents/0, a \"X\" event "
+                              "of cat \"cpu_op\" named \"aten::mm\")");
+    EXPECT_EQ(e.first_location.line, 2);
+    EXPECT_EQ(e.first_location.column, 70);  // its key
+  }
+
+  // Where the kind uses the field, it is an error at its key.
+  const std::pair<std::string, std::string> used[] = {
+      {R"js({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": [], "ts": 1, "dur": 1})js",
+       "t.json:1:70: error[json.bad_event]: \"tid\" is an array (in /traceEvents/0, a \"X\" event of cat \"kernel\" "
+       "named \"k\")"},
+      {R"js({"ph": "X", "cat": "user_annotation", "name": "s", "pid": 0, "tid": 1, "ts": 1, "dur": 1, "dur": 2})js",
+       "t.json:1:108: error[json.bad_event]: \"dur\" is given twice (in /traceEvents/0, a \"X\" event of cat "
+       "\"user_annotation\" named \"s\")"},
+      {R"js({"ph": "M", "name": "thread_name", "pid": 5, "tid": "x", "args": {"name": 7}})js",
+       "t.json:1:84: error[json.bad_event]: \"args.name\" is a number (in /traceEvents/0, a \"M\" event named "
+       "\"thread_name\")"},
+      {R"js({"ph": "M", "name": "thread_name", "pid": 5, "tid": 1.5, "args": {"name": "t"}})js",
+       "t.json:1:63: error[json.bad_event]: \"tid\" is 1.5; expected an integer or a string (in /traceEvents/0, a "
+       "\"M\" event named \"thread_name\")"},
+      {R"js({"ph": "X", "cat": 3, "name": "k", "ts": 1, "dur": 1})js",
+       "t.json:1:30: error[json.bad_event]: \"cat\" is a number (in /traceEvents/0, a \"X\" event named \"k\")"},
+  };
+  for (const auto& [event, error] : used) {
+    auto bad = ReadTraceJsonBuffer("{\"traceEvents\": [" + event + "]}", "t.json");
+    ASSERT_FALSE(bad.ok()) << event;
+    EXPECT_EQ(bad.status().ToString(), error);
+  }
 }
 
 // Both were refused in strict mode ("args.stream" of -1 on cuda_sync events, "0x0" on
