@@ -10,3 +10,5 @@ target_include_directories(json_trace_benchmark PRIVATE
   ${perfgate_json_trace_bench_root}/tests/unit/json_trace)
 target_link_libraries(json_trace_benchmark PRIVATE perfgate::framework perfgate_build_flags benchmark::benchmark
                       nlohmann_json::nlohmann_json pugixml::static ZLIB::ZLIB)
+# The real JAX trace it reads lives in the source tree.
+target_compile_definitions(json_trace_benchmark PRIVATE PERFGATE_SOURCE_DIR="${perfgate_json_trace_bench_root}")

@@ -1,4 +1,5 @@
-// Read throughput of the trace-event JSON reader on synthetic Kineto traces, beside
+// Read throughput of the trace-event JSON reader on synthetic Kineto traces and on a
+// real JAX trace (XLA's dialect, fixtures/recordings/jax_decode_h200), beside
 // nlohmann's SAX parser with a handler that does nothing (the ceiling any reader
 // built on it can reach), and the cost of attributing the trace read.
 //
@@ -8,6 +9,7 @@
 //
 //   build/benchmarks/json_trace_benchmark --benchmark_counters_tabular=true
 #include <benchmark/benchmark.h>
+#include <zlib.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -141,10 +143,55 @@ void BM_SummarizeJsonTrial(benchmark::State& state) {
   Report(state, in, 0);
 }
 
+// The JAX recording's trial-1, inflated (8.3 MB, 27,203 events, XLA's dialect: every
+// event buffered until the metadata is known, then classified).
+const Input& XlaInput() {
+  static const Input in = [] {
+    Input x;
+    const std::string path = std::string(PERFGATE_SOURCE_DIR) + "/fixtures/recordings/jax_decode_h200/trial-1/trace.json.gz";
+    auto t = jt::ReadTraceJsonFile(path);
+    if (!t.ok()) return x;
+    x.events = t->events;
+    gzFile f = gzopen(path.c_str(), "rb");
+    char buf[1 << 16];
+    int n = 0;
+    while (f != nullptr && (n = gzread(f, buf, sizeof buf)) > 0) x.bytes.append(buf, static_cast<size_t>(n));
+    if (f != nullptr) gzclose(f);
+    return x;
+  }();
+  return in;
+}
+
+// ReadTraceJsonBuffer on the real XLA trace (arg 1), or nlohmann's no-op SAX parse of
+// it (arg 0, the reference).
+void BM_ReadXlaTrace(benchmark::State& state) {
+  const Input& in = XlaInput();
+  if (in.bytes.empty()) {
+    state.SkipWithError("cannot read fixtures/recordings/jax_decode_h200/trial-1/trace.json.gz");
+    return;
+  }
+  size_t peak = 0;
+  for (auto _ : state) {
+    if (state.range(0) == 0) {
+      NullSax sax;
+      benchmark::DoNotOptimize(nlohmann::json::sax_parse(in.bytes.data(), in.bytes.data() + in.bytes.size(), &sax));
+      continue;
+    }
+    const size_t base = LiveHeapBytes();
+    ResetPeak();
+    auto t = jt::ReadTraceJsonBuffer(in.bytes, "jax.json");
+    if (!t.ok()) state.SkipWithError(t.status().ToString().c_str());
+    peak = std::max(peak, PeakHeapBytes() - base);
+    benchmark::DoNotOptimize(t);
+  }
+  Report(state, in, peak);
+}
+
 // Args: {megabytes, cuda_graphs}.
 BENCHMARK(BM_NlohmannSaxNull)->Args({20, 0})->Args({200, 0})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_ReadTraceJson)->Args({20, 0})->Args({200, 0})->Args({200, 1})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_ReadTraceJsonGzipFile)->Args({200, 0})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_ReadXlaTrace)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_SummarizeJsonTrial)->Args({200, 0})->Args({200, 1})->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace

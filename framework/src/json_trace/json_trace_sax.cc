@@ -416,7 +416,7 @@ class Handler {
   std::unordered_map<std::string, int64_t> kinds_;
   std::string kind_key_;
   std::unordered_map<std::string, int64_t> string_ids_;
-  std::vector<detail::XlaEvent> xla_;  // complete events without cat, classified in Finish
+  detail::XlaEvents xla_;  // complete events without cat, classified in Finish
 };
 
 // A decimal string of at most 18 digits (so it fits in int64).
@@ -899,16 +899,20 @@ bool Handler::BufferXlaEvent() {
   e.end_ns = ev_.ts_ns + ev_.dur_ns;
   e.pid = ev_.pid;
   e.tid = ev_.tid;
-  e.correlation_id = ev_.correlation_id;
-  e.scope_range_id = ev_.scope_range_id;
-  if (ev_.has_hlo_module) e.hlo_module = ev_.hlo_module;
-  for (detail::XlaArgProblem* p : {&ev_.xla_correlation_problem, &ev_.xla_module_problem}) {
-    if (p->set) p->problem += " (" + EventContext() + ")";
-  }
-  e.correlation_problem = ev_.xla_correlation_problem;
-  e.module_problem = ev_.xla_module_problem;
+  e.has_correlation_id = ev_.correlation_id.has_value();
+  e.correlation_id = ev_.correlation_id.value_or(0);
+  e.has_scope_range_id = ev_.scope_range_id.has_value();
+  e.scope_range_id = ev_.scope_range_id.value_or(0);
+  if (ev_.has_hlo_module) e.hlo_module = xla_.ModuleIndex(ev_.hlo_module);
+  auto problem = [this](detail::XlaArgProblem& p) {
+    if (!p.set) return -1;
+    p.problem += " (" + EventContext() + ")";
+    return xla_.AddProblem(std::move(p));
+  };
+  e.correlation_problem = problem(ev_.xla_correlation_problem);
+  e.module_problem = problem(ev_.xla_module_problem);
   CountIgnored(kAllFields, true, false, false);
-  xla_.push_back(std::move(e));
+  xla_.events.push_back(std::move(e));
   return true;
 }
 

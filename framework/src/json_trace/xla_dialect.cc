@@ -53,18 +53,18 @@ GpuWorkKind WorkKindOf(const std::string& name) {
 // Builds the module ranges: one per (pid, tid, scope_range_id), spanning its work.
 class ModuleRanges {
  public:
-  explicit ModuleRanges(GpuTrace* out) : out_(out) {}
+  ModuleRanges(const std::vector<std::string>& modules, GpuTrace* out) : modules_(modules), out_(out) {}
   void Add(const GpuWork& w, const XlaEvent& e) {
-    if (!e.hlo_module || !e.scope_range_id) return;
-    auto [it, inserted] = index_.emplace(std::make_tuple(w.pid, w.tid, *e.scope_range_id), ranges_.size());
+    if (e.hlo_module < 0 || !e.has_scope_range_id) return;
+    auto [it, inserted] = index_.emplace(std::make_tuple(w.pid, w.tid, e.scope_range_id), ranges_.size());
     if (inserted) {
       Annotation a;
-      a.name = *e.hlo_module;
+      a.name = modules_[static_cast<size_t>(e.hlo_module)];
       a.start_ns = w.start_ns;
       a.end_ns = w.end_ns;
       a.pid = w.pid;
       a.tid = w.tid;
-      a.external_id = *e.scope_range_id;
+      a.external_id = e.scope_range_id;
       ranges_.push_back(std::move(a));
       return;
     }
@@ -77,6 +77,7 @@ class ModuleRanges {
   }
 
  private:
+  const std::vector<std::string>& modules_;
   GpuTrace* out_;
   std::map<std::tuple<int64_t, int64_t, int64_t>, size_t> index_;
   std::vector<Annotation> ranges_;
@@ -90,8 +91,8 @@ std::string LineName(const GpuTrace& out, const XlaEvent& e) {
 }
 
 // A device event: GPU work on a stream line, else a derived line's event.
-bool ClassifyDeviceEvent(XlaEvent& e, const XlaProcess& process, XlaSink* sink, ModuleRanges* modules,
-                         GpuTrace* out) {
+bool ClassifyDeviceEvent(XlaEvent& e, const XlaProcess& process, const XlaEvents& all, XlaSink* sink,
+                         ModuleRanges* modules, GpuTrace* out) {
   std::optional<int64_t> stream;
   auto t = out->thread_names.find({e.pid, e.tid});
   if (t != out->thread_names.end()) stream = XlaStreamOf(t->second);
@@ -100,8 +101,8 @@ bool ClassifyDeviceEvent(XlaEvent& e, const XlaProcess& process, XlaSink* sink, 
     sink->Count(XlaSink::Note::kOtherLine, e.offset, LineName(*out, e) + " (\"" + e.name + "\")");
     return true;
   }
-  if (e.correlation_problem.set) return sink->Bad(e.correlation_problem);
-  if (e.module_problem.set) return sink->Bad(e.module_problem);
+  if (e.correlation_problem >= 0) return sink->Bad(all.problems[static_cast<size_t>(e.correlation_problem)]);
+  if (e.module_problem >= 0) return sink->Bad(all.problems[static_cast<size_t>(e.module_problem)]);
   sink->Kind("X/xla:stream");
   GpuWork w;
   w.kind = WorkKindOf(e.name);
@@ -112,7 +113,7 @@ bool ClassifyDeviceEvent(XlaEvent& e, const XlaProcess& process, XlaSink* sink, 
   w.tid = e.tid;
   w.device = process.device;
   w.stream = *stream;
-  w.correlation = e.correlation_id;
+  if (e.has_correlation_id) w.correlation = e.correlation_id;
   if (!w.correlation) sink->Count(XlaSink::Note::kMissingCorrelation, e.offset, "X/xla:stream \"" + w.name + "\"");
   modules->Add(w, e);
   out->gpu_work.push_back(std::move(w));
@@ -121,14 +122,14 @@ bool ClassifyDeviceEvent(XlaEvent& e, const XlaProcess& process, XlaSink* sink, 
 
 // A host event: a launch call when it has a correlation id, a python-tracer range
 // (skipped), else a host range.
-bool ClassifyHostEvent(XlaEvent& e, XlaSink* sink, GpuTrace* out) {
+bool ClassifyHostEvent(XlaEvent& e, const XlaEvents& all, XlaSink* sink, GpuTrace* out) {
   if (!e.name.empty() && e.name[0] == '$') {
     sink->Kind("X/xla:python");
     sink->Count(XlaSink::Note::kPythonTracer, e.offset, "X/xla:python \"" + e.name + "\"");
     return true;
   }
-  if (e.correlation_problem.set) return sink->Bad(e.correlation_problem);
-  if (e.correlation_id) {
+  if (e.correlation_problem >= 0) return sink->Bad(all.problems[static_cast<size_t>(e.correlation_problem)]);
+  if (e.has_correlation_id) {
     sink->Kind("X/xla:host_call");
     RuntimeCall r;
     r.name = std::move(e.name);
@@ -160,11 +161,22 @@ std::optional<int64_t> XlaStreamOf(const std::string& thread_name) {
   return DigitsAt(thread_name, kStream.size());
 }
 
-bool ClassifyXlaEvents(std::vector<XlaEvent>* events, XlaSink* sink, GpuTrace* out) {
+int32_t XlaEvents::ModuleIndex(const std::string& name) {
+  auto [it, inserted] = module_index_.emplace(name, static_cast<int32_t>(modules.size()));
+  if (inserted) modules.push_back(name);
+  return it->second;
+}
+
+int32_t XlaEvents::AddProblem(XlaArgProblem problem) {
+  problems.push_back(std::move(problem));
+  return static_cast<int32_t>(problems.size() - 1);
+}
+
+bool ClassifyXlaEvents(XlaEvents* all, XlaSink* sink, GpuTrace* out) {
   std::map<int64_t, XlaProcess> processes;
   for (const auto& [pid, name] : out->process_names) processes[pid] = ProcessOf(name);
-  ModuleRanges modules(out);
-  for (XlaEvent& e : *events) {
+  ModuleRanges modules(all->modules, out);
+  for (XlaEvent& e : all->events) {
     auto p = processes.find(e.pid);
     const XlaProcess process = p == processes.end() ? XlaProcess{} : p->second;
     bool go_on = true;
@@ -173,13 +185,14 @@ bool ClassifyXlaEvents(std::vector<XlaEvent>* events, XlaSink* sink, GpuTrace* o
         sink->Kind("X/");
         sink->Count(XlaSink::Note::kNotXla, e.offset, "X/");
         break;
-      case XlaProcess::Kind::kDevice: go_on = ClassifyDeviceEvent(e, process, sink, &modules, out); break;
-      case XlaProcess::Kind::kHost: go_on = ClassifyHostEvent(e, sink, out); break;
+      case XlaProcess::Kind::kDevice: go_on = ClassifyDeviceEvent(e, process, *all, sink, &modules, out); break;
+      case XlaProcess::Kind::kHost: go_on = ClassifyHostEvent(e, *all, sink, out); break;
     }
     if (!go_on) return false;
   }
   modules.Finish();
-  events->clear();
+  all->events.clear();
+  all->events.shrink_to_fit();
   return true;
 }
 

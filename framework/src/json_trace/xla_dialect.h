@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,7 +27,8 @@ struct XlaArgProblem {
   std::string problem;
 };
 
-// A complete event without `cat`, as the SAX pass read it.
+// A complete event without `cat`, as the SAX pass read it. Kept small (a trace is
+// mostly such events): rare problems and the few module names live in XlaEvents.
 struct XlaEvent {
   size_t offset = 0;  // its '{'
   std::string name;
@@ -34,11 +36,26 @@ struct XlaEvent {
   int64_t end_ns = 0;
   int64_t pid = 0;
   int64_t tid = 0;
-  std::optional<int64_t> correlation_id;  // args.correlation_id (a decimal string)
-  std::optional<int64_t> scope_range_id;  // args.scope_range_id: one per module execution
-  std::optional<std::string> hlo_module;  // args.hlo_module, e.g. "jit_decode_step"
-  XlaArgProblem correlation_problem;      // used by stream work and host calls
-  XlaArgProblem module_problem;           // scope_range_id or hlo_module: used by stream work
+  int64_t correlation_id = 0;  // args.correlation_id (a decimal string), when has_correlation_id
+  int64_t scope_range_id = 0;  // args.scope_range_id: one per module execution, when has_scope_range_id
+  int32_t hlo_module = -1;     // args.hlo_module ("jit_decode_step"): an index into XlaEvents::modules
+  int32_t correlation_problem = -1;  // an index into XlaEvents::problems: used by stream work and host calls
+  int32_t module_problem = -1;       // scope_range_id or hlo_module: used by stream work
+  bool has_correlation_id = false;
+  bool has_scope_range_id = false;
+};
+
+// The buffered events, their distinct module names and their malformed args.
+struct XlaEvents {
+  std::vector<XlaEvent> events;
+  std::vector<std::string> modules;
+  std::vector<XlaArgProblem> problems;
+
+  int32_t ModuleIndex(const std::string& name);
+  int32_t AddProblem(XlaArgProblem problem);
+
+ private:
+  std::map<std::string, int32_t> module_index_;
 };
 
 // What classification reports back to the reader, which owns the tallies and the mode.
@@ -60,7 +77,7 @@ class XlaSink {
 // Classifies `events` (in file order) into `out`'s GPU work, runtime calls and host
 // annotations, and synthesises one gpu_user_annotation per module execution on each
 // stream. False when the sink stopped the read.
-bool ClassifyXlaEvents(std::vector<XlaEvent>* events, XlaSink* sink, GpuTrace* out);
+bool ClassifyXlaEvents(XlaEvents* events, XlaSink* sink, GpuTrace* out);
 
 // The stream of a thread named "Stream #N..." (N decimal), else nullopt.
 std::optional<int64_t> XlaStreamOf(const std::string& thread_name);
