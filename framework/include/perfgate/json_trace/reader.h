@@ -2,10 +2,15 @@
 // Perfetto loads it: GPU kernels, memcpy and memset, CUDA runtime calls with their
 // correlation ids, user annotations on the CPU and on the GPU streams, and the
 // process and thread names of the metadata events. gzip-compressed files are
-// recognised by their magic bytes.
+// recognised by their magic bytes. XLA's dialect (jax.profiler's perfetto trace:
+// no `cat`, devices as "/device:GPU:K" processes, streams as "Stream #N" threads) maps
+// onto the same model: stream-line events are GPU work, host events with a
+// correlation_id launch calls, and each module execution a GPU annotation.
 //
 // The file is streamed through a SAX parser: one event is held at a time, only the
-// fields attribution needs are kept, and no DOM of the file is ever built. Times are
+// fields attribution needs are kept (XLA's events, compactly, until the metadata is
+// read), and no DOM of the file is ever built. A malformed field that the event's kind
+// does not use is counted (json.ignored_field), never an error. Times are
 // integer nanoseconds, converted exactly from the decimal text of the microsecond
 // `ts` and `dur` (rounded to the nearest nanosecond), so a 16-digit `ts` keeps its
 // precision where a double would not. The format is documented in
@@ -47,8 +52,8 @@ enum class GpuWorkKind { kKernel, kMemcpy, kMemset };
 // "kernel", "memcpy" or "memset".
 std::string_view GpuWorkKindName(GpuWorkKind kind);
 
-// One unit of GPU work: an `X` event of category `kernel`, `gpu_memcpy` or `gpu_memset`.
-// A kernel event is one real dispatch.
+// One unit of GPU work: an `X` event of category `kernel`, `gpu_memcpy` or `gpu_memset`
+// (XLA: an event on a stream line). A kernel event is one real dispatch.
 struct GpuWork {
   GpuWorkKind kind = GpuWorkKind::kKernel;
   std::string name;  // the kernel's demangled name, or e.g. "Memcpy DtoH (Device -> Pinned)"
@@ -56,9 +61,9 @@ struct GpuWork {
   int64_t end_ns = 0;
   int64_t pid = 0;     // the event's pid: the device index in Kineto traces
   int64_t tid = 0;     // the event's tid: the stream, i.e. the channel
-  int64_t device = 0;  // args.device, else pid
-  int64_t stream = 0;  // args.stream, else tid
-  std::optional<int64_t> correlation;  // args.correlation: joins to the launching RuntimeCall
+  int64_t device = 0;  // args.device, else pid (XLA: K of "/device:GPU:K")
+  int64_t stream = 0;  // args.stream, else tid (XLA: N of "Stream #N")
+  std::optional<int64_t> correlation;  // args.correlation (XLA: args.correlation_id): joins to the launching RuntimeCall
   int64_t duration_ns() const { return end_ns - start_ns; }
 };
 
