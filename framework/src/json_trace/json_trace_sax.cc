@@ -59,6 +59,18 @@ enum class ArgField : uint8_t {
 constexpr uint16_t Bit(Field f) { return static_cast<uint16_t>(1u << static_cast<int>(f)); }
 constexpr uint16_t kAllFields = 0x1FF;
 
+// The groups of args an event kind uses (see PendingEvent).
+enum ArgUse : uint8_t {
+  kNoArgs = 0,
+  kKeptArgs = 1,  // correlation, External id
+  kGpuArgs = 2,   // device, stream
+  kNameArg = 4,   // name
+  kXlaArgs = 8,   // correlation_id, hlo_module, scope_range_id (judged in ClassifyXlaEvents)
+};
+
+// How the checks of an event ended.
+enum class Checked { kOk, kDropped, kStop };
+
 template <size_t N>
 bool Is(const std::string& k, const char (&literal)[N]) {
   return k.size() == N - 1 && std::memcmp(k.data(), literal, N - 1) == 0;
@@ -379,14 +391,14 @@ class Handler {
   int64_t StringId(const std::string& s);
   bool FinishEvent();
   bool FinishCompleteEvent();
-  bool CheckCompleteEvent();
+  Checked CheckCompleteEvent();
   bool BufferXlaEvent();
   void KeepCompleteEvent(Category cat, int64_t start, int64_t end);
   bool FinishMetadataEvent();
   bool BadEvent(size_t offset, const std::string& problem);
   bool ArgBadEvent(const ArgProblem& p);
   const ArgProblem* FirstProblem(uint16_t used) const;
-  void CountIgnored(uint16_t used, bool uses_args, bool uses_gpu_args, bool uses_name_arg);
+  void CountIgnored(uint16_t used_fields, int used_args);
   class XlaTallies;
 
   std::string_view bytes_;
@@ -794,15 +806,23 @@ const ArgProblem* Handler::FirstProblem(uint16_t used) const {
 }
 
 // Malformed fields that the event's kind does not use: counted, never an error.
-void Handler::CountIgnored(uint16_t used, bool uses_args, bool uses_gpu_args, bool uses_name_arg) {
-  auto count = [this](const ArgProblem& p) { Count(kTallyIgnoredField, p.offset, p.problem + " (" + EventContext() + ")"); };
-  const uint16_t ignored = ev_.problem_fields & static_cast<uint16_t>(~used);
+void Handler::CountIgnored(uint16_t used_fields, int used_args) {
+  auto count = [this](bool set, size_t offset, const std::string& problem) {
+    if (set) Count(kTallyIgnoredField, offset, problem + " (" + EventContext() + ")");
+  };
+  const uint16_t ignored = ev_.problem_fields & static_cast<uint16_t>(~used_fields);
   for (size_t f = 0; ignored != 0 && f < ev_.field_problems.size(); ++f) {
-    if (ignored & (1u << f)) count(ev_.field_problems[f]);
+    const ArgProblem& p = ev_.field_problems[f];
+    count((ignored & (1u << f)) != 0, p.offset, p.problem);
   }
-  if (!uses_args && ev_.arg_problem.set) count(ev_.arg_problem);
-  if (!uses_gpu_args && ev_.gpu_arg_problem.set) count(ev_.gpu_arg_problem);
-  if (!uses_name_arg && ev_.name_arg_problem.set) count(ev_.name_arg_problem);
+  if (!(used_args & kKeptArgs)) count(ev_.arg_problem.set, ev_.arg_problem.offset, ev_.arg_problem.problem);
+  if (!(used_args & kGpuArgs)) count(ev_.gpu_arg_problem.set, ev_.gpu_arg_problem.offset, ev_.gpu_arg_problem.problem);
+  if (!(used_args & kNameArg)) count(ev_.name_arg_problem.set, ev_.name_arg_problem.offset, ev_.name_arg_problem.problem);
+  if (!(used_args & kXlaArgs)) {
+    for (const detail::XlaArgProblem* p : {&ev_.xla_correlation_problem, &ev_.xla_module_problem}) {
+      count(p->set, p->offset, p->problem);
+    }
+  }
 }
 
 bool Handler::FinishEvent() {
@@ -817,7 +837,7 @@ bool Handler::FinishEvent() {
   if (ev_.ph.size() != 1) {
     ++out_->events;
     Count(kTallyUnknownPhase, ev_.offset, "ph \"" + ev_.ph + "\"");
-    CountIgnored(Bit(Field::kPh), false, false, false);
+    CountIgnored(Bit(Field::kPh), kNoArgs);
     kind_key_ = ev_.ph;
     ++kinds_[kind_key_];
     return true;
@@ -835,25 +855,34 @@ bool Handler::FinishEvent() {
   if (ph == 'X') return FinishCompleteEvent();
   if (ph == 'M') return FinishMetadataEvent();
   // Flows, instants, counters, ...: nothing but ph is used.
-  CountIgnored(Bit(Field::kPh), false, false, false);
+  CountIgnored(Bit(Field::kPh), kNoArgs);
   ++out_->events;
   ++kinds_[kind_key_];
   Count(IsKnownUnusedPhase(ph) ? kTallySkippedEvent : kTallyUnknownPhase, ev_.offset, kind_key_);
   return true;
 }
 
-// The fields and times of a complete event whose every field is used.
-bool Handler::CheckCompleteEvent() {
-  if (const ArgProblem* p = FirstProblem(kAllFields)) return BadEvent(p->offset, p->problem + " (" + EventContext() + ")");
-  if (!ev_.has_ts) return BadEvent(ev_.offset, "the complete event has no \"ts\" (" + EventContext() + ")");
-  if (!ev_.has_dur) return BadEvent(ev_.offset, "the complete event has no \"dur\" (" + EventContext() + ")");
-  if (ev_.dur_ns < 0) return BadEvent(ev_.offset, "\"dur\" is negative (" + EventContext() + ")");
-  if (ev_.ts_ns < -kMaxTimeNs || ev_.ts_ns > kMaxTimeNs || ev_.dur_ns > kMaxTimeNs) {
-    return BadEvent(ev_.offset, std::string(ev_.dur_ns > kMaxTimeNs ? "\"dur\"" : "\"ts\"") +
-                                    " is beyond 2^61 ns (73 years), the most a trace time may be (" + EventContext() +
-                                    ")");
+// The fields and times of a complete event whose every field is used: kDropped when
+// it was malformed and lenient mode dropped it, kStop on a strict-mode error.
+Checked Handler::CheckCompleteEvent() {
+  std::string problem;
+  size_t at = ev_.offset;
+  if (const ArgProblem* p = FirstProblem(kAllFields)) {
+    problem = p->problem;
+    at = p->offset;
+  } else if (!ev_.has_ts) {
+    problem = "the complete event has no \"ts\"";
+  } else if (!ev_.has_dur) {
+    problem = "the complete event has no \"dur\"";
+  } else if (ev_.dur_ns < 0) {
+    problem = "\"dur\" is negative";
+  } else if (ev_.ts_ns < -kMaxTimeNs || ev_.ts_ns > kMaxTimeNs || ev_.dur_ns > kMaxTimeNs) {
+    problem = std::string(ev_.dur_ns > kMaxTimeNs ? "\"dur\"" : "\"ts\"") +
+              " is beyond 2^61 ns (73 years), the most a trace time may be";
+  } else {
+    return Checked::kOk;
   }
-  return true;
+  return BadEvent(at, problem + " (" + EventContext() + ")") ? Checked::kDropped : Checked::kStop;
 }
 
 // A complete event ("X"): kept by category, counted as skipped, or (without cat)
@@ -866,19 +895,17 @@ bool Handler::FinishCompleteEvent() {
   if (!ev_.has_cat) return BufferXlaEvent();
   const Category cat = CategoryOf(ev_.cat);
   if (cat == Category::kSkipped || cat == Category::kUnknown) {
-    CountIgnored(Bit(Field::kPh) | Bit(Field::kCat), false, false, false);
+    CountIgnored(Bit(Field::kPh) | Bit(Field::kCat), kNoArgs);
     ++out_->events;
     ++kinds_[kind_key_];
     Count(cat == Category::kSkipped ? kTallySkippedEvent : kTallyUnknownCategory, ev_.offset, kind_key_);
     return true;
   }
-  const int64_t bad_before = out_->bad_events;
-  if (!CheckCompleteEvent()) return false;
-  if (out_->bad_events != bad_before) return true;  // dropped (lenient)
+  if (Checked c = CheckCompleteEvent(); c != Checked::kOk) return c == Checked::kDropped;
   const bool gpu_work = cat == Category::kKernel || cat == Category::kMemcpy || cat == Category::kMemset;
   if (ev_.arg_problem.set) return ArgBadEvent(ev_.arg_problem);
   if (gpu_work && ev_.gpu_arg_problem.set) return ArgBadEvent(ev_.gpu_arg_problem);
-  CountIgnored(kAllFields, true, gpu_work, false);
+  CountIgnored(kAllFields, kKeptArgs | (gpu_work ? kGpuArgs : kNoArgs));
   ++out_->events;
   ++kinds_[kind_key_];
   KeepCompleteEvent(cat, ev_.ts_ns, ev_.ts_ns + ev_.dur_ns);
@@ -888,9 +915,7 @@ bool Handler::FinishCompleteEvent() {
 // A complete event without cat: every field may be used (it may be XLA GPU work or a
 // launch call); its XLA args are judged once its line is known.
 bool Handler::BufferXlaEvent() {
-  const int64_t bad_before = out_->bad_events;
-  if (!CheckCompleteEvent()) return false;
-  if (out_->bad_events != bad_before) return true;
+  if (Checked c = CheckCompleteEvent(); c != Checked::kOk) return c == Checked::kDropped;
   ++out_->events;
   detail::XlaEvent e;
   e.offset = ev_.offset;
@@ -911,7 +936,7 @@ bool Handler::BufferXlaEvent() {
   };
   e.correlation_problem = problem(ev_.xla_correlation_problem);
   e.module_problem = problem(ev_.xla_module_problem);
-  CountIgnored(kAllFields, true, false, false);
+  CountIgnored(kAllFields, kXlaArgs);  // Kineto's args are not XLA's
   xla_.events.push_back(std::move(e));
   return true;
 }
@@ -980,7 +1005,7 @@ bool Handler::FinishMetadataEvent() {
                         (process || thread ? Bit(Field::kPid) | Bit(Field::kArgs) : 0) |
                         (thread ? Bit(Field::kTid) : 0);
   if (const ArgProblem* p = FirstProblem(used)) return BadEvent(p->offset, p->problem + " (" + EventContext() + ")");
-  CountIgnored(used, false, false, process || thread);
+  CountIgnored(used, process || thread ? kNameArg : kNoArgs);
   if (process || thread) {
     if (ev_.name_arg_problem.set) return ArgBadEvent(ev_.name_arg_problem);
     if (!ev_.has_pid || (thread && !ev_.has_tid)) {

@@ -500,7 +500,8 @@ TEST(JsonTraceReader, FieldsAnEventKindDoesNotUseNeverStopARead) {
 {"ph": "i", "name": "Record Window End", "pid": "", "tid": "", "ts": "x", "s": "g"},
 {"ph": "M", "name": "process_sort_index", "pid": 5, "ts": "0", "args": {"name": 7, "sort_index": 1}},
 {"ph": "M", "name": "process_name", "pid": 5, "ts": "0", "args": {"name": "python3", "stream": "0x0"}},
-{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": 1, "args": {"correlation": 1}},
+{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": 1,
+ "args": {"correlation": 1, "correlation_id": "x"}},
 {}]})js";
   auto t = ReadTraceJsonBuffer(trace, "t.json");
   ASSERT_TRUE(t.ok()) << t.status().ToString();
@@ -508,8 +509,8 @@ TEST(JsonTraceReader, FieldsAnEventKindDoesNotUseNeverStopARead) {
   EXPECT_EQ(t->process_names.at(5), "python3");
   // cpu_op ts; python_function name, pid, tid, ts twice; mystery args; the flow's ts and
   // name; the instant's ts; the sort index's ts and args.name; process_name's ts and
-  // args.stream.
-  EXPECT_EQ(t->diagnostics.Count("json.ignored_field"), 1 + 4 + 1 + 2 + 1 + 2 + 2);
+  // args.stream; XLA's correlation_id on a Kineto kernel.
+  EXPECT_EQ(t->diagnostics.Count("json.ignored_field"), 1 + 4 + 1 + 2 + 1 + 2 + 2 + 1);
   EXPECT_EQ(t->diagnostics.Count("json.skipped_event"), 6);  // cpu_op, python_function, s, i, sort index, `{}`
   EXPECT_EQ(t->diagnostics.Count("json.unknown_category"), 1);
   EXPECT_EQ(t->diagnostics.ErrorCount(), 0);
