@@ -656,11 +656,7 @@ bool Handler::Float(const std::string& text) {
 
 int64_t Handler::StringId(const std::string& s) {
   // A decimal string is its number ("pid": "1234").
-  if (!s.empty() && s.size() <= 18) {
-    bool digits = true;
-    for (char c : s) digits = digits && c >= '0' && c <= '9';
-    if (digits) return std::stoll(s);
-  }
+  if (uint64_t v = 0; ParseDecimal(s, &v)) return static_cast<int64_t>(v);
   auto [it, inserted] = string_ids_.emplace(s, kStringIdBase - static_cast<int64_t>(string_ids_.size()));
   if (inserted) out_->string_ids[it->second] = s;
   return it->second;

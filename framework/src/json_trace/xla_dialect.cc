@@ -9,9 +9,7 @@
 namespace perfgate::json_trace::detail {
 namespace {
 
-bool StartsWith(const std::string& s, std::string_view prefix) {
-  return s.size() >= prefix.size() && s.compare(0, prefix.size(), prefix) == 0;
-}
+bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
 // Leading decimal digits of `s` from `at` (at most 18), else nullopt.
 std::optional<int64_t> DigitsAt(const std::string& s, size_t at) {

@@ -105,8 +105,10 @@ struct GpuTrace {
 
   int64_t events = 0;      // elements of traceEvents, malformed ones included
   int64_t bad_events = 0;  // malformed events dropped (lenient mode)
-  // Events per kind, "ph/cat" for complete events ("X/kernel", "X/cpu_op") and
-  // "ph/name" for the others ("M/process_name", "s/ac2g", "i/Record Window End").
+  // Events per kind, "ph/cat" for complete events ("X/kernel", "X/cpu_op"), "ph/name"
+  // for the others ("M/process_name", "s/ac2g", "i/Record Window End"), "X/xla:<line>"
+  // for XLA's ("X/xla:stream", "X/xla:host_call", "X/xla:host_range", "X/xla:python",
+  // "X/xla:other_line") and "{}" for empty events.
   std::map<std::string, int64_t> event_kinds;
   // Anomalies: skipped and unknown event kinds, malformed events (lenient), ...
   Diagnostics diagnostics;
