@@ -21,6 +21,10 @@ OUT/trial-K/meta.json, OUT/trial-K/xplane_summary.json (every plane and line of 
 XSpace with its event count) and OUT/environment.json.
 
 Usage: python3 record_jax_decode.py --out DIR [--trials 3] [--tokens 64]
+
+fixtures/recordings/jax_decode_h200 is DIR's trial-K/{trace.json.gz,meta.json} and
+environment.json from `--out /tmp/jaxout` on an H200 (the .xplane.pb and
+xplane_summary.json files are left out); its README gives the machine and the figures.
 """
 import argparse
 import datetime
