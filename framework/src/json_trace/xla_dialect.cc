@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 
 namespace perfgate::json_trace::detail {
@@ -151,6 +152,22 @@ bool ClassifyHostEvent(XlaEvent& e, const XlaEvents& all, XlaSink* sink, GpuTrac
   return true;
 }
 
+// XLA names the host event of a kernel launch (CUPTI's cuLaunchKernel callback) after
+// the kernel's symbol; such a call, named as the kernel of its correlation id, becomes
+// "cuLaunchKernel (<kernel>)" so that it counts as a kernel launch, as
+// "cuGraphLaunch (CudaGraph:5)" counts as a graph launch.
+void NameKernelLaunches(size_t first_call, GpuTrace* out) {
+  std::unordered_map<int64_t, const std::string*> kernel_of;
+  for (const GpuWork& w : out->gpu_work) {
+    if (w.kind == GpuWorkKind::kKernel && w.correlation) kernel_of.emplace(*w.correlation, &w.name);
+  }
+  for (size_t i = first_call; i < out->runtime_calls.size(); ++i) {
+    RuntimeCall& r = out->runtime_calls[i];
+    auto it = r.correlation ? kernel_of.find(*r.correlation) : kernel_of.end();
+    if (it != kernel_of.end() && *it->second == r.name) r.name = "cuLaunchKernel (" + r.name + ")";
+  }
+}
+
 }  // namespace
 
 std::optional<int64_t> XlaStreamOf(const std::string& thread_name) {
@@ -174,6 +191,7 @@ bool ClassifyXlaEvents(XlaEvents* all, XlaSink* sink, GpuTrace* out) {
   std::map<int64_t, XlaProcess> processes;
   for (const auto& [pid, name] : out->process_names) processes[pid] = ProcessOf(name);
   ModuleRanges modules(all->modules, out);
+  const size_t first_call = out->runtime_calls.size();
   for (XlaEvent& e : all->events) {
     auto p = processes.find(e.pid);
     const XlaProcess process = p == processes.end() ? XlaProcess{} : p->second;
@@ -189,6 +207,7 @@ bool ClassifyXlaEvents(XlaEvents* all, XlaSink* sink, GpuTrace* out) {
     if (!go_on) return false;
   }
   modules.Finish();
+  NameKernelLaunches(first_call, out);
   all->events.clear();
   all->events.shrink_to_fit();
   return true;

@@ -224,6 +224,35 @@ TEST(XlaTrace, AMalformedIdOnAStreamKernelIsAnError) {
   EXPECT_EQ(ReadTraceJsonBuffer(call, "xla.json").status().code(), "json.bad_event");
 }
 
+// Without command buffers XLA launches each kernel itself, and names the launch's host
+// event after the kernel: it becomes a kernel launch, "cuLaunchKernel (<kernel>)".
+TEST(XlaTrace, HostCallsNamedAfterTheirKernelAreKernelLaunches) {
+  const std::string trace = std::string(R"js({"traceEvents": [)js") + kMetadata + R"js(,
+{"ph": "X", "pid": 701, "tid": 5, "ts": 0, "dur": 100, "name": "decode_step", "args": {"step_num": "0"}},
+{"ph": "X", "pid": 701, "tid": 6, "ts": 1, "dur": 2, "name": "wrapped_broadcast", "args": {"correlation_id": "9"}},
+{"ph": "X", "pid": 701, "tid": 6, "ts": 4, "dur": 2, "name": "loop_add_fusion", "args": {"correlation_id": "10"}},
+{"ph": "X", "pid": 701, "tid": 6, "ts": 7, "dur": 2, "name": "MemcpyD2H", "args": {"correlation_id": "11"}},
+{"ph": "X", "pid": 1, "tid": 14, "ts": 10, "dur": 1, "name": "wrapped_broadcast", "args": {"correlation_id": "9"}},
+{"ph": "X", "pid": 1, "tid": 14, "ts": 12, "dur": 1, "name": "loop_add_fusion", "args": {"correlation_id": "10"}},
+{"ph": "X", "pid": 1, "tid": 16, "ts": 14, "dur": 1, "name": "MemcpyD2H", "args": {"correlation_id": "11"}}]})js";
+  auto t = ReadTraceJsonBuffer(trace, "xla.json");
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  ASSERT_EQ(t->runtime_calls.size(), 3u);
+  EXPECT_EQ(t->runtime_calls[0].name, "cuLaunchKernel (wrapped_broadcast)");
+  EXPECT_EQ(t->runtime_calls[1].name, "cuLaunchKernel (loop_add_fusion)");
+  EXPECT_EQ(t->runtime_calls[2].name, "MemcpyD2H");  // a copy, not a kernel
+  attribution::AttributionOptions o;
+  o.all_processes = true;
+  o.window = attribution::DecodeWindow::Label("decode_step");
+  o.token_label = "decode_step";
+  JsonTrialExtras x;
+  auto s = SummarizeJsonTrial(*t, o, &x);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(x.kernel_launches, 2);
+  EXPECT_EQ(x.graph_launches, 0);
+  EXPECT_DOUBLE_EQ(x.launches_per_token, 2.0);
+}
+
 // Without process names nothing says an event is XLA's: cat-less events stay events
 // of unknown category, as in any other trace.
 TEST(XlaTrace, WithoutProcessNamesEventsAreOfUnknownCategory) {
