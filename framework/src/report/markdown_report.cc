@@ -86,9 +86,22 @@ std::string Join(const std::vector<double>& v) {
   return s;
 }
 
-// A kernel's display name as inline code, cut to kKernelNameChars.
+// A kernel's display name as inline code, cut in the middle to kKernelNameChars.
 std::string KernelCode(const std::map<std::string, std::string>& display, const std::string& name) {
-  return Code(util::Truncate(display.at(name), kKernelNameChars));
+  return Code(util::TruncateMiddle(display.at(name), kKernelNameChars));
+}
+
+// What tells apart the shown names that share a short name ("#1", "#2").
+void NumberedNames(const std::vector<std::string>& shown, const std::map<std::string, std::string>& display,
+                   const std::vector<const EngineSummary*>& sides, std::vector<std::string>& out) {
+  const auto numbered = util::NumberedKernelNames(shown, display, sides);
+  if (numbered.empty()) return;
+  out.push_back("");
+  out.push_back("Names that share a short name:");
+  out.push_back("");
+  for (const auto& [name, compact] : numbered) {
+    out.push_back("- " + Code(name) + ": " + Code(util::Truncate(compact, 2 * kKernelNameChars)));
+  }
 }
 
 // "_… and 40 more kernel names …_" when rows were cut.
@@ -129,6 +142,9 @@ void KernelNames(const Report& report, const util::Sides& sides, std::vector<std
                               Fixed(d.baseline, 2), Signed(d.delta, 2), Percent(d.delta_pct), PValue(d.p_value)}));
     }
     MoreNames(rows.size(), all.size(), "with smaller |Δ|", out);
+    std::vector<std::string> shown;
+    for (const Delta& d : rows) shown.push_back(d.name);
+    NumberedNames(shown, display, {&e, &b}, out);
   } else {
     const auto display = util::KernelDisplayNames({&e});
     const std::vector<std::string> names = util::KernelNamesByGpu(e);
@@ -142,6 +158,8 @@ void KernelNames(const Report& report, const util::Sides& sides, std::vector<std
                               Fixed(k.max_ns / 1000.0, 2), util::TrialsRan(k, e)}));
     }
     MoreNames(shown, names.size(), "with less GPU time", out);
+    NumberedNames(std::vector<std::string>(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(shown)),
+                  display, {&e}, out);
   }
   out.push_back("");
 }
