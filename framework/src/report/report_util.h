@@ -164,7 +164,7 @@ inline std::string TruncateMiddle(std::string_view s, size_t width) {
   const size_t n = DisplayWidth(s);
   if (n <= width) return std::string(s);
   if (width < 8) return Truncate(s, width);
-  const size_t tail = std::min<size_t>(16, (width - 1) / 3);
+  const size_t tail = std::min<size_t>(16, (width - 1) / 2);
   size_t code_point = 0, tail_start = s.size();
   for (size_t i = 0; i < s.size(); ++i) {
     if ((static_cast<unsigned char>(s[i]) & 0xC0) == 0x80) continue;

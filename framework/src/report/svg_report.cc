@@ -32,6 +32,7 @@ constexpr double kBarHeight = 14;
 constexpr double kGroupGap = 10;
 constexpr size_t kTopPhases = 10;
 constexpr size_t kLabelChars = 38;
+constexpr size_t kKernelLabelChars = 34;
 const char* const kEngineColour = "#4e79a7";
 const char* const kBaselineColour = "#f28e2b";
 // Δ bars: red where the engine is slower (a regression), green where it is faster; the
@@ -273,7 +274,10 @@ struct ChartData {
 // The kernel-name rows: with a baseline from the comparison (none unless both sides
 // name their kernels), else the engine's; named for display, the largest first.
 void KernelNameData(const Report& report, const util::Sides& sides, ChartData* data) {
-  const auto display = util::KernelDisplayNames({sides.engine, sides.baseline});
+  auto display = util::KernelDisplayNames({sides.engine, sides.baseline});
+  // Cut in the middle (names that share a prefix differ at the end), to what fits left
+  // of the plot at 12 px: kernel names are long runs of wide ASCII.
+  for (auto& [name, shown] : display) shown = util::TruncateMiddle(shown, kKernelLabelChars);
   if (sides.baseline != nullptr) {
     for (Delta d : report.comparison->kernel_names) {
       data->kernel_names.push_back({display.at(d.name), d.engine, d.baseline});

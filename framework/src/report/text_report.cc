@@ -509,7 +509,7 @@ void KernelNameEngineRows(const Report& report, const EngineSummary& e, Lines& o
   const std::vector<std::string> names = util::KernelNamesByGpu(e);
   const std::map<std::string, std::string> display = util::KernelDisplayNames({&e});
   const size_t shown = report.kernel_name_rows == 0 ? names.size() : std::min(names.size(), report.kernel_name_rows);
-  std::vector<Col> cols = {{"kernel", 36, true}, {"family", 14, true}, {"calls/tok", 9}, {"µs/tok", 9},
+  std::vector<Col> cols = {{"kernel", 36, true}, {"family", 16, true}, {"calls/tok", 9}, {"µs/tok", 9},
                            {"mean µs", 8},       {"min µs", 8},        {"max µs", 8},    {"trials", 6}};
   std::vector<std::string> labels;
   for (size_t i = 0; i < shown; ++i) labels.push_back(display.at(names[i]));

@@ -166,9 +166,8 @@ TEST_F(GraphsKernelNames, TextShowsTheTopNamesShortenedWithinTheWidth) {
   EXPECT_THAT(rows[7], HasSubstr("8.00     12.76     1.60     1.53     1.70    3/3"));
   EXPECT_THAT(text, Not(HasSubstr("cublasSplitKParams")));
   // Triton names that share a long prefix are cut in the middle: their ends differ.
-  EXPECT_THAT(rows[5], ::testing::StartsWith("triton_poi_fused__scaled_"));
-  EXPECT_THAT(rows[5], HasSubstr("…"));
-  EXPECT_THAT(rows[5], HasSubstr("_where_6 "));
+  EXPECT_THAT(rows[5], ::testing::StartsWith("triton_poi_fused__scal…eze_view_where_6 "));
+  EXPECT_THAT(rows[5], HasSubstr("_view_where_6 triton_pointwise "));
   EXPECT_THAT(text, HasSubstr("\n… and 19 more kernel names ("));
   for (const std::string& line : Lines(text)) EXPECT_LE(util::DisplayWidth(line), 110u) << line;
 }
