@@ -134,7 +134,8 @@ void KernelNames(const Report& report, const util::Sides& sides, std::vector<std
     const auto display = util::KernelDisplayNames({&e, &b});
     const std::vector<Delta>& all = report.comparison->kernel_names;
     const std::vector<Delta> rows = util::KernelDeltasShown(all, report.kernel_name_rows);
-    Table(out, {"Kernel", en + " calls/tok", en + " µs/tok", bn + " calls/tok", bn + " µs/tok", "Δ µs/tok", "Δ%", "p"});
+    Table(out,
+          {"Kernel", en + " calls/tok", en + " µs/tok", bn + " calls/tok", bn + " µs/tok", "Δ µs/tok", "Δ%", "p"});
     for (const Delta& d : rows) {
       out.push_back(TableRow({KernelCode(display, d.name),
                               Fixed(util::FindOr(e.kernel_names, d.name).calls_per_token.median, 2), Fixed(d.engine, 2),

@@ -48,7 +48,8 @@ const std::string kSplitK =
     "__nv_bfloat16*, void*, long, float*, int*, float*, float*, float const*, float const*, float const*, float "
     "const*, float const*)";
 const std::string kTopGemm = "nvjet_sm90_tst_8x64_64x16_2x1_v_bz_TNN";
-const std::string kSdpa = "cudnn_generated_fort_native_sdpa_sm80_flash_fprop_wmma_f16_knob_3_64x64x64_4x1x1_cga1x1x1_kernel0_0";
+const std::string kSdpa =
+    "cudnn_generated_fort_native_sdpa_sm80_flash_fprop_wmma_f16_knob_3_64x64x64_4x1x1_cga1x1x1_kernel0_0";
 const std::string kTritonCopy = "triton_poi_fused_add_copy__18";
 
 struct Reports {
@@ -110,7 +111,10 @@ std::vector<std::string> TableRows(const std::string& text, const std::string& h
 
 class GraphsKernelNames : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { reports_ = new Reports(Attribute("--trace graphs=" + kRec + "/graphs --kernel-names 10", "graphs")); }
+  // One run for the suite: three graphs trials, the ten names with the most GPU time.
+  static void SetUpTestSuite() {
+    reports_ = new Reports(Attribute("--trace graphs=" + kRec + "/graphs --kernel-names 10", "graphs"));
+  }
   static void TearDownTestSuite() {
     delete reports_;
     reports_ = nullptr;
@@ -256,7 +260,8 @@ TEST(KernelNamesCli, ComparisonByNameIsSortedByDelta) {
   EXPECT_NEAR(smallest_shown, all[19], 0.005);  // the 20th largest |Δ|; the text rounds to 0.01
   EXPECT_GT(all[19], all[20]);                   // and the cut falls between two distinct values
   EXPECT_THAT(r.text, HasSubstr("\n… and 35 more kernel names with smaller |Δ|"));
-  EXPECT_THAT(r.markdown, HasSubstr("| Kernel | graphs calls/tok | graphs µs/tok | eager calls/tok | eager µs/tok |"));
+  EXPECT_THAT(r.markdown,
+              HasSubstr("| Kernel | graphs calls/tok | graphs µs/tok | eager calls/tok | eager µs/tok |"));
   EXPECT_THAT(r.svg, HasSubstr(">Δ GPU µs/token by kernel name (top 10 by |Δ|)</text>"));
 }
 
