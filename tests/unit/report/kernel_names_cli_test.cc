@@ -5,10 +5,9 @@
 // standard-library script over the trace JSON (the decode window is the first to the
 // last decode_step gpu_user_annotation; µs text to ns exactly, half-up):
 //
-//   python3 tests/unit/report/kernel_names_count.py \
-//       fixtures/recordings/torch_decode_h200/graphs/trial-{1,2,3}/trace.json.gz
-//   python3 tests/unit/report/kernel_names_count.py \
-//       fixtures/recordings/torch_decode_h200/eager/trial-1/trace.json.gz
+//   cd fixtures/recordings/torch_decode_h200
+//   python3 ../../../tests/unit/report/kernel_names_count.py graphs/trial-{1,2,3}/trace.json.gz
+//   python3 ../../../tests/unit/report/kernel_names_count.py eager/trial-1/trace.json.gz
 //
 // It finds 64 decode_step instances per trial, 10240 kernels in the graphs window
 // (29 distinct names, all in every trial) and 27072 in the eager one (35 names; 9
@@ -22,6 +21,7 @@
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <unistd.h>
 #include <string>
 #include <vector>
 
@@ -58,7 +58,8 @@ struct Reports {
 
 // One `attribute --format all` run; its four reports.
 Reports Attribute(const std::string& args, const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("perfgate-kernel-names-" + name);
+  // A folder of this process's own: ctest -j runs each test as its own process.
+  const fs::path dir = fs::temp_directory_path() / ("perfgate-kernel-names-" + name + "-" + std::to_string(getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   const std::string prefix = (dir / "report").string();
@@ -109,22 +110,15 @@ std::vector<std::string> TableRows(const std::string& text, const std::string& h
   return rows;
 }
 
-class GraphsKernelNames : public ::testing::Test {
- protected:
-  // One run for the suite: three graphs trials, the ten names with the most GPU time.
-  static void SetUpTestSuite() {
-    reports_ = new Reports(Attribute("--trace graphs=" + kRec + "/graphs --kernel-names 10", "graphs"));
-  }
-  static void TearDownTestSuite() {
-    delete reports_;
-    reports_ = nullptr;
-  }
-  static Reports* reports_;
-};
-Reports* GraphsKernelNames::reports_ = nullptr;
+// One run for the tests below (in one process): the three graphs trials, the ten names
+// with the most GPU time. A failed run fails the test that asked (never a skip).
+const Reports& Graphs() {
+  static const Reports reports = Attribute("--trace graphs=" + kRec + "/graphs --kernel-names 10", "graphs");
+  return reports;
+}
 
-TEST_F(GraphsKernelNames, JsonHoldsEveryNameWholeWithTheCountedFigures) {
-  const json j = json::parse(reports_->json);
+TEST(GraphsKernelNames, JsonHoldsEveryNameWholeWithTheCountedFigures) {
+  const json j = json::parse(Graphs().json);
   EXPECT_EQ(j["schema_version"], 3);
   const json& names = j["engines"]["graphs"]["kernel_names"];
   EXPECT_EQ(names.size(), 29u);
@@ -156,8 +150,8 @@ TEST_F(GraphsKernelNames, JsonHoldsEveryNameWholeWithTheCountedFigures) {
   EXPECT_EQ(j["comparison"], nullptr);
 }
 
-TEST_F(GraphsKernelNames, TextShowsTheTopNamesShortenedWithinTheWidth) {
-  const std::string& text = reports_->text;
+TEST(GraphsKernelNames, TextShowsTheTopNamesShortenedWithinTheWidth) {
+  const std::string& text = Graphs().text;
   ASSERT_THAT(text, HasSubstr("Per-kernel-name GPU time"));
   const std::vector<std::string> rows = TableRows(text, "kernel ");
   ASSERT_EQ(rows.size(), 10u) << text;
@@ -176,16 +170,16 @@ TEST_F(GraphsKernelNames, TextShowsTheTopNamesShortenedWithinTheWidth) {
   for (const std::string& line : Lines(text)) EXPECT_LE(util::DisplayWidth(line), 110u) << line;
 }
 
-TEST_F(GraphsKernelNames, MarkdownAndSvgShowTheTopNames) {
-  const std::string& md = reports_->markdown;
+TEST(GraphsKernelNames, MarkdownAndSvgShowTheTopNames) {
+  const std::string& md = Graphs().markdown;
   ASSERT_THAT(md, HasSubstr("### Kernel names\n"));
   EXPECT_THAT(md, HasSubstr("| Kernel | Family | calls/tok | µs/tok | mean µs | min µs | max µs | trials |\n"));
   EXPECT_THAT(md, HasSubstr("| `" + kTopGemm + "` | `gemm` | 16.00 | 111.76 | "));
   EXPECT_THAT(md, HasSubstr("| `splitKreduce_kernel` | `gemm` | 8.00 | 12.76 | 1.60 | 1.53 | 1.70 | 3/3 |\n"));
   EXPECT_THAT(md, HasSubstr("_… and 19 more kernel names with less GPU time; the JSON report holds them all._"));
   EXPECT_THAT(md, Not(HasSubstr("cublasSplitKParams")));
-  EXPECT_THAT(reports_->svg, HasSubstr(">GPU µs/token by kernel name (top 10)</text>"));
-  EXPECT_THAT(reports_->svg, HasSubstr(">splitKreduce_kernel</text>"));
+  EXPECT_THAT(Graphs().svg, HasSubstr(">GPU µs/token by kernel name (top 10)</text>"));
+  EXPECT_THAT(Graphs().svg, HasSubstr(">splitKreduce_kernel</text>"));
 }
 
 // One engine of a graphs trial and an eager trial: most names ran in one of the two.
@@ -270,7 +264,7 @@ TEST(KernelNamesCli, ComparisonByNameIsSortedByDelta) {
 TEST(KernelNamesCli, MetalSaysWhyThereIsNoTable) {
   const std::string rec = std::string(PERFGATE_SOURCE_DIR) + "/fixtures/recordings/decode_q4_0";
   const std::string head = "output_head.fused_norm_lm_argmax";
-  const fs::path dir = fs::temp_directory_path() / "perfgate-kernel-names-metal";
+  const fs::path dir = fs::temp_directory_path() / ("perfgate-kernel-names-metal-" + std::to_string(getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   const std::string prefix = (dir / "report").string();

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <unistd.h>
 #include <string>
 #include <vector>
 
@@ -31,7 +32,8 @@ struct Reports {
 };
 
 Reports Attribute(const std::string& args, const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("perfgate-vocabulary-" + name);
+  // A folder of this process's own: ctest -j runs each test as its own process.
+  const fs::path dir = fs::temp_directory_path() / ("perfgate-vocabulary-" + name + "-" + std::to_string(getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   const std::string prefix = (dir / "report").string();
