@@ -119,7 +119,7 @@ void KernelNames(const Report& report, const util::Sides& sides, std::vector<std
   const bool compared = sides.baseline != nullptr && !report.comparison->kernel_names.empty();
   out.push_back("### Kernel names");
   out.push_back("");
-  const std::string note(util::WordsOf(report).kernel_names);
+  const std::string note(sources::WordsOf(e).kernel_names);  // the engine's source: engines may differ
   if (!compared && e.kernel_names.empty()) {
     out.push_back(Esc(note));
     out.push_back("");
@@ -159,6 +159,11 @@ void KernelNames(const Report& report, const util::Sides& sides, std::vector<std
                               Fixed(k.max_ns / 1000.0, 2), util::TrialsRan(k, e)}));
     }
     MoreNames(shown, names.size(), "with less GPU time", out);
+    if (sides.baseline != nullptr) {
+      out.push_back("");
+      out.push_back(Esc(util::SideName(report, sides.baseline, true)) + ", so no comparison by name: " +
+                    Esc(sources::WordsOf(*sides.baseline).kernel_names));
+    }
     NumberedNames(std::vector<std::string>(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(shown)),
                   display, {&e}, out);
   }

@@ -570,7 +570,8 @@ void KernelNameTable(const Report& report, const util::Sides& sides, Lines& out)
   const EngineSummary& e = *sides.engine;
   const bool compared = sides.baseline != nullptr && !report.comparison->kernel_names.empty();
   out.Banner("Per-kernel-name GPU time");
-  const std::string note(util::WordsOf(report).kernel_names);
+  // The engine's own source speaks: engines of two sources share one report.
+  const std::string note(sources::WordsOf(e).kernel_names);
   if (!compared && e.kernel_names.empty()) {
     out.Paragraph("", "", note);
     out.Blank();
@@ -587,7 +588,8 @@ void KernelNameTable(const Report& report, const util::Sides& sides, Lines& out)
   } else {
     KernelNameEngineRows(report, e, out);
     if (sides.baseline != nullptr) {
-      out.Add(util::SideName(report, sides.baseline, true) + " names no kernels, so there is no comparison by name.");
+      out.Paragraph("", "", util::SideName(report, sides.baseline, true) + ", so no comparison by name: " +
+                                std::string(sources::WordsOf(*sides.baseline).kernel_names));
     }
   }
   out.Blank();
