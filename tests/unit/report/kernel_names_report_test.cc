@@ -96,5 +96,23 @@ TEST(KernelNameTable, TextShowsTheTopRowsThenHowManyMore) {
   EXPECT_THAT(RenderMarkdown(report), HasSubstr("_… and 22 more kernel names with less GPU time;"));
 }
 
+// Engines of two sources: the kernel source's table, and the Metal baseline's own words
+// on why nothing is compared by name.
+TEST(KernelNameTable, ABaselineWithoutKernelNamesSaysWhyInItsWords) {
+  Report report;
+  report.engines.push_back(Engine(2));
+  EngineSummary metal;
+  metal.name = "hf2q";
+  metal.trials.resize(1);  // source "metal"
+  report.engines.push_back(metal);
+  report.comparison = attribution::Comparison{};
+  report.comparison->engine = "torch";
+  report.comparison->baseline = "hf2q";
+  const std::string text = RenderText(report);
+  EXPECT_THAT(text, HasSubstr("\nk101 "));
+  EXPECT_THAT(text, HasSubstr("\nhf2q, so no comparison by name: A submission names no kernel"));
+  EXPECT_THAT(RenderMarkdown(report), HasSubstr("\nhf2q, so no comparison by name: A submission names no kernel"));
+}
+
 }  // namespace
 }  // namespace perfgate::report
