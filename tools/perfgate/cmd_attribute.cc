@@ -1,6 +1,7 @@
 // `perfgate attribute`: per-token GPU attribution of several trials per engine, and
 // the engine-versus-baseline report.
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <set>
 #include <fstream>
@@ -25,7 +26,19 @@ struct AttributeArgs {
   std::string format = "text";
   std::string output;
   int min_trials = 1;
+  std::string kernel_names = std::to_string(report::Report::kDefaultKernelNameRows);  // N or "all"
 };
+
+// --kernel-names N|all: the rows of the text and Markdown kernel-name tables (0: all).
+StatusOr<size_t> KernelNameRows(const std::string& value) {
+  if (value == "all") return size_t{0};
+  size_t n = 0;
+  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+  if (ec != std::errc() || end != value.data() + value.size() || n == 0) {
+    return Usage("--kernel-names '" + value + "': expected a positive row count or 'all'");
+  }
+  return n;
+}
 
 Status WriteFile(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
@@ -110,10 +123,14 @@ StatusOr<report::Report> BuildReport(const AttributeArgs& args) {
   if (!base.ok()) return base.status();
   auto engines = DiscoverEngines(args);
   if (!engines.ok()) return engines.status();
+  auto kernel_name_rows = KernelNameRows(args.kernel_names);
+  if (!kernel_name_rows.ok()) return kernel_name_rows.status();
   report::Report report;
+  report.kernel_name_rows = *kernel_name_rows;
   report.buckets = base->buckets;
   report.seed_compat = args.engine.seed_compat;
-  report.flags = {{"baseline", args.baseline}, {"format", args.format}, {"min_trials", std::to_string(args.min_trials)}};
+  report.flags = {{"baseline", args.baseline}, {"format", args.format}, {"min_trials", std::to_string(args.min_trials)},
+                  {"kernel_names", args.kernel_names}};
   for (const std::string& engine : engines->order) {
     auto options = EngineOptions(args.engine, *base, engine);
     if (!options.ok()) return options.status();
@@ -187,6 +204,9 @@ void RegisterAttributeCommand(CLI::App& app, int* exit_code) {
   AddEngineOptions(cmd, &args->engine, /*with_seed_compat=*/true);
   cmd->add_option("--format", args->format, "text (default), markdown, json, svg, or all")
       ->check(CLI::IsMember({"text", "markdown", "json", "svg", "all"}));
+  cmd->add_option("--kernel-names", args->kernel_names,
+                  "rows of the per-kernel-name tables in text and Markdown reports: N (default " +
+                      args->kernel_names + ") or all; the JSON report holds every name");
   cmd->add_option("--output,-o", args->output, "write here instead of stdout (a prefix with --format all)");
   AddInputLimitOptions(cmd);
   cmd->callback([args, exit_code] { *exit_code = RunAttribute(*args); });

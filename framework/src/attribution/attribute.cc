@@ -151,6 +151,38 @@ std::map<std::string, TrialMedian> ExtrasMediansOf(const std::vector<TrialSummar
   return out;
 }
 
+// Per exact kernel name, when every trial names its kernels (EngineSummary::kernel_names).
+std::map<std::string, KernelNameMedians> KernelNameMediansOf(const std::vector<TrialSummary>& trials) {
+  std::map<std::string, KernelNameMedians> out;
+  const bool every_trial = !trials.empty() && std::all_of(trials.begin(), trials.end(), [](const TrialSummary& t) {
+    return !t.kernel_names.empty();
+  });
+  if (!every_trial) return out;
+  for (const auto& t : trials) {
+    for (const auto& [name, k] : t.kernel_names) {
+      KernelNameMedians& m = out[name];
+      if (m.trials++ == 0) {
+        m.short_name = k.short_name;
+        m.family = k.family;
+        m.min_ns = k.min_ns;
+        m.max_ns = k.max_ns;
+      }
+      m.count += k.count;
+      m.gpu_sum_ns += k.gpu_sum_ns;  // overflows only past 2^63 ns: 292 years of kernel time
+      m.min_ns = std::min(m.min_ns, k.min_ns);
+      m.max_ns = std::max(m.max_ns, k.max_ns);
+    }
+  }
+  for (auto& [name, m] : out) {
+    const std::string& key = name;  // not a structured binding: C++17 lambdas cannot capture one
+    auto get = [&](const TrialSummary& t) { return ValueOr0(t.kernel_names, key); };
+    m.calls_per_token = PerTokenMedian(trials, [&](const TrialSummary& t) { return get(t).count; });
+    m.gpu_us_per_token = PerTokenMedian(trials, [&](const TrialSummary& t) { return get(t).gpu_sum_ns / 1000.0; });
+    m.mean_us = m.count > 0 ? static_cast<double>(m.gpu_sum_ns) / static_cast<double>(m.count) / 1000.0 : 0.0;
+  }
+  return out;
+}
+
 // The registry, the family vocabulary and the diagnostics, merged over trials.
 void MergeTrials(const std::vector<TrialSummary>& trials, EngineSummary* e) {
   std::map<std::string, std::set<std::string>> registry;
@@ -176,6 +208,7 @@ EngineSummary SummarizeEngine(std::string name, std::vector<TrialSummary> trials
   e.encoder_gpu = FamilyMediansOf(trials);
   e.cb_label_gpu = PhaseMediansOf(trials);
   e.extras = ExtrasMediansOf(trials);
+  e.kernel_names = KernelNameMediansOf(trials);
   MergeTrials(trials, &e);
   if (!trials.empty() && trials[0].total_encoders > 0) {
     e.label_coverage = static_cast<double>(trials[0].labelled_encoders) / static_cast<double>(trials[0].total_encoders);
@@ -197,10 +230,10 @@ Delta MakeDelta(std::string name, const TrialMedian& engine, const TrialMedian& 
   return d;
 }
 
-// A family or phase that one side lacks is zero in every trial of that side.
+// A family, phase or kernel name that one side lacks is zero in every trial of that side.
 TrialMedian ZeroMedian(size_t trials) { return TrialMedian{0, std::vector<double>(trials, 0.0)}; }
 
-// One side's GPU µs/token of a family or phase.
+// One side's GPU µs/token of a family, phase or kernel name.
 template <typename Medians>
 TrialMedian GpuUsPerTokenOf(const Medians& medians, const std::string& key, size_t trials) {
   auto it = medians.find(key);
@@ -246,8 +279,19 @@ Comparison Compare(const EngineSummary& engine, const EngineSummary& baseline, c
     c.phases.push_back(MakeDelta(p, GpuUsPerTokenOf(engine.cb_label_gpu, p, engine_trials),
                                  GpuUsPerTokenOf(baseline.cb_label_gpu, p, baseline_trials)));
   }
-  std::stable_sort(c.families.begin(), c.families.end(),
-                   [](const Delta& a, const Delta& b) { return a.delta > b.delta; });
+  if (!engine.kernel_names.empty() && !baseline.kernel_names.empty()) {
+    std::set<std::string> names;
+    for (const auto& [n, _] : engine.kernel_names) names.insert(n);
+    for (const auto& [n, _] : baseline.kernel_names) names.insert(n);
+    for (const std::string& n : names) {
+      c.kernel_names.push_back(MakeDelta(n, GpuUsPerTokenOf(engine.kernel_names, n, engine_trials),
+                                         GpuUsPerTokenOf(baseline.kernel_names, n, baseline_trials)));
+    }
+  }
+  for (std::vector<Delta>* by_delta : {&c.families, &c.kernel_names}) {
+    std::stable_sort(by_delta->begin(), by_delta->end(),
+                     [](const Delta& a, const Delta& b) { return a.delta > b.delta; });
+  }
   std::stable_sort(c.phases.begin(), c.phases.end(),
                    [](const Delta& a, const Delta& b) { return a.engine > b.engine; });
   return c;

@@ -1,4 +1,4 @@
-// The JSON report, schema_version 2 (README: "JSON report schema"). Objects are built in
+// The JSON report, schema_version 3 (README: "JSON report schema"). Objects are built in
 // insertion order and written with sorted keys, except "buckets" objects, which keep
 // band order; so the output is stable. It is machine-readable, so it is lossless: every
 // double is written as the shortest text that parses back to the identical double
@@ -26,7 +26,7 @@ using attribution::TrialSummary;
 // Insertion order: bands stay in band order; Write sorts every other object's keys.
 using json = nlohmann::ordered_json;
 
-constexpr int kSchemaVersion = 2;
+constexpr int kSchemaVersion = 3;
 // The key whose objects are written in insertion (band) order rather than sorted.
 constexpr const char* kBandOrderedKey = "buckets";
 
@@ -81,6 +81,37 @@ json TrialJson(const TrialSummary& t) {
   return j;
 }
 
+// One kernel name of an engine, lossless: its pooled figures in ns and µs, the medians
+// with their per-trial values, and each trial's own count, sum, min and max (in the
+// order of "trials"; a trial that did not run it has count 0 and null min and max).
+json KernelNameJson(const std::string& name, const attribution::KernelNameMedians& k, const EngineSummary& e) {
+  json count = json::array(), sum = json::array(), min = json::array(), max = json::array();
+  for (const TrialSummary& t : e.trials) {
+    auto it = t.kernel_names.find(name);
+    const bool ran = it != t.kernel_names.end();
+    count.push_back(ran ? it->second.count : 0);
+    sum.push_back(ran ? it->second.gpu_sum_ns : 0);
+    min.push_back(ran ? json(it->second.min_ns) : json(nullptr));
+    max.push_back(ran ? json(it->second.max_ns) : json(nullptr));
+  }
+  return {{"short_name", k.short_name},
+          {"family", k.family},
+          {"trials_ran", k.trials},
+          {"median_calls_per_token", Num(k.calls_per_token.median)},
+          {"median_gpu_us_per_token", Num(k.gpu_us_per_token.median)},
+          {"calls_per_token_per_trial", NumList(k.calls_per_token.per_trial)},
+          {"gpu_us_per_token_per_trial", NumList(k.gpu_us_per_token.per_trial)},
+          {"count", k.count},
+          {"gpu_sum_ns", k.gpu_sum_ns},
+          {"min_ns", k.min_ns},
+          {"max_ns", k.max_ns},
+          {"mean_us", Num(k.mean_us)},
+          {"min_us", Num(static_cast<double>(k.min_ns) / 1000.0)},
+          {"max_us", Num(static_cast<double>(k.max_ns) / 1000.0)},
+          {"per_trial", {{"count", std::move(count)}, {"gpu_sum_ns", std::move(sum)},
+                         {"min_ns", std::move(min)}, {"max_ns", std::move(max)}}}};
+}
+
 json EngineJson(const EngineSummary& e) {
   json j;
   j["n_trials"] = e.trials.size();
@@ -112,6 +143,9 @@ json EngineJson(const EngineSummary& e) {
                     {"mean_us_per_cb", Num(p.mean_us_per_cb)}};
   }
   j["cb_label_gpu"] = std::move(phases);
+  json kernel_names = json::object();
+  for (const auto& [name, k] : e.kernel_names) kernel_names[name] = KernelNameJson(name, k, e);
+  j["kernel_names"] = std::move(kernel_names);
   json registry = json::object();
   for (const auto& [family, names] : e.shader_registry) registry[family] = names;
   j["shader_registry"] = std::move(registry);
@@ -160,6 +194,7 @@ json ComparisonJson(const attribution::Comparison& c) {
   j["attack_hint"] = c.attack_hint;
   j["families"] = DeltaMap(c.families);
   j["phases"] = DeltaMap(c.phases);
+  j["kernel_names"] = DeltaMap(c.kernel_names);
   return j;
 }
 
@@ -235,7 +270,8 @@ json WordsJson(const sources::SourceWords& w) {
           {"units", std::string(w.units)},
           {"family", std::string(w.family)},
           {"phase", std::string(w.phase)},
-          {"registry", std::string(w.registry)}};
+          {"registry", std::string(w.registry)},
+          {"kernel_names", std::string(w.kernel_names)}};
 }
 
 // A JSON string (or object key) as nlohmann writes it; invalid UTF-8 (from a foreign

@@ -1,7 +1,8 @@
 // The Markdown report: a short CI job summary (GitHub $GITHUB_STEP_SUMMARY, GitLab
 // job summary) with the attack target, the totals and pipe tables for buckets,
-// encoder (or kernel) families and the top 10 phases.
+// encoder (or kernel) families, kernel names (top 20) and the top 10 phases.
 #include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@ using util::PValue;
 using util::Signed;
 
 constexpr size_t kTopPhases = 10;
+constexpr size_t kKernelNameChars = 60;  // a kernel name's display cut
 
 // The source's words as the strings the tables are built from.
 struct Words {
@@ -82,6 +84,90 @@ std::string Join(const std::vector<double>& v) {
   std::string s;
   for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + Fixed(v[i], 1);
   return s;
+}
+
+// A kernel's display name as inline code, cut in the middle to kKernelNameChars.
+std::string KernelCode(const std::map<std::string, std::string>& display, const std::string& name) {
+  return Code(util::TruncateMiddle(display.at(name), kKernelNameChars));
+}
+
+// What tells apart the shown names that share a short name ("#1", "#2").
+void NumberedNames(const std::vector<std::string>& shown, const std::map<std::string, std::string>& display,
+                   const std::vector<const EngineSummary*>& sides, std::vector<std::string>& out) {
+  const auto numbered = util::NumberedKernelNames(shown, display, sides);
+  if (numbered.empty()) return;
+  out.push_back("");
+  out.push_back("Names that share a short name:");
+  out.push_back("");
+  for (const auto& [name, compact] : numbered) {
+    out.push_back("- " + Code(name) + ": " + Code(util::Truncate(compact, 2 * kKernelNameChars)));
+  }
+}
+
+// "_… and 40 more kernel names …_" when rows were cut.
+void MoreNames(size_t shown, size_t total, const std::string& what, std::vector<std::string>& out) {
+  if (shown >= total) return;
+  out.push_back("");
+  out.push_back("_… and " + std::to_string(total - shown) + " more kernel names " + what +
+                "; the JSON report holds them all._");
+}
+
+// The kernel-name table: beside the baseline by Δ, else the engine's by GPU time; or
+// the source's sentence on why there is none.
+void KernelNames(const Report& report, const util::Sides& sides, std::vector<std::string>& out) {
+  const EngineSummary& e = *sides.engine;
+  const bool compared = sides.baseline != nullptr && !report.comparison->kernel_names.empty();
+  out.push_back("### Kernel names");
+  out.push_back("");
+  const std::string note(sources::WordsOf(e).kernel_names);  // the engine's source: engines may differ
+  if (!compared && e.kernel_names.empty()) {
+    out.push_back(Esc(note));
+    out.push_back("");
+    return;
+  }
+  out.push_back(Esc(note) + " Mean, min and max: µs per call over the trials that ran the name.");
+  out.push_back("");
+  const std::string en = Esc(util::SideName(report, &e, false));
+  if (compared) {
+    const EngineSummary& b = *sides.baseline;
+    const std::string bn = Esc(util::SideName(report, &b, true));
+    const auto display = util::KernelDisplayNames({&e, &b});
+    const std::vector<Delta>& all = report.comparison->kernel_names;
+    const std::vector<Delta> rows = util::KernelDeltasShown(all, report.kernel_name_rows);
+    Table(out,
+          {"Kernel", en + " calls/tok", en + " µs/tok", bn + " calls/tok", bn + " µs/tok", "Δ µs/tok", "Δ%", "p"});
+    for (const Delta& d : rows) {
+      out.push_back(TableRow({KernelCode(display, d.name),
+                              Fixed(util::FindOr(e.kernel_names, d.name).calls_per_token.median, 2), Fixed(d.engine, 2),
+                              Fixed(util::FindOr(b.kernel_names, d.name).calls_per_token.median, 2),
+                              Fixed(d.baseline, 2), Signed(d.delta, 2), Percent(d.delta_pct), PValue(d.p_value)}));
+    }
+    MoreNames(rows.size(), all.size(), "with smaller |Δ|", out);
+    std::vector<std::string> shown;
+    for (const Delta& d : rows) shown.push_back(d.name);
+    NumberedNames(shown, display, {&e, &b}, out);
+  } else {
+    const auto display = util::KernelDisplayNames({&e});
+    const std::vector<std::string> names = util::KernelNamesByGpu(e);
+    const size_t shown =
+        report.kernel_name_rows == 0 ? names.size() : std::min(names.size(), report.kernel_name_rows);
+    Table(out, {"Kernel", "Family", "calls/tok", "µs/tok", "mean µs", "min µs", "max µs", "trials"});
+    for (size_t i = 0; i < shown; ++i) {
+      const attribution::KernelNameMedians& k = e.kernel_names.at(names[i]);
+      out.push_back(TableRow({KernelCode(display, names[i]), Code(k.family), Fixed(k.calls_per_token.median, 2),
+                              Fixed(k.gpu_us_per_token.median, 2), Fixed(k.mean_us, 2), Fixed(k.min_ns / 1000.0, 2),
+                              Fixed(k.max_ns / 1000.0, 2), util::TrialsRan(k, e)}));
+    }
+    MoreNames(shown, names.size(), "with less GPU time", out);
+    if (sides.baseline != nullptr) {
+      out.push_back("");
+      out.push_back(Esc(util::SideName(report, sides.baseline, true)) + ", so no comparison by name: " +
+                    Esc(sources::WordsOf(*sides.baseline).kernel_names));
+    }
+    NumberedNames(std::vector<std::string>(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(shown)),
+                  display, {&e}, out);
+  }
+  out.push_back("");
 }
 
 void TwoSided(const Report& report, const util::Sides& sides, std::vector<std::string>& out) {
@@ -155,6 +241,8 @@ void TwoSided(const Report& report, const util::Sides& sides, std::vector<std::s
     out.push_back("");
   }
 
+  KernelNames(report, sides, out);
+
   if (!c.phases.empty()) {
     std::vector<Delta> rows = c.phases;
     std::stable_sort(rows.begin(), rows.end(),
@@ -176,7 +264,8 @@ void TwoSided(const Report& report, const util::Sides& sides, std::vector<std::s
   }
 }
 
-void EngineOnly(const Report& report, const EngineSummary& e, std::vector<std::string>& out) {
+void EngineOnly(const Report& report, const util::Sides& sides, std::vector<std::string>& out) {
+  const EngineSummary& e = *sides.engine;
   const Words w(report);
   const std::string en = Esc(util::SideName(report, &e, false));
   out.push_back("## perfgate: " + en + ", GPU µs per decode token (no baseline)");
@@ -206,6 +295,7 @@ void EngineOnly(const Report& report, const EngineSummary& e, std::vector<std::s
     }
     out.push_back("");
   }
+  KernelNames(report, sides, out);
   auto phases = util::PhasesByGpu(e);
   if (!phases.empty()) {
     out.push_back("### " + w.phases + " (top " + std::to_string(std::min(kTopPhases, phases.size())) +
@@ -233,7 +323,7 @@ std::string RenderMarkdown(const Report& report) {
     if (sides.baseline != nullptr) {
       TwoSided(report, sides, out);
     } else {
-      EngineOnly(report, *sides.engine, out);
+      EngineOnly(report, sides, out);
     }
     // Per-trial values and anomaly counts, one line per engine.
     std::vector<const EngineSummary*> sv = {sides.engine};

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -155,6 +156,24 @@ inline std::string Truncate(std::string_view s, size_t width) {
     i += len;
   }
   return out + "\xE2\x80\xA6";  // …
+}
+
+// `s` cut to at most `width` columns by an ellipsis in the middle, keeping the end
+// where names that share a long prefix differ (triton_poi_fused_…_view_5).
+inline std::string TruncateMiddle(std::string_view s, size_t width) {
+  const size_t n = DisplayWidth(s);
+  if (n <= width) return std::string(s);
+  if (width < 8) return Truncate(s, width);
+  const size_t tail = std::min<size_t>(16, (width - 1) / 2);
+  size_t code_point = 0, tail_start = s.size();
+  for (size_t i = 0; i < s.size(); ++i) {
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) == 0x80) continue;
+    if (code_point++ == n - tail) {
+      tail_start = i;
+      break;
+    }
+  }
+  return Truncate(s, width - tail) + std::string(s.substr(tail_start));
 }
 
 // Right-aligned in `width` columns (never truncated: numbers must stay whole).
@@ -322,6 +341,98 @@ inline std::vector<std::string> PhasesByGpu(const attribution::EngineSummary& s)
            s.cb_label_gpu.at(b).gpu_us_per_token.median;
   });
   return names;
+}
+
+// Display names of the kernel names of `sides` (nulls skipped): the short name, or,
+// where several full names share one, "SHORT #k" numbered in full-name order, so that
+// no two rows read alike. Keyed by the full name.
+inline std::map<std::string, std::string> KernelDisplayNames(
+    const std::vector<const attribution::EngineSummary*>& sides) {
+  std::map<std::string, std::string> short_of;  // full name -> short name (first side's)
+  for (const attribution::EngineSummary* s : sides) {
+    if (s == nullptr) continue;
+    for (const auto& [name, k] : s->kernel_names) short_of.emplace(name, k.short_name.empty() ? name : k.short_name);
+  }
+  std::map<std::string, int> sharing;
+  for (const auto& [name, short_name] : short_of) ++sharing[short_name];
+  std::map<std::string, int> seen;
+  std::map<std::string, std::string> out;
+  for (const auto& [name, short_name] : short_of) {
+    out[name] = sharing[short_name] > 1 ? short_name + " #" + std::to_string(++seen[short_name]) : short_name;
+  }
+  return out;
+}
+
+// A full kernel name without what every name of its kind repeats: a leading "void ",
+// the parameter list and the namespaces at::native::, at::, c10::, std:: and
+// (anonymous namespace)::. What is left tells apart names that share a short name.
+inline std::string CompactKernelName(std::string_view full) {
+  std::string s(full);
+  if (s.rfind("void ", 0) == 0) s.erase(0, 5);
+  int depth = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '<') ++depth;
+    if (s[i] == '>' && depth > 0) --depth;
+    if (s[i] == '(' && depth == 0 && s.compare(i, 21, "(anonymous namespace)") != 0) {
+      s.erase(i);
+      break;
+    }
+  }
+  for (std::string_view ns : {"(anonymous namespace)::", "at::native::", "at::", "c10::", "std::"}) {
+    for (size_t at = s.find(ns); at != std::string::npos; at = s.find(ns, at)) s.erase(at, ns.size());
+  }
+  return s;
+}
+
+// The numbered display names among `names` (those KernelDisplayNames gave a "#k"),
+// each with its compact full name: the lines that tell them apart.
+inline std::vector<std::pair<std::string, std::string>> NumberedKernelNames(
+    const std::vector<std::string>& names, const std::map<std::string, std::string>& display,
+    const std::vector<const attribution::EngineSummary*>& sides) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const std::string& name : names) {
+    const std::string& shown = display.at(name);
+    bool numbered = false;
+    for (const attribution::EngineSummary* s : sides) {
+      if (s == nullptr) continue;
+      auto it = s->kernel_names.find(name);
+      if (it != s->kernel_names.end() && shown != it->second.short_name) numbered = true;
+    }
+    if (numbered) out.emplace_back(shown, CompactKernelName(name));
+  }
+  return out;
+}
+
+// An engine's kernel names by median GPU µs/token, descending (full name breaks ties).
+inline std::vector<std::string> KernelNamesByGpu(const attribution::EngineSummary& s) {
+  std::vector<std::string> names;
+  for (const auto& [name, k] : s.kernel_names) names.push_back(name);
+  std::stable_sort(names.begin(), names.end(), [&](const std::string& a, const std::string& b) {
+    return s.kernel_names.at(a).gpu_us_per_token.median > s.kernel_names.at(b).gpu_us_per_token.median;
+  });
+  return names;
+}
+
+// The kernel-name Δs a table shows: the `limit` with the largest |Δ| (all when `limit`
+// is 0), in the comparison's order (Δ descending).
+inline std::vector<attribution::Delta> KernelDeltasShown(const std::vector<attribution::Delta>& deltas,
+                                                         size_t limit) {
+  if (limit == 0 || deltas.size() <= limit) return deltas;
+  std::vector<size_t> order(deltas.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return std::fabs(deltas[a].delta) > std::fabs(deltas[b].delta);
+  });
+  order.resize(limit);
+  std::sort(order.begin(), order.end());
+  std::vector<attribution::Delta> out;
+  for (size_t i : order) out.push_back(deltas[i]);
+  return out;
+}
+
+// "3/3": the trials that ran a kernel name, of the engine's trials.
+inline std::string TrialsRan(const attribution::KernelNameMedians& k, const attribution::EngineSummary& s) {
+  return std::to_string(k.trials) + "/" + std::to_string(s.trials.size());
 }
 
 }  // namespace perfgate::report::util

@@ -2,8 +2,9 @@
 // and per phase, on a signed log scale so that a regression in a small bucket is as
 // visible as one in a large bucket; Δ, Δ% and p written on every row; the attack
 // target's row highlighted), then the grouped horizontal bar charts of µs/token per
-// bucket and per phase, engine beside baseline. Self-contained: no scripts, no external
-// fonts or stylesheets, every label XML-escaped. Bars carry class "bar-engine",
+// bucket, per phase and (where the source names kernels) per kernel name, engine beside
+// baseline; a Δ chart per kernel name joins the Δ charts. Self-contained: no scripts, no
+// external fonts or stylesheets, every label XML-escaped. Bars carry class "bar-engine",
 // "bar-baseline" or "bar-delta regressed|improved"; the attack target's highlight
 // "attack-target"; legend swatches "legend-swatch"; the background "background".
 #include <algorithm>
@@ -31,6 +32,7 @@ constexpr double kBarHeight = 14;
 constexpr double kGroupGap = 10;
 constexpr size_t kTopPhases = 10;
 constexpr size_t kLabelChars = 38;
+constexpr size_t kKernelLabelChars = 34;
 const char* const kEngineColour = "#4e79a7";
 const char* const kBaselineColour = "#f28e2b";
 // Δ bars: red where the engine is slower (a regression), green where it is faster; the
@@ -265,7 +267,34 @@ double DeltaChart(const std::string& title, const std::vector<Delta>& rows, cons
 struct ChartData {
   Series series;
   std::vector<Category> buckets, phases;
+  std::vector<Category> kernel_names;  // top kTopPhases by the larger side, display names
+  std::vector<Delta> kernel_deltas;    // top kTopPhases by |Δ|, display names
 };
+
+// The kernel-name rows: with a baseline from the comparison (none unless both sides
+// name their kernels), else the engine's; named for display, the largest first.
+void KernelNameData(const Report& report, const util::Sides& sides, ChartData* data) {
+  auto display = util::KernelDisplayNames({sides.engine, sides.baseline});
+  // Cut in the middle (names that share a prefix differ at the end), to what fits left
+  // of the plot at 12 px: kernel names are long runs of wide ASCII.
+  for (auto& [name, shown] : display) shown = util::TruncateMiddle(shown, kKernelLabelChars);
+  if (sides.baseline != nullptr) {
+    for (Delta d : report.comparison->kernel_names) {
+      data->kernel_names.push_back({display.at(d.name), d.engine, d.baseline});
+      d.name = display.at(d.name);
+      data->kernel_deltas.push_back(std::move(d));
+    }
+  } else {
+    for (const auto& [name, k] : sides.engine->kernel_names) {
+      data->kernel_names.push_back({display.at(name), k.gpu_us_per_token.median, 0});
+    }
+  }
+  std::stable_sort(data->kernel_names.begin(), data->kernel_names.end(), [](const Category& a, const Category& b) {
+    return std::max(a.engine, a.baseline) > std::max(b.engine, b.baseline);
+  });
+  if (data->kernel_names.size() > kTopPhases) data->kernel_names.resize(kTopPhases);
+  data->kernel_deltas = util::KernelDeltasShown(data->kernel_deltas, kTopPhases);
+}
 
 ChartData ChartDataOf(const Report& report, const util::Sides& sides) {
   ChartData data;
@@ -286,6 +315,7 @@ ChartData ChartDataOf(const Report& report, const util::Sides& sides) {
     return std::max(a.engine, a.baseline) > std::max(b.engine, b.baseline);
   });
   if (data.phases.size() > kTopPhases) data.phases.resize(kTopPhases);
+  KernelNameData(report, sides, &data);
   return data;
 }
 
@@ -327,9 +357,17 @@ double Charts(const Report& report, const ChartData& data, double y, std::string
     if (phase_deltas.size() > kTopPhases) phase_deltas.resize(kTopPhases);
     y = DeltaChart("Δ GPU µs/token " + phase_title + " (top " + std::to_string(kTopPhases) + " by |Δ|)",
                    phase_deltas, std::nullopt, series, y, body);
+    if (!data.kernel_deltas.empty()) {
+      y = DeltaChart("Δ GPU µs/token by kernel name (top " + std::to_string(kTopPhases) + " by |Δ|)",
+                     data.kernel_deltas, std::nullopt, series, y, body);
+    }
   }
   y = Chart("GPU µs/token " + bucket_title, data.buckets, series, y, body);
-  return Chart("GPU µs/token " + phase_title + " (top " + std::to_string(kTopPhases) + ")", data.phases, series, y,
+  y = Chart("GPU µs/token " + phase_title + " (top " + std::to_string(kTopPhases) + ")", data.phases, series, y,
+            body);
+  // Sources that name no kernel (Metal) get no chart: the text report says why.
+  if (data.kernel_names.empty()) return y;
+  return Chart("GPU µs/token by kernel name (top " + std::to_string(kTopPhases) + ")", data.kernel_names, series, y,
                body);
 }
 

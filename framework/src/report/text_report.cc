@@ -2,6 +2,7 @@
 // 110 columns, with units named honestly and the pairing and filter counts printed.
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -478,6 +479,122 @@ void FamilyTable(const Report& report, const util::Sides& sides, Lines& out) {
   out.Blank();
 }
 
+// ---- Per-kernel-name GPU time ------------------------------------------------
+
+// "… and 40 more kernel names (…)" when `shown` < `total`.
+void MoreNames(size_t shown, size_t total, const std::string& what, Lines& out) {
+  if (shown >= total) return;
+  out.Paragraph("", "  ", "… and " + std::to_string(total - shown) + " more kernel names " + what +
+                              "; --kernel-names all lists every one, the JSON report holds them all.");
+}
+
+// A kernel name in a table's first column: cut in the middle, where a long shared
+// prefix (triton_poi_fused_…) leaves the distinguishing end visible.
+std::string KernelCell(const std::map<std::string, std::string>& display, const std::string& name,
+                       const std::vector<Col>& cols) {
+  return util::TruncateMiddle(display.at(name), cols[0].width);
+}
+
+// What tells apart the shown names that share a short name ("#1", "#2").
+void NumberedNames(const std::vector<std::string>& shown, const std::map<std::string, std::string>& display,
+                   const std::vector<const EngineSummary*>& sides, Lines& out) {
+  const auto numbered = util::NumberedKernelNames(shown, display, sides);
+  if (numbered.empty()) return;
+  out.Add("Names that share a short name (without void, parameters and the at::native::, c10::, std:: namespaces):");
+  for (const auto& [name, compact] : numbered) out.Add("  " + name + ": " + compact);
+}
+
+// The engine's kernel names alone, the most GPU time first.
+void KernelNameEngineRows(const Report& report, const EngineSummary& e, Lines& out) {
+  const std::vector<std::string> names = util::KernelNamesByGpu(e);
+  const std::map<std::string, std::string> display = util::KernelDisplayNames({&e});
+  const size_t shown = report.kernel_name_rows == 0 ? names.size() : std::min(names.size(), report.kernel_name_rows);
+  std::vector<Col> cols = {{"kernel", 36, true}, {"family", 16, true}, {"calls/tok", 9}, {"µs/tok", 9},
+                           {"mean µs", 8},       {"min µs", 8},        {"max µs", 8},    {"trials", 6}};
+  std::vector<std::string> labels;
+  for (size_t i = 0; i < shown; ++i) labels.push_back(display.at(names[i]));
+  FitFirstColumn(cols, labels);
+  out.Add(Header(cols));
+  out.Add(RuleFor(cols));
+  double rest = 0;
+  for (size_t i = 0; i < names.size(); ++i) {
+    const attribution::KernelNameMedians& k = e.kernel_names.at(names[i]);
+    if (i >= shown) {
+      rest += k.gpu_us_per_token.median;
+      continue;
+    }
+    out.Add(Row(cols, {KernelCell(display, names[i], cols), k.family, Fixed(k.calls_per_token.median, 2),
+                       Fixed(k.gpu_us_per_token.median, 2), Fixed(k.mean_us, 2), Fixed(k.min_ns / 1000.0, 2),
+                       Fixed(k.max_ns / 1000.0, 2), util::TrialsRan(k, e)}));
+  }
+  out.Add(RuleFor(cols));
+  MoreNames(shown, names.size(), "(" + Fixed(rest, 2) + " µs/tok together)", out);
+  NumberedNames(std::vector<std::string>(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(shown)), display,
+                {&e}, out);
+}
+
+// Engine and baseline per kernel name, by Δ descending: the largest |Δ| when cut.
+void KernelNameComparisonRows(const Report& report, const util::Sides& sides, Lines& out) {
+  const EngineSummary& e = *sides.engine;
+  const EngineSummary& b = *sides.baseline;
+  const std::vector<Delta>& all = report.comparison->kernel_names;
+  const std::vector<Delta> rows = util::KernelDeltasShown(all, report.kernel_name_rows);
+  const std::map<std::string, std::string> display = util::KernelDisplayNames({&e, &b});
+  std::vector<Col> cols = {{"kernel", 36, true}, {"calls/tok", 9}, {"µs/tok", 9}, {"calls/tok", 9},
+                           {"µs/tok", 9},        {"Δµs/tok", 9},   {"Δ%", 8},     {"p", 6}};
+  std::vector<std::string> labels;
+  for (const Delta& d : rows) labels.push_back(display.at(d.name));
+  FitFirstColumn(cols, labels);
+  out.Add(GroupHeader(cols, {{1, 2, util::SideName(report, &e, false)}, {3, 4, util::SideName(report, &b, true)}}));
+  out.Add(Header(cols));
+  out.Add(RuleFor(cols));
+  for (const Delta& d : rows) {
+    out.Add(Row(cols, {KernelCell(display, d.name, cols),
+                       Fixed(util::FindOr(e.kernel_names, d.name).calls_per_token.median, 2),
+                       Fixed(d.engine, 2), Fixed(util::FindOr(b.kernel_names, d.name).calls_per_token.median, 2),
+                       Fixed(d.baseline, 2), Signed(d.delta, 2), Percent(d.delta_pct), PValue(d.p_value)}));
+  }
+  out.Add(RuleFor(cols));
+  double rest = 0;
+  for (const Delta& d : all) rest += d.delta;
+  for (const Delta& d : rows) rest -= d.delta;
+  MoreNames(rows.size(), all.size(), "with smaller |Δ| (Δ " + Signed(rest, 2) + " µs/tok together)", out);
+  std::vector<std::string> shown;
+  for (const Delta& d : rows) shown.push_back(d.name);
+  NumberedNames(shown, display, {&e, &b}, out);
+}
+
+// The per-kernel-name table (nsys's cuda_gpu_kern_sum, per token), or the source's
+// sentence on why it has none.
+void KernelNameTable(const Report& report, const util::Sides& sides, Lines& out) {
+  const EngineSummary& e = *sides.engine;
+  const bool compared = sides.baseline != nullptr && !report.comparison->kernel_names.empty();
+  out.Banner("Per-kernel-name GPU time");
+  // The engine's own source speaks: engines of two sources share one report.
+  const std::string note(sources::WordsOf(e).kernel_names);
+  if (!compared && e.kernel_names.empty()) {
+    out.Paragraph("", "", note);
+    out.Blank();
+    return;
+  }
+  out.Paragraph("", "",
+                note + " calls/tok = calls per decode token; mean, min and max are µs per call, pooled over the "
+                       "trials that ran the name; trials = trials that ran it (a trial without it counts 0 calls). "
+                       "Names sharing a short name are numbered #1, #2, ... in the order of their full names and "
+                       "listed below the table.");
+  out.Blank();
+  if (compared) {
+    KernelNameComparisonRows(report, sides, out);
+  } else {
+    KernelNameEngineRows(report, e, out);
+    if (sides.baseline != nullptr) {
+      out.Paragraph("", "", util::SideName(report, sides.baseline, true) + ", so no comparison by name: " +
+                                std::string(sources::WordsOf(*sides.baseline).kernel_names));
+    }
+  }
+  out.Blank();
+}
+
 struct PhaseRow {
   std::string name;
   double engine = 0;
@@ -743,6 +860,7 @@ std::string RenderText(const Report& report) {
     EngineOnlyBucketTable(report, *sides.engine, out);
   }
   FamilyTable(report, sides, out);
+  KernelNameTable(report, sides, out);
   PhaseTable(report, sides, out);
   Registry(report, sides, out);
   PerTrial(report, sides, out);

@@ -66,7 +66,7 @@ StatusOr<attribution::TrialSummary> SummarizeTraceJson(const std::string& path,
   return s;
 }
 
-// Each word by its field's name: fifteen positional strings are easy to misorder.
+// Each word by its field's name: sixteen positional strings are easy to misorder.
 SourceWords MetalWords() {
   SourceWords w;
   w.unit = "submission";
@@ -84,6 +84,9 @@ SourceWords MetalWords() {
   w.registry_title = "Kernel registry (metal-shader-profiler-shader-list)";
   w.registry_names = "pipeline names";
   w.distinct_names = "shaders";
+  w.kernel_names =
+      "A submission names no kernel (no exported table joins a pipeline to GPU time), so there is no "
+      "per-kernel-name table; the shader registry lists the pipelines that ran.";
   return w;
 }
 
@@ -104,6 +107,9 @@ SourceWords TraceJsonWords() {
   w.registry_title = "Kernel list (kernel names by family)";
   w.registry_names = "kernel names";
   w.distinct_names = "distinct kernels";
+  w.kernel_names =
+      "Kernel names as the trace writes them, shortened for display (template arguments and parameters cut); "
+      "the JSON report keeps them whole.";
   return w;
 }
 

@@ -1,4 +1,4 @@
-// The JSON report: schema_version 2, exact keys, band order, exact values after a round trip.
+// The JSON report: schema_version 3, exact keys, band order, exact values after a round trip.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -73,7 +73,7 @@ TEST(JsonReport, TopLevelShape) {
   json j = json::parse(out);
   EXPECT_EQ(Keys(j), (std::set<std::string>{"buckets", "comparison", "engines", "options", "perfgate",
                                             "schema_version", "seed_compat", "source", "units", "words"}));
-  EXPECT_EQ(j["schema_version"], 2);
+  EXPECT_EQ(j["schema_version"], 3);
   EXPECT_TRUE(j["schema_version"].is_number_integer());
   EXPECT_EQ(j["seed_compat"], true);
   EXPECT_EQ(j["units"]["submission"],
@@ -95,7 +95,8 @@ TEST(JsonReport, EngineKeysAndMedians) {
                          "n_trials", "median_dispatches_per_token", "median_submissions_per_token",
                          "median_gpu_us_per_token", "median_busy_us_per_token", "buckets",
                          "encoder_gpu", "cb_label_gpu", "shader_registry", "shader_timeline_rows",
-                         "label_coverage", "gpu_us_per_token_per_trial", "trials", "diagnostics"}));
+                         "label_coverage", "gpu_us_per_token_per_trial", "trials", "diagnostics",
+                         "kernel_names"}));  // schema 3 added kernel_names
   EXPECT_EQ(e["n_trials"], 5);
   EXPECT_EQ(e["median_dispatches_per_token"].get<double>(), 44.2);
   EXPECT_EQ(e["median_submissions_per_token"].get<double>(), 44.2);
@@ -168,7 +169,8 @@ TEST(JsonReport, ComparisonExactValues) {
   json c = json::parse(RenderJson(testdata::Iter22()))["comparison"];
   EXPECT_EQ(Keys(c), (std::set<std::string>{"engine", "baseline", "buckets", "total",
                                             "submissions_per_token", "attack_target", "attack_hint",
-                                            "families", "phases"}));
+                                            "families", "phases", "kernel_names"}));  // schema 3: kernel_names
+  EXPECT_EQ(c["kernel_names"], json::object());  // Metal summaries name no kernels
   EXPECT_EQ(c["engine"], "hf2q");
   EXPECT_EQ(c["baseline"], "llama");
   EXPECT_EQ(c["attack_target"], "xl_>=80us");
@@ -377,8 +379,11 @@ TEST(JsonReport, SourceAndWords) {
   EXPECT_TRUE(json::parse(RenderJson(mixed))["source"].is_null());
   const json kernels = json::parse(RenderJson(testdata::Iter22FromTraceJson()));
   EXPECT_EQ(kernels["source"], "trace_json");
-  EXPECT_EQ(kernels["words"], json::parse(R"({"unit": "kernel", "units": "kernels", "family": "kernel family",
-                                              "phase": "annotation phase", "registry": "kernel list"})"));
+  json words = kernels["words"];
+  EXPECT_THAT(words["kernel_names"].get<std::string>(), HasSubstr("the JSON report keeps them whole"));
+  words.erase("kernel_names");  // schema 3
+  EXPECT_EQ(words, json::parse(R"({"unit": "kernel", "units": "kernels", "family": "kernel family",
+                                   "phase": "annotation phase", "registry": "kernel list"})"));
 }
 
 // Collects every key of `j` that is not an identifier, except inside the maps keyed by
@@ -412,7 +417,8 @@ TEST(JsonReport, KeysAreIdentifiersExceptGivenNames) {
   r.options = {{"hf2q", {}}};
   std::set<std::string> quoted;
   NonIdentifierKeys(json::parse(RenderJson(r)), {"buckets", "engines", "encoder_gpu", "cb_label_gpu",
-                                                 "shader_registry", "diagnostics", "families", "phases"},
+                                                 "shader_registry", "diagnostics", "families", "phases",
+                                                 "kernel_names"},
                     false, &quoted);
   EXPECT_EQ(quoted, (std::set<std::string>{"xs_<2us", "xl_>=80us", "attr.unpaired_end", "layer.attn_moe_ffn",
                                            "Command Buffer 0", "output_head.fused_norm_lm_argmax"}));

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <unistd.h>
 #include <string>
 #include <vector>
 
@@ -31,7 +32,8 @@ struct Reports {
 };
 
 Reports Attribute(const std::string& args, const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("perfgate-vocabulary-" + name);
+  // A folder of this process's own: ctest -j runs each test as its own process.
+  const fs::path dir = fs::temp_directory_path() / ("perfgate-vocabulary-" + name + "-" + std::to_string(getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   const std::string prefix = (dir / "report").string();
@@ -75,7 +77,7 @@ TEST(SourceWords, EveryBuiltinSourceFillsEveryWord) {
       {"registry", &W::registry},   {"unit_abbrev", &W::unit_abbrev},
       {"instance", &W::instance},   {"labelled", &W::labelled},
       {"registry_title", &W::registry_title}, {"registry_names", &W::registry_names},
-      {"distinct_names", &W::distinct_names}};
+      {"distinct_names", &W::distinct_names}, {"kernel_names", &W::kernel_names}};
   ASSERT_EQ(fields.size() * sizeof(std::string_view), sizeof(W)) << "a field of SourceWords is not listed here";
   for (const sources::TraceSource& s : sources::BuiltinSources()) {
     for (const auto& [name, field] : fields) {
@@ -159,7 +161,7 @@ TEST(ReportVocabularyCli, MetalSpeaksOfSubmissions) {
   // as its trials ran: for Metal the default process filter is the engine's name), and
   // lists the bands in band order with their bounds.
   const auto metal = nlohmann::ordered_json::parse(r.json);
-  EXPECT_EQ(metal["schema_version"], 2);
+  EXPECT_EQ(metal["schema_version"], 3);
   EXPECT_EQ(metal["source"], "metal");
   EXPECT_EQ(metal["perfgate"]["version"], std::string(Version()));
   EXPECT_EQ(metal["perfgate"]["commit"], std::string(BuildCommit()));

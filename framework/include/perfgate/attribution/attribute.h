@@ -63,11 +63,13 @@ StatusOr<TrialSummary> SummarizeTrial(const TrialTables& tables, const Attributi
 
 // Medians over trials (trials must be non-empty). seed_compat keeps the seed's
 // p50 = 0 contribution of trials with an empty bucket. Source extras get a median
-// when every trial has them; known kernel families are the union over trials.
+// when every trial has them, kernel names when every trial names its kernels; known
+// kernel families are the union over trials.
 EngineSummary SummarizeEngine(std::string name, std::vector<TrialSummary> trials,
                               const std::vector<Bucket>& buckets, bool seed_compat = false);
 
-// Engine minus baseline, per bucket, family and phase, with Mann-Whitney p-values.
+// Engine minus baseline, per bucket, family, phase and kernel name, with Mann-Whitney
+// p-values.
 // seed_compat picks an attack target even when every Δ is negative, as the seed did.
 Comparison Compare(const EngineSummary& engine, const EngineSummary& baseline,
                    const std::vector<Bucket>& buckets, bool seed_compat = false);

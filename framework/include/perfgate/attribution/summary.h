@@ -159,6 +159,23 @@ struct PhaseMedians {
   TrialMedian dispatches_per_token;
   double mean_us_per_cb = 0;  // mean GPU µs/token over mean CBs/token
 };
+// One exact kernel name over an engine's trials (TrialSummary::kernel_names). A trial
+// that names its kernels but not this one ran it 0 times: a measured zero, unlike an
+// absent extra, so it counts as 0 in the per-token medians and `trials` says how many
+// trials ran it. Durations per call pool the trials that ran it (nsys's Avg, Min, Max
+// over the whole recording): mean = Σ gpu_sum_ns / Σ count.
+struct KernelNameMedians {
+  std::string short_name;  // for display (the first trial's that ran it)
+  std::string family;
+  int64_t trials = 0;      // trials that ran it, of EngineSummary::trials.size()
+  TrialMedian calls_per_token;
+  TrialMedian gpu_us_per_token;
+  int64_t count = 0;       // calls, summed over trials
+  int64_t gpu_sum_ns = 0;  // GPU time, summed over trials
+  int64_t min_ns = 0;      // shortest call in any trial
+  int64_t max_ns = 0;      // longest call in any trial
+  double mean_us = 0;      // gpu_sum_ns / count, in µs per call
+};
 
 struct EngineSummary {
   std::string name;
@@ -176,6 +193,10 @@ struct EngineSummary {
   // a figure some trials lack is not comparable across them, so it is left out
   // rather than taken over fewer trials.
   std::map<std::string, TrialMedian> extras;
+  // Per exact kernel name, when every trial names its kernels (trace-event JSON);
+  // empty when none does (Metal: a submission names no kernel) and, as for extras,
+  // when only some do: such trials are not comparable.
+  std::map<std::string, KernelNameMedians> kernel_names;
   double label_coverage = 0;  // labelled / total encoders of trial 0
   Diagnostics diagnostics;    // merged over trials
 };
@@ -200,6 +221,9 @@ struct Comparison {
   std::string attack_hint;
   std::vector<Delta> families;  // GPU µs/token, sorted by Δ descending
   std::vector<Delta> phases;    // GPU µs/token, sorted by the engine's value descending
+  // GPU µs/token per exact kernel name, sorted by Δ descending (a name one side lacks
+  // is 0 there); empty unless both sides name their kernels.
+  std::vector<Delta> kernel_names;
 };
 
 // ---------------------------------------------------------------------------------

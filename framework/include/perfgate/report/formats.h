@@ -37,30 +37,37 @@ struct Report {
   // The command's own flags that shaped the report, name and value as given
   // ({"baseline", "llama"}, {"min_trials", "3"}), for the JSON report's "options".
   std::vector<std::pair<std::string, std::string>> flags;
+  // Rows of the per-kernel-name tables in the text and Markdown reports (the most GPU
+  // time, or the largest |Δ| beside a baseline), then a "N more" line; 0 shows every
+  // name. The JSON report always holds every name.
+  size_t kernel_name_rows = kDefaultKernelNameRows;
+  static constexpr size_t kDefaultKernelNameRows = 20;
 };
 
-// The seed's report: side-by-side bucket, family and phase tables, the attack target,
-// the kernel registry, per-trial pairing counts and diagnostics. Every line is at most
-// 110 columns (long labels end in an ellipsis). Ends with a newline.
+// The seed's report: side-by-side bucket, family, kernel-name and phase tables, the
+// attack target, the kernel registry, per-trial pairing counts and diagnostics. Every
+// line is at most 110 columns (long labels end in an ellipsis). Ends with a newline.
 std::string RenderText(const Report& report);
 
-// A short Markdown summary (headings and pipe tables, about 60 lines for two engines)
+// A short Markdown summary (headings and pipe tables, about 90 lines for two engines)
 // that fits a GitHub or GitLab CI job summary.
 std::string RenderMarkdown(const Report& report);
 
-// The stable machine-readable form, "schema_version": 2: 2-space indent, trailing
+// The stable machine-readable form, "schema_version": 3: 2-space indent, trailing
 // newline, keys sorted except that every "buckets" object lists its bands in band order
 // (with their bounds at the top level); perfgate's version and commit and the options
-// used; integers as integers and every double lossless: the shortest text that parses
-// back to the identical double (1.015625, 16.4279375, 0.30000000000000004, 1e-07,
-// 3711.0), null for NaN and infinities. Only text, Markdown and SVG round.
+// used; every kernel name whole; integers as integers and every double lossless: the
+// shortest text that parses back to the identical double (1.015625, 16.4279375,
+// 0.30000000000000004, 1e-07, 3711.0), null for NaN and infinities. Only text,
+// Markdown and SVG round.
 std::string RenderJson(const Report& report);
 
 // A self-contained SVG (no scripts, no external fonts). With a baseline it opens with
-// Δ charts per bucket and per phase on a signed log scale (a regression in a small
-// bucket stays visible; Δ, Δ% and p on every row; the attack target highlighted), then
-// grouped horizontal bar charts of µs/token per bucket and per phase (top 10), engine
-// beside baseline.
+// Δ charts per bucket, per phase and per kernel name on a signed log scale (a
+// regression in a small bucket stays visible; Δ, Δ% and p on every row; the attack
+// target highlighted), then grouped horizontal bar charts of µs/token per bucket, per
+// phase and per kernel name (top 10 each; kernel names only where the source has
+// them), engine beside baseline.
 std::string RenderSvg(const Report& report);
 
 }  // namespace perfgate::report

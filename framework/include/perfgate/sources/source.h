@@ -42,6 +42,7 @@ struct SourceWords {
   std::string_view registry_title; // the registry's heading: "Kernel registry (metal-shader-profiler-shader-list)"
   std::string_view registry_names; // what the registry lists per family: "pipeline names" / "kernel names"
   std::string_view distinct_names; // a trial's count of them, in progress lines: "shaders" / "distinct kernels"
+  std::string_view kernel_names;   // one sentence: what the per-kernel-name table holds, or why there is none
 };
 
 struct SourceDescriptor {
