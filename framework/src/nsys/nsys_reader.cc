@@ -30,6 +30,14 @@ constexpr const char* kRequiredTables[] = {"StringIds", "CUPTI_ACTIVITY_KIND_KER
 constexpr int64_t kNvtxPushPopRange = 59;
 constexpr int64_t kNvtxStartEndRange = 60;
 
+// (pid, correlationId) as one hash key.
+struct PairHash {
+  size_t operator()(const std::pair<int64_t, int64_t>& p) const {
+    return std::hash<int64_t>()(p.first * 0x9E3779B97F4A7C15LL ^ p.second);
+  }
+};
+using PairMap = std::unordered_map<std::pair<int64_t, int64_t>, int64_t, PairHash>;
+
 // A serialized GlobalId: the process id in bits 24-47, the thread id in bits 0-23.
 int64_t PidOf(int64_t global_id) { return (global_id >> 24) & 0xFFFFFF; }
 int64_t TidOf(int64_t global_id) { return global_id & 0xFFFFFF; }
@@ -60,6 +68,7 @@ class Reader {
     PERFGATE_RETURN_IF_ERROR(ReadThreadNames());
     PERFGATE_RETURN_IF_ERROR(ReadDevices());
     PERFGATE_RETURN_IF_ERROR(ReadSessionStart());
+    Flush();
     trace().events = out_->rows;
     return Status();
   }
@@ -177,9 +186,28 @@ class Reader {
     return 0;
   }
 
+  // Rows per table, kept by pointer while reading (one string-keyed map update per
+  // table, not per row) and written to event_kinds at the end.
   void Count(const char* table) {
     ++out_->rows;
-    ++trace().event_kinds[table];
+    ++rows_per_table_[table];
+  }
+
+  // A diagnostic met on many rows: counted here, added once with its first detail.
+  struct Tally {
+    int64_t count = 0;
+    std::string first_detail;
+    void Add(std::string_view detail) {
+      if (count++ == 0) first_detail = std::string(detail);
+    }
+  };
+
+  void Flush() {
+    for (const auto& [table, n] : rows_per_table_) trace().event_kinds[table] += n;
+    if (pytorch_suffixes_.count > 0) {
+      diagnostics().Add("nsys.pytorch_nvtx_suffix", Where(), pytorch_suffixes_.first_detail);
+      diagnostics().AddCount("nsys.pytorch_nvtx_suffix", pytorch_suffixes_.count - 1);
+    }
   }
 
   // GPU work of a CUPTI table whose first columns are start, end, deviceId, streamId,
@@ -271,7 +299,7 @@ class Reader {
     if (!has.ok() || !*has) return has.status();
     auto driver = DriverClasses();
     if (!driver.ok()) return driver.status();
-    std::map<std::pair<int64_t, int64_t>, int> seen;
+    PairMap seen;
     return ForEachRow(std::string("SELECT start, end, eventClass, globalTid, correlationId, nameId FROM ") + table,
                       [&](const Statement& s) {
                         Count(table);
@@ -332,10 +360,13 @@ class Reader {
       return;
     }
     if (!Interval(s, table, &a.start_ns, &a.end_ns)) return;
-    const std::string text = s.Text(3) ? std::string(*s.Text(3)) : StringOf(s.Int(4));
-    const std::string_view op = PytorchOpName(text);
-    if (op.size() != text.size()) diagnostics().Add("nsys.pytorch_nvtx_suffix", Where(), text);
-    a.name = std::string(op);
+    std::string text = s.Text(3) ? std::string(*s.Text(3)) : StringOf(s.Int(4));
+    const size_t op = PytorchOpName(text).size();
+    if (op != text.size()) {
+      pytorch_suffixes_.Add(text);
+      text.resize(op);
+    }
+    a.name = std::move(text);
     const auto tid = s.Int(5);
     a.pid = Pid(tid, table);
     a.tid = tid ? TidOf(*tid) : 0;
@@ -395,7 +426,9 @@ class Reader {
   const Database& db_;
   NsysExport* out_;
   std::unordered_map<int64_t, std::string> strings_;
-  std::map<std::pair<int64_t, int64_t>, int64_t> correlations_;
+  PairMap correlations_;
+  std::map<const char*, int64_t> rows_per_table_;
+  Tally pytorch_suffixes_;
 };
 
 }  // namespace

@@ -45,7 +45,10 @@ bool HasSqliteMagic(const std::string& path) {
 
 StatusOr<Database> Database::Open(const std::string& path) {
   sqlite3* db = nullptr;
-  const int rc = sqlite3_open_v2(FileUri(path).c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
+  // NOMUTEX: a Database is used by one thread at a time, and the per-call locking of
+  // the serialized mode was an eighth of a read's time.
+  const int rc = sqlite3_open_v2(FileUri(path).c_str(), &db,
+                                 SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) {
     std::string why = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
     sqlite3_close(db);

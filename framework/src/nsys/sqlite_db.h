@@ -26,8 +26,8 @@ class Statement;
 
 class Database {
  public:
-  // Opens `path` read-only and immutable ("file:PATH?immutable=1"); nsys.not_sqlite
-  // when SQLite cannot read it as a database.
+  // Opens `path` read-only and immutable ("file:PATH?immutable=1"), for use by one
+  // thread at a time; nsys.not_sqlite when SQLite cannot read it as a database.
   static StatusOr<Database> Open(const std::string& path);
   Database(Database&& other) noexcept;
   Database& operator=(Database&& other) noexcept;
