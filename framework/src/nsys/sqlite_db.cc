@@ -55,10 +55,14 @@ StatusOr<Database> Database::Open(const std::string& path) {
     return Status::Error("nsys.not_sqlite", "SQLite cannot open it: " + why, {path});
   }
   Database d(db, path);
-  // Opening is lazy: the header is only read by the first statement.
-  auto probe = d.HasTable("sqlite_master");
-  if (!probe.ok()) {
-    return Status::Error("nsys.not_sqlite", "not an SQLite database (" + probe.status().message() + ")", {path});
+  // Opening is lazy: the header and the schema are only read by the first statement.
+  sqlite3_stmt* probe = nullptr;
+  const bool readable = sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &probe, nullptr) == SQLITE_OK &&
+                        sqlite3_step(probe) == SQLITE_ROW;
+  sqlite3_finalize(probe);
+  if (!readable) {
+    return Status::Error("nsys.not_sqlite", std::string("SQLite cannot read it as a database: ") + sqlite3_errmsg(db),
+                         {path});
   }
   return d;
 }

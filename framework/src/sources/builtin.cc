@@ -196,9 +196,12 @@ Status ExplainUnclaimed(const std::string& path) {
   const std::string name = fs::path(path).filename().string();
   const bool named_json = EndsWith(name, ".json") || EndsWith(name, ".json.gz");
   PERFGATE_RETURN_IF_ERROR(internal::CheckReadableFile(path));
-  // An SQLite file that is no nsys export: the nsys reader says why
-  // (nsys.not_nsys_export, nsys.not_sqlite for a damaged one).
-  if (auto e = nsys::ReadNsysFile(path); !e.ok() && e.status().code() != "nsys.not_sqlite") return e.status();
+  // An SQLite file that is no nsys export, or a file named like one that is no SQLite
+  // database (an .nsys-rep report not yet exported): the nsys reader says why.
+  const bool named_nsys = EndsWith(name, ".sqlite") || EndsWith(name, ".nsys-rep") || EndsWith(name, ".qdrep");
+  if (auto e = nsys::ReadNsysFile(path); !e.ok() && (named_nsys || e.status().code() != "nsys.not_sqlite")) {
+    return e.status();
+  }
   auto prefix = ReadPrefix(path);
   if (!prefix.ok()) return prefix.status();
   const char first = FirstSignificantByte(*prefix);
