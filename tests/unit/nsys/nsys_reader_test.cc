@@ -7,6 +7,7 @@
 #include <set>
 #include <string>
 
+#include "perfgate/json_trace/trial.h"
 #include "perfgate/nsys/reader.h"
 #include "support/corpus.h"
 #include "unit/nsys/sql_util.h"
@@ -185,6 +186,26 @@ TEST(NsysCorpus, SniffsExportsOnly) {
   EXPECT_FALSE(LooksLikeNsysExport(plain));
   EXPECT_FALSE(LooksLikeNsysExport(std::string(PERFGATE_SOURCE_DIR) + "/README.md"));
   EXPECT_FALSE(LooksLikeNsysExport(std::string(PERFGATE_SOURCE_DIR)));
+}
+
+}  // namespace
+}  // namespace perfgate::nsys
+
+namespace perfgate::nsys {
+namespace {
+
+// The reader keeps the demangled name and lets json_trace::CanonicalKernelName make
+// the display name, as for Kineto traces; on the corpus exports it is nsys's own
+// shortName for every distinct kernel.
+TEST(NsysCorpus, DisplayNamesAreNsysShortNames) {
+  for (const char* file : {"nsys/mock.sqlite", "nsys/h100_2gpu_1s.sqlite"}) {
+    SCOPED_TRACE(file);
+    PERFGATE_CORPUS_FILE_OR_SKIP(path, file);
+    const auto rows = SqlRows(path, "SELECT DISTINCT d.value, s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k"
+                                    " JOIN StringIds d ON d.id = k.demangledName JOIN StringIds s ON s.id = k.shortName");
+    ASSERT_FALSE(rows.empty());
+    for (const auto& row : rows) EXPECT_EQ(json_trace::CanonicalKernelName(row[0]), row[1]) << row[0];
+  }
 }
 
 }  // namespace
