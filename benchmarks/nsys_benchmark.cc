@@ -29,7 +29,8 @@ bool SkipWithoutCorpus(benchmark::State& state) {
 }
 
 void ReportRows(benchmark::State& state, int64_t rows) {
-  state.counters["rows_per_second"] = benchmark::Counter(static_cast<double>(rows), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["rows_per_second"] =
+      benchmark::Counter(static_cast<double>(rows), benchmark::Counter::kIsIterationInvariantRate);
   state.counters["rows"] = static_cast<double>(rows);
 }
 

@@ -28,7 +28,8 @@ std::string Recordings() {
   const std::string file = perfgate::testing_support::CorpusFile(kExport);
   std::error_code ec;
   if (file.empty()) {
-    std::fprintf(stderr, "nsys_h100: the corpus export %s is not under '%s'; set PERFGATE_CORPUS_DIR to shared/corpus\n",
+    std::fprintf(stderr,
+                 "nsys_h100: the corpus export %s is not under '%s'; set PERFGATE_CORPUS_DIR to shared/corpus\n",
                  kExport, perfgate::testing_support::CorpusDir().c_str());
   }
   for (const char* engine : kEngines) {

@@ -103,7 +103,10 @@ class Reader {
   Status ReadExportMetadata() {
     auto has = db_.HasTable("META_DATA_EXPORT");
     if (!has.ok()) return has.status();
-    if (!*has) return Error("nsys.not_nsys_export", "an SQLite database without a META_DATA_EXPORT table: not an nsys export (nsys export --type sqlite)");
+    if (!*has)
+      return Error(
+          "nsys.not_nsys_export",
+          "an SQLite database without a META_DATA_EXPORT table: not an nsys export (nsys export --type sqlite)");
     std::map<std::string, std::string, std::less<>> meta;
     PERFGATE_RETURN_IF_ERROR(ForEachRow("SELECT name, value FROM META_DATA_EXPORT", [&](const Statement& s) {
       if (auto name = s.Text(0)) meta[std::string(*name)] = std::string(s.Text(1).value_or(""));
@@ -113,14 +116,16 @@ class Reader {
       return Error("nsys.not_nsys_export", "META_DATA_EXPORT has no EXPORT_SCHEMA_VERSION row: not an nsys export");
     }
     out_->schema_version = version->second;
-    if (auto product = meta.find("EXPORT_PRODUCT_VERSION"); product != meta.end()) out_->product_version = product->second;
+    if (auto product = meta.find("EXPORT_PRODUCT_VERSION"); product != meta.end())
+      out_->product_version = product->second;
     const std::string& v = out_->schema_version;
     int major = -1;
     const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), major);
     if (ec != std::errc() || (end != v.data() + v.size() && *end != '.') || major != kKnownSchemaMajor) {
-      return Error("nsys.unknown_schema", "export schema version '" + v + "' (" +
-                                              (out_->product_version.empty() ? "unknown nsys" : "nsys " + out_->product_version) +
-                                              "); this reader knows schema " + std::to_string(kKnownSchemaMajor) + ".x");
+      return Error("nsys.unknown_schema",
+                   "export schema version '" + v + "' (" +
+                       (out_->product_version.empty() ? "unknown nsys" : "nsys " + out_->product_version) +
+                       "); this reader knows schema " + std::to_string(kKnownSchemaMajor) + ".x");
     }
     return Status();
   }
@@ -133,9 +138,9 @@ class Reader {
       if (!*has) missing.emplace_back(table);
     }
     if (missing.empty()) return Status();
-    return Error("nsys.missing_table", "the export lacks the table" + std::string(missing.size() > 1 ? "s " : " ") +
-                                           ListNames(missing) +
-                                           " (a report without CUDA kernel trace: record with nsys profile --trace=cuda)");
+    return Error("nsys.missing_table",
+                 "the export lacks the table" + std::string(missing.size() > 1 ? "s " : " ") + ListNames(missing) +
+                     " (a report without CUDA kernel trace: record with nsys profile --trace=cuda)");
   }
 
   Status ReadStrings() {
@@ -163,9 +168,9 @@ class Reader {
       *end = *b;
       return true;
     }
-    diagnostics().Add("nsys.bad_interval", Where(), std::string(table) + " row with start " +
-                                                        (a ? std::to_string(*a) : "NULL") + ", end " +
-                                                        (b ? std::to_string(*b) : "NULL"));
+    diagnostics().Add("nsys.bad_interval", Where(),
+                      std::string(table) + " row with start " + (a ? std::to_string(*a) : "NULL") + ", end " +
+                          (b ? std::to_string(*b) : "NULL"));
     return false;
   }
 
@@ -175,7 +180,8 @@ class Reader {
       diagnostics().Add("nsys.missing_correlation", Where(), table);
       return std::nullopt;
     }
-    auto [it, inserted] = correlations_.emplace(std::make_pair(pid, *id), static_cast<int64_t>(correlations_.size()) + 1);
+    auto [it, inserted] =
+        correlations_.emplace(std::make_pair(pid, *id), static_cast<int64_t>(correlations_.size()) + 1);
     return it->second;
   }
 
@@ -261,8 +267,7 @@ class Reader {
       const auto kind = s.Int(6);
       auto it = kind ? kinds->find(*kind) : kinds->end();
       w.name = "[CUDA memcpy " +
-               (it != kinds->end() ? it->second : "kind " + (kind ? std::to_string(*kind) : std::string("NULL"))) +
-               "]";
+               (it != kinds->end() ? it->second : "kind " + (kind ? std::to_string(*kind) : std::string("NULL"))) + "]";
       trace().gpu_work.push_back(std::move(w));
     });
   }
@@ -313,8 +318,9 @@ class Reader {
                         r.name = StringOf(s.Int(5));
                         const auto id = s.Int(4);
                         if (id && ++seen[{r.pid, *id}] == 2) {
-                          diagnostics().Add("nsys.duplicate_correlation", Where(),
-                                            "correlation " + std::to_string(*id) + " in process " + std::to_string(r.pid));
+                          diagnostics().Add(
+                              "nsys.duplicate_correlation", Where(),
+                              "correlation " + std::to_string(*id) + " in process " + std::to_string(r.pid));
                         }
                         r.correlation = Correlation(r.pid, id, table);
                         trace().runtime_calls.push_back(std::move(r));
@@ -327,12 +333,12 @@ class Reader {
     auto has = db_.HasTable("ENUM_NSYS_EVENT_TYPE");
     if (!has.ok()) return has.status();
     if (!*has) return types;
-    PERFGATE_RETURN_IF_ERROR(ForEachRow(
-        "SELECT id, name FROM ENUM_NSYS_EVENT_TYPE WHERE name IN ('NvtxPushPopRange', 'NvtxStartEndRange')",
-        [&](const Statement& s) {
-          if (!s.Int(0)) return;
-          (s.Text(1).value_or("") == "NvtxPushPopRange" ? types.first : types.second) = *s.Int(0);
-        }));
+    PERFGATE_RETURN_IF_ERROR(
+        ForEachRow("SELECT id, name FROM ENUM_NSYS_EVENT_TYPE WHERE name IN ('NvtxPushPopRange', 'NvtxStartEndRange')",
+                   [&](const Statement& s) {
+                     if (!s.Int(0)) return;
+                     (s.Text(1).value_or("") == "NvtxPushPopRange" ? types.first : types.second) = *s.Int(0);
+                   }));
     return types;
   }
 
@@ -351,7 +357,8 @@ class Reader {
     const auto type = s.Int(2);
     if (!type || (*type != range_types.first && *type != range_types.second)) {
       // Marks, domain and category names, thread names: not ranges.
-      diagnostics().Add("nsys.skipped_nvtx", Where(), "eventType " + (type ? std::to_string(*type) : std::string("NULL")));
+      diagnostics().Add("nsys.skipped_nvtx", Where(),
+                        "eventType " + (type ? std::to_string(*type) : std::string("NULL")));
       return;
     }
     Annotation a;
@@ -436,10 +443,11 @@ class Reader {
 StatusOr<NsysExport> ReadNsysFile(const std::string& path) {
   PERFGATE_RETURN_IF_ERROR(internal::CheckReadableFile(path));
   if (!detail::HasSqliteMagic(path)) {
-    return Status::Error("nsys.not_sqlite",
-                         "not an SQLite database (it does not start with \"SQLite format 3\"); nsys reports (.nsys-rep) "
-                         "must be exported first: nsys export --type sqlite",
-                         {path});
+    return Status::Error(
+        "nsys.not_sqlite",
+        "not an SQLite database (it does not start with \"SQLite format 3\"); nsys reports (.nsys-rep) "
+        "must be exported first: nsys export --type sqlite",
+        {path});
   }
   auto db = Database::Open(path);
   if (!db.ok()) return db.status();

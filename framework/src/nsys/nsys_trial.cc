@@ -30,7 +30,8 @@ bool FilterOn(const AttributionOptions& o) {
 std::string TargetDescription(const AttributionOptions& o) {
   std::string named = o.process_prefix.empty() ? "" : "a process named '" + o.process_prefix + "*'";
   if (!o.process_id) return named;
-  return named.empty() ? "process " + std::to_string(*o.process_id) : named + " with id " + std::to_string(*o.process_id);
+  return named.empty() ? "process " + std::to_string(*o.process_id)
+                       : named + " with id " + std::to_string(*o.process_id);
 }
 
 std::string ProcessLabel(const GpuTrace& trace, int64_t pid) {
@@ -60,10 +61,12 @@ StatusOr<int64_t> KeepTargetProcesses(const AttributionOptions& o, GpuTrace* tra
   }
   if (kept_kernels == 0) {
     std::string seen;
-    for (const auto& [label, n] : kernels_of_others) seen += (seen.empty() ? "" : ", ") + label + " x" + std::to_string(n);
-    return Status::Error("attr.no_target_rows", "no kernel of " + TargetDescription(o) + " (processes with kernels: " +
-                                                    (seen.empty() ? "none" : seen) + ")",
-                         {trace->path});
+    for (const auto& [label, n] : kernels_of_others)
+      seen += (seen.empty() ? "" : ", ") + label + " x" + std::to_string(n);
+    return Status::Error(
+        "attr.no_target_rows",
+        "no kernel of " + TargetDescription(o) + " (processes with kernels: " + (seen.empty() ? "none" : seen) + ")",
+        {trace->path});
   }
   auto other = [&](const auto& row) { return !targets.count(row.pid); };
   auto erase = [&](auto& rows) { rows.erase(std::remove_if(rows.begin(), rows.end(), other), rows.end()); };
@@ -99,7 +102,8 @@ void KeepProcessesOfDevice(int64_t device, GpuTrace* trace) {
 // attr.several_devices and attr.no_target_rows list device ids; the export's device
 // names are added where it has them.
 Status WithDeviceNames(Status status, const std::map<int64_t, std::string>& names) {
-  if (names.empty() || (status.code() != "attr.several_devices" && status.code() != "attr.no_target_rows")) return status;
+  if (names.empty() || (status.code() != "attr.several_devices" && status.code() != "attr.no_target_rows"))
+    return status;
   std::string list;
   for (const auto& [id, name] : names) list += (list.empty() ? "" : ", ") + std::to_string(id) + " = " + name;
   return Status::Error(status.code(), status.message() + " [devices of the export: " + list + "]", status.location(),

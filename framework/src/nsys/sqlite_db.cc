@@ -57,8 +57,9 @@ StatusOr<Database> Database::Open(const std::string& path) {
   Database d(db, path);
   // Opening is lazy: the header and the schema are only read by the first statement.
   sqlite3_stmt* probe = nullptr;
-  const bool readable = sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &probe, nullptr) == SQLITE_OK &&
-                        sqlite3_step(probe) == SQLITE_ROW;
+  const bool readable =
+      sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &probe, nullptr) == SQLITE_OK &&
+      sqlite3_step(probe) == SQLITE_ROW;
   sqlite3_finalize(probe);
   if (!readable) {
     return Status::Error("nsys.not_sqlite", std::string("SQLite cannot read it as a database: ") + sqlite3_errmsg(db),
@@ -81,8 +82,8 @@ Database& Database::operator=(Database&& other) noexcept {
 Database::~Database() { sqlite3_close(db_); }
 
 StatusOr<bool> Database::HasTable(std::string_view table) const {
-  auto st = Prepare("SELECT 1 FROM sqlite_master WHERE type IN ('table', 'view') AND name = '" + std::string(table) +
-                    "'");
+  auto st =
+      Prepare("SELECT 1 FROM sqlite_master WHERE type IN ('table', 'view') AND name = '" + std::string(table) + "'");
   if (!st.ok()) return st.status();
   return st->Next();
 }

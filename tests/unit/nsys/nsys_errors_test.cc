@@ -19,9 +19,7 @@ namespace {
 using testing_support::MakeDatabase;
 using testing_support::MinimalExportSql;
 
-std::string WriteFile(const std::string& bytes) {
-  return testing_support::WriteTempFile(bytes, ".sqlite");
-}
+std::string WriteFile(const std::string& bytes) { return testing_support::WriteTempFile(bytes, ".sqlite"); }
 
 // The error code of reading `path`, with the message checked to name the file.
 std::string ErrorCode(const std::string& path) {
@@ -41,9 +39,9 @@ TEST(NsysErrors, NotSqlite) {
 TEST(NsysErrors, SqliteButNotAnNsysExport) {
   const std::string plain = MakeDatabase("CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1);");
   EXPECT_EQ(ErrorCode(plain), "nsys.not_nsys_export");
-  const std::string no_version =
-      MakeDatabase("CREATE TABLE META_DATA_EXPORT (name TEXT, value TEXT); INSERT INTO META_DATA_EXPORT VALUES "
-                   "('EXPORT_PRODUCT_NAME', 'NVIDIA Nsight Systems');");
+  const std::string no_version = MakeDatabase(
+      "CREATE TABLE META_DATA_EXPORT (name TEXT, value TEXT); INSERT INTO META_DATA_EXPORT VALUES "
+      "('EXPORT_PRODUCT_NAME', 'NVIDIA Nsight Systems');");
   EXPECT_EQ(ErrorCode(no_version), "nsys.not_nsys_export");
 }
 
@@ -69,7 +67,8 @@ TEST(NsysErrors, RequiredTableMissing) {
 }
 
 TEST(NsysErrors, RequiredColumnMissing) {
-  const std::string path = MakeDatabase(MinimalExportSql() + "ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL DROP COLUMN demangledName;");
+  const std::string path =
+      MakeDatabase(MinimalExportSql() + "ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL DROP COLUMN demangledName;");
   auto e = ReadNsysFile(path);
   ASSERT_FALSE(e.ok());
   EXPECT_EQ(e.status().code(), "nsys.bad_table");
@@ -93,15 +92,22 @@ TEST(NsysErrors, BadRowsAreCounted) {
   const int64_t g = (int64_t{1} << 48) | (int64_t{77} << 24);  // pid 77
   const std::string gp = std::to_string(g);
   const std::string path = MakeDatabase(
-      MinimalExportSql() +
-      "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (100, 200, 0, 7, 5, " + gp + ", 1);"   // fine
-      "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (300, 250, 0, 7, 6, " + gp + ", 1);"   // end before start
-      "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (400, 500, 0, 7, NULL, NULL, 99);"     // no ids, no name
+      MinimalExportSql() + "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (100, 200, 0, 7, 5, " + gp +
+      ", 1);"  // fine
+      "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (300, 250, 0, 7, 6, " +
+      gp +
+      ", 1);"                                                                            // end before start
+      "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (400, 500, 0, 7, NULL, NULL, 99);"  // no ids, no name
       "CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, text TEXT,"
       " textId INTEGER, globalTid INTEGER);"
-      "INSERT INTO NVTX_EVENTS VALUES (50, 600, 59, 'step', NULL, " + std::to_string(g + 3) + ");"
-      "INSERT INTO NVTX_EVENTS VALUES (60, NULL, 59, 'open', NULL, " + gp + ");"   // never closed
-      "INSERT INTO NVTX_EVENTS VALUES (70, NULL, 34, 'mark', NULL, " + gp + ");");  // a mark
+      "INSERT INTO NVTX_EVENTS VALUES (50, 600, 59, 'step', NULL, " +
+      std::to_string(g + 3) +
+      ");"
+      "INSERT INTO NVTX_EVENTS VALUES (60, NULL, 59, 'open', NULL, " +
+      gp +
+      ");"  // never closed
+      "INSERT INTO NVTX_EVENTS VALUES (70, NULL, 34, 'mark', NULL, " +
+      gp + ");");  // a mark
   auto e = ReadNsysFile(path);
   ASSERT_TRUE(e.ok()) << e.status().ToString();
   const auto& t = e->trace;

@@ -61,16 +61,19 @@ void ExpectDeviceFiguresMatchSql(const std::string& path, const std::map<int64_t
     EXPECT_EQ(static_cast<int64_t>(f.names.size()),
               SqlInt(path, "SELECT count(DISTINCT demangledName) FROM CUPTI_ACTIVITY_KIND_KERNEL" + where));
     EXPECT_EQ(f.memcpys, SqlInt(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY" + where));
-    EXPECT_EQ(f.memsets, has_memset_table ? SqlInt(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMSET" + where) : 0);
+    EXPECT_EQ(f.memsets,
+              has_memset_table ? SqlInt(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMSET" + where) : 0);
   }
 }
 
 // Kernels of `device` joined to a runtime call: by SQL, on (pid, correlationId); by
 // the reader, on the remapped correlation id.
 int64_t JoinedKernelsBySql(const std::string& path, int64_t device) {
-  return SqlInt(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN CUPTI_ACTIVITY_KIND_RUNTIME r"
-                      " ON r.correlationId = k.correlationId AND " + SqlPid("r.globalTid") + " = " +
-                      SqlPid("k.globalPid") + " WHERE k.deviceId = " + std::to_string(device));
+  return SqlInt(path,
+                "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN CUPTI_ACTIVITY_KIND_RUNTIME r"
+                " ON r.correlationId = k.correlationId AND " +
+                    SqlPid("r.globalTid") + " = " + SqlPid("k.globalPid") +
+                    " WHERE k.deviceId = " + std::to_string(device));
 }
 
 int64_t JoinedKernels(const json_trace::GpuTrace& trace, int64_t device) {
@@ -99,8 +102,9 @@ TEST(NsysCorpus, MockExportMatchesSql) {
   int64_t driver = 0;
   for (const auto& r : e->trace.runtime_calls) driver += r.driver;
   // eventClass 1 is TRACE_PROCESS_EVENT_CUDA_DRIVER (cuModuleGetLoadingMode here).
-  EXPECT_EQ(driver, SqlInt(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN ENUM_NSYS_EVENT_CLASS c"
-                                 " ON c.id = r.eventClass WHERE c.name = 'TRACE_PROCESS_EVENT_CUDA_DRIVER'"));
+  EXPECT_EQ(driver, SqlInt(path,
+                           "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN ENUM_NSYS_EVENT_CLASS c"
+                           " ON c.id = r.eventClass WHERE c.name = 'TRACE_PROCESS_EVENT_CUDA_DRIVER'"));
   EXPECT_EQ(driver, 1);
   EXPECT_EQ(JoinedKernels(e->trace, 0), JoinedKernelsBySql(path, 0));
   // No NVTX_EVENTS and no memset table: fine, and counted.
@@ -162,12 +166,14 @@ TEST(NsysCorpus, CorrelationIdsArePerProcess) {
   ASSERT_TRUE(e.ok()) << e.status().ToString();
   // Kernels whose correlationId matches a runtime call of another process only: joined
   // on the id alone they would get a foreign launch.
-  const int64_t foreign = SqlInt(
-      path, "CREATE TEMP TABLE rt AS SELECT correlationId, globalTid FROM CUPTI_ACTIVITY_KIND_RUNTIME;"
-            " CREATE INDEX temp.rt_correlation ON rt (correlationId);"
-            "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k WHERE EXISTS (SELECT 1 FROM rt r"
-            " WHERE r.correlationId = k.correlationId) AND NOT EXISTS (SELECT 1 FROM rt r"
-            " WHERE r.correlationId = k.correlationId AND " + SqlPid("r.globalTid") + " = " + SqlPid("k.globalPid") + ")");
+  const int64_t foreign =
+      SqlInt(path,
+             "CREATE TEMP TABLE rt AS SELECT correlationId, globalTid FROM CUPTI_ACTIVITY_KIND_RUNTIME;"
+             " CREATE INDEX temp.rt_correlation ON rt (correlationId);"
+             "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k WHERE EXISTS (SELECT 1 FROM rt r"
+             " WHERE r.correlationId = k.correlationId) AND NOT EXISTS (SELECT 1 FROM rt r"
+             " WHERE r.correlationId = k.correlationId AND " +
+                 SqlPid("r.globalTid") + " = " + SqlPid("k.globalPid") + ")");
   EXPECT_GT(foreign, 0);  // the file has such ids, so the test can fail
   std::map<int64_t, int64_t> launch_pid;
   for (const auto& r : e->trace.runtime_calls) {
@@ -175,7 +181,9 @@ TEST(NsysCorpus, CorrelationIdsArePerProcess) {
   }
   for (const GpuWork& w : e->trace.gpu_work) {
     auto it = w.correlation ? launch_pid.find(*w.correlation) : launch_pid.end();
-    if (it != launch_pid.end()) EXPECT_EQ(it->second, w.pid);
+    if (it != launch_pid.end()) {
+      EXPECT_EQ(it->second, w.pid);
+    }
   }
 }
 
@@ -201,8 +209,9 @@ TEST(NsysCorpus, DisplayNamesAreNsysShortNames) {
   for (const char* file : {"nsys/mock.sqlite", "nsys/h100_2gpu_1s.sqlite"}) {
     SCOPED_TRACE(file);
     PERFGATE_CORPUS_FILE_OR_SKIP(path, file);
-    const auto rows = SqlRows(path, "SELECT DISTINCT d.value, s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k"
-                                    " JOIN StringIds d ON d.id = k.demangledName JOIN StringIds s ON s.id = k.shortName");
+    const auto rows = SqlRows(path,
+                              "SELECT DISTINCT d.value, s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k"
+                              " JOIN StringIds d ON d.id = k.demangledName JOIN StringIds s ON s.id = k.shortName");
     ASSERT_FALSE(rows.empty());
     for (const auto& row : rows) EXPECT_EQ(json_trace::CanonicalKernelName(row[0]), row[1]) << row[0];
   }

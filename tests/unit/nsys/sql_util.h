@@ -3,6 +3,7 @@
 #ifndef PERFGATE_TESTS_UNIT_NSYS_SQL_UTIL_H_
 #define PERFGATE_TESTS_UNIT_NSYS_SQL_UTIL_H_
 
+#include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <unistd.h>
 
@@ -10,8 +11,6 @@
 #include <filesystem>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 namespace perfgate::testing_support {
 
@@ -54,16 +53,17 @@ inline int64_t SqlInt(const std::string& path, const std::string& sql) {
 // A fresh database at a new temporary path, built by `script`; "" on failure.
 inline std::string MakeDatabase(const std::string& script) {
   static int serial = 0;
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("perfgate-nsys-" + std::to_string(::getpid()) + "-" + std::to_string(++serial) + ".sqlite"))
+  const std::string path = (std::filesystem::temp_directory_path() / ("perfgate-nsys-" + std::to_string(::getpid()) +
+                                                                      "-" + std::to_string(++serial) + ".sqlite"))
                                .string();
   std::filesystem::remove(path);
   sqlite3* db = nullptr;
   char* error = nullptr;
   // No journal and no fsync: a scratch file.
-  const bool ok = sqlite3_open(path.c_str(), &db) == SQLITE_OK &&
-                  sqlite3_exec(db, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;", nullptr, nullptr, &error) == SQLITE_OK &&
-                  sqlite3_exec(db, script.c_str(), nullptr, nullptr, &error) == SQLITE_OK;
+  const bool ok =
+      sqlite3_open(path.c_str(), &db) == SQLITE_OK &&
+      sqlite3_exec(db, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;", nullptr, nullptr, &error) == SQLITE_OK &&
+      sqlite3_exec(db, script.c_str(), nullptr, nullptr, &error) == SQLITE_OK;
   if (!ok) ADD_FAILURE() << "cannot build the database: " << (error != nullptr ? error : "?");
   sqlite3_free(error);
   sqlite3_close(db);
@@ -73,7 +73,9 @@ inline std::string MakeDatabase(const std::string& script) {
 // The smallest nsys export the reader takes: metadata, strings, and a kernel table.
 inline std::string MinimalExportSql(const std::string& schema_version = "3.25.0") {
   return "CREATE TABLE META_DATA_EXPORT (name TEXT NOT NULL, value TEXT);"
-         "INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', '" + schema_version + "');"
+         "INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', '" +
+         schema_version +
+         "');"
          "CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);"
          "INSERT INTO StringIds VALUES (1, 'void gemm_kernel<1>(int)');"
          "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL,"

@@ -30,11 +30,11 @@ inline constexpr int kKnownSchemaMajor = 3;
 // and thread of globalTid; NVTX ranges are cpu_annotations.
 struct NsysExport {
   json_trace::GpuTrace trace;
-  std::string schema_version;   // META_DATA_EXPORT EXPORT_SCHEMA_VERSION, e.g. "3.25.0"
-  std::string product_version;  // EXPORT_PRODUCT_VERSION, e.g. "2026.2.1.210" ("" when absent)
-  std::map<int64_t, std::string> device_names;   // CUDA device id -> "NVIDIA H100 80GB HBM3"
-  std::optional<int64_t> session_start_utc_ns;   // TARGET_INFO_SESSION_START_TIME utcEpochNs
-  int64_t rows = 0;  // rows read from the event tables (kernels, copies, runtime, NVTX)
+  std::string schema_version;                   // META_DATA_EXPORT EXPORT_SCHEMA_VERSION, e.g. "3.25.0"
+  std::string product_version;                  // EXPORT_PRODUCT_VERSION, e.g. "2026.2.1.210" ("" when absent)
+  std::map<int64_t, std::string> device_names;  // CUDA device id -> "NVIDIA H100 80GB HBM3"
+  std::optional<int64_t> session_start_utc_ns;  // TARGET_INFO_SESSION_START_TIME utcEpochNs
+  int64_t rows = 0;                             // rows read from the event tables (kernels, copies, runtime, NVTX)
 };
 
 // Reads an export. Errors: io.* (unreadable file), nsys.not_sqlite,
