@@ -103,10 +103,10 @@ class Reader {
   Status ReadExportMetadata() {
     auto has = db_.HasTable("META_DATA_EXPORT");
     if (!has.ok()) return has.status();
-    if (!*has)
-      return Error(
-          "nsys.not_nsys_export",
-          "an SQLite database without a META_DATA_EXPORT table: not an nsys export (nsys export --type sqlite)");
+    if (!*has) {
+      return Error("nsys.not_nsys_export",
+                   "an SQLite database without a META_DATA_EXPORT table: not an nsys export (nsys export --type sqlite)");
+    }
     std::map<std::string, std::string, std::less<>> meta;
     PERFGATE_RETURN_IF_ERROR(ForEachRow("SELECT name, value FROM META_DATA_EXPORT", [&](const Statement& s) {
       if (auto name = s.Text(0)) meta[std::string(*name)] = std::string(s.Text(1).value_or(""));
@@ -116,8 +116,9 @@ class Reader {
       return Error("nsys.not_nsys_export", "META_DATA_EXPORT has no EXPORT_SCHEMA_VERSION row: not an nsys export");
     }
     out_->schema_version = version->second;
-    if (auto product = meta.find("EXPORT_PRODUCT_VERSION"); product != meta.end())
+    if (auto product = meta.find("EXPORT_PRODUCT_VERSION"); product != meta.end()) {
       out_->product_version = product->second;
+    }
     const std::string& v = out_->schema_version;
     int major = -1;
     const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), major);

@@ -1,9 +1,13 @@
 #include "nsys/sqlite_db.h"
 
 #include <sqlite3.h>
+#include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <utility>
+
+#include "text_input.h"
 
 namespace perfgate::nsys::detail {
 namespace {
@@ -35,12 +39,19 @@ Status SqliteError(const std::string& path, sqlite3* db, const std::string& what
 }  // namespace
 
 bool HasSqliteMagic(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return false;
+  // Opened only as a regular file (a FIFO or a device is never opened).
+  uint64_t size = 0;
+  auto fd = internal::OpenRegularFile(path, UINT64_MAX, &size);
+  if (!fd.ok()) return false;
+  internal::ScopedFd file(*fd);
   char head[16];
-  const size_t n = std::fread(head, 1, sizeof head, f);
-  std::fclose(f);
-  return n == sizeof head && std::string_view(head, n) == kSqliteMagic;
+  size_t got = 0;
+  while (got < sizeof head) {
+    const ssize_t n = ::read(file.get(), head + got, sizeof head - got);
+    if (n <= 0) break;
+    got += static_cast<size_t>(n);
+  }
+  return got == sizeof head && std::string_view(head, got) == kSqliteMagic;
 }
 
 StatusOr<Database> Database::Open(const std::string& path) {

@@ -35,7 +35,8 @@ class Database {
   Database& operator=(const Database&) = delete;
   ~Database();
 
-  // Whether a table of this exact name exists; a broken file is an error.
+  // Whether a table of this exact name exists; a broken file is an error. `table` is
+  // one of the reader's constant names (it is written into the SQL text).
   StatusOr<bool> HasTable(std::string_view table) const;
   // Prepares `sql`; nsys.bad_table with SQLite's message when it fails (a missing
   // column, a corrupt page, ...).

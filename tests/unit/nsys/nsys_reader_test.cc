@@ -2,6 +2,8 @@
 // compared with the same figure computed by plain SQL on the same file (SqlInt), never
 // with a number copied from perfgate's output.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <map>
 #include <set>
@@ -194,6 +196,12 @@ TEST(NsysCorpus, SniffsExportsOnly) {
   EXPECT_FALSE(LooksLikeNsysExport(plain));
   EXPECT_FALSE(LooksLikeNsysExport(std::string(PERFGATE_SOURCE_DIR) + "/README.md"));
   EXPECT_FALSE(LooksLikeNsysExport(std::string(PERFGATE_SOURCE_DIR)));
+  // A FIFO is never opened (the open would wait for a writer).
+  const std::string fifo = plain + ".fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_FALSE(LooksLikeNsysExport(fifo));
+  EXPECT_EQ(ReadNsysFile(fifo).status().code(), "io.not_a_file");
+  ::unlink(fifo.c_str());
 }
 
 }  // namespace
