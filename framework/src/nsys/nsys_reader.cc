@@ -105,7 +105,8 @@ class Reader {
     if (!has.ok()) return has.status();
     if (!*has) {
       return Error("nsys.not_nsys_export",
-                   "an SQLite database without a META_DATA_EXPORT table: not an nsys export (nsys export --type sqlite)");
+                   "an SQLite database without a META_DATA_EXPORT table: not an nsys export "
+                   "(nsys export --type sqlite)");
     }
     std::map<std::string, std::string, std::less<>> meta;
     PERFGATE_RETURN_IF_ERROR(ForEachRow("SELECT name, value FROM META_DATA_EXPORT", [&](const Statement& s) {
