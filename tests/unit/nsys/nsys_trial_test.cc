@@ -143,6 +143,16 @@ TEST(NsysTrial, ProcessByNamePrefix) {
       << s.status().message();
 }
 
+TEST(NsysTrial, DeviceErrorsNameTheExportsDevices) {
+  PERFGATE_CORPUS_FILE_OR_SKIP(mock, "nsys/mock.sqlite");
+  auto s = Summarize(mock, OnDevice(3));
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), "attr.no_target_rows");
+  const std::string gpu = testing_support::SqlRows(mock, "SELECT name FROM TARGET_INFO_GPU")[0][0];
+  EXPECT_NE(s.status().message().find("[devices of the export: 0 = " + gpu + "]"), std::string::npos)
+      << s.status().message();
+}
+
 // The aten::mm ranges of the process that ran device 0 (pid 111), and the window
 // they span.
 const std::string kMmRanges =
