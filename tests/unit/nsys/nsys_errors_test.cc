@@ -127,6 +127,46 @@ TEST(NsysErrors, BadRowsAreCounted) {
   EXPECT_EQ(e->rows, 6);
 }
 
+// The rarer shapes of good rows: start/end ranges named through StringIds, PyTorch's
+// decorated names, driver calls without the enum table, a repeated correlation id,
+// copies whose kind has no label.
+TEST(NsysReader, RangesCallsAndCopiesOfEveryShape) {
+  const int64_t g = int64_t{5} << 24;  // pid 5, thread 0
+  const std::string gp = std::to_string(g);
+  const std::string path = MakeDatabase(
+      MinimalExportSql() + "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (100, 200, 0, 7, 5, " + gp + ", 1);" +
+      "CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, text TEXT,"
+      " textId INTEGER, globalTid INTEGER);"
+      "INSERT INTO NVTX_EVENTS VALUES (10, 900, 60, NULL, 1, " + gp + ");"
+      "INSERT INTO NVTX_EVENTS VALUES (20, 800, 59, 'aten::mm, seq = 3, op_id = 9, sizes = [[2, 2]]', NULL, " + gp +
+      ");"
+      "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER"
+      " NOT NULL, globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL);"
+      "INSERT INTO StringIds VALUES (2, 'cuLaunchKernel');"
+      "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (30, 40, 1, " + gp + ", 5, 2);"
+      "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (50, 60, 0, " + gp + ", 5, 2);"
+      "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER,"
+      " streamId INTEGER, correlationId INTEGER, globalPid INTEGER, copyKind INTEGER);"
+      "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (300, 310, 0, 7, 8, " + gp + ", 1);");
+  auto e = ReadNsysFile(path);
+  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  const auto& t = e->trace;
+  ASSERT_EQ(t.cpu_annotations.size(), 2u);
+  EXPECT_EQ(t.cpu_annotations[0].name, "void gemm_kernel<1>(int)");  // textId 1
+  EXPECT_EQ(t.cpu_annotations[1].name, "aten::mm");
+  EXPECT_EQ(t.diagnostics.Count("nsys.pytorch_nvtx_suffix"), 1);
+  ASSERT_EQ(t.runtime_calls.size(), 2u);
+  EXPECT_TRUE(t.runtime_calls[0].driver);  // eventClass 1 without ENUM_NSYS_EVENT_CLASS
+  EXPECT_FALSE(t.runtime_calls[1].driver);
+  EXPECT_EQ(t.runtime_calls[0].correlation, t.gpu_work[0].correlation);
+  EXPECT_EQ(t.diagnostics.Count("nsys.duplicate_correlation"), 1);
+  ASSERT_EQ(t.gpu_work.size(), 2u);
+  EXPECT_EQ(t.gpu_work[1].name, "[CUDA memcpy kind 1]");
+  EXPECT_NE(t.gpu_work[1].correlation, t.gpu_work[0].correlation);
+  EXPECT_EQ(t.event_kinds.at("NVTX_EVENTS"), 2);
+  EXPECT_EQ(t.event_kinds.at("CUPTI_ACTIVITY_KIND_RUNTIME"), 2);
+}
+
 TEST(NsysErrors, CliExitsTwoWithTheCode) {
   const std::string plain = MakeDatabase("CREATE TABLE t (x INTEGER);");
   auto r = testing_support::RunPerfgate("attribute --trace e=" + plain + " --tokens 1");
