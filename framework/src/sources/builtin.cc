@@ -1,6 +1,6 @@
 // The one list of trace sources. Sniff order matters only where two formats could
 // claim a path; none do today (a Metal trial is a directory or an XML export, a
-// trace-event trial a JSON file).
+// trace-event trial a JSON file, an nsys trial an SQLite file).
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
@@ -9,6 +9,7 @@
 #include "perfgate/core/names.h"
 #include "perfgate/json_trace/reader.h"
 #include "perfgate/json_trace/trial.h"
+#include "perfgate/nsys/reader.h"
 #include "perfgate/sources/source.h"
 #include "perfgate/xctrace/metal_tables.h"
 #include "json_trace/json_trace_internal.h"
@@ -66,6 +67,17 @@ StatusOr<attribution::TrialSummary> SummarizeTraceJson(const std::string& path,
   return s;
 }
 
+// An nsys trial: an SQLite file holding META_DATA_EXPORT.
+bool SniffNsys(const std::string& path) {
+  std::error_code ec;
+  return fs::is_regular_file(path, ec) && nsys::LooksLikeNsysExport(path);
+}
+
+StatusOr<attribution::TrialSummary> SummarizeNsys(const std::string& path,
+                                                  const attribution::AttributionOptions& options) {
+  return nsys::SummarizeNsysTrialFile(path, options);
+}
+
 // Each word by its field's name: sixteen positional strings are easy to misorder.
 SourceWords MetalWords() {
   SourceWords w;
@@ -113,6 +125,14 @@ SourceWords TraceJsonWords() {
   return w;
 }
 
+// Kernels as in trace-event JSON; phases are NVTX ranges.
+SourceWords NsysWords() {
+  SourceWords w = TraceJsonWords();
+  w.phase = "NVTX range";
+  w.phases = "NVTX ranges";
+  return w;
+}
+
 std::vector<TraceSource> MakeBuiltinSources() {
   TraceSource metal;
   metal.descriptor.name = "metal";
@@ -129,7 +149,16 @@ std::vector<TraceSource> MakeBuiltinSources() {
   trace_json.descriptor.default_all_processes = true;
   trace_json.sniff = SniffTraceJson;
   trace_json.summarize = SummarizeTraceJson;
-  return {metal, trace_json};
+  TraceSource nsys_sqlite;
+  nsys_sqlite.descriptor.name = "nsys";
+  nsys_sqlite.descriptor.unit = Unit::kKernel;
+  nsys_sqlite.descriptor.words = NsysWords();
+  nsys_sqlite.descriptor.title = "Nsight Systems SQLite export (nsys export --type sqlite)";
+  // Like trace-event JSON: the host process is usually python3, not the engine.
+  nsys_sqlite.descriptor.default_all_processes = true;
+  nsys_sqlite.sniff = SniffNsys;
+  nsys_sqlite.summarize = SummarizeNsys;
+  return {metal, trace_json, nsys_sqlite};
 }
 
 // The first 4 KiB of the file, inflated when gzip-compressed: enough to see past a BOM
@@ -173,6 +202,12 @@ Status ExplainUnclaimed(const std::string& path) {
   const std::string name = fs::path(path).filename().string();
   const bool named_json = EndsWith(name, ".json") || EndsWith(name, ".json.gz");
   PERFGATE_RETURN_IF_ERROR(internal::CheckReadableFile(path));
+  // An SQLite file that is no nsys export, or a file named like one that is no SQLite
+  // database (an .nsys-rep report not yet exported): the nsys reader says why.
+  const bool named_nsys = EndsWith(name, ".sqlite") || EndsWith(name, ".nsys-rep") || EndsWith(name, ".qdrep");
+  if (auto e = nsys::ReadNsysFile(path); !e.ok() && (named_nsys || e.status().code() != "nsys.not_sqlite")) {
+    return e.status();
+  }
   auto prefix = ReadPrefix(path);
   if (!prefix.ok()) return prefix.status();
   const char first = FirstSignificantByte(*prefix);

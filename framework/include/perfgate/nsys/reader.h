@@ -1,0 +1,58 @@
+// Reader for Nsight Systems SQLite exports (`nsys export --type sqlite`): CUDA
+// kernels, memcpy and memset, CUDA runtime and driver calls, NVTX ranges, processes and
+// devices, turned into the json_trace::GpuTrace model so that the trace-event
+// attribution (json_trace::SummarizeJsonTrial), reports, gates and goldens apply
+// unchanged. The file is opened read-only and immutable; its export schema version is
+// checked. What each table becomes is documented in src/nsys/FORMAT.md.
+//
+// Errors name the file: `path: error[nsys.code]: message`.
+#ifndef PERFGATE_NSYS_READER_H_
+#define PERFGATE_NSYS_READER_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "perfgate/attribution/options.h"
+#include "perfgate/attribution/summary.h"
+#include "perfgate/core/status.h"
+#include "perfgate/json_trace/reader.h"
+
+namespace perfgate::nsys {
+
+// The export schema major version this reader knows (EXPORT_SCHEMA_VERSION 3.x.y).
+inline constexpr int kKnownSchemaMajor = 3;
+
+// One nsys export. In `trace`: GpuWork::pid is the host process that ran the work
+// (the pid in bits 24-47 of globalPid), tid the stream; correlation ids are remapped to
+// be unique across processes; RuntimeCall and Annotation pid/tid are the host process
+// and thread of globalTid; NVTX ranges are cpu_annotations.
+struct NsysExport {
+  json_trace::GpuTrace trace;
+  std::string schema_version;                   // META_DATA_EXPORT EXPORT_SCHEMA_VERSION, e.g. "3.25.0"
+  std::string product_version;                  // EXPORT_PRODUCT_VERSION, e.g. "2026.2.1.210" ("" when absent)
+  std::map<int64_t, std::string> device_names;  // CUDA device id -> "NVIDIA H100 80GB HBM3"
+  std::optional<int64_t> session_start_utc_ns;  // TARGET_INFO_SESSION_START_TIME utcEpochNs
+  int64_t rows = 0;                             // rows read from the event tables (kernels, copies, runtime, NVTX)
+};
+
+// Reads an export. Errors: io.* (unreadable file), nsys.not_sqlite,
+// nsys.not_nsys_export, nsys.unknown_schema, nsys.missing_table, nsys.bad_table.
+StatusOr<NsysExport> ReadNsysFile(const std::string& path);
+
+// True when the file is an SQLite database holding a META_DATA_EXPORT table.
+bool LooksLikeNsysExport(const std::string& path);
+
+// Reads and attributes one nsys trial (json_trace::SummarizeJsonTrial). The process
+// filter (options.process_prefix, matched on the process name or its last path
+// component, and options.process_id) uses the process nsys recorded for each row, so
+// work whose launch call lies outside the capture is still attributed to its process.
+// With options.device and no process filter, only the processes that ran work on that
+// device contribute host rows (launch calls, NVTX ranges: phases, tokens, windows).
+StatusOr<attribution::TrialSummary> SummarizeNsysTrialFile(const std::string& path,
+                                                           const attribution::AttributionOptions& options);
+
+}  // namespace perfgate::nsys
+
+#endif  // PERFGATE_NSYS_READER_H_

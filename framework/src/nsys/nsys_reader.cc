@@ -1,0 +1,470 @@
+// Nsight Systems SQLite export -> json_trace::GpuTrace (see FORMAT.md beside this file).
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "nsys/sqlite_db.h"
+#include "perfgate/core/names.h"
+#include "perfgate/nsys/reader.h"
+#include "text_input.h"
+
+namespace perfgate::nsys {
+namespace {
+
+using detail::Database;
+using detail::Statement;
+using json_trace::Annotation;
+using json_trace::GpuWork;
+using json_trace::GpuWorkKind;
+using json_trace::RuntimeCall;
+
+// Without these there is nothing to attribute; every other table is optional.
+constexpr const char* kRequiredTables[] = {"StringIds", "CUPTI_ACTIVITY_KIND_KERNEL"};
+
+// NVTX_EVENTS.eventType of the two range kinds (ENUM_NSYS_EVENT_TYPE), used when the
+// enum table is absent.
+constexpr int64_t kNvtxPushPopRange = 59;
+constexpr int64_t kNvtxStartEndRange = 60;
+
+// (pid, correlationId) as one hash key.
+struct PairHash {
+  size_t operator()(const std::pair<int64_t, int64_t>& p) const {
+    return std::hash<int64_t>()(p.first * 0x9E3779B97F4A7C15LL ^ p.second);
+  }
+};
+using PairMap = std::unordered_map<std::pair<int64_t, int64_t>, int64_t, PairHash>;
+
+// A serialized GlobalId: the process id in bits 24-47, the thread id in bits 0-23.
+int64_t PidOf(int64_t global_id) { return (global_id >> 24) & 0xFFFFFF; }
+int64_t TidOf(int64_t global_id) { return global_id & 0xFFFFFF; }
+
+// PyTorch's emit_nvtx names a range "aten::mm, seq = 12, op_id = 345, sizes = [...]":
+// the op name is the phase, the rest makes every range name unique. Returns the op
+// name, or the whole text when it carries no such suffix.
+std::string_view PytorchOpName(std::string_view text) {
+  size_t cut = std::string_view::npos;
+  for (std::string_view marker : {", seq = ", ", op_id = "}) cut = std::min(cut, text.find(marker));
+  return cut == std::string_view::npos ? text : text.substr(0, cut);
+}
+
+class Reader {
+ public:
+  Reader(const Database& db, NsysExport* out) : db_(db), out_(out) {}
+
+  Status Read() {
+    PERFGATE_RETURN_IF_ERROR(ReadExportMetadata());
+    PERFGATE_RETURN_IF_ERROR(RequireTables());
+    PERFGATE_RETURN_IF_ERROR(ReadStrings());
+    PERFGATE_RETURN_IF_ERROR(ReadKernels());
+    PERFGATE_RETURN_IF_ERROR(ReadMemcpys());
+    PERFGATE_RETURN_IF_ERROR(ReadMemsets());
+    PERFGATE_RETURN_IF_ERROR(ReadRuntimeCalls());
+    PERFGATE_RETURN_IF_ERROR(ReadNvtxRanges());
+    PERFGATE_RETURN_IF_ERROR(ReadProcesses());
+    PERFGATE_RETURN_IF_ERROR(ReadThreadNames());
+    PERFGATE_RETURN_IF_ERROR(ReadDevices());
+    PERFGATE_RETURN_IF_ERROR(ReadSessionStart());
+    Flush();
+    trace().events = out_->rows;
+    return Status();
+  }
+
+ private:
+  json_trace::GpuTrace& trace() { return out_->trace; }
+  Diagnostics& diagnostics() { return out_->trace.diagnostics; }
+  SourceLocation Where() const { return {db_.path()}; }
+
+  Status Error(const char* code, const std::string& message) const { return Status::Error(code, message, Where()); }
+
+  // Whether an optional table is there; its absence is counted, never silent.
+  StatusOr<bool> Optional(const char* table) {
+    auto has = db_.HasTable(table);
+    if (has.ok() && !*has) diagnostics().Add("nsys.absent_table", Where(), table);
+    return has;
+  }
+
+  // Steps through every row of `sql`, calling row(statement) for each.
+  template <typename Row>
+  Status ForEachRow(const std::string& sql, Row row) {
+    auto st = db_.Prepare(sql);
+    if (!st.ok()) return st.status();
+    while (true) {
+      auto more = st->Next();
+      if (!more.ok()) return more.status();
+      if (!*more) return Status();
+      row(*st);
+    }
+  }
+
+  Status ReadExportMetadata() {
+    auto has = db_.HasTable("META_DATA_EXPORT");
+    if (!has.ok()) return has.status();
+    if (!*has) {
+      return Error("nsys.not_nsys_export",
+                   "an SQLite database without a META_DATA_EXPORT table: not an nsys export "
+                   "(nsys export --type sqlite)");
+    }
+    std::map<std::string, std::string, std::less<>> meta;
+    PERFGATE_RETURN_IF_ERROR(ForEachRow("SELECT name, value FROM META_DATA_EXPORT", [&](const Statement& s) {
+      if (auto name = s.Text(0)) meta[std::string(*name)] = std::string(s.Text(1).value_or(""));
+    }));
+    auto version = meta.find("EXPORT_SCHEMA_VERSION");
+    if (version == meta.end()) {
+      return Error("nsys.not_nsys_export", "META_DATA_EXPORT has no EXPORT_SCHEMA_VERSION row: not an nsys export");
+    }
+    out_->schema_version = version->second;
+    if (auto product = meta.find("EXPORT_PRODUCT_VERSION"); product != meta.end()) {
+      out_->product_version = product->second;
+    }
+    const std::string& v = out_->schema_version;
+    int major = -1;
+    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), major);
+    if (ec != std::errc() || (end != v.data() + v.size() && *end != '.') || major != kKnownSchemaMajor) {
+      return Error("nsys.unknown_schema",
+                   "export schema version '" + v + "' (" +
+                       (out_->product_version.empty() ? "unknown nsys" : "nsys " + out_->product_version) +
+                       "); this reader knows schema " + std::to_string(kKnownSchemaMajor) + ".x");
+    }
+    return Status();
+  }
+
+  Status RequireTables() {
+    std::vector<std::string> missing;
+    for (const char* table : kRequiredTables) {
+      auto has = db_.HasTable(table);
+      if (!has.ok()) return has.status();
+      if (!*has) missing.emplace_back(table);
+    }
+    if (missing.empty()) return Status();
+    return Error("nsys.missing_table",
+                 "the export lacks the table" + std::string(missing.size() > 1 ? "s " : " ") + ListNames(missing) +
+                     " (a report without CUDA kernel trace: record with nsys profile --trace=cuda)");
+  }
+
+  Status ReadStrings() {
+    return ForEachRow("SELECT id, value FROM StringIds", [&](const Statement& s) {
+      if (auto id = s.Int(0)) strings_[*id] = std::string(s.Text(1).value_or(""));
+    });
+  }
+
+  // The text of a StringIds reference; a dangling one is counted and named.
+  std::string StringOf(std::optional<int64_t> id) {
+    if (id) {
+      auto it = strings_.find(*id);
+      if (it != strings_.end()) return it->second;
+    }
+    diagnostics().Add("nsys.unknown_string", Where(), id ? "StringIds id " + std::to_string(*id) : "a NULL name");
+    return id ? "(string " + std::to_string(*id) + ")" : "(unnamed)";
+  }
+
+  // A row's [start, end]; a NULL or reversed interval drops the row, counted.
+  bool Interval(const Statement& s, const char* table, int64_t* start, int64_t* end) {
+    const auto a = s.Int(0);
+    const auto b = s.Int(1);
+    if (a && b && *b >= *a) {
+      *start = *a;
+      *end = *b;
+      return true;
+    }
+    diagnostics().Add("nsys.bad_interval", Where(),
+                      std::string(table) + " row with start " + (a ? std::to_string(*a) : "NULL") + ", end " +
+                          (b ? std::to_string(*b) : "NULL"));
+    return false;
+  }
+
+  // Correlation ids are per process: (pid, id) gets one id unique in the trace.
+  std::optional<int64_t> Correlation(int64_t pid, std::optional<int64_t> id, const char* table) {
+    if (!id) {
+      diagnostics().Add("nsys.missing_correlation", Where(), table);
+      return std::nullopt;
+    }
+    auto [it, inserted] =
+        correlations_.emplace(std::make_pair(pid, *id), static_cast<int64_t>(correlations_.size()) + 1);
+    return it->second;
+  }
+
+  // The process of a globalPid / globalTid column; NULL is counted (pid 0).
+  int64_t Pid(std::optional<int64_t> global_id, const char* table) {
+    if (global_id) return PidOf(*global_id);
+    diagnostics().Add("nsys.unknown_process", Where(), table);
+    return 0;
+  }
+
+  // Rows per table, kept by pointer while reading (one string-keyed map update per
+  // table, not per row) and written to event_kinds at the end.
+  void Count(const char* table) {
+    ++out_->rows;
+    ++rows_per_table_[table];
+  }
+
+  // A diagnostic met on many rows: counted here, added once with its first detail.
+  struct Tally {
+    int64_t count = 0;
+    std::string first_detail;
+    void Add(std::string_view detail) {
+      if (count++ == 0) first_detail = std::string(detail);
+    }
+  };
+
+  void Flush() {
+    for (const auto& [table, n] : rows_per_table_) trace().event_kinds[table] += n;
+    if (pytorch_suffixes_.count > 0) {
+      diagnostics().Add("nsys.pytorch_nvtx_suffix", Where(), pytorch_suffixes_.first_detail);
+      diagnostics().AddCount("nsys.pytorch_nvtx_suffix", pytorch_suffixes_.count - 1);
+    }
+  }
+
+  // GPU work of a CUPTI table whose first columns are start, end, deviceId, streamId,
+  // correlationId, globalPid.
+  bool ReadWork(const Statement& s, const char* table, GpuWorkKind kind, GpuWork* w) {
+    Count(table);
+    if (!Interval(s, table, &w->start_ns, &w->end_ns)) return false;
+    w->kind = kind;
+    w->device = s.Int(2).value_or(0);
+    w->stream = s.Int(3).value_or(0);
+    w->pid = Pid(s.Int(5), table);
+    w->tid = w->stream;
+    w->correlation = Correlation(w->pid, s.Int(4), table);
+    return true;
+  }
+
+  static constexpr const char* kWorkColumns = "start, end, deviceId, streamId, correlationId, globalPid";
+
+  Status ReadKernels() {
+    const char* table = "CUPTI_ACTIVITY_KIND_KERNEL";
+    return ForEachRow(std::string("SELECT ") + kWorkColumns + ", demangledName FROM " + table, [&](const Statement& s) {
+      GpuWork w;
+      if (!ReadWork(s, table, GpuWorkKind::kKernel, &w)) return;
+      w.name = StringOf(s.Int(6));
+      trace().gpu_work.push_back(std::move(w));
+    });
+  }
+
+  // ENUM_<name>: id -> label ("Host-to-Device"), empty when the table is absent.
+  StatusOr<std::map<int64_t, std::string>> EnumLabels(const char* table) {
+    std::map<int64_t, std::string> labels;
+    auto has = db_.HasTable(table);
+    if (!has.ok()) return has.status();
+    if (!*has) return labels;
+    PERFGATE_RETURN_IF_ERROR(ForEachRow(std::string("SELECT id, label FROM ") + table, [&](const Statement& s) {
+      if (auto id = s.Int(0)) labels[*id] = std::string(s.Text(1).value_or(""));
+    }));
+    return labels;
+  }
+
+  Status ReadMemcpys() {
+    const char* table = "CUPTI_ACTIVITY_KIND_MEMCPY";
+    auto has = Optional(table);
+    if (!has.ok() || !*has) return has.status();
+    auto kinds = EnumLabels("ENUM_CUDA_MEMCPY_OPER");
+    if (!kinds.ok()) return kinds.status();
+    return ForEachRow(std::string("SELECT ") + kWorkColumns + ", copyKind FROM " + table, [&](const Statement& s) {
+      GpuWork w;
+      if (!ReadWork(s, table, GpuWorkKind::kMemcpy, &w)) return;
+      // nsys stats' own name for a copy: "[CUDA memcpy Host-to-Device]".
+      const auto kind = s.Int(6);
+      auto it = kind ? kinds->find(*kind) : kinds->end();
+      w.name = "[CUDA memcpy " +
+               (it != kinds->end() ? it->second : "kind " + (kind ? std::to_string(*kind) : std::string("NULL"))) + "]";
+      trace().gpu_work.push_back(std::move(w));
+    });
+  }
+
+  Status ReadMemsets() {
+    const char* table = "CUPTI_ACTIVITY_KIND_MEMSET";
+    auto has = Optional(table);
+    if (!has.ok() || !*has) return has.status();
+    return ForEachRow(std::string("SELECT ") + kWorkColumns + " FROM " + table, [&](const Statement& s) {
+      GpuWork w;
+      if (!ReadWork(s, table, GpuWorkKind::kMemset, &w)) return;
+      w.name = "[CUDA memset]";
+      trace().gpu_work.push_back(std::move(w));
+    });
+  }
+
+  // The eventClass ids of driver calls (ENUM_NSYS_EVENT_CLASS names ending in
+  // CUDA_DRIVER), else 1, their id in every schema 3 export.
+  StatusOr<std::vector<int64_t>> DriverClasses() {
+    auto has = db_.HasTable("ENUM_NSYS_EVENT_CLASS");
+    if (!has.ok()) return has.status();
+    if (!*has) return std::vector<int64_t>{1};
+    std::vector<int64_t> ids;
+    PERFGATE_RETURN_IF_ERROR(
+        ForEachRow("SELECT id FROM ENUM_NSYS_EVENT_CLASS WHERE name LIKE '%CUDA_DRIVER'", [&](const Statement& s) {
+          if (auto id = s.Int(0)) ids.push_back(*id);
+        }));
+    return ids;
+  }
+
+  Status ReadRuntimeCalls() {
+    const char* table = "CUPTI_ACTIVITY_KIND_RUNTIME";
+    auto has = Optional(table);
+    if (!has.ok() || !*has) return has.status();
+    auto driver = DriverClasses();
+    if (!driver.ok()) return driver.status();
+    PairMap seen;
+    return ForEachRow(std::string("SELECT start, end, eventClass, globalTid, correlationId, nameId FROM ") + table,
+                      [&](const Statement& s) {
+                        Count(table);
+                        RuntimeCall r;
+                        if (!Interval(s, table, &r.start_ns, &r.end_ns)) return;
+                        const auto tid = s.Int(3);
+                        r.pid = Pid(tid, table);
+                        r.tid = tid ? TidOf(*tid) : 0;
+                        const auto cls = s.Int(2);
+                        r.driver = cls && std::find(driver->begin(), driver->end(), *cls) != driver->end();
+                        r.name = StringOf(s.Int(5));
+                        const auto id = s.Int(4);
+                        if (id && ++seen[{r.pid, *id}] == 2) {
+                          diagnostics().Add(
+                              "nsys.duplicate_correlation", Where(),
+                              "correlation " + std::to_string(*id) + " in process " + std::to_string(r.pid));
+                        }
+                        r.correlation = Correlation(r.pid, id, table);
+                        trace().runtime_calls.push_back(std::move(r));
+                      });
+  }
+
+  // The eventType ids of push/pop and start/end ranges.
+  StatusOr<std::pair<int64_t, int64_t>> NvtxRangeTypes() {
+    std::pair<int64_t, int64_t> types{kNvtxPushPopRange, kNvtxStartEndRange};
+    auto has = db_.HasTable("ENUM_NSYS_EVENT_TYPE");
+    if (!has.ok()) return has.status();
+    if (!*has) return types;
+    PERFGATE_RETURN_IF_ERROR(
+        ForEachRow("SELECT id, name FROM ENUM_NSYS_EVENT_TYPE WHERE name IN ('NvtxPushPopRange', 'NvtxStartEndRange')",
+                   [&](const Statement& s) {
+                     if (!s.Int(0)) return;
+                     (s.Text(1).value_or("") == "NvtxPushPopRange" ? types.first : types.second) = *s.Int(0);
+                   }));
+    return types;
+  }
+
+  Status ReadNvtxRanges() {
+    const char* table = "NVTX_EVENTS";
+    auto has = Optional(table);
+    if (!has.ok() || !*has) return has.status();
+    auto types = NvtxRangeTypes();
+    if (!types.ok()) return types.status();
+    return ForEachRow(std::string("SELECT start, end, eventType, text, textId, globalTid FROM ") + table,
+                      [&](const Statement& s) { ReadNvtxRow(s, *types, table); });
+  }
+
+  void ReadNvtxRow(const Statement& s, std::pair<int64_t, int64_t> range_types, const char* table) {
+    Count(table);
+    const auto type = s.Int(2);
+    if (!type || (*type != range_types.first && *type != range_types.second)) {
+      // Marks, domain and category names, thread names: not ranges.
+      diagnostics().Add("nsys.skipped_nvtx", Where(),
+                        "eventType " + (type ? std::to_string(*type) : std::string("NULL")));
+      return;
+    }
+    Annotation a;
+    if (!s.Int(1)) {
+      diagnostics().Add("nsys.unclosed_nvtx", Where(), "a range starting at " + std::to_string(s.Int(0).value_or(0)));
+      return;
+    }
+    if (!Interval(s, table, &a.start_ns, &a.end_ns)) return;
+    std::string text = s.Text(3) ? std::string(*s.Text(3)) : StringOf(s.Int(4));
+    const size_t op = PytorchOpName(text).size();
+    if (op != text.size()) {
+      pytorch_suffixes_.Add(text);
+      text.resize(op);
+    }
+    a.name = std::move(text);
+    const auto tid = s.Int(5);
+    a.pid = Pid(tid, table);
+    a.tid = tid ? TidOf(*tid) : 0;
+    trace().cpu_annotations.push_back(std::move(a));
+  }
+
+  Status ReadProcesses() {
+    auto has = Optional("PROCESSES");
+    if (!has.ok() || !*has) return has.status();
+    return ForEachRow("SELECT globalPid, pid, name FROM PROCESSES", [&](const Statement& s) {
+      const auto global = s.Int(0);
+      const auto pid = s.Int(1);
+      if (!pid && !global) return diagnostics().Add("nsys.unknown_process", Where(), "PROCESSES");
+      trace().process_names[pid ? *pid : PidOf(*global)] = std::string(s.Text(2).value_or(""));
+    });
+  }
+
+  Status ReadThreadNames() {
+    auto has = Optional("ThreadNames");
+    if (!has.ok() || !*has) return has.status();
+    return ForEachRow("SELECT nameId, globalTid FROM ThreadNames", [&](const Statement& s) {
+      const auto tid = s.Int(1);
+      if (!tid) return diagnostics().Add("nsys.unknown_process", Where(), "ThreadNames");
+      trace().thread_names[{PidOf(*tid), TidOf(*tid)}] = StringOf(s.Int(0));
+    });
+  }
+
+  // Device names by CUDA device id: TARGET_INFO_GPU's name under its cuDevice (else
+  // its id), through TARGET_INFO_CUDA_DEVICE's cudaId -> gpuId when that is there.
+  Status ReadDevices() {
+    auto gpus = Optional("TARGET_INFO_GPU");
+    if (!gpus.ok() || !*gpus) return gpus.status();
+    std::map<int64_t, std::string> by_gpu_id;
+    PERFGATE_RETURN_IF_ERROR(ForEachRow("SELECT id, cuDevice, name FROM TARGET_INFO_GPU", [&](const Statement& s) {
+      const std::string name(s.Text(2).value_or(""));
+      if (auto id = s.Int(0)) by_gpu_id[*id] = name;
+      if (auto cuda = s.Int(1).has_value() ? s.Int(1) : s.Int(0)) out_->device_names[*cuda] = name;
+    }));
+    auto cuda = Optional("TARGET_INFO_CUDA_DEVICE");
+    if (!cuda.ok() || !*cuda) return cuda.status();
+    return ForEachRow("SELECT cudaId, gpuId FROM TARGET_INFO_CUDA_DEVICE", [&](const Statement& s) {
+      const auto cuda_id = s.Int(0);
+      const auto gpu_id = s.Int(1);
+      auto it = gpu_id ? by_gpu_id.find(*gpu_id) : by_gpu_id.end();
+      if (cuda_id && it != by_gpu_id.end()) out_->device_names[*cuda_id] = it->second;
+    });
+  }
+
+  Status ReadSessionStart() {
+    auto has = Optional("TARGET_INFO_SESSION_START_TIME");
+    if (!has.ok() || !*has) return has.status();
+    return ForEachRow("SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME", [&](const Statement& s) {
+      if (auto ns = s.Int(0)) out_->session_start_utc_ns = *ns;
+    });
+  }
+
+  const Database& db_;
+  NsysExport* out_;
+  std::unordered_map<int64_t, std::string> strings_;
+  PairMap correlations_;
+  std::map<const char*, int64_t> rows_per_table_;
+  Tally pytorch_suffixes_;
+};
+
+}  // namespace
+
+StatusOr<NsysExport> ReadNsysFile(const std::string& path) {
+  PERFGATE_RETURN_IF_ERROR(internal::CheckReadableFile(path));
+  if (!detail::HasSqliteMagic(path)) {
+    return Status::Error(
+        "nsys.not_sqlite",
+        "not an SQLite database (it does not start with \"SQLite format 3\"); nsys reports (.nsys-rep) "
+        "must be exported first: nsys export --type sqlite",
+        {path});
+  }
+  auto db = Database::Open(path);
+  if (!db.ok()) return db.status();
+  NsysExport out;
+  out.trace.path = path;
+  PERFGATE_RETURN_IF_ERROR(Reader(*db, &out).Read());
+  return out;
+}
+
+bool LooksLikeNsysExport(const std::string& path) {
+  if (!detail::HasSqliteMagic(path)) return false;
+  auto db = Database::Open(path);
+  if (!db.ok()) return false;
+  auto has = db->HasTable("META_DATA_EXPORT");
+  return has.ok() && *has;
+}
+
+}  // namespace perfgate::nsys

@@ -1,0 +1,79 @@
+// A small read-only view of an SQLite database for the nsys reader: the file opened
+// immutable (no journal, no lock, no write), statements stepped row by row, and every
+// SQLite failure turned into a perfgate Status naming the file.
+#ifndef PERFGATE_NSYS_SQLITE_DB_H_
+#define PERFGATE_NSYS_SQLITE_DB_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "perfgate/core/status.h"
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace perfgate::nsys::detail {
+
+// The 16 bytes every SQLite 3 database starts with.
+inline constexpr std::string_view kSqliteMagic{"SQLite format 3\0", 16};
+
+// True when the file's first 16 bytes are kSqliteMagic (false for unreadable files).
+bool HasSqliteMagic(const std::string& path);
+
+class Statement;
+
+class Database {
+ public:
+  // Opens `path` read-only and immutable ("file:PATH?immutable=1"), for use by one
+  // thread at a time; nsys.not_sqlite when SQLite cannot read it as a database.
+  static StatusOr<Database> Open(const std::string& path);
+  Database(Database&& other) noexcept;
+  Database& operator=(Database&& other) noexcept;
+  Database(const Database&) = delete;
+  Database& operator=(const Database&) = delete;
+  ~Database();
+
+  // Whether a table of this exact name exists; a broken file is an error. `table` is
+  // one of the reader's constant names (it is written into the SQL text).
+  StatusOr<bool> HasTable(std::string_view table) const;
+  // Prepares `sql`; nsys.bad_table with SQLite's message when it fails (a missing
+  // column, a corrupt page, ...).
+  StatusOr<Statement> Prepare(const std::string& sql) const;
+  const std::string& path() const { return path_; }
+
+ private:
+  Database(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+  sqlite3* db_ = nullptr;
+  std::string path_;
+};
+
+// One prepared statement, stepped with Next() until it returns false.
+class Statement {
+ public:
+  Statement(Statement&& other) noexcept;
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+  Statement& operator=(Statement&&) = delete;
+  ~Statement();
+
+  // Advances to the next row: true with a row, false at the end, an error
+  // (nsys.bad_table) when SQLite fails mid-way.
+  StatusOr<bool> Next();
+  // Column `i` of the current row: nullopt for NULL (and, for Int, any value that is
+  // not stored as an integer).
+  std::optional<int64_t> Int(int i) const;
+  std::optional<std::string_view> Text(int i) const;
+
+ private:
+  friend class Database;
+  Statement(sqlite3_stmt* stmt, sqlite3* db, std::string path) : stmt_(stmt), db_(db), path_(std::move(path)) {}
+  sqlite3_stmt* stmt_ = nullptr;
+  sqlite3* db_ = nullptr;
+  std::string path_;
+};
+
+}  // namespace perfgate::nsys::detail
+
+#endif  // PERFGATE_NSYS_SQLITE_DB_H_
