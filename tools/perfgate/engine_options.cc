@@ -45,10 +45,9 @@ Status CheckNames(const char* option, const std::vector<std::string>& items, con
 // Applies "N" or "auto:LABEL" (empty: keep the default).
 Status ApplyTokens(const std::string& spec, attribution::AttributionOptions* options) {
   if (spec.empty()) return Status();
-  if (spec.rfind("auto:", 0) == 0) {
+  if (spec.rfind("auto", 0) == 0) {
     if (options->seed_compat) return Usage("--tokens auto:LABEL is not available with --seed-compat");
-    options->token_label = spec.substr(5);
-    if (options->token_label.empty()) return Usage("--tokens auto: needs a label");
+    PERFGATE_ASSIGN_OR_RETURN(options->token_label, attribution::ParseTokenLabel(spec));
     return Status();
   }
   try {
@@ -57,7 +56,7 @@ Status ApplyTokens(const std::string& spec, attribution::AttributionOptions* opt
     if (used != spec.size() || n <= 0) throw std::invalid_argument("");
     options->tokens = n;
   } catch (const std::exception&) {
-    return Usage("--tokens '" + spec + "': expected a positive count or auto:LABEL");
+    return Usage("--tokens '" + spec + "': expected a positive count, auto:NAME, auto-prefix:TEXT or auto-regex:RE");
   }
   return Status();
 }
