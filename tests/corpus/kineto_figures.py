@@ -8,7 +8,8 @@ zero) and prints, per trace:
   distinct kernel names, kernels per device (args.device, else pid),
   launches by kind (the distinct runtime/driver calls whose args.correlation a kernel
   carries: *GraphLaunch* -> graph, *LaunchKernel* / *LaunchCooperativeKernel* ->
-  kernel, anything else -> other), kernels without such a call,
+  kernel, anything else -> other), kernels launched by a graph launch, kernels
+  without such a call,
   events and those attribution does not use (all but the kept categories and the
   process_name / thread_name metadata),
   and the instances of every user annotation name given with --label (one instance
@@ -79,15 +80,17 @@ def figures(path, labels, names):
     print("  kernels_per_device " + ", ".join("%s: %d" % kv for kv in sorted(per_device.items())))
     used = {}
     unlaunched = 0
+    graph_kernels = 0
     for k in kernels:
         call = runtime.get(k.get("args", {}).get("correlation"))
         if call is None:
             unlaunched += 1
         else:
             used[id(call)] = call
+            graph_kernels += launch_kind(call["name"]) == "graph"
     kinds = collections.Counter(launch_kind(c["name"]) for c in used.values())
-    print("  launches kernel %d graph %d other %d unlaunched_kernels %d" %
-          (kinds["kernel"], kinds["graph"], kinds["other"], unlaunched))
+    print("  launches kernel %d graph %d other %d graph_kernels %d unlaunched_kernels %d" %
+          (kinds["kernel"], kinds["graph"], kinds["other"], graph_kernels, unlaunched))
     print("  launch_names " + ", ".join("%s x%d" % kv for kv in
                                          sorted(collections.Counter(c["name"] for c in used.values()).items())))
     for label in labels:

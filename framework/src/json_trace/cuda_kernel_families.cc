@@ -62,6 +62,55 @@ std::string_view FirstTemplateArgument(std::string_view s, size_t open) {
   return s.substr(open + 1);
 }
 
+// Reads the <source-name>s of an Itanium nested name at `at` ("5aiter24add_rms..."):
+// "aiter::add_rms...". Substitutions (S_, S0_) and "St" (std::) are skipped. Stops at
+// anything else (I: template arguments, E: the end).
+std::string SourceNames(std::string_view m, size_t* at) {
+  std::string qualified;
+  while (*at < m.size()) {
+    if (m.substr(*at, 2) == "St") {
+      *at += 2;
+    } else if (m[*at] == 'S') {
+      const size_t end = m.find('_', *at);
+      if (end == std::string_view::npos) break;
+      *at = end + 1;
+    } else if (std::isdigit(static_cast<unsigned char>(m[*at]))) {
+      size_t n = 0;
+      while (*at < m.size() && std::isdigit(static_cast<unsigned char>(m[*at])) && n < m.size()) {
+        n = n * 10 + static_cast<size_t>(m[(*at)++] - '0');
+      }
+      if (n == 0 || *at + n > m.size()) break;
+      qualified += (qualified.empty() ? "" : "::") + std::string(m.substr(*at, n));
+      *at += n;
+    } else {
+      break;
+    }
+  }
+  return qualified;
+}
+
+// The kernel's qualified name from a mangled name that __cxa_demangle refuses (an
+// older libstdc++ does not know DF16b, std::bfloat16_t, which ROCm kernels use). A
+// generic wrapper (ck_tile::kentry<1, ck_tile::Rmsnorm2dFwd<...>>) gives its first
+// template argument that is a name, after literals (Li1E). "" when not understood.
+std::string MangledQualifiedName(std::string_view m) {
+  size_t at = 2;
+  if (at < m.size() && m[at] == 'N') ++at;
+  std::string name = SourceNames(m, &at);
+  const size_t last = name.rfind("::");
+  const std::string ident = name.substr(last == std::string::npos ? 0 : last + 2);
+  if (name.empty() || !IsGenericWrapper(ident) || m.substr(at, 1) != "I") return name;
+  ++at;
+  while (m.substr(at, 1) == "L") {  // a literal argument: L <type> <value> E
+    const size_t end = m.find('E', at);
+    if (end == std::string_view::npos) return name;
+    at = end + 1;
+  }
+  if (m.substr(at, 1) == "N") ++at;
+  std::string inner = SourceNames(m, &at);
+  return inner.empty() ? name : inner;
+}
+
 // The demangled form of an Itanium-mangled name ("_ZN5aiter24add_rmsnorm_..."), as
 // ROCm traces hold some; other names unchanged.
 std::string Demangled(std::string_view name) {
@@ -69,7 +118,9 @@ std::string Demangled(std::string_view name) {
   int status = 0;
   std::unique_ptr<char, void (*)(void*)> out(
       abi::__cxa_demangle(std::string(name).c_str(), nullptr, nullptr, &status), std::free);
-  return status == 0 && out != nullptr ? std::string(out.get()) : std::string(name);
+  if (status == 0 && out != nullptr) return std::string(out.get());
+  std::string qualified = MangledQualifiedName(name);
+  return qualified.empty() ? std::string(name) : qualified;
 }
 
 // Calls fn(i) for each position of `v` outside template arguments. A '>' inside
