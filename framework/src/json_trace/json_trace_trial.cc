@@ -30,6 +30,12 @@ bool Contains(std::string_view s, std::string_view part) { return s.find(part) !
 
 enum class LaunchKind { kKernel, kGraph, kOther };
 
+// By name, the same for CUDA's runtime and driver and for HIP: cudaGraphLaunch,
+// cuGraphLaunch, hipGraphLaunch are graph launches; cudaLaunchKernel(ExC),
+// cuLaunchKernel(Ex), cudaLaunchCooperativeKernel and hipLaunchKernel,
+// hipExtLaunchKernel, hipModuleLaunchKernel, hipExtModuleLaunchKernel,
+// hipLaunchCooperativeKernel are kernel launches; the rest (cudaMemcpyAsync,
+// hipMemcpyWithStream, hipMemsetAsync, ...) are other calls.
 LaunchKind KindOfLaunch(std::string_view name) {
   if (Contains(name, "GraphLaunch")) return LaunchKind::kGraph;
   if (Contains(name, "LaunchKernel") || Contains(name, "LaunchCooperativeKernel")) return LaunchKind::kKernel;
