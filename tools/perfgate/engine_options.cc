@@ -93,8 +93,8 @@ Status ApplyDevice(const std::string& spec, attribution::AttributionOptions* opt
 
 void AddEngineOptions(CLI::App* cmd, EngineOptionArgs* args, bool with_seed_compat) {
   cmd->add_option("--tokens", args->tokens,
-                  "decode tokens per trial, VALUE or ENGINE=VALUE: N, or auto:LABEL to count a per-token "
-                  "command-buffer label in the trace");
+                  "decode tokens per trial, VALUE or ENGINE=VALUE: N, or auto:NAME, auto-prefix:TEXT, "
+                  "auto-regex:RE to count a per-token label (command buffer, annotation) in the trace");
   cmd->add_option("--process", args->process,
                   "the target process, PREFIX of its name or pid:N, or ENGINE=... (default: the engine name for "
                   "Metal traces, every process for trace-event JSON and nsys)");
@@ -109,7 +109,8 @@ void AddEngineOptions(CLI::App* cmd, EngineOptionArgs* args, bool with_seed_comp
       ->check(PositiveInt());
   cmd->add_flag("--all-processes", args->all_processes, "keep every process's submissions (the seed's behaviour)");
   cmd->add_option("--window", args->window,
-                  "decode window, SPEC or ENGINE=SPEC: label:NAME, time:START_NS:END_NS or skip:N");
+                  "decode window, SPEC or ENGINE=SPEC: label:NAME, label-prefix:TEXT, label-regex:RE "
+                  "(ECMAScript, the whole name), time:START_NS:END_NS or skip:N");
   if (with_seed_compat) {
     cmd->add_flag("--seed-compat", args->seed_compat, "reproduce the seed script's numbers exactly");
   }
