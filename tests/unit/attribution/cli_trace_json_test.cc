@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -211,6 +212,42 @@ TEST(AttributeCliTraceJson, DecodeStepLabelsByPrefixAndPattern) {
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.err.find("expected label:NAME, label-prefix:TEXT, label-regex:RE"), std::string::npos)
       << unknown.err;
+}
+
+// new-suite writes a prefix or pattern label as the LabelMatch it is, and an exact one
+// as the string literal it always was.
+TEST(AttributeCliTraceJson, NewSuiteRendersLabelKinds) {
+  char dir_template[] = "/tmp/perfgate-labels-XXXXXX";
+  ASSERT_NE(mkdtemp(dir_template), nullptr);
+  const std::string dir = dir_template;
+  // Two engines of three tiny trials: one "decode_step" around one kernel.
+  KinetoWriter w;
+  w.ProcessName(kPid, "python3");
+  w.Annotation("decode_step", false, kPid, kPid, 10 * kUs, 50 * kUs);
+  w.Runtime("cudaLaunchKernel", kPid, kPid, 20 * kUs, 2 * kUs, 1);
+  w.Kernel("k", 0, 7, 30 * kUs, 5 * kUs, 1);
+  const std::string trace = w.Finish();
+  for (const char* engine : {"graphs", "eager"}) {
+    for (int t = 1; t <= 3; ++t) {
+      const std::string trial = dir + "/" + engine + "/trial-" + std::to_string(t);
+      ASSERT_EQ(testing_support::RunCommand("mkdir -p '" + trial + "'").exit_code, 0);
+      std::ofstream(trial + "/trace.json") << trace;
+    }
+  }
+  auto r = testing_support::RunCommand(
+      std::string(PERFGATE_CLI_PATH) + " new-suite demo --engine graphs=" + dir + "/graphs --baseline eager=" + dir +
+      "/eager --tokens 'auto-prefix:decode_' --window 'graphs=label-regex:decode_st.p' --window "
+      "'eager=label:decode_step' --dir " + dir + "/s --golden-dir " + dir + "/g");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string suite = testing_support::SlurpFile(dir + "/s/demo_perf.cc");
+  EXPECT_NE(suite.find("e.options.window = DecodeWindow::Label(perfgate::attribution::LabelMatch::Regex(\"decode_st.p\"));"),
+            std::string::npos)
+      << suite;
+  EXPECT_NE(suite.find("e.options.window = DecodeWindow::Label(\"decode_step\");"), std::string::npos) << suite;
+  EXPECT_NE(suite.find("e.options.token_label = perfgate::attribution::LabelMatch::Prefix(\"decode_\");"),
+            std::string::npos)
+      << suite;
+  testing_support::RunCommand("rm -rf '" + dir + "'");
 }
 
 }  // namespace
