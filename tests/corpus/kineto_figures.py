@@ -16,7 +16,9 @@ zero) and prints, per trace:
   per (pid, tid, ts) on the host, per (pid, External id) on the GPU), with the
   instances that contain the launch call of at least one kernel (the token count) and
   the kernels whose launch call (else the kernel) starts between the first instance's
-  start and the last one's end (the label window).
+  start and the last one's end (the label window); for GPU annotations (on a kernel's
+  device and stream) the instances that contain a kernel. --label-prefix counts the
+  annotations whose name starts with its text.
 With --names it also prints count, sum, min and max ns per exact kernel name.
 
 Usage: python3 tests/corpus/kineto_figures.py [--names] [--label NAME]... CORPUS_DIR/kineto/.../FILE.json.gz ...
@@ -56,7 +58,37 @@ def load(path):
     return doc["traceEvents"] if isinstance(doc, dict) else doc
 
 
-def figures(path, labels, names):
+def label_figures(label, named, events, kernels, runtime, used, cat):
+    """Instances of the annotations `named` picks, those around kernels, and the kernels in the window."""
+    host = {(e["pid"], e["tid"], e["ts"]): e for e in events if cat(e) == "user_annotation" and named(e["name"])}
+    gpu_events = [e for e in events if cat(e) == "gpu_user_annotation" and named(e["name"])]
+    gpu = {(e["pid"], e.get("args", {}).get("External id")) for e in gpu_events}
+    around = 0
+    for a in host.values():
+        start, end = ns(a["ts"]), ns(a["ts"]) + ns(a["dur"])
+        if any(c["pid"] == a["pid"] and c["tid"] == a["tid"] and start <= ns(c["ts"]) and
+               ns(c["ts"]) + ns(c["dur"]) <= end for c in used.values()):
+            around += 1
+    gpu_around = set()
+    for a in gpu_events:
+        start, end = ns(a["ts"]), ns(a["ts"]) + ns(a["dur"])
+        if any(k["pid"] == a["pid"] and k["tid"] == a["tid"] and start <= ns(k["ts"]) and
+               ns(k["ts"]) + ns(k["dur"]) <= end for k in kernels):
+            gpu_around.add((a["pid"], a.get("args", {}).get("External id")))
+    inside = 0
+    if host:
+        first = min(ns(a["ts"]) for a in host.values())
+        last = max(ns(a["ts"]) + ns(a["dur"]) for a in host.values())
+        for k in kernels:
+            call = runtime.get(k.get("args", {}).get("correlation"))
+            t = ns((call or k)["ts"])
+            inside += first <= t <= last
+    print("  label %r host_instances %d gpu_instances %d host_instances_around_launches %d "
+          "gpu_instances_around_kernels %d kernels_launched_inside %d" %
+          (label, len(host), len(gpu), around, len(gpu_around), inside))
+
+
+def figures(path, labels, prefixes, names):
     everything = load(path)
     events = [e for e in everything if isinstance(e, dict) and e.get("ph") == "X"]
     cat = lambda e: str(e.get("cat", "")).lower()
@@ -94,25 +126,10 @@ def figures(path, labels, names):
     print("  launch_names " + ", ".join("%s x%d" % kv for kv in
                                          sorted(collections.Counter(c["name"] for c in used.values()).items())))
     for label in labels:
-        host = {(e["pid"], e["tid"], e["ts"]): e for e in events if cat(e) == "user_annotation" and e["name"] == label}
-        gpu = {(e["pid"], e.get("args", {}).get("External id")) for e in events
-               if cat(e) == "gpu_user_annotation" and e["name"] == label}
-        around = 0
-        for a in host.values():
-            start, end = ns(a["ts"]), ns(a["ts"]) + ns(a["dur"])
-            if any(c["pid"] == a["pid"] and c["tid"] == a["tid"] and start <= ns(c["ts"]) and
-                   ns(c["ts"]) + ns(c["dur"]) <= end for c in used.values()):
-                around += 1
-        inside = 0
-        if host:
-            first = min(ns(a["ts"]) for a in host.values())
-            last = max(ns(a["ts"]) + ns(a["dur"]) for a in host.values())
-            for k in kernels:
-                call = runtime.get(k.get("args", {}).get("correlation"))
-                t = ns((call or k)["ts"])
-                inside += first <= t <= last
-        print("  label %r host_instances %d gpu_instances %d host_instances_around_launches %d "
-              "kernels_launched_inside %d" % (label, len(host), len(gpu), around, inside))
+        label_figures(label, lambda n, label=label: n == label, events, kernels, runtime, used, cat)
+    for prefix in prefixes:
+        label_figures("prefix:" + prefix, lambda n, prefix=prefix: n.startswith(prefix), events, kernels, runtime,
+                      used, cat)
     if names:
         stats = {}
         for k in kernels:
@@ -130,10 +147,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--names", action="store_true", help="per exact kernel name: count, sum, min, max ns")
     parser.add_argument("--label", action="append", default=[], help="an annotation name to count (repeatable)")
+    parser.add_argument("--label-prefix", action="append", default=[],
+                        help="count the annotations whose name starts with this (repeatable)")
     parser.add_argument("traces", nargs="+")
     args = parser.parse_args()
     for path in args.traces:
-        figures(path, args.label, args.names)
+        figures(path, args.label, args.label_prefix, args.names)
     return 0
 
 

@@ -193,6 +193,21 @@ struct LabelMatcher::Regex {
   std::regex re;
 };
 
+namespace {
+
+// libstdc++'s default (backtracking) executor recurses once per character: a 100 KB
+// annotation name matched against "a.*" overflows the stack. Its breadth-first
+// executor (__polynomial) runs in linear time and bounded depth, and refuses
+// back-references, which a label pattern does not need.
+constexpr std::regex::flag_type kLabelRegexFlags =
+#ifdef __GLIBCXX__
+    std::regex::ECMAScript | std::regex_constants::__polynomial;
+#else
+    std::regex::ECMAScript;
+#endif
+
+}  // namespace
+
 std::string LabelMatch::Spelling() const {
   switch (kind) {
     case Kind::kPrefix: return "prefix:" + text;
@@ -212,7 +227,7 @@ StatusOr<LabelMatcher> LabelMatcher::Compile(const LabelMatch& label) {
   if (label.kind == LabelMatch::Kind::kExact) m.normalized_ = NormalizePhaseLabel(label.text);
   if (label.kind == LabelMatch::Kind::kRegex) {
     try {
-      m.regex_ = std::make_shared<const Regex>(Regex{std::regex(label.text, std::regex::ECMAScript)});
+      m.regex_ = std::make_shared<const Regex>(Regex{std::regex(label.text, kLabelRegexFlags)});
     } catch (const std::regex_error& e) {
       return UsageError("label regex '" + label.text + "' is not an ECMAScript regular expression: " + e.what());
     }

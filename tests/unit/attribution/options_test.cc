@@ -131,6 +131,19 @@ TEST(Options, LabelMatchersAndSpellings) {
   EXPECT_FALSE(SameLabel(LabelMatch::Regex("a+"), LabelMatch::Regex("a*")));
 }
 
+// A backtracking matcher recurses per character and overflows the stack on a long
+// name (a 100 KB name against "a.*" did with libstdc++'s default executor).
+TEST(Options, LabelPatternsSurviveLongNames) {
+  auto m = LabelMatcher::Compile(LabelMatch::Regex("execute_.*|a.*"));
+  ASSERT_TRUE(m.ok());
+  EXPECT_TRUE(m->Matches(std::string(1'000'000, 'a')));
+  EXPECT_FALSE(m->Matches(std::string(1'000'000, 'b')));
+#ifdef __GLIBCXX__
+  auto backref = LabelMatcher::Compile(LabelMatch::Regex(R"((a)\1)"));
+  EXPECT_EQ(backref.status().code(), "cli.usage");  // the linear-time matcher has no back-references
+#endif
+}
+
 TEST(Options, DefaultProcessFilterIsTheEngineName) {
   AttributionOptions o;
   ApplyDefaultProcessFilter("hf2q", &o);

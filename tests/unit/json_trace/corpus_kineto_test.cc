@@ -4,6 +4,7 @@
 // (stdlib json + gzip, times parsed as Decimal):
 //
 //   python3 tests/corpus/kineto_figures.py --names \
+//       --label-prefix 'ProfilerStep#' --label-prefix 'step[DECODE' --label-prefix 'execute_' \
 //       --label 'step[DECODE bs=32]' \
 //       --label 'execute_32_context_0(sq0sk0sqsq0sqsk0)_generation_32(sq32sk32785sqsq32sqsk32785)' \
 //       --label 'execute_32_context_0(sq0sk0sqsq0sqsk0)_generation_32(sq32sk55086sqsq32sqsk55086)' \
@@ -282,6 +283,46 @@ TEST(CorpusKinetoLabels, SglangDecodeStepByPrefixAndPattern) {
     EXPECT_EQ(x.label_source, "user_annotation");
     EXPECT_EQ(x.label_occurrences, 1);
   }
+}
+
+// Per-step labels of the training and eager traces, by prefix: PyTorch's
+// `ProfilerStep#N` and TraceLens's `execute_...`. Tokens are the instances around kept
+// kernels: the GPU copies of the range when the trace has any (MI250: 1 of its 2
+// host steps was copied to the GPU; B200), else the host ranges around a launch call.
+TEST(CorpusKinetoLabels, TokensFromPerStepLabels) {
+  struct Case {
+    const char* file;
+    const char* prefix;
+    int64_t tokens;  // the script's gpu_instances_around_kernels, else host_instances_around_launches
+  };
+  const Case cases[] = {
+      {"hta/amd_trace_mi250_minitoy_train_ROCm6_2_kineto.json.gz", "ProfilerStep#", 1},
+      {"hta/cuda_event_sync_event_sync_trace.json.gz", "ProfilerStep#", 1},
+      {"hta/ns_resolution_trace_rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz", "ProfilerStep#", 5},
+      {"hta/trace_diff_control_control.json.gz", "ProfilerStep#", 6},
+      {"hta/trace_diff_test_test.json.gz", "ProfilerStep#", 6},
+      {"tracelens/b200_eager_trace.json.gz", "execute_", 1},
+      {"tracelens/inference_sglang_decode_sglang_Qwen3-8B_decode.json.gz", "execute_", 1},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.file);
+    PERFGATE_CORPUS_FILE_OR_SKIP(path, std::string("kineto/") + c.file);
+    AttributionOptions o;
+    o.all_processes = true;
+    o.token_label = LabelMatch::Prefix(c.prefix);
+    auto s = SummarizeJsonTrialFile(path, o);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    EXPECT_EQ(s->tokens, c.tokens);
+  }
+  // triton_example's ProfilerStep#1 holds no launch call (the script: 0 around
+  // launches): no token count, said so.
+  PERFGATE_CORPUS_FILE_OR_SKIP(triton, "kineto/hta/triton_example_triton_example.json.gz");
+  AttributionOptions o;
+  o.all_processes = true;
+  o.token_label = LabelMatch::Prefix("ProfilerStep#");
+  auto s = SummarizeJsonTrialFile(triton, o);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), "attr.token_label");
 }
 
 // vLLM under full graph capture: no step annotation of its own; each step is one
