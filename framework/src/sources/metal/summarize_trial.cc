@@ -239,12 +239,19 @@ Status IndexEncoders(const TrialTables& tables, const AttributionOptions& option
   return Status();
 }
 
-// Whether an encoder's command-buffer label is one a LabelMatch names, tested once per
+// Whether an encoder's command-buffer label is one a LabelMatch names. An exact label
+// compares the phase (already normalised) as before; a pattern is tested once per
 // distinct label.
 class LabelTest {
  public:
-  explicit LabelTest(LabelMatcher matcher) : matcher_(std::move(matcher)) {}
+  explicit LabelTest(LabelMatcher matcher)
+      : matcher_(std::move(matcher)), exact_phase_(NormalizePhaseLabel(matcher_.label().text)) {}
   bool operator()(const EncoderInfo& e) {
+    switch (matcher_.label().kind) {
+      case LabelMatch::Kind::kExact: return e.phase == exact_phase_;
+      case LabelMatch::Kind::kPrefix: return matcher_.Matches(e.label.view());
+      case LabelMatch::Kind::kRegex: break;
+    }
     const std::string& label = e.label.str();
     auto it = cache_.find(label);
     if (it == cache_.end()) it = cache_.emplace(label, matcher_.Matches(label)).first;
@@ -253,7 +260,8 @@ class LabelTest {
 
  private:
   LabelMatcher matcher_;
-  std::map<std::string, bool> cache_;
+  std::string exact_phase_;
+  std::unordered_map<std::string, bool> cache_;
 };
 
 // The ends of the label's occurrences, sorted: one occurrence per command buffer (per
