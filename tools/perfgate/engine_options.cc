@@ -45,10 +45,9 @@ Status CheckNames(const char* option, const std::vector<std::string>& items, con
 // Applies "N" or "auto:LABEL" (empty: keep the default).
 Status ApplyTokens(const std::string& spec, attribution::AttributionOptions* options) {
   if (spec.empty()) return Status();
-  if (spec.rfind("auto:", 0) == 0) {
+  if (spec.rfind("auto", 0) == 0) {
     if (options->seed_compat) return Usage("--tokens auto:LABEL is not available with --seed-compat");
-    options->token_label = spec.substr(5);
-    if (options->token_label.empty()) return Usage("--tokens auto: needs a label");
+    PERFGATE_ASSIGN_OR_RETURN(options->token_label, attribution::ParseTokenLabel(spec));
     return Status();
   }
   try {
@@ -57,7 +56,7 @@ Status ApplyTokens(const std::string& spec, attribution::AttributionOptions* opt
     if (used != spec.size() || n <= 0) throw std::invalid_argument("");
     options->tokens = n;
   } catch (const std::exception&) {
-    return Usage("--tokens '" + spec + "': expected a positive count or auto:LABEL");
+    return Usage("--tokens '" + spec + "': expected a positive count, auto:NAME, auto-prefix:TEXT or auto-regex:RE");
   }
   return Status();
 }
@@ -94,8 +93,8 @@ Status ApplyDevice(const std::string& spec, attribution::AttributionOptions* opt
 
 void AddEngineOptions(CLI::App* cmd, EngineOptionArgs* args, bool with_seed_compat) {
   cmd->add_option("--tokens", args->tokens,
-                  "decode tokens per trial, VALUE or ENGINE=VALUE: N, or auto:LABEL to count a per-token "
-                  "command-buffer label in the trace");
+                  "decode tokens per trial, VALUE or ENGINE=VALUE: N, or auto:NAME, auto-prefix:TEXT, "
+                  "auto-regex:RE to count a per-token label (command buffer, annotation) in the trace");
   cmd->add_option("--process", args->process,
                   "the target process, PREFIX of its name or pid:N, or ENGINE=... (default: the engine name for "
                   "Metal traces, every process for trace-event JSON and nsys)");
@@ -110,7 +109,8 @@ void AddEngineOptions(CLI::App* cmd, EngineOptionArgs* args, bool with_seed_comp
       ->check(PositiveInt());
   cmd->add_flag("--all-processes", args->all_processes, "keep every process's submissions (the seed's behaviour)");
   cmd->add_option("--window", args->window,
-                  "decode window, SPEC or ENGINE=SPEC: label:NAME, time:START_NS:END_NS or skip:N");
+                  "decode window, SPEC or ENGINE=SPEC: label:NAME, label-prefix:TEXT, label-regex:RE "
+                  "(ECMAScript, the whole name), time:START_NS:END_NS or skip:N");
   if (with_seed_compat) {
     cmd->add_flag("--seed-compat", args->seed_compat, "reproduce the seed script's numbers exactly");
   }

@@ -179,10 +179,18 @@ bool SameBuckets(const std::vector<attribution::Bucket>& a, const std::vector<at
   return true;
 }
 
+// An exact label as a string literal (as before), else LabelMatch::Prefix/Regex(...).
+std::string LabelSource(const attribution::LabelMatch& l) {
+  using Kind = attribution::LabelMatch::Kind;
+  if (l.kind == Kind::kExact) return CppString(l.text);
+  return std::string("perfgate::attribution::LabelMatch::") + (l.kind == Kind::kPrefix ? "Prefix(" : "Regex(") +
+         CppString(l.text) + ")";
+}
+
 std::string WindowSource(const DecodeWindow& w) {
   switch (w.mode) {
     case DecodeWindow::Mode::kLabel:
-      return "DecodeWindow::Label(" + CppString(w.label) + ")";
+      return "DecodeWindow::Label(" + LabelSource(w.label) + ")";
     case DecodeWindow::Mode::kSkipSubmissions:
       return "DecodeWindow::SkipSubmissions(" + std::to_string(w.skip) + ")";
     case DecodeWindow::Mode::kTimeRange:
@@ -204,7 +212,7 @@ std::string EngineOptionsSource(const AttributionOptions& o, bool custom_familie
   if (o.lenient) s += "      e.options.lenient = true;\n";
   if (const std::string w = WindowSource(o.window); !w.empty()) s += "      e.options.window = " + w + ";\n";
   if (o.tokens) s += "      e.options.tokens = " + std::to_string(*o.tokens) + ";\n";
-  if (!o.token_label.empty()) s += "      e.options.token_label = " + CppString(o.token_label) + ";\n";
+  if (!o.token_label.empty()) s += "      e.options.token_label = " + LabelSource(o.token_label) + ";\n";
   if (o.run != d.run) s += "      e.options.run = " + std::to_string(o.run) + ";\n";
   if (custom_families) s += "      e.options.kernel_families = KernelFamilies();\n";
   return s;

@@ -306,10 +306,10 @@ Status ResolveTokens(std::optional<int64_t> in_trace, const AttributionOptions& 
   if (!options.token_label.empty() && in_trace) {
     s->tokens = *in_trace;
     s->tokens_in_trace = in_trace;
-    s->tokens_source = "label:" + options.token_label;
+    s->tokens_source = "label:" + options.token_label.Spelling();
     if (options.tokens && *options.tokens != s->tokens) {
       s->diagnostics.Add("attr.token_count_mismatch", {path},
-                         "trace has " + std::to_string(s->tokens) + " tokens of '" + options.token_label +
+                         "trace has " + std::to_string(s->tokens) + " tokens of '" + options.token_label.Spelling() +
                              "', configured " + std::to_string(*options.tokens));
     }
     return Status();

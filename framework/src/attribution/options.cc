@@ -3,6 +3,7 @@
 #include <cctype>
 #include <fstream>
 #include <map>
+#include <regex>
 
 #include <nlohmann/json.hpp>
 
@@ -188,13 +189,110 @@ StatusOr<KernelFamilyTable> LoadKernelFamilies(const std::string& path) {
   return KernelFamilyReader(path, *text).Read(*j);
 }
 
+struct LabelMatcher::Regex {
+  std::regex re;
+};
+
+namespace {
+
+// libstdc++'s default (backtracking) executor recurses once per character: a 100 KB
+// annotation name matched against "a.*" overflows the stack. Its breadth-first
+// executor (__polynomial) runs in linear time and bounded depth, and refuses
+// back-references, which a label pattern does not need.
+constexpr std::regex::flag_type kLabelRegexFlags =
+#ifdef __GLIBCXX__
+    std::regex::ECMAScript | std::regex_constants::__polynomial;
+#else
+    std::regex::ECMAScript;
+#endif
+
+}  // namespace
+
+std::string LabelMatch::Spelling() const {
+  switch (kind) {
+    case Kind::kPrefix: return "prefix:" + text;
+    case Kind::kRegex: return "regex:" + text;
+    case Kind::kExact: break;
+  }
+  for (std::string_view keyword : {"exact:", "prefix:", "regex:"}) {
+    if (text.compare(0, keyword.size(), keyword) == 0) return "exact:" + text;
+  }
+  return text;
+}
+
+StatusOr<LabelMatcher> LabelMatcher::Compile(const LabelMatch& label) {
+  if (label.empty()) return UsageError("a decode-step label is empty");
+  LabelMatcher m;
+  m.label_ = label;
+  if (label.kind == LabelMatch::Kind::kExact) m.normalized_ = NormalizePhaseLabel(label.text);
+  if (label.kind == LabelMatch::Kind::kRegex) {
+    try {
+      m.regex_ = std::make_shared<const Regex>(Regex{std::regex(label.text, kLabelRegexFlags)});
+    } catch (const std::regex_error& e) {
+      return UsageError("label regex '" + label.text + "' is not an ECMAScript regular expression: " + e.what());
+    }
+  }
+  return m;
+}
+
+bool LabelMatcher::Matches(std::string_view name) const {
+  switch (label_.kind) {
+    case LabelMatch::Kind::kExact: return NormalizePhaseLabel(name) == normalized_;
+    case LabelMatch::Kind::kPrefix: return name.substr(0, label_.text.size()) == label_.text;
+    case LabelMatch::Kind::kRegex: return std::regex_match(name.begin(), name.end(), regex_->re);
+  }
+  return false;
+}
+
+bool SameLabel(const LabelMatch& a, const LabelMatch& b) {
+  if (a.kind != b.kind) return false;
+  if (a.kind == LabelMatch::Kind::kExact) return NormalizePhaseLabel(a.text) == NormalizePhaseLabel(b.text);
+  return a.text == b.text;
+}
+
+namespace {
+
+// "KEYWORD:TEXT", "KEYWORD-prefix:TEXT" or "KEYWORD-regex:RE" -> the label; nullopt
+// when `spec` is none of them. The label is everything after the first colon.
+std::optional<StatusOr<LabelMatch>> ParseLabelSpelling(std::string_view spec, std::string_view keyword,
+                                                       std::string_view option) {
+  const size_t colon = spec.find(':');
+  if (colon == std::string_view::npos || spec.substr(0, keyword.size()) != keyword) return std::nullopt;
+  const std::string_view head = spec.substr(keyword.size(), colon - keyword.size());
+  const std::string text(spec.substr(colon + 1));
+  LabelMatch label;
+  if (head.empty()) {
+    label = LabelMatch::Exact(text);
+  } else if (head == "-prefix") {
+    label = LabelMatch::Prefix(text);
+  } else if (head == "-regex") {
+    label = LabelMatch::Regex(text);
+  } else {
+    return std::nullopt;
+  }
+  if (text.empty()) {
+    return StatusOr<LabelMatch>(UsageError(std::string(option) + " " + std::string(spec) + " needs a label"));
+  }
+  auto compiled = LabelMatcher::Compile(label);
+  if (!compiled.ok()) {
+    return StatusOr<LabelMatch>(UsageError(std::string(option) + " " + std::string(spec) + ": " +
+                                           compiled.status().message()));
+  }
+  return StatusOr<LabelMatch>(std::move(label));
+}
+
+}  // namespace
+
+StatusOr<LabelMatch> ParseTokenLabel(std::string_view spec) {
+  if (auto label = ParseLabelSpelling(spec, "auto", "--tokens")) return std::move(*label);
+  return UsageError("--tokens '" + std::string(spec) + "': expected auto:NAME, auto-prefix:TEXT or auto-regex:RE");
+}
+
 StatusOr<DecodeWindow> ParseWindow(std::string_view spec) {
   auto parts = Split(spec, ':');
-  if (parts[0] == "label" && parts.size() >= 2) {
-    // The label is everything after "label:", colons included.
-    std::string label(spec.substr(6));
-    if (label.empty()) return UsageError("--window label: needs a label");
-    return DecodeWindow::Label(std::move(label));
+  if (auto label = ParseLabelSpelling(spec, "label", "--window")) {
+    if (!label->ok()) return label->status();
+    return DecodeWindow::Label(std::move(**label));
   }
   if (parts[0] == "time" && parts.size() == 3) {
     int64_t start_ns = 0;
@@ -209,7 +307,8 @@ StatusOr<DecodeWindow> ParseWindow(std::string_view spec) {
     if (!ParseInt64(parts[1], &n)) return UsageError("--window skip:N needs a count");
     return DecodeWindow::SkipSubmissions(n);
   }
-  return UsageError("--window '" + std::string(spec) + "': expected label:NAME, time:START_NS:END_NS or skip:N");
+  return UsageError("--window '" + std::string(spec) + "': expected label:NAME, label-prefix:TEXT, label-regex:RE, "
+                    "time:START_NS:END_NS or skip:N");
 }
 
 void ApplyDefaultProcessFilter(const std::string& engine_name, AttributionOptions* options) {

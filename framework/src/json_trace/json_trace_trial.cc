@@ -30,6 +30,12 @@ bool Contains(std::string_view s, std::string_view part) { return s.find(part) !
 
 enum class LaunchKind { kKernel, kGraph, kOther };
 
+// By name, the same for CUDA's runtime and driver and for HIP: cudaGraphLaunch,
+// cuGraphLaunch, hipGraphLaunch are graph launches; cudaLaunchKernel(ExC),
+// cuLaunchKernel(Ex), cudaLaunchCooperativeKernel and hipLaunchKernel,
+// hipExtLaunchKernel, hipModuleLaunchKernel, hipExtModuleLaunchKernel,
+// hipLaunchCooperativeKernel are kernel launches; the rest (cudaMemcpyAsync,
+// hipMemcpyWithStream, hipMemsetAsync, ...) are other calls.
 LaunchKind KindOfLaunch(std::string_view name) {
   if (Contains(name, "GraphLaunch")) return LaunchKind::kGraph;
   if (Contains(name, "LaunchKernel") || Contains(name, "LaunchCooperativeKernel")) return LaunchKind::kKernel;
@@ -126,6 +132,19 @@ std::vector<std::string> Normalized(const std::vector<Annotation>& spans) {
   for (const Annotation& a : spans) {
     auto it = cache.find(a.name);
     if (it == cache.end()) it = cache.emplace(a.name, attribution::NormalizePhaseLabel(a.name)).first;
+    out.push_back(it->second);
+  }
+  return out;
+}
+
+// Which annotations a label names, tested once per distinct annotation name.
+std::vector<bool> MatchesOf(const std::vector<Annotation>& spans, const attribution::LabelMatcher& label) {
+  std::unordered_map<std::string, bool> cache;
+  std::vector<bool> out;
+  out.reserve(spans.size());
+  for (const Annotation& a : spans) {
+    auto it = cache.find(a.name);
+    if (it == cache.end()) it = cache.emplace(a.name, label.Matches(a.name)).first;
     out.push_back(it->second);
   }
   return out;
@@ -345,12 +364,13 @@ class Annotations {
     return std::nullopt;
   }
 
-  // GPU annotations named `label` when there are any, else the target processes'
+  // GPU annotations the label names when there are any, else the target processes'
   // host annotations.
-  LabelInstances InstancesOf(const std::string& label) const {
+  LabelInstances InstancesOf(const attribution::LabelMatcher& label) const {
     LabelInstances li;
+    const std::vector<bool> gpu_named = MatchesOf(trace_.gpu_annotations, label);
     for (size_t i = 0; i < trace_.gpu_annotations.size(); ++i) {
-      if (gpu_names_[i] != label) continue;
+      if (!gpu_named[i]) continue;
       const Annotation& a = trace_.gpu_annotations[i];
       li.gpu = true;
       li.keys.insert(KeyOf(a, true));
@@ -358,9 +378,10 @@ class Annotations {
       li.last_end = std::max(li.last_end, a.end_ns);
     }
     if (li.gpu) return li;
+    const std::vector<bool> cpu_named = MatchesOf(trace_.cpu_annotations, label);
     for (size_t i = 0; i < trace_.cpu_annotations.size(); ++i) {
       const Annotation& a = trace_.cpu_annotations[i];
-      if (cpu_names_[i] != label || (targets_.filter && !targets_.pids.count(a.pid))) continue;
+      if (!cpu_named[i] || (targets_.filter && !targets_.pids.count(a.pid))) continue;
       li.keys.insert(KeyOf(a, false));
       li.first_start = std::min(li.first_start, a.start_ns);
       li.last_end = std::max(li.last_end, a.end_ns);
@@ -368,13 +389,15 @@ class Annotations {
     return li;
   }
 
-  // Distinct instances of `label` (GPU ones with `gpu`, else host ones) that contain
-  // at least one of the kernels (a host instance contains a kernel's launch call).
-  int64_t InstancesAround(const std::vector<Item>& kernels, const std::string& label, bool gpu) const {
+  // Distinct instances the label names (GPU ones with `gpu`, else host ones) that
+  // contain at least one of the kernels (a host instance contains a kernel's launch call).
+  int64_t InstancesAround(const std::vector<Item>& kernels, const attribution::LabelMatcher& label, bool gpu) const {
     std::set<InstanceKey> used;
-    auto collect = [&](const std::vector<Annotation>& spans, const std::vector<std::string>& names, bool on_gpu) {
+    const std::vector<bool> gpu_named = MatchesOf(trace_.gpu_annotations, label);
+    const std::vector<bool> cpu_named = MatchesOf(trace_.cpu_annotations, label);
+    auto collect = [&](const std::vector<Annotation>& spans, const std::vector<bool>& named, bool on_gpu) {
       return [&, on_gpu](int i) {
-        if (names[static_cast<size_t>(i)] != label) return false;
+        if (!named[static_cast<size_t>(i)]) return false;
         used.insert(KeyOf(spans[static_cast<size_t>(i)], on_gpu));
         return true;
       };
@@ -383,11 +406,11 @@ class Annotations {
       if (gpu) {
         const GpuWork& w = *k.work;
         gpu_spans_.ForEachContaining(w.pid, w.tid, w.start_ns, w.end_ns,
-                                     collect(trace_.gpu_annotations, gpu_names_, true));
+                                     collect(trace_.gpu_annotations, gpu_named, true));
       } else if (k.launch != nullptr) {
         const RuntimeCall& l = *k.launch;
         cpu_spans_.ForEachContaining(l.pid, l.tid, l.start_ns, l.end_ns,
-                                     collect(trace_.cpu_annotations, cpu_names_, false));
+                                     collect(trace_.cpu_annotations, cpu_named, false));
       }
     }
     return static_cast<int64_t>(used.size());
@@ -467,10 +490,11 @@ StatusOr<std::optional<LabelInstances>> ApplyDecodeWindow(const Annotations& ann
   switch (w.mode) {
     case DecodeWindow::Mode::kWholeTrace: return std::optional<LabelInstances>();
     case DecodeWindow::Mode::kLabel: {
-      LabelInstances label = annotations.InstancesOf(attribution::NormalizePhaseLabel(w.label));
+      PERFGATE_ASSIGN_OR_RETURN(const attribution::LabelMatcher matcher, attribution::LabelMatcher::Compile(w.label));
+      LabelInstances label = annotations.InstancesOf(matcher);
       if (label.keys.empty()) {
         return Status::Error("attr.window_label",
-                             "window label '" + w.label +
+                             "window label '" + w.label.Spelling() +
                                  "' is not the name of any gpu_user_annotation or of a user_annotation of the target",
                              {path});
       }
@@ -506,9 +530,10 @@ Status CountTokensInTrace(const Annotations& annotations, const std::vector<Item
                           const std::optional<LabelInstances>& window_label, const AttributionOptions& options,
                           const std::string& path, TrialSummary* s, JsonTrialExtras* x) {
   if (options.token_label.empty()) return Status();
-  const std::string label = attribution::NormalizePhaseLabel(options.token_label);
+  PERFGATE_ASSIGN_OR_RETURN(const attribution::LabelMatcher label,
+                            attribution::LabelMatcher::Compile(options.token_label));
   int64_t found = 0;
-  if (window_label && label == attribution::NormalizePhaseLabel(options.window.label)) {
+  if (window_label && attribution::SameLabel(options.token_label, options.window.label)) {
     found = static_cast<int64_t>(window_label->keys.size());
   } else {
     const LabelInstances li = annotations.InstancesOf(label);
@@ -520,7 +545,7 @@ Status CountTokensInTrace(const Annotations& annotations, const std::vector<Item
   }
   if (found == 0) {
     return Status::Error("attr.token_label",
-                         "token label '" + options.token_label +
+                         "token label '" + options.token_label.Spelling() +
                              "' does not name an annotation around the target's kernels in the decode window",
                          {path});
   }

@@ -232,7 +232,7 @@ const char* WindowModeName(attribution::DecodeWindow::Mode mode) {
 json WindowJson(const attribution::DecodeWindow& w) {
   using Mode = attribution::DecodeWindow::Mode;
   json out = {{"mode", WindowModeName(w.mode)}};
-  if (w.mode == Mode::kLabel) out["label"] = w.label;
+  if (w.mode == Mode::kLabel) out["label"] = w.label.Spelling();
   if (w.mode == Mode::kTimeRange) {
     out["start_ns"] = w.start_ns;
     out["end_ns"] = w.end_ns;
@@ -250,7 +250,7 @@ json OptionsJson(const attribution::AttributionOptions& o) {
           {"seed_compat", o.seed_compat},
           {"window", WindowJson(o.window)},
           {"tokens", o.tokens ? json(*o.tokens) : json(nullptr)},
-          {"token_label", o.token_label.empty() ? json(nullptr) : json(o.token_label)},
+          {"token_label", o.token_label.empty() ? json(nullptr) : json(o.token_label.Spelling())},
           {"run", o.run},
           {"kernel_families", {{"strip_prefix", o.kernel_families.strip_prefix}, {"rules", std::move(rules)}}}};
 }

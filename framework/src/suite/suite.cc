@@ -48,10 +48,10 @@ std::string BucketsKey(const std::vector<Bucket>& buckets) {
 
 std::string OptionsKey(const attribution::AttributionOptions& o) {
   std::string key = o.process_prefix + "|" + std::to_string(o.all_processes) + "|" + std::to_string(o.seed_compat) +
-                    "|" + std::to_string(static_cast<int>(o.window.mode)) + ":" + o.window.label + ":" +
+                    "|" + std::to_string(static_cast<int>(o.window.mode)) + ":" + o.window.label.Spelling() + ":" +
                     std::to_string(o.window.start_ns) + ":" + std::to_string(o.window.end_ns) + ":" +
                     std::to_string(o.window.skip) + "|" + std::to_string(o.tokens.value_or(-1)) + "|" +
-                    o.token_label + "|" + BucketsKey(o.buckets) + "|run " + std::to_string(o.run) + "|" +
+                    o.token_label.Spelling() + "|" + BucketsKey(o.buckets) + "|run " + std::to_string(o.run) + "|" +
                     o.kernel_families.strip_prefix + ":";
   for (const auto& r : o.kernel_families.rules) key += r.prefix + "=" + r.family + ";";
   return key;

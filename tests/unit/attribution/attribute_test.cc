@@ -305,6 +305,55 @@ TEST(Attribute, DecodeWindowByLabelAndTokensFromTheTrace) {
   EXPECT_EQ(SummarizeTrial(b.Build(), bad).status().code(), "attr.window_label");
 }
 
+// The same window and token count from a prefix or a pattern of the label, matched on
+// the command-buffer label as recorded ("[7] output_head.fused_norm_lm_argmax"),
+// while the exact label compares normalised names, as it always did.
+TEST(Attribute, LabelsMatchByPrefixAndPatternOnMetal) {
+  TrialBuilder b;
+  int64_t t = 0;
+  b.Add(t, 5'000'000, kEngine, "prefill.forward");
+  t += 6'000'000;
+  for (int token = 0; token < 5; ++token) {
+    b.Add(t, 100000, kEngine, "layer.1.attn_moe_ffn");
+    t += 110000;
+    b.Add(t, 200000, kEngine, "[" + std::to_string(token) + "] output_head.fused_norm_lm_argmax");
+    t += 210000;
+  }
+  for (const LabelMatch& label : {LabelMatch::Exact("output_head.fused_norm_lm_argmax"),
+                                  LabelMatch::Prefix("[") /* every head, none of the layers */,
+                                  LabelMatch::Regex(R"(\[\d+\] output_head\..*)")}) {
+    SCOPED_TRACE(label.Spelling());
+    AttributionOptions o = Options(4);
+    o.window = DecodeWindow::Label(label);
+    o.token_label = label;
+    auto s = SummarizeTrial(b.Build(), o);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    EXPECT_EQ(s->tokens, 4);
+    EXPECT_EQ(s->submissions, 8);
+    EXPECT_EQ(s->total_sum_ns, 4 * 300000);
+    EXPECT_EQ(s->tokens_source, "label:" + label.Spelling());
+    EXPECT_EQ(s->diagnostics.Count("attr.token_count_mismatch"), 0);
+  }
+  // Tokens by a prefix of the layers' label, inside the exact window: the 4 layers.
+  AttributionOptions o = Options(4);
+  o.window = DecodeWindow::Label("output_head.fused_norm_lm_argmax");
+  o.token_label = LabelMatch::Prefix("layer.1.");
+  auto layers = SummarizeTrial(b.Build(), o);
+  ASSERT_TRUE(layers.ok()) << layers.status().ToString();
+  EXPECT_EQ(layers->tokens, 4);
+  // A prefix matches the raw label, so the normalised "layer.attn_moe_ffn" is no prefix of it.
+  o.token_label = LabelMatch::Prefix("layer.attn");
+  EXPECT_EQ(SummarizeTrial(b.Build(), o).status().code(), "attr.token_label");
+  // A pattern must match the whole label; one std::regex refuses is a usage error.
+  o.window = DecodeWindow::Label(LabelMatch::Regex("output_head"));
+  o.token_label.clear();
+  EXPECT_EQ(SummarizeTrial(b.Build(), o).status().code(), "attr.window_label");
+  o.window = DecodeWindow::Label(LabelMatch::Regex("(output"));
+  auto bad = SummarizeTrial(b.Build(), o);
+  EXPECT_EQ(bad.status().code(), "cli.usage");
+  EXPECT_EQ(bad.status().kind(), ErrorKind::kUsage);
+}
+
 TEST(Attribute, MissingTokenCountIsAUsageError) {
   TrialBuilder b;
   b.Add(0, 1000, kEngine, "a");

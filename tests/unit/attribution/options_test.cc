@@ -74,6 +74,76 @@ TEST(Options, TypedWindowsMatchTheParsedOnes) {
   EXPECT_EQ(whole.end_ns, INT64_MAX);
 }
 
+TEST(Options, LabelSpellingsOfWindowAndTokens) {
+  auto prefix = ParseWindow("label-prefix:step[DECODE");
+  ASSERT_TRUE(prefix.ok()) << prefix.status().ToString();
+  EXPECT_EQ(prefix->mode, DecodeWindow::Mode::kLabel);
+  EXPECT_EQ(prefix->label, LabelMatch::Prefix("step[DECODE"));
+  auto regex = ParseWindow(R"(label-regex:step\[DECODE bs=\d+\])");
+  ASSERT_TRUE(regex.ok());
+  EXPECT_EQ(regex->label, LabelMatch::Regex(R"(step\[DECODE bs=\d+\])"));
+  EXPECT_EQ(ParseWindow("label:step[DECODE bs=32]")->label, LabelMatch::Exact("step[DECODE bs=32]"));
+  EXPECT_EQ(ParseWindow("label-prefix:a:b")->label.text, "a:b");  // colons belong to the label
+  EXPECT_EQ(*ParseTokenLabel("auto:decode_step"), LabelMatch::Exact("decode_step"));
+  EXPECT_EQ(*ParseTokenLabel("auto-prefix:step[DECODE"), LabelMatch::Prefix("step[DECODE"));
+  EXPECT_EQ(*ParseTokenLabel("auto-regex:execute_\\d+_.*"), LabelMatch::Regex("execute_\\d+_.*"));
+
+  // Refused, with the option and its text; a bad pattern with std::regex's reason.
+  EXPECT_EQ(ParseWindow("label-prefix:").status().ToString(), "error[cli.usage]: --window label-prefix: needs a label");
+  EXPECT_EQ(ParseTokenLabel("auto:").status().ToString(), "error[cli.usage]: --tokens auto: needs a label");
+  auto bad = ParseWindow("label-regex:step[");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().kind(), ErrorKind::kUsage);
+  EXPECT_NE(bad.status().message().find("--window label-regex:step[: label regex 'step[' is not an ECMAScript "
+                                        "regular expression: "),
+            std::string::npos)
+      << bad.status().message();
+  EXPECT_FALSE(ParseTokenLabel("auto-regex:(").ok());
+  EXPECT_FALSE(ParseWindow("label-glob:x").ok());
+  EXPECT_EQ(ParseTokenLabel("auto-glob:x").status().ToString(),
+            "error[cli.usage]: --tokens 'auto-glob:x': expected auto:NAME, auto-prefix:TEXT or auto-regex:RE");
+}
+
+TEST(Options, LabelMatchersAndSpellings) {
+  auto exact = LabelMatcher::Compile("layer.attn");
+  ASSERT_TRUE(exact.ok());
+  EXPECT_TRUE(exact->Matches("[3] layer.12.attn"));  // normalised, as before
+  EXPECT_FALSE(exact->Matches("layer.attn2"));
+  auto prefix = LabelMatcher::Compile(LabelMatch::Prefix("step[DECODE"));
+  ASSERT_TRUE(prefix.ok());
+  EXPECT_TRUE(prefix->Matches("step[DECODE bs=32]"));
+  EXPECT_FALSE(prefix->Matches("step[PREFILL bs=32]"));
+  EXPECT_FALSE(prefix->Matches("step[DECOD"));
+  auto regex = LabelMatcher::Compile(LabelMatch::Regex(R"(step\[DECODE bs=\d+\])"));
+  ASSERT_TRUE(regex.ok());
+  EXPECT_TRUE(regex->Matches("step[DECODE bs=32]"));
+  EXPECT_FALSE(regex->Matches("step[DECODE bs=32] "));  // the whole name
+  EXPECT_FALSE(regex->Matches("xstep[DECODE bs=32]"));
+  EXPECT_EQ(LabelMatcher::Compile(LabelMatch()).status().code(), "cli.usage");
+
+  EXPECT_EQ(LabelMatch("decode_step").Spelling(), "decode_step");  // reports unchanged
+  EXPECT_EQ(LabelMatch::Prefix("step[").Spelling(), "prefix:step[");
+  EXPECT_EQ(LabelMatch::Regex("a.*").Spelling(), "regex:a.*");
+  EXPECT_EQ(LabelMatch("prefix:x").Spelling(), "exact:prefix:x");  // never read as a prefix
+  EXPECT_TRUE(SameLabel("layer.1.attn", "layer.attn"));
+  EXPECT_FALSE(SameLabel(LabelMatch::Prefix("a"), "a"));
+  EXPECT_TRUE(SameLabel(LabelMatch::Regex("a+"), LabelMatch::Regex("a+")));
+  EXPECT_FALSE(SameLabel(LabelMatch::Regex("a+"), LabelMatch::Regex("a*")));
+}
+
+// A backtracking matcher recurses per character and overflows the stack on a long
+// name (a 100 KB name against "a.*" did with libstdc++'s default executor).
+TEST(Options, LabelPatternsSurviveLongNames) {
+  auto m = LabelMatcher::Compile(LabelMatch::Regex("execute_.*|a.*"));
+  ASSERT_TRUE(m.ok());
+  EXPECT_TRUE(m->Matches(std::string(1'000'000, 'a')));
+  EXPECT_FALSE(m->Matches(std::string(1'000'000, 'b')));
+#ifdef __GLIBCXX__
+  auto backref = LabelMatcher::Compile(LabelMatch::Regex(R"((a)\1)"));
+  EXPECT_EQ(backref.status().code(), "cli.usage");  // the linear-time matcher has no back-references
+#endif
+}
+
 TEST(Options, DefaultProcessFilterIsTheEngineName) {
   AttributionOptions o;
   ApplyDefaultProcessFilter("hf2q", &o);

@@ -753,6 +753,219 @@ std::string FirstMatchReference(const attribution::KernelFamilyTable& t, const s
 
 // Random tables of mixed prefix and contains rules (duplicates, nested prefixes, an
 // empty prefix): the trie gives what the first match in table order gives.
+// ROCm kernel names: rocBLAS/hipBLASLt (Tensile) GEMMs, Composable Kernel (ck:: and
+// ck_tile, also mangled), rocPRIM, MIOpen, RCCL (which keeps NCCL's kernel names),
+// Triton on ROCm, and the names the corpus's MI250/MI300X traces hold.
+TEST(JsonTrial, RocmKernelNamesHaveTheirFamilies) {
+  const auto table = CudaKernelFamilies();
+  struct Case {
+    const char* name;
+    const char* family;
+  };
+  const Case cases[] = {
+      {"Cijk_Alik_Bljk_SB_Bias_AS_SAV_UserArgs_MT64x16x32_MI16x16x1_SN_LDSB0_AFC1_AFEM1_ISA90a", "gemm"},
+      {"Cijk_Ailk_Bjlk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT256x192x64_MI16x16x1_SN_LDSB1_ISA942", "gemm"},
+      {"Custom_Cijk_Alik_Bljk_HHS_BH_MT256x256x64_MI32x32x8x1_SN_1LDSB1", "gemm"},
+      {"void ck::kernel_gemm_xdl_cshuffle_v3<ck::tensor_operation::device::DeviceGemm_Xdl_CShuffleV3<ck::half_t>, "
+       "true, (ck::InMemoryDataOperationEnum)0, 1, (ck::TailNumber)1>(ck::tensor_operation::device::Argument)",
+       "gemm"},
+      {"void ck::kernel_batched_gemm_softmax_gemm_xdl_cshuffle_v1<ck::half_t, ck::half_t>(ck::half_t const*)",
+       "attention"},
+      {"void ck_tile::kentry<1, ck_tile::FmhaFwdKernel<ck_tile::BlockFmhaPipelineQRKSVSAsync<ck_tile::half_t> > >("
+       "ck_tile::FmhaFwdKernel<ck_tile::BlockFmhaPipelineQRKSVSAsync<ck_tile::half_t> >::Kargs)",
+       "attention"},
+      {"void ck_tile::kentry<1, ck_tile::GemmKernel<ck_tile::GemmPipelineAgBgCrCompV3<ck_tile::half_t> > >("
+       "ck_tile::GemmHostArgs)",
+       "gemm"},
+      {"_ZN7ck_tile6kentryILi1ENS_12Rmsnorm2dFwdINS_27Rmsnorm2dFwdPipelineOnePassINS_27Rmsnorm2dFwdPipelineProblemIDF16b"
+       "DF16bfEEEEEEEEvNT0_5KargsE",
+       "norm"},
+      {"_ZN5aiter24add_rmsnorm_quant_kernelIDF16bDF16bLi64ELi8ELb0ELb0ELb1ELi1EEEvPT0_PT_PfS4_S4_S4_diiiiiiib", "norm"},
+      {"_ZN7sgl_hip10activation18act_and_mul_kernelI14__hip_bfloat16TnPFT_RKS3_EXadL_Z4siluIS2_ES3_S5_EEEEvPS3_PS4_i",
+       "activation"},
+      {"void paged_attention_ll4mi_QKV_mfma16_kernel<0, __hip_bfloat16, 128, ck_tile::ComposedAttention<0u, false> >("
+       "__hip_bfloat16 const*)",
+       "attention"},
+      {"void paged_attention_ll4mi_reduce_kernel<__hip_bfloat16, 128>(__hip_bfloat16*, float const*)", "attention"},
+      {"void (anonymous namespace)::store_kvcache<2048l, 4, false, long>((anonymous namespace)::StoreKVCacheParams)",
+       "kv_cache"},
+      {"void vllm::reshape_and_cache_flash_kernel<__hip_bfloat16>(__hip_bfloat16 const*)", "kv_cache"},
+      {"void rocprim::ROCPRIM_400200_NS::detail::trampoline_kernel<rocprim::ROCPRIM_400200_NS::detail::"
+       "wrapped_scan_config<rocprim::ROCPRIM_400200_NS::default_config, long>, (rocprim::detail::lookback_scan_state)0>"
+       "(long*)",
+       "reduction"},
+      {"void rocprim::detail::trampoline_kernel<rocprim::detail::wrapped_radix_sort_onesweep_config<float> >(float*)",
+       "sampling"},
+      {"MIOpenBatchNormFwdTrainSpatial", "norm"},
+      {"miopenSp3AsmConv_v21_1_3_gfx9_fp32_f2x3_stride1", "convolution"},
+      {"naive_conv_fwd_nchw_float_double_float", "convolution"},
+      {"MIOpenConvUni", "convolution"},
+      {"void MIOpenPoolingForward<float>(float const*)", "pooling"},
+      {"ncclDevKernel_Generic_4(ncclDevKernelArgsStorage<4096ul>)", "communication"},
+      {"rcclGenericKernel", "communication"},
+      {"triton_poi_fused_constant_pad_nd_moe_forward_0", "triton_pointwise"},
+      {"triton_red_fused__unsafe_view_add_mean_mul_pow_rsqrt_1", "triton_reduction"},
+      {"_combined_routing_compute", "moe"},
+      {"_sum_bitmatrix_rows", "moe"},
+      {"_matmul_ogs_NNT_bf16xbf16xmxfp4_16x128x256x1_swiglu", "gemm"},
+      {"kernel_unified_attention_3d", "attention"},
+      {"attn_fwd", "attention"},
+      {"void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::"
+       "TensorListMetadata<2> >(int)",
+       "elementwise"},
+      // CUDA names the corpus's A100/V100/B200 traces hold.
+      {"std::enable_if<(((8)>(0)))&&vllm::_typeConvert<c10::BFloat16>::exists, void>::type "
+       "vllm::fused_add_rms_norm_kernel<c10::BFloat16, 8>(c10::BFloat16*, long, c10::BFloat16*)",
+       "norm"},
+      {"cudnn_infer_volta_scudnn_128x64_relu_medium_nn_v1", "convolution"},
+      {"void cudnn::winograd::winogradForwardData4x4<float, float>(cudnn::winograd::WinogradDataParams<float, float>)",
+       "convolution"},
+      {"void cudnn::detail::dgrad_engine<float, 128, 6, 7, 3, 3, 5, false>(int, int)", "convolution"},
+      {"void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, 512, true, 1>(cudnnTensorStruct)", "norm"},
+      {"void at::native::(anonymous namespace)::max_pool_forward_nchw<float, float>(int, float const*)", "pooling"},
+      {"void nchwToNhwcKernel<float, float, float, true, false, (cudnnKernelDataType_t)0>(int, int)", "copy"},
+      {"bmm_Bfloat16_MxE2m1MxE4m3_Fp32_t128x16x256u2_s3_et128x16_m128x16x32_cga1x1x1_16dp256b_rM_TN_sm100f", "gemm"},
+  };
+  for (const Case& c : cases) EXPECT_EQ(CudaKernelFamily(table, c.name), c.family) << c.name;
+
+  // Short names: demangled (or, where the demangler refuses DF16b, read from the
+  // mangled nested name), wrappers unwrapped, return types skipped.
+  EXPECT_EQ(CanonicalKernelName(cases[7].name), "Rmsnorm2dFwd");
+  EXPECT_EQ(CanonicalKernelName(cases[8].name), "add_rmsnorm_quant_kernel");
+  EXPECT_EQ(CanonicalKernelName(cases[9].name), "act_and_mul_kernel");
+  EXPECT_EQ(CanonicalKernelName(cases[5].name), "FmhaFwdKernel");
+  EXPECT_EQ(CanonicalKernelName(cases[14].name), "wrapped_scan_config");
+  EXPECT_EQ(CanonicalKernelName("_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEEEEviT0_"),
+            "vectorized_elementwise_kernel");
+  EXPECT_EQ(CanonicalKernelName(cases[31].name), "fused_add_rms_norm_kernel");
+  EXPECT_EQ(CanonicalKernelName("_Znot_really_mangled"), "_Znot_really_mangled");
+  EXPECT_EQ(CanonicalKernelName("Memcpy HtoD (Pageable -> Device)"), "Memcpy HtoD");
+}
+
+// Launch and copy calls of the HIP runtime count as their CUDA twins do: the same
+// trace written with either set of names gives the same figures.
+std::string LaunchTwins(bool hip) {
+  auto name = [hip](const char* cuda, const char* rocm) { return std::string(hip ? rocm : cuda); };
+  gen::KinetoWriter w;
+  w.ProcessName(kPid, "python3");
+  int64_t t = 100 * kUs;
+  int64_t corr = 1;
+  auto launch = [&](const std::string& call, int kernels, bool copy, bool memset) {
+    w.Runtime(call, kPid, kPid, t, 3 * kUs, corr);
+    for (int k = 0; k < kernels; ++k) {
+      const int64_t at = t + (10 + 5 * k) * kUs;
+      if (copy) {
+        w.Memcpy("Memcpy HtoD (Pinned -> Device)", 0, 7, at, 2 * kUs, corr);
+      } else if (memset) {
+        w.Memset("Memset (Device)", 0, 7, at, 1 * kUs, corr);
+      } else {
+        w.Kernel("k" + std::to_string(corr) + "_" + std::to_string(k), 0, 7, at, 4 * kUs, corr);
+      }
+    }
+    t += 100 * kUs;
+    ++corr;
+  };
+  launch(name("cudaLaunchKernel", "hipLaunchKernel"), 1, false, false);
+  launch(name("cudaLaunchKernelExC", "hipExtLaunchKernel"), 1, false, false);
+  launch(name("cuLaunchKernel", "hipModuleLaunchKernel"), 1, false, false);
+  launch(name("cuLaunchKernelEx", "hipExtModuleLaunchKernel"), 1, false, false);
+  launch(name("cudaLaunchCooperativeKernel", "hipLaunchCooperativeKernel"), 1, false, false);
+  launch(name("cudaGraphLaunch", "hipGraphLaunch"), 3, false, false);
+  launch(name("cudaMemcpyAsync", "hipMemcpyAsync"), 1, true, false);
+  launch(name("cudaMemcpy", "hipMemcpyWithStream"), 1, true, false);
+  launch(name("cudaMemcpy", "hipMemcpy"), 1, true, false);
+  launch(name("cudaMemsetAsync", "hipMemsetAsync"), 1, false, true);
+  launch(name("cudaMemset", "hipMemset"), 1, false, true);
+  launch(name("cudaMemsetD32Async", "hipMemsetD32Async"), 1, false, true);
+  return w.Finish();
+}
+
+TEST(JsonTrial, HipRuntimeNamesCountAsTheirCudaTwins) {
+  AttributionOptions o;
+  o.all_processes = true;
+  o.tokens = 1;
+  JsonTrialExtras cuda_x;
+  JsonTrialExtras hip_x;
+  auto cuda = SummarizeJsonTrial(Read(LaunchTwins(false), "cuda.json"), o, &cuda_x);
+  auto hip = SummarizeJsonTrial(Read(LaunchTwins(true), "hip.json"), o, &hip_x);
+  ASSERT_TRUE(cuda.ok() && hip.ok());
+  // By hand: five one-kernel launches, one graph of three kernels, three memcpy
+  // calls, three memset calls; every call 3 us.
+  EXPECT_EQ(hip_x.kernels, 8);
+  EXPECT_EQ(hip_x.kernel_launches, 5);
+  EXPECT_EQ(hip_x.graph_launches, 1);
+  EXPECT_EQ(hip_x.graph_kernels, 3);
+  EXPECT_EQ(hip_x.other_launches, 0);
+  EXPECT_EQ(hip_x.memcpys, 3);
+  EXPECT_EQ(hip_x.memsets, 3);
+  EXPECT_EQ(hip->encoder_gpu.at("memcpy").host_sum_ns, 9 * kUs);
+  EXPECT_EQ(hip->encoder_gpu.at("memset").host_sum_ns, 9 * kUs);
+  EXPECT_EQ(hip_x.launch_host_ns, 6 * 3 * kUs);
+  // The one-kernel launches' host time goes to their kernels, the graph's does not.
+  int64_t kernel_host_ns = 0;
+  for (const auto& [family, f] : hip->encoder_gpu) {
+    if (family != "memcpy" && family != "memset") kernel_host_ns += f.host_sum_ns;
+  }
+  EXPECT_EQ(kernel_host_ns, 5 * 3 * kUs);
+  EXPECT_EQ(hip->extras, cuda->extras);
+  EXPECT_EQ(hip->encoder_gpu.at("memcpy").host_sum_ns, cuda->encoder_gpu.at("memcpy").host_sum_ns);
+  EXPECT_EQ(hip->encoder_gpu.at("memset").host_sum_ns, cuda->encoder_gpu.at("memset").host_sum_ns);
+}
+
+// Labels by prefix and by pattern, on trace A (three "decode_step" host ranges, each
+// holding a "layer.<i>.attn" range): the same instances as the exact label.
+TEST(JsonTrial, LabelsMatchByPrefixAndPattern) {
+  const GpuTrace trace = Read(TraceA(), "a.json");
+  auto exact = SummarizeJsonTrial(trace, DecodeOptions());
+  ASSERT_TRUE(exact.ok()) << exact.status().ToString();
+  ASSERT_EQ(exact->tokens, 3);
+  for (const attribution::LabelMatch& label :
+       {attribution::LabelMatch::Prefix("decode_"), attribution::LabelMatch::Regex("decode_st[a-z]p")}) {
+    SCOPED_TRACE(label.Spelling());
+    AttributionOptions o = DecodeOptions();
+    o.window = DecodeWindow::Label(label);
+    o.token_label = label;
+    auto s = SummarizeJsonTrial(trace, o);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    EXPECT_EQ(s->tokens, 3);
+    EXPECT_EQ(s->submissions, exact->submissions);
+    EXPECT_EQ(s->total_sum_ns, exact->total_sum_ns);
+    EXPECT_EQ(s->tokens_source, "label:" + label.Spelling());
+  }
+  // Prefixes and patterns see the name as written ("layer.0.attn"); the exact label
+  // compares normalised names ("layer.attn").
+  AttributionOptions o = DecodeOptions();
+  for (const attribution::LabelMatch& label :
+       {attribution::LabelMatch::Exact("layer.attn"), attribution::LabelMatch::Prefix("layer."),
+        attribution::LabelMatch::Regex(R"(layer\.\d+\.attn)")}) {
+    o.token_label = label;
+    auto s = SummarizeJsonTrial(trace, o);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    EXPECT_EQ(s->tokens, 3) << label.Spelling();
+  }
+  o.token_label = attribution::LabelMatch::Prefix("layer.1");
+  auto one = SummarizeJsonTrial(trace, o);
+  ASSERT_TRUE(one.ok()) << one.status().ToString();
+  EXPECT_EQ(one->tokens, 1);
+  // A pattern matches the whole name, never a part of it.
+  o = DecodeOptions();
+  o.window = DecodeWindow::Label(attribution::LabelMatch::Regex("decode"));
+  auto part = SummarizeJsonTrial(trace, o);
+  ASSERT_FALSE(part.ok());
+  EXPECT_EQ(part.status().ToString(),
+            "a.json: error[attr.window_label]: window label 'regex:decode' is not the name of any "
+            "gpu_user_annotation or of a user_annotation of the target");
+  // A pattern built in code that std::regex refuses is a usage error, not a crash.
+  o = DecodeOptions();
+  o.token_label = attribution::LabelMatch::Regex("step[");
+  auto bad = SummarizeJsonTrial(trace, o);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().kind(), ErrorKind::kUsage);
+  EXPECT_NE(bad.status().message().find("label regex 'step[' is not an ECMAScript regular expression"),
+            std::string::npos)
+      << bad.status().message();
+}
+
 TEST(FamilyMatcher, TrieKeepsFirstMatchInTableOrder) {
   std::mt19937 rng(12);
   auto word = [&](size_t max_len) {

@@ -5,6 +5,7 @@
 #define PERFGATE_ATTRIBUTION_OPTIONS_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -57,13 +58,70 @@ std::set<std::string> KernelFamilyNames(const KernelFamilyTable& table);
 // unknown key, a wrong type, an empty prefix or family, a prefix given twice).
 StatusOr<KernelFamilyTable> LoadKernelFamilies(const std::string& path);
 
+// How a decode-step label names annotations (Metal command-buffer labels, trace-event
+// user annotations). Exact compares NormalizePhaseLabel of both sides (the only kind
+// before prefixes and patterns); a prefix and a pattern are matched on the name as the
+// trace holds it, so `step[DECODE` or `execute_\d+_context_.*` need no escaping of
+// real serving-engine labels like `step[DECODE bs=32]`.
+struct LabelMatch {
+  enum class Kind { kExact, kPrefix, kRegex };
+  Kind kind = Kind::kExact;
+  std::string text;  // the name, the prefix, or an ECMAScript regex matched against the whole name
+
+  LabelMatch() = default;
+  // Implicit: a plain string is an exact label, as label strings always were.
+  LabelMatch(std::string exact) : text(std::move(exact)) {}  // NOLINT(google-explicit-constructor)
+  LabelMatch(const char* exact) : text(exact) {}             // NOLINT(google-explicit-constructor)
+  static LabelMatch Exact(std::string name) { return LabelMatch(std::move(name)); }
+  static LabelMatch Prefix(std::string prefix) { return Of(Kind::kPrefix, std::move(prefix)); }
+  static LabelMatch Regex(std::string pattern) { return Of(Kind::kRegex, std::move(pattern)); }
+
+  bool empty() const { return text.empty(); }
+  void clear() { *this = LabelMatch(); }
+  // The label in reports, messages and cache keys: the text of an exact label (as
+  // before), "prefix:TEXT" or "regex:TEXT" otherwise; an exact text that itself
+  // starts with "exact:", "prefix:" or "regex:" is written "exact:TEXT".
+  std::string Spelling() const;
+  friend bool operator==(const LabelMatch& a, const LabelMatch& b) { return a.kind == b.kind && a.text == b.text; }
+  friend bool operator!=(const LabelMatch& a, const LabelMatch& b) { return !(a == b); }
+
+ private:
+  static LabelMatch Of(Kind kind, std::string text) {
+    LabelMatch l(std::move(text));
+    l.kind = kind;
+    return l;
+  }
+};
+
+// A LabelMatch made ready to test names (the pattern compiled once).
+class LabelMatcher {
+ public:
+  // A regex that std::regex (ECMAScript) refuses is a cli.usage error quoting it and
+  // the library's message; an empty label is one too.
+  static StatusOr<LabelMatcher> Compile(const LabelMatch& label);
+  // True when the annotation name, as the trace holds it, is one the label names.
+  bool Matches(std::string_view name) const;
+  const LabelMatch& label() const { return label_; }
+
+ private:
+  struct Regex;
+  LabelMatch label_;
+  std::string normalized_;  // kExact: NormalizePhaseLabel(text)
+  std::shared_ptr<const Regex> regex_;
+};
+
+// True when two labels name the same annotations by their spelling: equal, or two
+// exact labels that normalise alike (a token label that is the window label counts
+// the window's instances).
+bool SameLabel(const LabelMatch& a, const LabelMatch& b);
+
 // Which submissions count as decode. Each source gives the modes its own meaning
 // (a Metal label marks the end of a step, a trace-event annotation encloses one); see
 // SummarizeTrial and json_trace::SummarizeJsonTrial.
 struct DecodeWindow {
   enum class Mode { kWholeTrace, kLabel, kTimeRange, kSkipSubmissions };
   Mode mode = Mode::kWholeTrace;
-  std::string label;        // kLabel: from the end of its first command buffer to the end of its last
+  LabelMatch label;         // kLabel: the annotations (command buffers) it names
   int64_t start_ns = 0;     // kTimeRange: [start_ns, end_ns) in trace time
   int64_t end_ns = INT64_MAX;
   int64_t skip = 0;         // kSkipSubmissions: drop the first N target submissions
@@ -71,10 +129,11 @@ struct DecodeWindow {
   // Typed spellings of the modes, for code that builds options (suites, tests). They
   // check nothing; ParseWindow checks user text and builds through them.
   static DecodeWindow WholeTrace() { return DecodeWindow(); }
-  static DecodeWindow Label(std::string name) {
+  // An exact name (a string) or any LabelMatch (LabelMatch::Prefix("step[DECODE")).
+  static DecodeWindow Label(LabelMatch label) {
     DecodeWindow w;
     w.mode = Mode::kLabel;
-    w.label = std::move(name);
+    w.label = std::move(label);
     return w;
   }
   static DecodeWindow SkipSubmissions(int64_t n) {
@@ -92,8 +151,14 @@ struct DecodeWindow {
   }
 };
 
-// Parses "label:NAME", "time:START_NS:END_NS" or "skip:N".
+// Parses "label:NAME" (exact), "label-prefix:TEXT", "label-regex:RE",
+// "time:START_NS:END_NS" or "skip:N". Everything after the first colon of a label
+// spelling is the label, colons included; a regex is compiled here (LabelMatcher).
 StatusOr<DecodeWindow> ParseWindow(std::string_view spec);
+
+// Parses the label of `--tokens`: "auto:NAME" (exact), "auto-prefix:TEXT" or
+// "auto-regex:RE"; anything else is a cli.usage error.
+StatusOr<LabelMatch> ParseTokenLabel(std::string_view spec);
 
 struct AttributionOptions {
   // Keep submissions whose process name starts with this; empty keeps every named
@@ -121,7 +186,7 @@ struct AttributionOptions {
   // The configured decode-token count; when token_label is set the count comes from
   // the trace instead and a disagreement with this one is a diagnostic.
   std::optional<int64_t> tokens;
-  std::string token_label;
+  LabelMatch token_label;
   std::vector<Bucket> buckets = DefaultBuckets();
   KernelFamilyTable kernel_families = DefaultKernelFamilies();
   // The recording run of an xctrace export holding several (`perfgate attribute

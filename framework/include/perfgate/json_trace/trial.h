@@ -100,8 +100,10 @@ struct JsonTrialExtras {
 // The short name a kernel family is matched on: the demangled name without its
 // return type, namespaces, template arguments and parameter list
 // ("void at::native::vectorized_elementwise_kernel<4, ...>(int, ...)" ->
-// "vectorized_elementwise_kernel"). For a generic wrapper (cutlass::Kernel,
-// cutlass::Kernel2, cutlass::device_kernel, ...) the first template argument is used
+// "vectorized_elementwise_kernel"). A mangled name ("_ZN5aiter24add_rmsnorm_...") is
+// demangled first. For a generic wrapper (cutlass::Kernel, cutlass::Kernel2,
+// cutlass::device_kernel, ck_tile::kentry, rocprim's trampoline_kernel, ...) the first
+// template argument that is not a number is used
 // ("cutlass_80_tensorop_s1688gemm_64x64_32x6_tn_align4"). Names that are not C++
 // signatures ("Memcpy HtoD (Pageable -> Device)", "ampere_sgemm_128x64_tn") are kept
 // up to the first " (".
@@ -112,9 +114,11 @@ std::string CanonicalKernelName(std::string_view kernel_name);
 // wins. A rule's prefix "*text" matches kernels whose short name contains text
 // (ASCII case-insensitive); any other prefix matches the start of the short name,
 // exactly as attribution::KernelFamily does. Families: memcpy, memset, triton_gemm,
-// triton_pointwise, triton_reduction, triton, moe, attention, gemm, norm, softmax,
-// rope, activation, sampling, reduction, elementwise, index, copy, embedding,
-// communication, quantization; anything else is other_<first word>.
+// triton_pointwise, triton_reduction, triton, moe, kv_cache, attention, gemm, norm,
+// softmax, rope, activation, sampling, reduction, convolution, pooling, elementwise,
+// index, copy, embedding, communication, quantization; anything else is
+// other_<first word>. CUDA and ROCm names alike (cuBLAS and Tensile's Cijk_, CUTLASS
+// and Composable Kernel, NCCL and RCCL, cuDNN and MIOpen, Triton on either).
 attribution::KernelFamilyTable CudaKernelFamilies();
 
 // The family of a kernel name under `table` (rules as described above), matched on
@@ -127,9 +131,9 @@ std::string CudaKernelFamily(const attribution::KernelFamilyTable& table, std::s
 //  - options.kernel_families: when it equals attribution::DefaultKernelFamilies()
 //    (the Metal table, i.e. not replaced by the user), CudaKernelFamilies() is used.
 //  - Decode window, by options.window.mode:
-//      kLabel: the label's annotation instances: the `gpu_user_annotation`s with that
-//        (normalised) name, else, when there are none, the `user_annotation`s of the
-//        target processes. The window runs from the start of the first instance to
+//      kLabel: the label's annotation instances: the `gpu_user_annotation`s it names
+//        (attribution::LabelMatch: an exact normalised name, a prefix or a pattern),
+//        else, when there are none, the `user_annotation`s of the target processes. The window runs from the start of the first instance to
 //        the end of the last (an annotation encloses a whole decode step, where the
 //        Metal label marks a step's end). A kernel is inside when its own interval
 //        is (GPU annotations) or when its launch call starts inside (host
@@ -138,8 +142,8 @@ std::string CudaKernelFamily(const attribution::KernelFamilyTable& table, std::s
 //      kTimeRange: kernels whose [start, end] lies in [start_ns, end_ns].
 //      kSkipSubmissions: all but the first `skip` kept kernels by start time.
 //    memcpy and memset work follows the same rule as kernels.
-//  - Tokens from options.token_label: the number of its instances when it is also the
-//    window label, else the number of its instances that contain at least one kept
+//  - Tokens from options.token_label (a LabelMatch, as the window's): the number of
+//    its instances when it is also the window label (attribution::SameLabel), else the number of its instances that contain at least one kept
 //    kernel. A range copied onto several GPU streams is one instance (same pid and
 //    External id). A disagreement with options.tokens is attr.token_count_mismatch.
 //  - options.seed_compat is refused (the seed's method is Metal's).

@@ -55,6 +55,7 @@ Status NoPairs(const std::vector<xctrace::ExecutionPoint>& points, const TrialSu
 struct EncoderInfo {
   std::string family;
   std::string phase;
+  SharedText label;  // the command buffer's label as recorded, which label prefixes and patterns match
   int64_t host_ns = 0;
   std::optional<uint64_t> cmdbuffer;
 };
@@ -228,8 +229,8 @@ Status IndexEncoders(const TrialTables& tables, const AttributionOptions& option
       continue;
     }
     if (!e.encoder) continue;
-    EncoderInfo info{EncoderFamily(e.encoder_label), NormalizePhaseLabel(e.cmdbuffer_label), e.duration_ns,
-                     e.cmdbuffer ? std::optional<uint64_t>(e.cmdbuffer->value) : std::nullopt};
+    EncoderInfo info{EncoderFamily(e.encoder_label), NormalizePhaseLabel(e.cmdbuffer_label), e.cmdbuffer_label,
+                     e.duration_ns, e.cmdbuffer ? std::optional<uint64_t>(e.cmdbuffer->value) : std::nullopt};
     if (joins->encoders.emplace(e.encoder->value, std::move(info)).second) {
       joins->encoder_order.push_back(e.encoder->value);
       joins->encoder_rows.push_back(e.row);
@@ -238,13 +239,38 @@ Status IndexEncoders(const TrialTables& tables, const AttributionOptions& option
   return Status();
 }
 
+// Whether an encoder's command-buffer label is one a LabelMatch names. An exact label
+// compares the phase (already normalised) as before; a pattern is tested once per
+// distinct label.
+class LabelTest {
+ public:
+  explicit LabelTest(LabelMatcher matcher)
+      : matcher_(std::move(matcher)), exact_phase_(NormalizePhaseLabel(matcher_.label().text)) {}
+  bool operator()(const EncoderInfo& e) {
+    switch (matcher_.label().kind) {
+      case LabelMatch::Kind::kExact: return e.phase == exact_phase_;
+      case LabelMatch::Kind::kPrefix: return matcher_.Matches(e.label.view());
+      case LabelMatch::Kind::kRegex: break;
+    }
+    const std::string& label = e.label.str();
+    auto it = cache_.find(label);
+    if (it == cache_.end()) it = cache_.emplace(label, matcher_.Matches(label)).first;
+    return it->second;
+  }
+
+ private:
+  LabelMatcher matcher_;
+  std::string exact_phase_;
+  std::unordered_map<std::string, bool> cache_;
+};
+
 // The ends of the label's occurrences, sorted: one occurrence per command buffer (per
-// encoder when the command-buffer id is unknown) whose label normalises to `phase`.
-std::vector<int64_t> OccurrenceEnds(const std::vector<Pair>& kept, const TrialJoins& joins, const std::string& phase) {
+// encoder when the command-buffer id is unknown) whose label it names.
+std::vector<int64_t> OccurrenceEnds(const std::vector<Pair>& kept, const TrialJoins& joins, LabelTest named) {
   std::map<uint64_t, int64_t> occurrence_end;
   for (const Pair& p : kept) {
     const auto* e = joins.EncoderOf(p.submission);
-    if (e == nullptr || e->second.phase != phase) continue;
+    if (e == nullptr || !named(e->second)) continue;
     uint64_t key = e->second.cmdbuffer.value_or(e->first);
     auto [it, inserted] = occurrence_end.emplace(key, p.end_ns);
     if (!inserted) it->second = std::max(it->second, p.end_ns);
@@ -266,10 +292,11 @@ StatusOr<std::optional<int64_t>> ApplyDecodeWindow(const TrialJoins& joins, cons
   if (options.seed_compat || w.mode == DecodeWindow::Mode::kWholeTrace) return std::optional<int64_t>();
   std::optional<int64_t> label_occurrences;
   if (w.mode == DecodeWindow::Mode::kLabel) {
-    const std::vector<int64_t> ends = OccurrenceEnds(*kept, joins, NormalizePhaseLabel(w.label));
+    PERFGATE_ASSIGN_OR_RETURN(LabelMatcher matcher, LabelMatcher::Compile(w.label));
+    const std::vector<int64_t> ends = OccurrenceEnds(*kept, joins, LabelTest(std::move(matcher)));
     if (ends.size() < 2) {
       return Status::Error("attr.window_label",
-                           "window label '" + w.label + "' occurs " + std::to_string(ends.size()) +
+                           "window label '" + w.label.Spelling() + "' occurs " + std::to_string(ends.size()) +
                                " time(s) in the target's command buffers; at least 2 are needed",
                            {path});
     }
@@ -303,20 +330,21 @@ StatusOr<std::optional<int64_t>> ApplyDecodeWindow(const TrialJoins& joins, cons
 Status CountTokensInTrace(const std::vector<Pair>& kept, const TrialJoins& joins, const AttributionOptions& options,
                           std::optional<int64_t> label_occurrences, const std::string& path, TrialSummary* s) {
   if (options.token_label.empty() || options.seed_compat) return Status();
-  const std::string phase = NormalizePhaseLabel(options.token_label);
-  if (label_occurrences && phase == NormalizePhaseLabel(options.window.label)) {
+  PERFGATE_ASSIGN_OR_RETURN(LabelMatcher matcher, LabelMatcher::Compile(options.token_label));
+  if (label_occurrences && SameLabel(options.token_label, options.window.label)) {
     s->tokens_in_trace = label_occurrences;
   } else {
+    LabelTest named(std::move(matcher));
     std::set<uint64_t> cbs;
     for (const Pair& p : kept) {
       const auto* e = joins.EncoderOf(p.submission);
-      if (e != nullptr && e->second.phase == phase) cbs.insert(e->second.cmdbuffer.value_or(e->first));
+      if (e != nullptr && named(e->second)) cbs.insert(e->second.cmdbuffer.value_or(e->first));
     }
     s->tokens_in_trace = static_cast<int64_t>(cbs.size());
   }
   if (*s->tokens_in_trace == 0) {
     return Status::Error("attr.token_label",
-                         "token label '" + options.token_label + "' does not occur in the target's decode window",
+                         "token label '" + options.token_label.Spelling() + "' does not occur in the target's decode window",
                          {path});
   }
   return Status();
