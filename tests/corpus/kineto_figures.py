@@ -107,6 +107,12 @@ def figures(path, labels, prefixes, names):
     print("  memcpys %d memcpy_ns %d memsets %d memset_ns %d" %
           (len(memcpys), sum(ns(e["dur"]) for e in memcpys), len(memsets), sum(ns(e["dur"]) for e in memsets)))
     print("  events %d not_used %d" % (len(everything), len(everything) - kept))
+    # args.stream / args.device matter only on GPU work: elsewhere a value that is not a
+    # non-negative integer ("0x0" on HIP runtime calls, -1 on cuda_sync) is ignored.
+    gpu_cats = KERNEL_CATS | MEMCPY_CATS | MEMSET_CATS
+    ignored = sum(1 for e in events if cat(e) not in gpu_cats for k in ("stream", "device")
+                  if k in e.get("args", {}) and not (type(e["args"][k]) is int and e["args"][k] >= 0))
+    print("  ignored_fields %d" % ignored)
     print("  distinct_kernel_names %d" % len({e["name"] for e in kernels}))
     per_device = collections.Counter(e.get("args", {}).get("device", e.get("pid")) for e in kernels)
     print("  kernels_per_device " + ", ".join("%s: %d" % kv for kv in sorted(per_device.items())))

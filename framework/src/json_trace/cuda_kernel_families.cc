@@ -310,6 +310,13 @@ attribution::KernelFamilyTable CudaKernelFamilies() {
       {"*copy", "copy"},
       {"*embedding", "embedding"},
       {"*quant", "quantization"},
+      // XLA's fusion kernels (JAX, TensorFlow): a kLoop fusion is elementwise work and a
+      // kInput fusion a reduction (those holding "reduce" matched above); "wrapped_" is
+      // one elementwise op XLA wraps to launch on its own. Last, so that a fusion named
+      // after its op (gemm_fusion_dot, ..._softmax_...) keeps that op's family.
+      {"loop_", "elementwise"},
+      {"input_", "reduction"},
+      {"wrapped_", "elementwise"},
   };
   return t;
 }

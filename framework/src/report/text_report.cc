@@ -179,13 +179,8 @@ std::vector<std::string> FormatAll(const std::vector<double>& v, int precision) 
 
 void Methodology(const Report& report, Lines& out) {
   out.Add("Method:");
+  out.Paragraph(" - ", "   ", std::string(util::WordsOf(report).method_note));
   if (util::IsTraceJson(report)) {
-    out.Paragraph(" - ", "   ",
-                  "Source: profiler trace-event JSON (PyTorch/Kineto, Perfetto). Each GPU kernel "
-                  "event is one dispatch (\"kern\" columns count kernels); memcpy and memset are "
-                  "families of their own. Phases are the innermost GPU annotation around a kernel "
-                  "(else the host annotation around its launch); families come from kernel names; "
-                  "tokens are instances of the per-token annotation.");
     out.Paragraph(" - ", "   ",
                   "Figures are per decode token, medians over trials. \"summed\" adds kernel "
                   "durations; \"busy\" is their union. Δ = engine - baseline; Δ% is n/a when the "
@@ -193,11 +188,6 @@ void Methodology(const Report& report, Lines& out) {
     out.Blank();
     return;
   }
-  out.Paragraph(" - ", "   ",
-                "GPU time comes from metal-gpu-execution-points: a start (function 1) and an end "
-                "(function 2) are paired per submission id. A \"submission\" is one such "
-                "execution-point pair (about one encoder), NOT a kernel dispatch; kernel dispatch "
-                "counts need the engine's own counter. \"sub\" = submissions.");
   out.Paragraph(" - ", "   ",
                 "Figures are per decode token, medians over trials. \"summed\" adds submission "
                 "durations; \"busy\" is their union (concurrent submissions counted once). "
@@ -841,7 +831,7 @@ std::string RenderText(const Report& report) {
   Lines out;
   util::Sides sides = util::FindSides(report);
   std::string title = std::string("perfgate GPU attribution per decode token (") +
-                      (util::IsTraceJson(report) ? "trace-event JSON" : "Metal System Trace") + ")";
+                      std::string(util::WordsOf(report).source) + ")";
   if (sides.engine != nullptr) {
     title += ": " + util::SideName(report, sides.engine, false);
     if (sides.baseline) title += " vs " + util::SideName(report, sides.baseline, true);

@@ -78,7 +78,7 @@ StatusOr<attribution::TrialSummary> SummarizeNsys(const std::string& path,
   return nsys::SummarizeNsysTrialFile(path, options);
 }
 
-// Each word by its field's name: sixteen positional strings are easy to misorder.
+// Each word by its field's name: eighteen positional strings are easy to misorder.
 SourceWords MetalWords() {
   SourceWords w;
   w.unit = "submission";
@@ -99,6 +99,11 @@ SourceWords MetalWords() {
   w.kernel_names =
       "A submission names no kernel (no exported table joins a pipeline to GPU time), so there is no "
       "per-kernel-name table; the shader registry lists the pipelines that ran.";
+  w.source = "Metal System Trace";
+  w.method_note =
+      "GPU time comes from metal-gpu-execution-points: a start (function 1) and an end (function 2) are "
+      "paired per submission id. A \"submission\" is one such execution-point pair (about one encoder), NOT a "
+      "kernel dispatch; kernel dispatch counts need the engine's own counter. \"sub\" = submissions.";
   return w;
 }
 
@@ -122,6 +127,12 @@ SourceWords TraceJsonWords() {
   w.kernel_names =
       "Kernel names as the trace writes them, shortened for display (template arguments and parameters cut); "
       "the JSON report keeps them whole.";
+  w.source = "trace-event JSON";
+  w.method_note =
+      "Source: profiler trace-event JSON (PyTorch/Kineto, JAX/XLA, Perfetto). Each GPU kernel event is one "
+      "dispatch (\"kern\" columns count kernels); memcpy and memset are families of their own. Phases are the "
+      "innermost GPU annotation around a kernel (else the host annotation around its launch); families come "
+      "from kernel names; tokens are instances of the per-token annotation.";
   return w;
 }
 
@@ -130,6 +141,12 @@ SourceWords NsysWords() {
   SourceWords w = TraceJsonWords();
   w.phase = "NVTX range";
   w.phases = "NVTX ranges";
+  w.source = "Nsight Systems";
+  w.method_note =
+      "Source: Nsight Systems SQLite export (CUPTI kernel, memcpy and memset activity, CUDA runtime calls, "
+      "NVTX ranges). Each GPU kernel is one dispatch (\"kern\" columns count kernels); memcpy and memset are "
+      "families of their own. Phases are the innermost NVTX range around a kernel's launch call on its "
+      "thread; families come from kernel names; tokens are instances of the per-token NVTX range.";
   return w;
 }
 

@@ -48,31 +48,32 @@ struct Figures {
   int64_t graph_kernels;
   int64_t unlaunched_kernels;
   int64_t not_used_events;  // events attribution does not use: json.skipped_event
+  int64_t ignored_fields;   // args.stream/device that is no index, on events other than GPU work
 };
 
 void PrintTo(const Figures& f, std::ostream* os) { *os << f.file; }
 
 const Figures kTraces[] = {
     {"hta/alexnet_benchmark_result_2869224_1695835535_trace.json.gz", 79, 10692000, 16, 55503000, 3, 8000, 16, 0, 79,
-     0, 0, 0, 0, 927},
+     0, 0, 0, 0, 927, 0},
     {"hta/amd_trace_mi250_minitoy_train_ROCm6_2_kineto.json.gz", 14, 110881, 2, 38161, 0, 0, 12, 2, 14, 0, 0, 0, 0,
-     157},
-    {"hta/cuda_event_sync_event_sync_trace.json.gz", 4, 49000, 1, 2000, 0, 0, 4, 0, 4, 0, 0, 0, 0, 61},
-    {"hta/cuda_event_sync_multi_stream_event_sync_trace.json.gz", 3, 369000, 0, 0, 3, 3000, 1, 0, 3, 0, 0, 0, 0, 89},
-    {"hta/execution_trace_benchmark_simple_add_trace.json.gz", 4, 16000, 0, 0, 0, 0, 2, 0, 4, 0, 0, 0, 0, 72},
+     157, 16},
+    {"hta/cuda_event_sync_event_sync_trace.json.gz", 4, 49000, 1, 2000, 0, 0, 4, 0, 4, 0, 0, 0, 0, 61, 3},
+    {"hta/cuda_event_sync_multi_stream_event_sync_trace.json.gz", 3, 369000, 0, 0, 3, 3000, 1, 0, 3, 0, 0, 0, 0, 89, 4},
+    {"hta/execution_trace_benchmark_simple_add_trace.json.gz", 4, 16000, 0, 0, 0, 0, 2, 0, 4, 0, 0, 0, 0, 72, 0},
     {"hta/ns_resolution_trace_rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz", 4350, 468153602, 1600, 3715404, 145,
-     585435, 77, 0, 4350, 0, 0, 0, 0, 47170},
+     585435, 77, 0, 4350, 0, 0, 0, 0, 47170, 0},
     {"hta/trace_diff_control_control.json.gz", 8568, 446813000, 228, 53498000, 654, 1256000, 170, 3, 8568, 0, 0, 0, 0,
-     74677},
+     74677, 0},
     {"hta/trace_diff_test_test.json.gz", 9876, 801858000, 4856, 159699000, 900, 2205000, 131, 1, 4866, 12, 0, 4464,
-     546, 68064},
-    {"hta/triton_example_triton_example.json.gz", 1, 1760, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 47},
-    {"tracelens/b200_eager_trace.json.gz", 768, 10862916, 161, 802844, 0, 0, 29, 0, 768, 0, 0, 0, 0, 22349},
+     546, 68064, 0},
+    {"hta/triton_example_triton_example.json.gz", 1, 1760, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 47, 0},
+    {"tracelens/b200_eager_trace.json.gz", 768, 10862916, 161, 802844, 0, 0, 29, 0, 768, 0, 0, 0, 0, 22349, 0},
     {"tracelens/inference_sglang_decode_sglang_Qwen3-8B_decode.json.gz", 555, 9765437, 3, 13177, 0, 0, 27, 9, 11, 1,
-     0, 544, 0, 1469},
+     0, 544, 0, 1469, 0},
     {"tracelens/inference_vllm_decode_full_graph_execution.json.gz", 425, 10674517, 9, 43191, 0, 0, 24, 2, 4, 1, 0,
-     421, 0, 1538},
-    {"tracelens/torch_compile_triton_trace.json.gz", 12, 12549021, 0, 0, 0, 0, 8, 2, 12, 0, 0, 0, 0, 153},
+     421, 0, 1538, 0},
+    {"tracelens/torch_compile_triton_trace.json.gz", 12, 12549021, 0, 0, 0, 0, 8, 2, 12, 0, 0, 0, 0, 153, 0},
 };
 
 // `perfgate attribute`'s defaults for trace-event JSON: every process, one token.
@@ -91,11 +92,14 @@ TEST_P(CorpusKineto, FiguresEqualTheScripts) {
   PERFGATE_CORPUS_FILE_OR_SKIP(path, std::string("kineto/") + f.file);
   auto trace = ReadTraceJsonFile(path);
   ASSERT_TRUE(trace.ok()) << trace.status().ToString();
-  // A field attribution does not use never stops a strict read: every such event is
-  // counted, under one named code, and nothing else is reported.
+  // A field attribution does not use never stops a strict read: every such event, and
+  // every malformed field on an event that does not use it, is counted under its named
+  // code, and nothing else is reported.
   EXPECT_EQ(trace->diagnostics.Count("json.skipped_event"), f.not_used_events);
+  EXPECT_EQ(trace->diagnostics.Count("json.ignored_field"), f.ignored_fields);
   for (const auto& entry : trace->diagnostics.Entries()) {
-    EXPECT_EQ(entry.code, "json.skipped_event") << entry.first_detail;
+    EXPECT_TRUE(entry.code == "json.skipped_event" || entry.code == "json.ignored_field")
+        << entry.code << ": " << entry.first_detail;
   }
   JsonTrialExtras x;
   auto s = SummarizeJsonTrial(*trace, WholeTrace(), &x);

@@ -77,7 +77,8 @@ TEST(SourceWords, EveryBuiltinSourceFillsEveryWord) {
       {"registry", &W::registry},   {"unit_abbrev", &W::unit_abbrev},
       {"instance", &W::instance},   {"labelled", &W::labelled},
       {"registry_title", &W::registry_title}, {"registry_names", &W::registry_names},
-      {"distinct_names", &W::distinct_names}, {"kernel_names", &W::kernel_names}};
+      {"distinct_names", &W::distinct_names}, {"kernel_names", &W::kernel_names},
+      {"source", &W::source},       {"method_note", &W::method_note}};
   ASSERT_EQ(fields.size() * sizeof(std::string_view), sizeof(W)) << "a field of SourceWords is not listed here";
   for (const sources::TraceSource& s : sources::BuiltinSources()) {
     for (const auto& [name, field] : fields) {

@@ -43,6 +43,8 @@ struct SourceWords {
   std::string_view registry_names; // what the registry lists per family: "pipeline names" / "kernel names"
   std::string_view distinct_names; // a trial's count of them, in progress lines: "shaders" / "distinct kernels"
   std::string_view kernel_names;   // one sentence: what the per-kernel-name table holds, or why there is none
+  std::string_view source;         // in report titles: "Metal System Trace" / "trace-event JSON"
+  std::string_view method_note;    // kernel sources: the report's paragraph on what is counted and how
 };
 
 struct SourceDescriptor {
