@@ -24,7 +24,8 @@ inline bool ProcessFilterOn(const attribution::AttributionOptions& o) {
 inline std::string TargetDescription(const attribution::AttributionOptions& o) {
   std::string named = o.process_prefix.empty() ? "" : "a process named '" + o.process_prefix + "*'";
   if (!o.process_id) return named;
-  return named.empty() ? "process " + std::to_string(*o.process_id) : named + " with id " + std::to_string(*o.process_id);
+  const std::string id = std::to_string(*o.process_id);
+  return named.empty() ? "process " + id : named + " with id " + id;
 }
 
 // "python3 (4242)", or "(unnamed) (4242)" for a process the trace does not name.

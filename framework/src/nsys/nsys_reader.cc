@@ -341,7 +341,8 @@ class Reader {
   StatusOr<std::pair<int64_t, int64_t>> NvtxRangeTypes() {
     std::pair<int64_t, int64_t> types{kNvtxPushPopRange, kNvtxStartEndRange};
     auto read = ReadEnumTable("ENUM_NSYS_EVENT_TYPE",
-                              "id, name FROM ENUM_NSYS_EVENT_TYPE WHERE name IN ('NvtxPushPopRange', 'NvtxStartEndRange')",
+                              "id, name FROM ENUM_NSYS_EVENT_TYPE "
+                              "WHERE name IN ('NvtxPushPopRange', 'NvtxStartEndRange')",
                               [&](const Statement& s) {
                                 if (!s.Int(0)) return;
                                 (s.Text(1).value_or("") == "NvtxPushPopRange" ? types.first : types.second) = *s.Int(0);

@@ -250,7 +250,8 @@ TEST(KernelNamesCli, MetalSaysWhyThereIsNoTable) {
   const std::string rec = std::string(PERFGATE_SOURCE_DIR) + "/fixtures/recordings/decode_q4_0";
   const std::string head = "output_head.fused_norm_lm_argmax";
   const Reports run = testing_support::AttributeAllFormats(
-      "--trace hf2q=" + rec + "/hf2q --tokens hf2q=auto:" + head + " --window hf2q=label:" + head, "kernel-names-metal");
+      "--trace hf2q=" + rec + "/hf2q --tokens hf2q=auto:" + head + " --window hf2q=label:" + head,
+      "kernel-names-metal");
   ASSERT_EQ(run.exit_code, 0) << run.progress;
   const std::string &text = run.text, &md = run.markdown, &svg = run.svg;
   const json j = json::parse(run.json);
