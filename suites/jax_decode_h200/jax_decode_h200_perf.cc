@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 
+#include "../label_engine.h"
 #include "perfgate/gtest/perfgate_gtest.h"
 
 namespace {
@@ -31,13 +32,10 @@ SuiteConfig JaxDecodeSuite(const std::string& recordings) {
   c.suite = PERFGATE_SUITE_NAME;
   c.recordings_dir = recordings;
   c.golden_dir = PERFGATE_GOLDEN_DIR;
-  EngineSpec e;
-  e.name = kEngine;
-  // One process (python3) recorded; each token runs inside
-  // StepTraceAnnotation("decode_step"), a host range in XLA's trace.
+  // Each token runs inside StepTraceAnnotation("decode_step"), a host range in XLA's
+  // trace; one process (python3) recorded.
+  EngineSpec e = perfgate_suites::LabelEngine(kEngine, "decode_step");
   e.options.all_processes = true;
-  e.options.window = perfgate::attribution::DecodeWindow::Label("decode_step");
-  e.options.token_label = "decode_step";
   c.engines.push_back(e);
   return c;
 }

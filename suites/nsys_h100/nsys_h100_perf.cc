@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 
+#include "../label_engine.h"
 #include "perfgate/gtest/perfgate_gtest.h"
 #include "support/corpus.h"
 
@@ -53,11 +54,8 @@ SuiteConfig NsysH100Suite() {
   c.golden_dir = PERFGATE_GOLDEN_DIR;
   c.min_trials = 1;  // one export: a single trial per device
   for (int device = 0; device < 2; ++device) {
-    EngineSpec e;
-    e.name = kEngines[device];
+    EngineSpec e = perfgate_suites::LabelEngine(kEngines[device], "aten::mm");
     e.options.device = device;
-    e.options.window = perfgate::attribution::DecodeWindow::Label("aten::mm");
-    e.options.token_label = "aten::mm";
     c.engines.push_back(e);
   }
   c.baseline = "gpu0";

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "../label_engine.h"
 #include "perfgate/gtest/perfgate_gtest.h"
 #include "perfgate/metrics/catalogue.h"
 
@@ -17,12 +18,9 @@ SuiteConfig TorchDecodeSuite() {
   c.recordings_dir = PERFGATE_RECORDINGS_DIR;
   c.golden_dir = PERFGATE_GOLDEN_DIR;
   for (const char* mode : {"graphs", "eager"}) {
-    EngineSpec e;
-    e.name = mode;
-    // One process recorded (python3); decode runs inside record_function("decode_step").
+    // Decode runs inside record_function("decode_step"); one process recorded (python3).
+    EngineSpec e = perfgate_suites::LabelEngine(mode, "decode_step");
     e.options.all_processes = true;
-    e.options.window = perfgate::attribution::DecodeWindow::Label("decode_step");
-    e.options.token_label = "decode_step";
     c.engines.push_back(e);
   }
   c.baseline = "eager";

@@ -89,18 +89,33 @@ Status ApplyDevice(const std::string& spec, attribution::AttributionOptions* opt
   return Status();
 }
 
+// The options given per engine, VALUE or ENGINE=VALUE, each repeatable: stated once for
+// adding them and for checking the engine names they are given with.
+struct PerEngineOption {
+  const char* flag;
+  std::vector<std::string> EngineOptionArgs::*values;
+  const char* help;
+};
+
+constexpr PerEngineOption kPerEngineOptions[] = {
+    {"--tokens", &EngineOptionArgs::tokens,
+     "decode tokens per trial, VALUE or ENGINE=VALUE: N, or auto:NAME, auto-prefix:TEXT, "
+     "auto-regex:RE to count a per-token label (command buffer, annotation) in the trace"},
+    {"--process", &EngineOptionArgs::process,
+     "the target process, PREFIX of its name or pid:N, or ENGINE=... (default: the engine name for "
+     "Metal traces, every process for trace-event JSON and nsys)"},
+    {"--device", &EngineOptionArgs::device,
+     "the GPU whose work is kept, N or ENGINE=N (default: the only one; work on several devices "
+     "without a choice is an error)"},
+    {"--window", &EngineOptionArgs::window,
+     "decode window, SPEC or ENGINE=SPEC: label:NAME, label-prefix:TEXT, label-regex:RE "
+     "(ECMAScript, the whole name), time:START_NS:END_NS or skip:N"},
+};
+
 }  // namespace
 
 void AddEngineOptions(CLI::App* cmd, EngineOptionArgs* args, bool with_seed_compat) {
-  cmd->add_option("--tokens", args->tokens,
-                  "decode tokens per trial, VALUE or ENGINE=VALUE: N, or auto:NAME, auto-prefix:TEXT, "
-                  "auto-regex:RE to count a per-token label (command buffer, annotation) in the trace");
-  cmd->add_option("--process", args->process,
-                  "the target process, PREFIX of its name or pid:N, or ENGINE=... (default: the engine name for "
-                  "Metal traces, every process for trace-event JSON and nsys)");
-  cmd->add_option("--device", args->device,
-                  "the GPU whose work is kept, N or ENGINE=N (default: the only one; work on several devices "
-                  "without a choice is an error)");
+  for (const PerEngineOption& o : kPerEngineOptions) cmd->add_option(o.flag, args->*o.values, o.help);
   cmd->add_flag("--lenient", args->lenient,
                 "trace-event JSON: count malformed events (json.bad_event) and read on instead of stopping at "
                 "the first");
@@ -108,9 +123,6 @@ void AddEngineOptions(CLI::App* cmd, EngineOptionArgs* args, bool with_seed_comp
                   "the recording run to read from xctrace exports that hold several (default: refuse them)")
       ->check(PositiveInt());
   cmd->add_flag("--all-processes", args->all_processes, "keep every process's submissions (the seed's behaviour)");
-  cmd->add_option("--window", args->window,
-                  "decode window, SPEC or ENGINE=SPEC: label:NAME, label-prefix:TEXT, label-regex:RE "
-                  "(ECMAScript, the whole name), time:START_NS:END_NS or skip:N");
   if (with_seed_compat) {
     cmd->add_flag("--seed-compat", args->seed_compat, "reproduce the seed script's numbers exactly");
   }
@@ -130,10 +142,10 @@ bool SplitAssignment(const std::string& s, std::string* name, std::string* value
 
 Status CheckEngineNames(const EngineOptionArgs& args, const std::vector<std::string>& engines,
                         const std::string& given_with) {
-  PERFGATE_RETURN_IF_ERROR(CheckNames("--tokens", args.tokens, engines, given_with));
-  PERFGATE_RETURN_IF_ERROR(CheckNames("--process", args.process, engines, given_with));
-  PERFGATE_RETURN_IF_ERROR(CheckNames("--device", args.device, engines, given_with));
-  return CheckNames("--window", args.window, engines, given_with);
+  for (const PerEngineOption& o : kPerEngineOptions) {
+    PERFGATE_RETURN_IF_ERROR(CheckNames(o.flag, args.*o.values, engines, given_with));
+  }
+  return Status();
 }
 
 StatusOr<attribution::AttributionOptions> BaseOptions(const EngineOptionArgs& args) {

@@ -27,13 +27,10 @@ environment.json from `--out /tmp/jaxout` on an H200 (the .xplane.pb and
 xplane_summary.json files are left out); its README gives the machine and the figures.
 """
 import argparse
-import datetime
 import glob
 import json
 import os
-import platform
 import shutil
-import subprocess
 import sys
 import time
 import traceback
@@ -43,26 +40,18 @@ os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 
+import recording_env  # noqa: E402  (beside this script: sys.path[0])
+
 
 def environment():
     import jaxlib
-    env = {
-        "date_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "python": sys.version.split()[0],
+    return recording_env.environment({
         "jax": jax.__version__,
         "jaxlib": jaxlib.__version__,
         "devices": [str(d) for d in jax.devices()],
         "device_kind": jax.devices()[0].device_kind,
-        "host": platform.platform(),
         "xla_flags": os.environ.get("XLA_FLAGS", ""),
-    }
-    try:
-        smi = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,memory.total,clocks.max.sm",
-                              "--format=csv,noheader"], capture_output=True, text=True, timeout=30)
-        env["nvidia_smi"] = smi.stdout.strip()
-    except Exception as e:  # nvidia-smi is optional
-        env["nvidia_smi"] = f"unavailable: {e}"
-    return env
+    })
 
 
 def init_params(args):

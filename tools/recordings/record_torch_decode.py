@@ -18,38 +18,27 @@ OUT/environment.json.
 Usage: python3 record_torch_decode.py --out DIR [--trials 3] [--tokens 64]
 """
 import argparse
-import datetime
 import gzip
 import json
 import os
-import platform
 import shutil
-import subprocess
 import sys
 import time
 import traceback
+
+import recording_env  # beside this script: sys.path[0]
 
 
 def environment():
     import torch
     import transformers
-    env = {
-        "date_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "python": sys.version.split()[0],
+    return recording_env.environment({
         "torch": torch.__version__,
         "transformers": transformers.__version__,
         "cuda_runtime": torch.version.cuda,
         "gpu": torch.cuda.get_device_name(0),
         "gpu_count": torch.cuda.device_count(),
-        "host": platform.platform(),
-    }
-    try:
-        smi = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,memory.total,clocks.max.sm",
-                              "--format=csv,noheader"], capture_output=True, text=True, timeout=30)
-        env["nvidia_smi"] = smi.stdout.strip()
-    except Exception as e:  # nvidia-smi is optional
-        env["nvidia_smi"] = f"unavailable: {e}"
-    return env
+    })
 
 
 def build_model(args):

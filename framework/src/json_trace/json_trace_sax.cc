@@ -202,12 +202,9 @@ const char* KindOfValue(Json::value_t t) {
   }
 }
 
-// A wrong value in args, kept until the event's kind tells whether it matters.
-struct ArgProblem {
-  bool set = false;
-  size_t offset = 0;
-  std::string problem;
-};
+// A wrong value in args, kept until the event's kind tells whether it matters: the
+// same record as an XLA arg's.
+using ArgProblem = detail::XlaArgProblem;
 
 // The event being read.
 struct PendingEvent {

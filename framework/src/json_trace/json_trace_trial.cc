@@ -11,6 +11,7 @@
 
 #include "checked_math.h"
 #include "json_trace_internal.h"
+#include "process_target.h"
 #include "perfgate/stats/summary.h"
 
 namespace perfgate::json_trace {
@@ -22,10 +23,13 @@ using attribution::DecodeWindow;
 using attribution::FamilyStats;
 using attribution::PhaseStats;
 using attribution::TrialSummary;
+using detail::ProcessFilterOn;
+using detail::ProcessLabel;
+using detail::StartsWith;
+using detail::TargetDescription;
 
 constexpr const char* kUnknownPhase = "(unknown)";
 
-bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 bool Contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
 
 enum class LaunchKind { kKernel, kGraph, kOther };
@@ -158,11 +162,6 @@ struct Item {
   int cpu_annotation = -1;    // innermost user_annotation containing its launch call
 };
 
-std::string ProcessLabel(const GpuTrace& trace, int64_t pid) {
-  auto it = trace.process_names.find(pid);
-  return (it == trace.process_names.end() ? std::string("(unnamed)") : it->second) + " (" + std::to_string(pid) + ")";
-}
-
 // The kernel-family table in force: the user's, else (when the options carry the
 // Metal default) the CUDA table.
 const attribution::KernelFamilyTable& FamilyTableInForce(const AttributionOptions& options) {
@@ -199,7 +198,7 @@ struct TargetProcesses {
 
 TargetProcesses TargetsOf(const GpuTrace& trace, const AttributionOptions& options) {
   TargetProcesses t;
-  t.filter = !options.all_processes && (!options.process_prefix.empty() || options.process_id.has_value());
+  t.filter = ProcessFilterOn(options);
   for (const auto& [pid, name] : trace.process_names) {
     const bool named = StartsWith(name, options.process_prefix);
     const bool id = !options.process_id || *options.process_id == pid;
@@ -214,14 +213,6 @@ struct KeptWork {
   std::vector<Item> kernels;
   std::vector<Item> copies;
 };
-
-// The target as the filter names it: "a process named 'hf2q*'", "process 4242", or both.
-std::string TargetDescription(const AttributionOptions& options) {
-  std::string named = options.process_prefix.empty() ? "" : "a process named '" + options.process_prefix + "*'";
-  if (!options.process_id) return named;
-  const std::string id = "process " + std::to_string(*options.process_id);
-  return named.empty() ? id : named + " with id " + std::to_string(*options.process_id);
-}
 
 std::string NoTargetKernelsMessage(const AttributionOptions& options, int64_t kernels_read,
                                    const std::map<std::string, int64_t>& other_processes, const TrialSummary& s) {

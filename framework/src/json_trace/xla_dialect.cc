@@ -89,6 +89,18 @@ std::string LineName(const GpuTrace& out, const XlaEvent& e) {
          (p == out.process_names.end() ? std::string() : p->second) + "\"";
 }
 
+// A GpuWork, RuntimeCall or Annotation of the event: its name (moved), span, pid and tid.
+template <typename Row>
+Row RowOf(XlaEvent& e) {
+  Row row;
+  row.name = std::move(e.name);
+  row.start_ns = e.start_ns;
+  row.end_ns = e.end_ns;
+  row.pid = e.pid;
+  row.tid = e.tid;
+  return row;
+}
+
 // A device event: GPU work on a stream line, else a derived line's event.
 bool ClassifyDeviceEvent(XlaEvent& e, const XlaProcess& process, const XlaEvents& all, XlaSink* sink,
                          ModuleRanges* modules, GpuTrace* out) {
@@ -103,13 +115,8 @@ bool ClassifyDeviceEvent(XlaEvent& e, const XlaProcess& process, const XlaEvents
   if (e.correlation_problem >= 0) return sink->Bad(all.problems[static_cast<size_t>(e.correlation_problem)]);
   if (e.module_problem >= 0) return sink->Bad(all.problems[static_cast<size_t>(e.module_problem)]);
   sink->Kind("X/xla:stream");
-  GpuWork w;
-  w.kind = WorkKindOf(e.name);
-  w.name = std::move(e.name);
-  w.start_ns = e.start_ns;
-  w.end_ns = e.end_ns;
-  w.pid = e.pid;
-  w.tid = e.tid;
+  GpuWork w = RowOf<GpuWork>(e);
+  w.kind = WorkKindOf(w.name);
   w.device = process.device;
   w.stream = *stream;
   if (e.has_correlation_id) w.correlation = e.correlation_id;
@@ -130,25 +137,14 @@ bool ClassifyHostEvent(XlaEvent& e, const XlaEvents& all, XlaSink* sink, GpuTrac
   if (e.correlation_problem >= 0) return sink->Bad(all.problems[static_cast<size_t>(e.correlation_problem)]);
   if (e.has_correlation_id) {
     sink->Kind("X/xla:host_call");
-    RuntimeCall r;
-    r.name = std::move(e.name);
-    r.start_ns = e.start_ns;
-    r.end_ns = e.end_ns;
-    r.pid = e.pid;
-    r.tid = e.tid;
+    RuntimeCall r = RowOf<RuntimeCall>(e);
     r.correlation = e.correlation_id;
     r.driver = true;  // CUPTI's driver-API callbacks (cuGraphLaunch, cuLaunchKernel, memcpy)
     out->runtime_calls.push_back(std::move(r));
     return true;
   }
   sink->Kind("X/xla:host_range");
-  Annotation a;
-  a.name = std::move(e.name);
-  a.start_ns = e.start_ns;
-  a.end_ns = e.end_ns;
-  a.pid = e.pid;
-  a.tid = e.tid;
-  out->cpu_annotations.push_back(std::move(a));
+  out->cpu_annotations.push_back(RowOf<Annotation>(e));
   return true;
 }
 

@@ -19,8 +19,9 @@
 
 namespace perfgate::json_trace::detail {
 
-// A malformed XLA arg, kept until the event's line tells whether it is used; `problem`
-// already names the event.
+// A malformed arg, kept until the event's kind (for XLA's events, its line) tells
+// whether it is used. The SAX pass keeps its own args' problems in it too; an XLA
+// arg's `problem` already names the event.
 struct XlaArgProblem {
   bool set = false;
   size_t offset = 0;

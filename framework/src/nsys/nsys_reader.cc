@@ -289,15 +289,23 @@ class Reader {
   // The eventClass ids of driver calls (ENUM_NSYS_EVENT_CLASS names ending in
   // CUDA_DRIVER), else 1, their id in every schema 3 export.
   StatusOr<std::vector<int64_t>> DriverClasses() {
-    auto has = db_.HasTable("ENUM_NSYS_EVENT_CLASS");
-    if (!has.ok()) return has.status();
-    if (!*has) return std::vector<int64_t>{1};
     std::vector<int64_t> ids;
-    PERFGATE_RETURN_IF_ERROR(
-        ForEachRow("SELECT id FROM ENUM_NSYS_EVENT_CLASS WHERE name LIKE '%CUDA_DRIVER'", [&](const Statement& s) {
-          if (auto id = s.Int(0)) ids.push_back(*id);
-        }));
-    return ids;
+    auto read = ReadEnumTable("ENUM_NSYS_EVENT_CLASS", "id FROM ENUM_NSYS_EVENT_CLASS WHERE name LIKE '%CUDA_DRIVER'",
+                              [&](const Statement& s) {
+                                if (auto id = s.Int(0)) ids.push_back(*id);
+                              });
+    if (!read.ok()) return read.status();
+    return *read ? ids : std::vector<int64_t>{1};
+  }
+
+  // Calls row(statement) for each row of `SELECT columns` when the export has the enum
+  // table (an older schema may lack it: the caller's defaults stand); false without it.
+  template <typename Row>
+  StatusOr<bool> ReadEnumTable(const char* table, const std::string& columns, Row row) {
+    auto has = db_.HasTable(table);
+    if (!has.ok() || !*has) return has;
+    PERFGATE_RETURN_IF_ERROR(ForEachRow("SELECT " + columns, row));
+    return true;
   }
 
   Status ReadRuntimeCalls() {
@@ -332,15 +340,14 @@ class Reader {
   // The eventType ids of push/pop and start/end ranges.
   StatusOr<std::pair<int64_t, int64_t>> NvtxRangeTypes() {
     std::pair<int64_t, int64_t> types{kNvtxPushPopRange, kNvtxStartEndRange};
-    auto has = db_.HasTable("ENUM_NSYS_EVENT_TYPE");
-    if (!has.ok()) return has.status();
-    if (!*has) return types;
-    PERFGATE_RETURN_IF_ERROR(
-        ForEachRow("SELECT id, name FROM ENUM_NSYS_EVENT_TYPE WHERE name IN ('NvtxPushPopRange', 'NvtxStartEndRange')",
-                   [&](const Statement& s) {
-                     if (!s.Int(0)) return;
-                     (s.Text(1).value_or("") == "NvtxPushPopRange" ? types.first : types.second) = *s.Int(0);
-                   }));
+    auto read = ReadEnumTable("ENUM_NSYS_EVENT_TYPE",
+                              "id, name FROM ENUM_NSYS_EVENT_TYPE "
+                              "WHERE name IN ('NvtxPushPopRange', 'NvtxStartEndRange')",
+                              [&](const Statement& s) {
+                                if (!s.Int(0)) return;
+                                (s.Text(1).value_or("") == "NvtxPushPopRange" ? types.first : types.second) = *s.Int(0);
+                              });
+    if (!read.ok()) return read.status();
     return types;
   }
 

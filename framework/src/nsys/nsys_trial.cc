@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 
+#include "json_trace/process_target.h"
 #include "perfgate/json_trace/trial.h"
 #include "perfgate/nsys/reader.h"
 
@@ -13,30 +14,16 @@ namespace {
 
 using attribution::AttributionOptions;
 using json_trace::GpuTrace;
-
-bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+using json_trace::detail::ProcessFilterOn;
+using json_trace::detail::ProcessLabel;
+using json_trace::detail::StartsWith;
+using json_trace::detail::TargetDescription;
 
 // nsys names a process by its executable path ("/usr/bin/python3") or its name
 // ("python3"); a prefix matches either the whole name or its last path component.
 bool NameMatches(const std::string& name, const std::string& prefix) {
   const size_t slash = name.rfind('/');
   return StartsWith(name, prefix) || (slash != std::string::npos && StartsWith(name.substr(slash + 1), prefix));
-}
-
-bool FilterOn(const AttributionOptions& o) {
-  return !o.all_processes && (!o.process_prefix.empty() || o.process_id.has_value());
-}
-
-std::string TargetDescription(const AttributionOptions& o) {
-  std::string named = o.process_prefix.empty() ? "" : "a process named '" + o.process_prefix + "*'";
-  if (!o.process_id) return named;
-  return named.empty() ? "process " + std::to_string(*o.process_id)
-                       : named + " with id " + std::to_string(*o.process_id);
-}
-
-std::string ProcessLabel(const GpuTrace& trace, int64_t pid) {
-  auto it = trace.process_names.find(pid);
-  return (it == trace.process_names.end() ? std::string("(unnamed)") : it->second) + " (" + std::to_string(pid) + ")";
 }
 
 // Keeps the rows of the target processes (GPU work, runtime calls, NVTX ranges);
@@ -118,7 +105,7 @@ StatusOr<attribution::TrialSummary> SummarizeNsysTrialFile(const std::string& pa
   if (!exported.ok()) return exported.status();
   AttributionOptions o = options;
   int64_t other_process_kernels = 0;
-  if (FilterOn(options)) {
+  if (ProcessFilterOn(options)) {
     auto dropped = KeepTargetProcesses(options, &exported->trace);
     if (!dropped.ok()) return dropped.status();
     other_process_kernels = *dropped;

@@ -151,31 +151,19 @@ SourceWords NsysWords() {
 }
 
 std::vector<TraceSource> MakeBuiltinSources() {
-  TraceSource metal;
-  metal.descriptor.name = "metal";
-  metal.descriptor.unit = Unit::kSubmission;
-  metal.descriptor.words = MetalWords();
-  metal.descriptor.title = "Metal System Trace (xctrace export)";
-  metal.sniff = SniffMetal;
-  metal.summarize = SummarizeMetal;
-  TraceSource trace_json;
-  trace_json.descriptor.name = "trace_json";
-  trace_json.descriptor.unit = Unit::kKernel;
-  trace_json.descriptor.words = TraceJsonWords();
-  trace_json.descriptor.title = "trace-event JSON (PyTorch profiler / Kineto, Perfetto)";
-  trace_json.descriptor.default_all_processes = true;
-  trace_json.sniff = SniffTraceJson;
-  trace_json.summarize = SummarizeTraceJson;
-  TraceSource nsys_sqlite;
-  nsys_sqlite.descriptor.name = "nsys";
-  nsys_sqlite.descriptor.unit = Unit::kKernel;
-  nsys_sqlite.descriptor.words = NsysWords();
-  nsys_sqlite.descriptor.title = "Nsight Systems SQLite export (nsys export --type sqlite)";
-  // Like trace-event JSON: the host process is usually python3, not the engine.
-  nsys_sqlite.descriptor.default_all_processes = true;
-  nsys_sqlite.sniff = SniffNsys;
-  nsys_sqlite.summarize = SummarizeNsys;
-  return {metal, trace_json, nsys_sqlite};
+  // {{name, unit, words, title, default_all_processes}, sniff, summarize}
+  return {
+      {{"metal", Unit::kSubmission, MetalWords(), "Metal System Trace (xctrace export)", false},
+       SniffMetal,
+       SummarizeMetal},
+      {{"trace_json", Unit::kKernel, TraceJsonWords(), "trace-event JSON (PyTorch profiler / Kineto, Perfetto)", true},
+       SniffTraceJson,
+       SummarizeTraceJson},
+      // Like trace-event JSON: the host process is usually python3, not the engine.
+      {{"nsys", Unit::kKernel, NsysWords(), "Nsight Systems SQLite export (nsys export --type sqlite)", true},
+       SniffNsys,
+       SummarizeNsys},
+  };
 }
 
 // The first 4 KiB of the file, inflated when gzip-compressed: enough to see past a BOM

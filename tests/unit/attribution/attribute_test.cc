@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <set>
+#include <utility>
+#include <vector>
 
 namespace perfgate::attribution {
 namespace {
@@ -102,6 +105,24 @@ AttributionOptions Options(int64_t tokens) {
   o.process_prefix = "hf2q";
   o.tokens = tokens;
   return o;
+}
+
+// The submissions of one decode token: (duration, command-buffer label) each.
+using TokenSubmissions = std::vector<std::pair<int64_t, std::string>>;
+
+// A 5 ms "prefill.forward" at 0, then from 6 ms `tokens` decode tokens of the engine,
+// token i the submissions `of_token(i)` names, each followed by a 10 us gap.
+TrialBuilder PrefillThenDecode(int tokens, const std::function<TokenSubmissions(int)>& of_token) {
+  TrialBuilder b;
+  b.Add(0, 5'000'000, kEngine, "prefill.forward");
+  int64_t t = 6'000'000;
+  for (int token = 0; token < tokens; ++token) {
+    for (const auto& [duration_ns, label] : of_token(token)) {
+      b.Add(t, duration_ns, kEngine, label);
+      t += duration_ns + 10'000;
+    }
+  }
+  return b;
 }
 
 const BucketStats& BucketNamed(const TrialSummary& s, const std::string& name) {
@@ -266,16 +287,10 @@ TEST(Attribute, BusyTimeIsTheUnionAndIsCrossCheckedWithGpuIntervals) {
 }
 
 TEST(Attribute, DecodeWindowByLabelAndTokensFromTheTrace) {
-  TrialBuilder b;
-  int64_t t = 0;
-  b.Add(t, 5'000'000, kEngine, "prefill.forward");  // prefill: excluded
-  t += 6'000'000;
-  for (int token = 0; token < 5; ++token) {
-    b.Add(t, 100000, kEngine, "layer.1.attn_moe_ffn");
-    t += 110000;
-    b.Add(t, 200000, kEngine, "output_head.fused_norm_lm_argmax");
-    t += 210000;
-  }
+  // The prefill is excluded.
+  TrialBuilder b = PrefillThenDecode(5, [](int) {
+    return TokenSubmissions{{100000, "layer.1.attn_moe_ffn"}, {200000, "output_head.fused_norm_lm_argmax"}};
+  });
   AttributionOptions o = Options(64);
   o.window.mode = DecodeWindow::Mode::kLabel;
   o.window.label = "output_head.fused_norm_lm_argmax";
@@ -309,16 +324,10 @@ TEST(Attribute, DecodeWindowByLabelAndTokensFromTheTrace) {
 // the command-buffer label as recorded ("[7] output_head.fused_norm_lm_argmax"),
 // while the exact label compares normalised names, as it always did.
 TEST(Attribute, LabelsMatchByPrefixAndPatternOnMetal) {
-  TrialBuilder b;
-  int64_t t = 0;
-  b.Add(t, 5'000'000, kEngine, "prefill.forward");
-  t += 6'000'000;
-  for (int token = 0; token < 5; ++token) {
-    b.Add(t, 100000, kEngine, "layer.1.attn_moe_ffn");
-    t += 110000;
-    b.Add(t, 200000, kEngine, "[" + std::to_string(token) + "] output_head.fused_norm_lm_argmax");
-    t += 210000;
-  }
+  TrialBuilder b = PrefillThenDecode(5, [](int token) {
+    return TokenSubmissions{{100000, "layer.1.attn_moe_ffn"},
+                            {200000, "[" + std::to_string(token) + "] output_head.fused_norm_lm_argmax"}};
+  });
   for (const LabelMatch& label : {LabelMatch::Exact("output_head.fused_norm_lm_argmax"),
                                   LabelMatch::Prefix("[") /* every head, none of the layers */,
                                   LabelMatch::Regex(R"(\[\d+\] output_head\..*)")}) {
@@ -529,14 +538,8 @@ TEST(Attribute, EngineExtrasAreMediansOfTheKeysEveryTrialHas) {
 }
 
 TEST(Attribute, TypedWindowsDriveTheSameWindows) {
-  TrialBuilder b;
-  int64_t t = 0;
-  b.Add(t, 5'000'000, kEngine, "prefill.forward");
-  t += 6'000'000;
-  for (int token = 0; token < 3; ++token) {
-    b.Add(t, 100000, kEngine, "output_head.fused_norm_lm_argmax");
-    t += 110000;
-  }
+  TrialBuilder b =
+      PrefillThenDecode(3, [](int) { return TokenSubmissions{{100000, "output_head.fused_norm_lm_argmax"}}; });
   AttributionOptions o = Options(2);
   o.window = DecodeWindow::Label("output_head.fused_norm_lm_argmax");
   auto label = SummarizeTrial(b.Build(), o);

@@ -45,68 +45,65 @@ nlohmann::json FirstTrial(const std::string& out) {
   return nlohmann::json::parse(out)["engines"]["e"]["trials"][0];
 }
 
+// `perfgate attribute --trace e=PATH --tokens ARGS`.
+testing_support::CommandResult Attribute(const std::string& path, const std::string& args) {
+  return RunPerfgate("attribute --trace e=" + path + " --tokens " + args);
+}
+
+// The same with --format json, which must succeed: its one trial (null when it failed).
+nlohmann::json AttributedTrial(const std::string& path, const std::string& args) {
+  SCOPED_TRACE(args);
+  auto r = Attribute(path, args + " --format json");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return r.exit_code == 0 ? FirstTrial(r.out) : nlohmann::json();
+}
+
+// The same refused (exit 2) with `message` on stderr.
+void ExpectRefused(const std::string& path, const std::string& args, const std::string& message) {
+  SCOPED_TRACE(args);
+  auto r = Attribute(path, args);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+}
+
 TEST(AttributeCliTraceJson, SeveralDevicesNeedAChoice) {
   const std::string path = WriteTempFile(TwoDeviceTrace(), ".json");
-  auto none = RunPerfgate("attribute --trace e=" + path + " --tokens 1");
-  EXPECT_EQ(none.exit_code, 2);
-  EXPECT_NE(none.err.find(path + ": error[attr.several_devices]: the kept kernels ran on 2 devices (0: 4 kernels, 1: "
-                                 "2 kernels); choose one with --device N"),
-            std::string::npos)
-      << none.err;
+  ExpectRefused(path, "1",
+                path + ": error[attr.several_devices]: the kept kernels ran on 2 devices (0: 4 kernels, 1: 2 kernels); "
+                       "choose one with --device N");
 
-  auto one = RunPerfgate("attribute --trace e=" + path + " --tokens 1 --device 1 --format json");
-  ASSERT_EQ(one.exit_code, 0) << one.err;
-  auto t = FirstTrial(one.out);
+  auto t = AttributedTrial(path, "1 --device 1");
   EXPECT_EQ(t["submissions"], 2);
   EXPECT_DOUBLE_EQ(t["gpu_us_per_token"].get<double>(), 40.0);
   EXPECT_EQ(t["diagnostics"]["attr.other_device"], 4);
 
   // Per engine, ENGINE=N; device 0 holds both processes' kernels.
-  auto zero = RunPerfgate("attribute --trace e=" + path + " --tokens 1 --device e=0 --format json");
-  ASSERT_EQ(zero.exit_code, 0) << zero.err;
-  EXPECT_EQ(FirstTrial(zero.out)["submissions"], 4);
-  EXPECT_DOUBLE_EQ(FirstTrial(zero.out)["gpu_us_per_token"].get<double>(), 37.0);
+  auto zero = AttributedTrial(path, "1 --device e=0");
+  EXPECT_EQ(zero["submissions"], 4);
+  EXPECT_DOUBLE_EQ(zero["gpu_us_per_token"].get<double>(), 37.0);
 
   for (const char* bad : {"x", "-1", "1.5"}) {
-    SCOPED_TRACE(bad);
-    auto r = RunPerfgate("attribute --trace e=" + path + " --tokens 1 --device '" + bad + "'");
-    EXPECT_EQ(r.exit_code, 2);
-    EXPECT_NE(r.err.find("expected a device index"), std::string::npos) << r.err;
+    ExpectRefused(path, std::string("1 --device '") + bad + "'", "expected a device index");
   }
-  auto absent = RunPerfgate("attribute --trace e=" + path + " --tokens 1 --device 3");
-  EXPECT_EQ(absent.exit_code, 2);
-  EXPECT_NE(absent.err.find("error[attr.no_target_rows]: no kept kernel ran on device 3 (devices: 0: 4 kernels, 1: 2 "
-                            "kernels)"),
-            std::string::npos)
-      << absent.err;
+  ExpectRefused(path, "1 --device 3",
+                "error[attr.no_target_rows]: no kept kernel ran on device 3 (devices: 0: 4 kernels, 1: 2 kernels)");
 }
 
 TEST(AttributeCliTraceJson, ProcessById) {
   const std::string path = WriteTempFile(TwoDeviceTrace(), ".json");
-  auto worker = RunPerfgate("attribute --trace e=" + path + " --tokens 1 --process pid:5151 --format json");
-  ASSERT_EQ(worker.exit_code, 0) << worker.err;
-  auto t = FirstTrial(worker.out);
+  auto t = AttributedTrial(path, "1 --process pid:5151");
   EXPECT_EQ(t["submissions"], 1);
   EXPECT_DOUBLE_EQ(t["gpu_us_per_token"].get<double>(), 7.0);
   EXPECT_EQ(t["excluded"]["other_process"], 5);
 
   // python3's kernels span both devices: still a choice to make.
-  auto python = RunPerfgate("attribute --trace e=" + path + " --tokens 1 --process pid:4242 --device 0 --format json");
-  ASSERT_EQ(python.exit_code, 0) << python.err;
-  EXPECT_EQ(FirstTrial(python.out)["submissions"], 3);
+  EXPECT_EQ(AttributedTrial(path, "1 --process pid:4242 --device 0")["submissions"], 3);
 
-  auto nobody = RunPerfgate("attribute --trace e=" + path + " --tokens 1 --process pid:77");
-  EXPECT_EQ(nobody.exit_code, 2);
-  EXPECT_NE(nobody.err.find("error[attr.no_target_rows]: no kernel launched by process 77 among 6 kernels"),
-            std::string::npos)
-      << nobody.err;
-  for (const char* bad : {"pid:", "pid:x", "pid:-1", "pid:4242x"}) {
-    SCOPED_TRACE(bad);
-    auto r = RunPerfgate("attribute --trace e=" + path + " --tokens 1 --process " + bad);
-    EXPECT_EQ(r.exit_code, 2);
-    EXPECT_NE(r.err.find("error[cli.usage]: --process '" + std::string(bad) + "': expected pid:N with N a process id"),
-              std::string::npos)
-        << r.err;
+  ExpectRefused(path, "1 --process pid:77",
+                "error[attr.no_target_rows]: no kernel launched by process 77 among 6 kernels");
+  for (const std::string bad : {"pid:", "pid:x", "pid:-1", "pid:4242x"}) {
+    ExpectRefused(path, "1 --process " + bad,
+                  "error[cli.usage]: --process '" + bad + "': expected pid:N with N a process id");
   }
 }
 
@@ -140,14 +137,9 @@ TEST(AttributeCliTraceJson, LenientReadsPastAMalformedKeptEvent) {
   const int64_t line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n');
   const std::string where = path + ":" + std::to_string(line) + ":" + std::to_string(at - line_start + 1);
 
-  auto strict = RunPerfgate("attribute --trace e=" + path + " --tokens 1");
-  EXPECT_EQ(strict.exit_code, 2);
-  EXPECT_NE(strict.err.find(where + ": error[json.bad_event]: \"ts\" is a string"), std::string::npos)
-      << strict.err << "\nexpected at " << where;
+  ExpectRefused(path, "1", where + ": error[json.bad_event]: \"ts\" is a string");
 
-  auto lenient = RunPerfgate("attribute --trace e=" + path + " --tokens 1 --lenient --format json");
-  ASSERT_EQ(lenient.exit_code, 0) << lenient.err;
-  auto t = FirstTrial(lenient.out);
+  auto t = AttributedTrial(path, "1 --lenient");
   EXPECT_EQ(t["submissions"], 2);
   EXPECT_DOUBLE_EQ(t["gpu_us_per_token"].get<double>(), 11.0);
   EXPECT_EQ(t["diagnostics"]["json.bad_event"], 1);
@@ -179,39 +171,23 @@ TEST(AttributeCliTraceJson, DecodeStepLabelsByPrefixAndPattern) {
                                   std::string(R"('e=auto-regex:step\[DECODE bs=\d+\]' )"
                                               R"(--window 'e=label-regex:step\[DECODE bs=\d+\]')"),
                                   std::string("'e=auto:step[DECODE bs=4]' --window 'e=label:step[DECODE bs=4]'")}) {
-    SCOPED_TRACE(spec);
-    auto r = RunPerfgate("attribute --trace e=" + path + " --tokens " + spec + " --format json");
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-    auto t = FirstTrial(r.out);
+    auto t = AttributedTrial(path, spec);
     EXPECT_EQ(t["tokens"], 3);
     EXPECT_EQ(t["submissions"], 6);
     EXPECT_DOUBLE_EQ(t["gpu_us_per_token"].get<double>(), 10.0);
   }
   // Without a window, tokens from the prefix count the steps around kernels; the
   // prefill's own label is another step kind.
-  auto all_steps = RunPerfgate("attribute --trace e=" + path + " --tokens 'auto-prefix:step[' --format json");
-  ASSERT_EQ(all_steps.exit_code, 0) << all_steps.err;
-  EXPECT_EQ(FirstTrial(all_steps.out)["tokens"], 4);
-  EXPECT_EQ(FirstTrial(all_steps.out)["tokens_source"], "label:prefix:step[");
+  auto all_steps = AttributedTrial(path, "'auto-prefix:step['");
+  EXPECT_EQ(all_steps["tokens"], 4);
+  EXPECT_EQ(all_steps["tokens_source"], "label:prefix:step[");
 
-  auto no_engine = RunPerfgate("attribute --trace e=" + path + " --tokens 'auto:step[DECODE bs=4]'");
-  EXPECT_EQ(no_engine.exit_code, 2);
-  EXPECT_NE(no_engine.err.find("a value that holds '=' is written ENGINE=VALUE"), std::string::npos) << no_engine.err;
-
-  auto bad = RunPerfgate("attribute --trace e=" + path + " --tokens 'auto-regex:step[DECODE'");
-  EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_NE(bad.err.find("error[cli.usage]: --tokens auto-regex:step[DECODE: label regex 'step[DECODE' is not an "
-                         "ECMAScript regular expression"),
-            std::string::npos)
-      << bad.err;
-  auto bad_window = RunPerfgate("attribute --trace e=" + path + " --tokens 3 --window 'label-regex:('");
-  EXPECT_EQ(bad_window.exit_code, 2);
-  EXPECT_NE(bad_window.err.find("--window label-regex:(: label regex '(' is not"), std::string::npos)
-      << bad_window.err;
-  auto unknown = RunPerfgate("attribute --trace e=" + path + " --tokens 3 --window 'label-glob:step*'");
-  EXPECT_EQ(unknown.exit_code, 2);
-  EXPECT_NE(unknown.err.find("expected label:NAME, label-prefix:TEXT, label-regex:RE"), std::string::npos)
-      << unknown.err;
+  ExpectRefused(path, "'auto:step[DECODE bs=4]'", "a value that holds '=' is written ENGINE=VALUE");
+  ExpectRefused(path, "'auto-regex:step[DECODE'",
+                "error[cli.usage]: --tokens auto-regex:step[DECODE: label regex 'step[DECODE' is not an ECMAScript "
+                "regular expression");
+  ExpectRefused(path, "3 --window 'label-regex:('", "--window label-regex:(: label regex '(' is not");
+  ExpectRefused(path, "3 --window 'label-glob:step*'", "expected label:NAME, label-prefix:TEXT, label-regex:RE");
 }
 
 // new-suite writes a prefix or pattern label as the LabelMatch it is, and an exact one

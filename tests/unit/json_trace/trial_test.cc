@@ -9,6 +9,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <vector>
 
 #include "json_trace/json_trace_internal.h"
 #include "kineto_gen.h"
@@ -99,6 +100,17 @@ GpuTrace Read(const std::string& bytes, const std::string& path) {
   auto t = ReadTraceJsonBuffer(bytes, path);
   EXPECT_TRUE(t.ok()) << t.status().ToString();
   return t.ok() ? std::move(t).value() : GpuTrace{};
+}
+
+// A kernel name and the family the CUDA table must give it.
+struct FamilyCase {
+  const char* name;
+  const char* family;
+};
+
+void ExpectCudaFamilies(const std::vector<FamilyCase>& cases) {
+  const auto table = CudaKernelFamilies();
+  for (const FamilyCase& c : cases) EXPECT_EQ(CudaKernelFamily(table, c.name), c.family) << c.name;
 }
 
 AttributionOptions DecodeOptions() {
@@ -508,12 +520,7 @@ TEST(JsonTrial, DuplicateCorrelationAcrossProcessesIsCounted) {
 }
 
 TEST(JsonTrial, KernelFamiliesAreDataDriven) {
-  const auto table = CudaKernelFamilies();
-  struct Case {
-    const char* name;
-    const char* family;
-  };
-  const Case cases[] = {
+  const std::vector<FamilyCase> cases = {
       {"ampere_sgemm_128x64_tn", "gemm"},
       {"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64", "gemm"},
       {"nvjet_tst_128x256_64x4_1x2_h_bz_coopA_NTN", "gemm"},
@@ -553,7 +560,7 @@ TEST(JsonTrial, KernelFamiliesAreDataDriven) {
       {"my_custom_kernel(int)", "other_my"},
       {"", "(unknown)"},
   };
-  for (const Case& c : cases) EXPECT_EQ(CudaKernelFamily(table, c.name), c.family) << c.name;
+  ExpectCudaFamilies(cases);
 
   EXPECT_EQ(CanonicalKernelName(kAdd), "vectorized_elementwise_kernel");
   EXPECT_EQ(CanonicalKernelName("Memcpy HtoD (Pageable -> Device)"), "Memcpy HtoD");
@@ -757,12 +764,7 @@ std::string FirstMatchReference(const attribution::KernelFamilyTable& t, const s
 // ck_tile, also mangled), rocPRIM, MIOpen, RCCL (which keeps NCCL's kernel names),
 // Triton on ROCm, and the names the corpus's MI250/MI300X traces hold.
 TEST(JsonTrial, RocmKernelNamesHaveTheirFamilies) {
-  const auto table = CudaKernelFamilies();
-  struct Case {
-    const char* name;
-    const char* family;
-  };
-  const Case cases[] = {
+  const std::vector<FamilyCase> cases = {
       {"Cijk_Alik_Bljk_SB_Bias_AS_SAV_UserArgs_MT64x16x32_MI16x16x1_SN_LDSB0_AFC1_AFEM1_ISA90a", "gemm"},
       {"Cijk_Ailk_Bjlk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT256x192x64_MI16x16x1_SN_LDSB1_ISA942", "gemm"},
       {"Custom_Cijk_Alik_Bljk_HHS_BH_MT256x256x64_MI32x32x8x1_SN_1LDSB1", "gemm"},
@@ -826,7 +828,7 @@ TEST(JsonTrial, RocmKernelNamesHaveTheirFamilies) {
       {"void nchwToNhwcKernel<float, float, float, true, false, (cudnnKernelDataType_t)0>(int, int)", "copy"},
       {"bmm_Bfloat16_MxE2m1MxE4m3_Fp32_t128x16x256u2_s3_et128x16_m128x16x32_cga1x1x1_16dp256b_rM_TN_sm100f", "gemm"},
   };
-  for (const Case& c : cases) EXPECT_EQ(CudaKernelFamily(table, c.name), c.family) << c.name;
+  ExpectCudaFamilies(cases);
 
   // Short names: demangled (or, where the demangler refuses DF16b, read from the
   // mangled nested name), wrappers unwrapped, return types skipped.

@@ -35,6 +35,16 @@ std::string Kernel(const char* name, const char* ts, const char* dur, const char
          R"(", "cuda_graph_id": "5", "kernel_details": "regs:30 grid:32,1,1"}})";
 }
 
+// Attribution as the recordings' suite does it: every process, tokens and window
+// from the host's "decode_step" ranges.
+StatusOr<attribution::TrialSummary> SummarizeDecodeSteps(const GpuTrace& trace, JsonTrialExtras* extras) {
+  attribution::AttributionOptions o;
+  o.all_processes = true;
+  o.window = attribution::DecodeWindow::Label("decode_step");
+  o.token_label = "decode_step";
+  return SummarizeJsonTrial(trace, o, extras);
+}
+
 // Two decode steps of two kernels and a D2H copy each, launched by one cuGraphLaunch
 // per step; every kernel repeated on the derived lines, the python tracer's ranges,
 // XLA's TraceMe ranges, and the `{}` XLA's writer ends with.
@@ -153,12 +163,8 @@ TEST(XlaTrace, MetadataOrderDoesNotMatter) {
 TEST(XlaTrace, AttributionCountsKernelsOncePerTokenWithModulesAsPhases) {
   auto t = ReadTraceJsonBuffer(Trace(true), "xla.json");
   ASSERT_TRUE(t.ok()) << t.status().ToString();
-  attribution::AttributionOptions o;
-  o.all_processes = true;
-  o.window = attribution::DecodeWindow::Label("decode_step");
-  o.token_label = "decode_step";
   JsonTrialExtras x;
-  auto s = SummarizeJsonTrial(*t, o, &x);
+  auto s = SummarizeDecodeSteps(*t, &x);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_EQ(s->tokens, 2);
   EXPECT_EQ(s->submissions, 4);  // not 8: the XLA Ops line is no GPU work
@@ -241,12 +247,8 @@ TEST(XlaTrace, HostCallsNamedAfterTheirKernelAreKernelLaunches) {
   EXPECT_EQ(t->runtime_calls[0].name, "cuLaunchKernel (wrapped_broadcast)");
   EXPECT_EQ(t->runtime_calls[1].name, "cuLaunchKernel (loop_add_fusion)");
   EXPECT_EQ(t->runtime_calls[2].name, "MemcpyD2H");  // a copy, not a kernel
-  attribution::AttributionOptions o;
-  o.all_processes = true;
-  o.window = attribution::DecodeWindow::Label("decode_step");
-  o.token_label = "decode_step";
   JsonTrialExtras x;
-  auto s = SummarizeJsonTrial(*t, o, &x);
+  auto s = SummarizeDecodeSteps(*t, &x);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_EQ(x.kernel_launches, 2);
   EXPECT_EQ(x.graph_launches, 0);

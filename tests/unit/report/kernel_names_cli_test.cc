@@ -18,24 +18,21 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <unistd.h>
 #include <string>
 #include <vector>
 
 #include "report/report_util.h"
 #include "support/run_command.h"
+#include "unit/report/attribute_all_formats.h"
 
 namespace perfgate::report {
 namespace {
 
-namespace fs = std::filesystem;
 using nlohmann::json;
 using ::testing::HasSubstr;
 using ::testing::Not;
-using testing_support::SlurpFile;
 
 const std::string kRec = std::string(PERFGATE_SOURCE_DIR) + "/fixtures/recordings/torch_decode_h200";
 const std::string kWindow = " --tokens auto:decode_step --window label:decode_step";
@@ -52,23 +49,11 @@ const std::string kSdpa =
     "cudnn_generated_fort_native_sdpa_sm80_flash_fprop_wmma_f16_knob_3_64x64x64_4x1x1_cga1x1x1_kernel0_0";
 const std::string kTritonCopy = "triton_poi_fused_add_copy__18";
 
-struct Reports {
-  std::string text, markdown, json, svg;
-};
+using Reports = testing_support::AllFormats;
 
-// One `attribute --format all` run; its four reports.
+// One `attribute --format all` run over the decode window; its four reports.
 Reports Attribute(const std::string& args, const std::string& name) {
-  // A folder of this process's own: ctest -j runs each test as its own process.
-  const fs::path dir = fs::temp_directory_path() / ("perfgate-kernel-names-" + name + "-" + std::to_string(getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  const std::string prefix = (dir / "report").string();
-  const auto r = testing_support::RunPerfgate("attribute " + args + kWindow + " --format all --output " + prefix);
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  Reports out{SlurpFile(prefix + ".txt"), SlurpFile(prefix + ".md"), SlurpFile(prefix + ".json"),
-              SlurpFile(prefix + ".svg")};
-  fs::remove_all(dir);
-  return out;
+  return testing_support::AttributeAllFormats(args + kWindow, "kernel-names-" + name);
 }
 
 // The script's figures of one name in one trial.
@@ -264,17 +249,12 @@ TEST(KernelNamesCli, ComparisonByNameIsSortedByDelta) {
 TEST(KernelNamesCli, MetalSaysWhyThereIsNoTable) {
   const std::string rec = std::string(PERFGATE_SOURCE_DIR) + "/fixtures/recordings/decode_q4_0";
   const std::string head = "output_head.fused_norm_lm_argmax";
-  const fs::path dir = fs::temp_directory_path() / ("perfgate-kernel-names-metal-" + std::to_string(getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  const std::string prefix = (dir / "report").string();
-  const auto run = testing_support::RunPerfgate("attribute --trace hf2q=" + rec + "/hf2q --tokens hf2q=auto:" + head +
-                                                " --window hf2q=label:" + head + " --format all --output " + prefix);
-  ASSERT_EQ(run.exit_code, 0) << run.err;
-  const std::string text = SlurpFile(prefix + ".txt"), md = SlurpFile(prefix + ".md");
-  const json j = json::parse(SlurpFile(prefix + ".json"));
-  const std::string svg = SlurpFile(prefix + ".svg");
-  fs::remove_all(dir);
+  const Reports run = testing_support::AttributeAllFormats(
+      "--trace hf2q=" + rec + "/hf2q --tokens hf2q=auto:" + head + " --window hf2q=label:" + head,
+      "kernel-names-metal");
+  ASSERT_EQ(run.exit_code, 0) << run.progress;
+  const std::string &text = run.text, &md = run.markdown, &svg = run.svg;
+  const json j = json::parse(run.json);
   const std::string why = "A submission names no kernel (no exported table joins a pipeline to GPU time)";
   EXPECT_THAT(text, HasSubstr("Per-kernel-name GPU time"));
   EXPECT_THAT(text, HasSubstr(why));

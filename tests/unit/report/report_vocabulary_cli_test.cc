@@ -6,43 +6,27 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <nlohmann/json.hpp>
-#include <unistd.h>
 #include <string>
 #include <vector>
 
 #include "perfgate/core/version.h"
 #include "perfgate/sources/source.h"
 #include "support/run_command.h"
+#include "unit/report/attribute_all_formats.h"
 
 namespace perfgate::report {
 namespace {
 
-namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using ::testing::Not;
-using testing_support::SlurpFile;
 
 const std::string kRecordings = std::string(PERFGATE_SOURCE_DIR) + "/fixtures/recordings";
 
-struct Reports {
-  std::string progress;  // stderr
-  std::string text, markdown, json, svg;
-};
+using Reports = testing_support::AllFormats;
 
 Reports Attribute(const std::string& args, const std::string& name) {
-  // A folder of this process's own: ctest -j runs each test as its own process.
-  const fs::path dir = fs::temp_directory_path() / ("perfgate-vocabulary-" + name + "-" + std::to_string(getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  const std::string prefix = (dir / "report").string();
-  const auto r = testing_support::RunPerfgate("attribute " + args + " --format all --output " + prefix);
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  Reports out{r.err, SlurpFile(prefix + ".txt"), SlurpFile(prefix + ".md"), SlurpFile(prefix + ".json"),
-              SlurpFile(prefix + ".svg")};
-  fs::remove_all(dir);
-  return out;
+  return testing_support::AttributeAllFormats(args, "vocabulary-" + name);
 }
 
 Reports Torch() {
