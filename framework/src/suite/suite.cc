@@ -47,7 +47,10 @@ std::string BucketsKey(const std::vector<Bucket>& buckets) {
 }
 
 std::string OptionsKey(const attribution::AttributionOptions& o) {
-  std::string key = o.process_prefix + "|" + std::to_string(o.all_processes) + "|" + std::to_string(o.seed_compat) +
+  auto optional = [](const std::optional<int64_t>& v) { return v ? std::to_string(*v) : std::string("-"); };
+  std::string key = o.process_prefix + "|pid " + optional(o.process_id) + "|device " + optional(o.device) +
+                    "|lenient " + std::to_string(o.lenient) + "|" + std::to_string(o.all_processes) + "|" +
+                    std::to_string(o.seed_compat) +
                     "|" + std::to_string(static_cast<int>(o.window.mode)) + ":" + o.window.label.Spelling() + ":" +
                     std::to_string(o.window.start_ns) + ":" + std::to_string(o.window.end_ns) + ":" +
                     std::to_string(o.window.skip) + "|" + std::to_string(o.tokens.value_or(-1)) + "|" +

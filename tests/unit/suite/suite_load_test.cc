@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <vector>
 
 #include "perfgate/core/input_limits.h"
 #include "perfgate/suite/suite.h"
@@ -146,6 +147,16 @@ TEST(SuiteLoad, TheCacheKeysOnTheWholeConfiguration) {
   k.engines[0].options.kernel_families.rules.push_back({"mul_mv", "matvec"});
   EXPECT_NE(ConfigKey(a), ConfigKey(b));
   EXPECT_NE(ConfigKey(a), ConfigKey(k));
+  // The choices of the kernel sources: one engine read on another device, for another
+  // process id, or leniently is another load.
+  for (auto change : std::vector<void (*)(attribution::AttributionOptions*)>{
+           [](attribution::AttributionOptions* o) { o->device = 1; },
+           [](attribution::AttributionOptions* o) { o->process_id = 4242; },
+           [](attribution::AttributionOptions* o) { o->lenient = true; }}) {
+    SuiteConfig d = a;
+    change(&d.engines[0].options);
+    EXPECT_NE(ConfigKey(a), ConfigKey(d));
+  }
   SuiteLoad la = LoadSuite(a);
   SuiteLoad lb = LoadSuite(b);
   ASSERT_TRUE(la.error.ok() && lb.error.ok()) << la.error.ToString() << lb.error.ToString();
