@@ -2,6 +2,8 @@
 #include "xla_dialect.h"
 
 #include <algorithm>
+#include <iterator>
+#include <string_view>
 #include <map>
 #include <tuple>
 #include <unordered_map>
@@ -101,16 +103,39 @@ Row RowOf(XlaEvent& e) {
   return row;
 }
 
-// A device event: GPU work on a stream line, else a derived line's event.
+// The lines XLA's profiler derives from a device's stream lines (xprof's
+// xplane_schema line names: kStepLineName, kXlaModuleLineName, kXlaOpLineName, ...,
+// with the TensorFlow names of older releases): their events repeat the kernels' time.
+bool IsDerivedLine(std::string_view name) {
+  static constexpr std::string_view kDerived[] = {
+      "Steps",           "XLA Modules",          "XLA Ops",           "Async XLA Ops",
+      "XLA TraceMe",     "Framework Ops",        "Framework Name Scope", "TensorFlow Ops",
+      "TensorFlow Name Scope", "Launch Stats",   "Source code",       "Host Offload Ops",
+      "_counters_",      "Sparse Core Steps",    "Sparse Core Modules", "Sparse Core Ops",
+      "Sparse Core Syncs", "Tensor Core Sync Flag",
+  };
+  return std::find(std::begin(kDerived), std::end(kDerived), name) != std::end(kDerived);
+}
+
+// A device event: GPU work on a stream line, skipped on a derived line or a device
+// that is no GPU; on any other line of a GPU it is json.bad_event, since it may be
+// GPU work whose stream is unknown (see FORMAT.md).
 bool ClassifyDeviceEvent(XlaEvent& e, const XlaProcess& process, const XlaEvents& all, XlaSink* sink,
                          ModuleRanges* modules, GpuTrace* out) {
-  std::optional<int64_t> stream;
   auto t = out->thread_names.find({e.pid, e.tid});
-  if (t != out->thread_names.end()) stream = XlaStreamOf(t->second);
-  if (!process.gpu || !stream) {
+  const bool named = t != out->thread_names.end();
+  const std::optional<int64_t> stream = named ? XlaStreamOf(t->second) : std::nullopt;
+  if (!process.gpu || (named && !stream && IsDerivedLine(t->second))) {
     sink->Kind("X/xla:other_line");
     sink->Count(XlaSink::Note::kOtherLine, e.offset, LineName(*out, e) + " (\"" + e.name + "\")");
     return true;
+  }
+  if (!stream) {
+    const std::string why = named ? "" : " (no thread_name)";
+    return sink->Bad({true, e.offset,
+                      "\"" + e.name + "\" is on " + LineName(*out, e) + why +
+                          ", neither a stream (\"Stream #N...\") nor a line derived from them (XLA Ops, XLA "
+                          "Modules, Steps, ...): its GPU work cannot be placed"});
   }
   if (e.correlation_problem >= 0) return sink->Bad(all.problems[static_cast<size_t>(e.correlation_problem)]);
   if (e.module_problem >= 0) return sink->Bad(all.problems[static_cast<size_t>(e.module_problem)]);

@@ -266,17 +266,15 @@ TEST(XlaTrace, WithoutProcessNamesEventsAreOfUnknownCategory) {
   EXPECT_EQ(t->event_kinds.at("X/"), 16);
 }
 
-// A device that is no GPU ("/device:TPU:0") and a GPU process line without a stream
-// number hold no GPU work; a stream kernel without correlation_id is kept and counted.
+// A device that is no GPU ("/device:TPU:0") holds no GPU work; a stream kernel
+// without correlation_id is kept and counted.
 TEST(XlaTrace, OnlyNumberedStreamsOfGpuDevicesHoldGpuWork) {
   const std::string trace = R"js({"traceEvents": [
 {"ph": "M", "pid": 2, "name": "process_name", "args": {"name": "/device:TPU:0"}},
 {"ph": "M", "pid": 2, "tid": 1, "name": "thread_name", "args": {"name": "Stream #1"}},
 {"ph": "M", "pid": 3, "name": "process_name", "args": {"name": "/device:GPU:3"}},
-{"ph": "M", "pid": 3, "tid": 1, "name": "thread_name", "args": {"name": "Stream #x"}},
 {"ph": "M", "pid": 3, "tid": 2, "name": "thread_name", "args": {"name": "Stream #7(Compute)"}},
 {"ph": "X", "pid": 2, "tid": 1, "ts": 1, "dur": 1, "name": "tpu_op"},
-{"ph": "X", "pid": 3, "tid": 1, "ts": 1, "dur": 1, "name": "k1"},
 {"ph": "X", "pid": 3, "tid": 2, "ts": 1, "dur": 1, "name": "Memset"},
 {"ph": "X", "pid": 3, "tid": 2, "ts": 2, "dur": 1, "name": "k2"}]})js";
   auto t = ReadTraceJsonBuffer(trace, "xla.json");
@@ -285,9 +283,80 @@ TEST(XlaTrace, OnlyNumberedStreamsOfGpuDevicesHoldGpuWork) {
   EXPECT_EQ(t->gpu_work[0].kind, GpuWorkKind::kMemset);
   EXPECT_EQ(t->gpu_work[1].device, 3);
   EXPECT_EQ(t->gpu_work[1].stream, 7);
-  EXPECT_EQ(t->diagnostics.Count("json.xla_derived_line"), 2);
+  EXPECT_EQ(t->diagnostics.Count("json.xla_derived_line"), 1);
   EXPECT_EQ(t->diagnostics.Count("json.missing_correlation"), 2);
   EXPECT_TRUE(t->gpu_annotations.empty());  // no module execution named
+}
+
+// Every derived line XLA's profiler writes on a GPU (xprof's line names) is skipped.
+TEST(XlaTrace, EveryKnownDerivedLineIsSkipped) {
+  const char* const lines[] = {"Steps", "XLA Modules", "XLA Ops", "Async XLA Ops", "XLA TraceMe", "Framework Ops",
+                               "Framework Name Scope", "TensorFlow Ops", "TensorFlow Name Scope", "Launch Stats",
+                               "Source code", "Host Offload Ops", "_counters_", "Sparse Core Steps",
+                               "Sparse Core Modules", "Sparse Core Ops", "Sparse Core Syncs", "Tensor Core Sync Flag"};
+  std::string trace = R"({"traceEvents": [)"
+                      R"({"ph": "M", "pid": 1, "name": "process_name", "args": {"name": "/device:GPU:0"}})";
+  int tid = 0;
+  for (const char* line : lines) {
+    ++tid;
+    trace += ",\n{\"ph\": \"M\", \"pid\": 1, \"tid\": " + std::to_string(tid) +
+             ", \"name\": \"thread_name\", \"args\": {\"name\": \"" + line + "\"}}";
+    trace += ",\n{\"ph\": \"X\", \"pid\": 1, \"tid\": " + std::to_string(tid) +
+             ", \"ts\": 1, \"dur\": 1, \"name\": \"k\", \"args\": {\"correlation_id\": \"9\"}}";
+  }
+  auto t = ReadTraceJsonBuffer(trace + "]}", "xla.json");
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_TRUE(t->gpu_work.empty());
+  EXPECT_EQ(t->diagnostics.Count("json.xla_derived_line"), tid);
+  EXPECT_EQ(t->diagnostics.ErrorCount(), 0);
+}
+
+// A GPU event on a line that is neither a stream nor a derived line may be GPU work
+// whose stream is unknown (here a 500 µs kernel whose correlation_id matches a launch
+// call): an error at the event in strict mode, a dropped and counted event in lenient
+// mode, never a silent drop. Both an unnamed thread and an unknown line name.
+TEST(XlaTrace, AGpuEventOffTheStreamAndDerivedLinesIsABadEvent) {
+  struct Case {
+    const char* thread_metadata;
+    const char* error;
+  };
+  const Case cases[] = {
+      {"", "xla.json:5:1: error[json.bad_event]: \"big_kernel\" is on \"tid 9\" of \"/device:GPU:0\" (no "
+           "thread_name), neither a stream (\"Stream #N...\") nor a line derived from them (XLA Ops, XLA Modules, "
+           "Steps, ...): its GPU work cannot be placed"},
+      {R"({"ph": "M", "pid": 1, "tid": 9, "name": "thread_name", "args": {"name": "Stream #x"}},)",
+       "xla.json:5:1: error[json.bad_event]: \"big_kernel\" is on \"Stream #x\" of \"/device:GPU:0\", neither a "
+       "stream (\"Stream #N...\") nor a line derived from them (XLA Ops, XLA Modules, Steps, ...): its GPU work "
+       "cannot be placed"},
+      {R"({"ph": "M", "pid": 1, "tid": 9, "name": "thread_name", "args": {"name": "XLA Kernels"}},)",
+       "xla.json:5:1: error[json.bad_event]: \"big_kernel\" is on \"XLA Kernels\" of \"/device:GPU:0\", neither a "
+       "stream (\"Stream #N...\") nor a line derived from them (XLA Ops, XLA Modules, Steps, ...): its GPU work "
+       "cannot be placed"},
+  };
+  for (const Case& c : cases) {
+    const std::string trace = std::string(R"js({"traceEvents": [
+{"ph": "M", "pid": 1, "name": "process_name", "args": {"name": "/device:GPU:0"}},
+{"ph": "M", "pid": 701, "name": "process_name", "args": {"name": "/host:CPU"}},
+{"ph": "X", "pid": 701, "tid": 6, "ts": 1, "dur": 2, "name": "big_kernel", "args": {"correlation_id": "77"}},
+{"ph": "X", "pid": 1, "tid": 9, "ts": 10, "dur": 500, "name": "big_kernel", "args": {"correlation_id": "77"}},
+)js") + c.thread_metadata + R"js(
+{"ph": "M", "pid": 1, "tid": 14, "name": "thread_name", "args": {"name": "Stream #14"}},
+{"ph": "X", "pid": 1, "tid": 14, "ts": 600, "dur": 1, "name": "small", "args": {"correlation_id": "78"}}]})js";
+    auto strict = ReadTraceJsonBuffer(trace, "xla.json");
+    ASSERT_FALSE(strict.ok()) << c.error;
+    EXPECT_EQ(strict.status().ToString(), c.error);
+
+    ReadOptions lenient;
+    lenient.mode = ReadMode::kLenient;
+    auto t = ReadTraceJsonBuffer(trace, "xla.json", lenient);
+    ASSERT_TRUE(t.ok()) << t.status().ToString();
+    ASSERT_EQ(t->gpu_work.size(), 1u);
+    EXPECT_EQ(t->gpu_work[0].name, "small");
+    EXPECT_EQ(t->bad_events, 1);
+    EXPECT_EQ(t->diagnostics.Count("json.bad_event"), 1);
+    EXPECT_EQ(t->diagnostics.Count("json.xla_derived_line"), 0);
+    EXPECT_EQ(t->diagnostics.ErrorCount(), 1);
+  }
 }
 
 }  // namespace
