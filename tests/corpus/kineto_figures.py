@@ -11,7 +11,9 @@ zero) and prints, per trace:
   kernel, anything else -> other), kernels launched by a graph launch, kernels
   without such a call,
   events and those attribution does not use (all but the kept categories and the
-  process_name / thread_name metadata),
+  process_name / thread_name metadata), the args.stream / args.device values a strict
+  read ignores (json.ignored_field), the runtime and driver calls (every complete
+  event of those categories),
   and the instances of every user annotation name given with --label (one instance
   per (pid, tid, ts) on the host, per (pid, External id) on the GPU), with the
   instances that contain the launch call of at least one kernel (the token count) and
@@ -113,6 +115,9 @@ def figures(path, labels, prefixes, names):
     ignored = sum(1 for e in events if cat(e) not in gpu_cats for k in ("stream", "device")
                   if k in e.get("args", {}) and not (type(e["args"][k]) is int and e["args"][k] >= 0))
     print("  ignored_fields %d" % ignored)
+    # Every complete event of a runtime or driver category is a RuntimeCall, with or
+    # without args.correlation (reader_test.cc's runtime_calls.size()).
+    print("  runtime_calls %d" % sum(1 for e in events if cat(e) in RUNTIME_CATS))
     print("  distinct_kernel_names %d" % len({e["name"] for e in kernels}))
     per_device = collections.Counter(e.get("args", {}).get("device", e.get("pid")) for e in kernels)
     print("  kernels_per_device " + ", ".join("%s: %d" % kv for kv in sorted(per_device.items())))

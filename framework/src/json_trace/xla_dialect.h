@@ -64,7 +64,7 @@ class XlaSink {
  public:
   enum class Note {
     kNotXla,              // no XLA process: an event of unknown category, as before
-    kOtherLine,           // on a device line that is no stream (XLA Ops, Steps, ...): json.xla_derived_line
+    kOtherLine,           // on a derived line (XLA Ops, Steps, ...) or a non-GPU device: json.xla_derived_line
     kPythonTracer,        // a python-tracer `$...` range: json.skipped_event
     kMissingCorrelation,  // stream work without args.correlation_id
   };

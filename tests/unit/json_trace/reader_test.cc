@@ -548,7 +548,10 @@ TEST(JsonTraceReader, FieldsAnEventKindDoesNotUseNeverStopARead) {
 }
 
 // Both were refused in strict mode ("args.stream" of -1 on cuda_sync events, "0x0" on
-// HIP runtime calls). Counts by a Python count of ph "X" events per category.
+// HIP runtime calls). The counts are `kernels` and `runtime_calls` of
+//   python3 tests/corpus/kineto_figures.py $D/amd_trace_mi250_minitoy_train_ROCm6_2_kineto.json.gz
+//       $D/cuda_event_sync_event_sync_trace.json.gz
+// (one line; D=$PERFGATE_CORPUS_DIR/kineto/hta): 14 and 21, 4 and 12.
 TEST(JsonTraceReader, CorpusTracesWithStreamsOnEventsThatDoNotUseThem) {
   PERFGATE_CORPUS_FILE_OR_SKIP(amd, "kineto/hta/amd_trace_mi250_minitoy_train_ROCm6_2_kineto.json.gz");
   PERFGATE_CORPUS_FILE_OR_SKIP(sync, "kineto/hta/cuda_event_sync_event_sync_trace.json.gz");

@@ -45,11 +45,13 @@ TEST_P(JaxRecording, KernelsPerStepMatchTheXSpaceCount) {
   // Every stream event of the XSpace is GPU work here (kernels and copies), once.
   EXPECT_EQ(static_cast<int64_t>(trace->gpu_work.size()), independent["stream_kernels_total"].get<int64_t>());
   EXPECT_EQ(trace->diagnostics.ErrorCount(), 0);
-  // Counted, not errors (a Python count over each JSON): the python tracer's `$`
-  // ranges, the sort indexes and the closing `{}` are skipped; the string "device" arg
-  // of the command_buffer TraceMe ranges (no host range uses it) is ignored. Host
-  // events with a correlation_id are the launch calls (trial 1 also builds the graph:
-  // 121 cuGraphAddNode_v2 and more).
+  // Counted, not errors: the python tracer's `$` ranges, the sort indexes and the
+  // closing `{}` are skipped; the string "device" arg of the command_buffer TraceMe
+  // ranges (no host range uses it) is ignored. Host events with a correlation_id are
+  // the launch calls (trial 1 also builds the graph: 121 cuGraphAddNode_v2 and more).
+  // The figures are python, sort_index, device_args and host_calls of
+  //   python3 tests/corpus/xla_figures.py fixtures/recordings/jax_decode_h200/trial-*/trace.json.gz
+  // (stdlib json over each JSON, by process and thread names alone).
   struct Counted {
     int64_t python, sort_indexes, device_args, host_calls;
   };
@@ -100,8 +102,9 @@ TEST(JaxRecordingCli, AttributeReadsTheThreeTrials) {
   for (const auto& t : e["trials"]) {
     EXPECT_EQ(t["tokens"], 64);
     EXPECT_EQ(t["submissions"], 11328);
-    EXPECT_EQ(t["excluded"]["outside_window"], 123);  // 11451 kernels on the stream lines (a Python count of
-    // their non-Memcpy events) less the 11328 in the decode steps: prefill, broadcasts
+    // 11451 kernels on the stream lines (stream_kernels of tests/corpus/xla_figures.py, as
+    // above) less the 11328 in the decode steps: prefill, broadcasts.
+    EXPECT_EQ(t["excluded"]["outside_window"], 123);
   }
   EXPECT_DOUBLE_EQ(e["median_dispatches_per_token"].get<double>(), 177.0);
 }
