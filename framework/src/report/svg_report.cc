@@ -304,8 +304,8 @@ void KernelNameData(const Report& report, const util::Sides& sides, ChartData* d
 }
 
 // Under a kernel-name chart that ends at `y`, what tells apart its numbered names: each
-// whole, over as many lines as it takes, with the exact name as its tooltip. Returns
-// the y below.
+// whole, over as many lines as it takes (an SVG text does not wrap). Returns the y
+// below.
 double NumberedNamesKey(const std::vector<std::string>& whole, const util::KernelLabels& labels, double y,
                         std::string& svg) {
   const auto numbered = util::NumberedKernelNames(whole, labels);

@@ -197,6 +197,32 @@ TEST(KernelNameTable, NamesAlikeOnceCutAreNumberedAndListedInEveryFormat) {
   EXPECT_THAT(svg, HasSubstr(">" + kGemmC.substr(90) + "</text>"));
 }
 
+// Beside a baseline the Δ rows are named the same way, from the names of both sides,
+// and the SVG's Δ chart by kernel name gets its own list.
+TEST(KernelNameTable, ComparisonRowsOfNamesAlikeOnceCutAreNumberedToo) {
+  Report report;
+  report.engines = {Gemms(), Gemms()};
+  report.engines[1].name = "base";
+  report.comparison = attribution::Comparison{};
+  report.comparison->engine = "torch";
+  report.comparison->baseline = "base";
+  report.comparison->kernel_names = {{kGemmA, 44, 40, 4}, {kGemmB, 31, 30, 1}, {kGemmD, 10, 10, 0}};
+  const std::string text = RenderText(report);
+  // Without a family column the first column is 44 wide; the gemms still read alike.
+  EXPECT_THAT(text, HasSubstr("\nsm80_xmma_gemm_f32f32_f3…ernel__5x_cublas #3      1.00     44.00"));  // A
+  EXPECT_THAT(text, HasSubstr("\n  sm80_xmma_gemm_f32f32_f3…ernel__5x_cublas #2: " + kGemmB.substr(0, 62) + "\n"));
+  EXPECT_THAT(text, Not(HasSubstr("cublas #4: ")));  // C has no row, so it is not listed
+  EXPECT_THAT(RenderMarkdown(report), HasSubstr("\n- `sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_ti…ernel__5x_cublas #2`: `" +
+                                                kGemmA + "`\n"));
+  const std::string svg = RenderSvg(report);
+  const size_t delta_chart = svg.find(">Δ GPU µs/token by kernel name (top 10 by |Δ|)</text>");
+  ASSERT_NE(delta_chart, std::string::npos);
+  const size_t bar_chart = svg.find(">GPU µs/token by kernel name (top 10)</text>");
+  const size_t key = svg.find("<g class=\"numbered-names\"", delta_chart);
+  EXPECT_LT(key, bar_chart);  // the Δ chart's list, under it
+  EXPECT_NE(svg.find("<g class=\"numbered-names\"", bar_chart), std::string::npos);  // and the bar chart's
+}
+
 // The most GPU time first, `kernel_name_rows` of them, then the rest in one line.
 TEST(KernelNameTable, TextShowsTheTopRowsThenHowManyMore) {
   Report report;
