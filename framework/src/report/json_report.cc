@@ -7,6 +7,7 @@
 #include <cmath>
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -245,7 +246,11 @@ json WindowJson(const attribution::DecodeWindow& w) {
 json OptionsJson(const attribution::AttributionOptions& o) {
   json rules = json::array();
   for (const auto& r : o.kernel_families.rules) rules.push_back({{"prefix", r.prefix}, {"family", r.family}});
+  auto or_null = [](const std::optional<int64_t>& v) { return v ? json(*v) : json(nullptr); };
   return {{"process_prefix", o.process_prefix},
+          {"process_id", or_null(o.process_id)},
+          {"device", or_null(o.device)},
+          {"lenient", o.lenient},
           {"all_processes", o.all_processes},
           {"seed_compat", o.seed_compat},
           {"window", WindowJson(o.window)},

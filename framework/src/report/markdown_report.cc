@@ -86,22 +86,16 @@ std::string Join(const std::vector<double>& v) {
   return s;
 }
 
-// A kernel's display name as inline code, cut in the middle to kKernelNameChars.
-std::string KernelCode(const std::map<std::string, std::string>& display, const std::string& name) {
-  return Code(util::TruncateMiddle(display.at(name), kKernelNameChars));
-}
-
-// What tells apart the shown names that share a short name ("#1", "#2").
-void NumberedNames(const std::vector<std::string>& shown, const std::map<std::string, std::string>& display,
-                   const std::vector<const EngineSummary*>& sides, std::vector<std::string>& out) {
-  const auto numbered = util::NumberedKernelNames(shown, display, sides);
+// What tells apart the shown names that are numbered ("#1", "#2"): each whole (a list
+// item wraps where a table cell would not).
+void NumberedNames(const std::vector<std::string>& shown, const util::KernelLabels& labels,
+                   std::vector<std::string>& out) {
+  const auto numbered = util::NumberedKernelNames(shown, labels);
   if (numbered.empty()) return;
   out.push_back("");
-  out.push_back("Names that share a short name:");
+  out.push_back("Numbered names, whole:");
   out.push_back("");
-  for (const auto& [name, compact] : numbered) {
-    out.push_back("- " + Code(name) + ": " + Code(util::Truncate(compact, 2 * kKernelNameChars)));
-  }
+  for (const auto& [label, compact] : numbered) out.push_back("- " + Code(label) + ": " + Code(compact));
 }
 
 // "_… and 40 more kernel names …_" when rows were cut.
@@ -131,13 +125,13 @@ void KernelNames(const Report& report, const util::Sides& sides, std::vector<std
   if (compared) {
     const EngineSummary& b = *sides.baseline;
     const std::string bn = Esc(util::SideName(report, &b, true));
-    const auto display = util::KernelDisplayNames({&e, &b});
+    const util::KernelLabels labels = util::KernelDisplayNames({&e, &b}, kKernelNameChars);
     const std::vector<Delta>& all = report.comparison->kernel_names;
     const std::vector<Delta> rows = util::KernelDeltasShown(all, report.kernel_name_rows);
     Table(out,
           {"Kernel", en + " calls/tok", en + " µs/tok", bn + " calls/tok", bn + " µs/tok", "Δ µs/tok", "Δ%", "p"});
     for (const Delta& d : rows) {
-      out.push_back(TableRow({KernelCode(display, d.name),
+      out.push_back(TableRow({Code(labels.at(d.name)),
                               Fixed(util::FindOr(e.kernel_names, d.name).calls_per_token.median, 2), Fixed(d.engine, 2),
                               Fixed(util::FindOr(b.kernel_names, d.name).calls_per_token.median, 2),
                               Fixed(d.baseline, 2), Signed(d.delta, 2), Percent(d.delta_pct), PValue(d.p_value)}));
@@ -145,16 +139,16 @@ void KernelNames(const Report& report, const util::Sides& sides, std::vector<std
     MoreNames(rows.size(), all.size(), "with smaller |Δ|", out);
     std::vector<std::string> shown;
     for (const Delta& d : rows) shown.push_back(d.name);
-    NumberedNames(shown, display, {&e, &b}, out);
+    NumberedNames(shown, labels, out);
   } else {
-    const auto display = util::KernelDisplayNames({&e});
+    const util::KernelLabels labels = util::KernelDisplayNames({&e}, kKernelNameChars);
     const std::vector<std::string> names = util::KernelNamesByGpu(e);
     const size_t shown =
         report.kernel_name_rows == 0 ? names.size() : std::min(names.size(), report.kernel_name_rows);
     Table(out, {"Kernel", "Family", "calls/tok", "µs/tok", "mean µs", "min µs", "max µs", "trials"});
     for (size_t i = 0; i < shown; ++i) {
       const attribution::KernelNameMedians& k = e.kernel_names.at(names[i]);
-      out.push_back(TableRow({KernelCode(display, names[i]), Code(k.family), Fixed(k.calls_per_token.median, 2),
+      out.push_back(TableRow({Code(labels.at(names[i])), Code(k.family), Fixed(k.calls_per_token.median, 2),
                               Fixed(k.gpu_us_per_token.median, 2), Fixed(k.mean_us, 2), Fixed(k.min_ns / 1000.0, 2),
                               Fixed(k.max_ns / 1000.0, 2), util::TrialsRan(k, e)}));
     }
@@ -165,7 +159,7 @@ void KernelNames(const Report& report, const util::Sides& sides, std::vector<std
                     Esc(sources::WordsOf(*sides.baseline).kernel_names));
     }
     NumberedNames(std::vector<std::string>(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(shown)),
-                  display, {&e}, out);
+                  labels, out);
   }
   out.push_back("");
 }

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -158,6 +159,16 @@ inline std::string Truncate(std::string_view s, size_t width) {
   return out + "\xE2\x80\xA6";  // …
 }
 
+// The byte offset where column `col` of `s` starts (s.size() past its end).
+inline size_t ByteOfColumn(std::string_view s, size_t col) {
+  size_t code_point = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) == 0x80) continue;
+    if (code_point++ == col) return i;
+  }
+  return s.size();
+}
+
 // `s` cut to at most `width` columns by an ellipsis in the middle, keeping the end
 // where names that share a long prefix differ (triton_poi_fused_…_view_5).
 inline std::string TruncateMiddle(std::string_view s, size_t width) {
@@ -165,15 +176,35 @@ inline std::string TruncateMiddle(std::string_view s, size_t width) {
   if (n <= width) return std::string(s);
   if (width < 8) return Truncate(s, width);
   const size_t tail = std::min<size_t>(16, (width - 1) / 2);
-  size_t code_point = 0, tail_start = s.size();
-  for (size_t i = 0; i < s.size(); ++i) {
-    if ((static_cast<unsigned char>(s[i]) & 0xC0) == 0x80) continue;
-    if (code_point++ == n - tail) {
-      tail_start = i;
-      break;
+  return Truncate(s, width - tail) + std::string(s.substr(ByteOfColumn(s, n - tail)));
+}
+
+// `text` in lines of at most `first` columns (the first line) and `rest` (the others,
+// at least 1), broken at spaces; a word wider than a line (a kernel name) is broken
+// where the line ends rather than cut, so that nothing is lost.
+inline std::vector<std::string> WrapLines(std::string_view text, size_t first, size_t rest) {
+  std::vector<std::string> lines(1);
+  size_t room = first;
+  auto next_line = [&] {
+    lines.emplace_back();
+    room = std::max<size_t>(rest, 1);
+  };
+  for (size_t i = 0; i <= text.size();) {
+    const size_t end = std::min(text.find(' ', i), text.size());
+    std::string_view word = text.substr(i, end - i);
+    i = end + 1;
+    if (word.empty()) continue;
+    const size_t gap = lines.back().empty() ? 0 : 1;
+    if (DisplayWidth(lines.back()) + gap + DisplayWidth(word) > room && !lines.back().empty()) next_line();
+    while (DisplayWidth(word) > room) {
+      const size_t cut = ByteOfColumn(word, room);
+      lines.back() += std::string(word.substr(0, cut));
+      word.remove_prefix(cut);
+      next_line();
     }
+    lines.back() += (lines.back().empty() ? "" : " ") + std::string(word);
   }
-  return Truncate(s, width - tail) + std::string(s.substr(tail_start));
+  return lines;
 }
 
 // Right-aligned in `width` columns (never truncated: numbers must stay whole).
@@ -343,22 +374,56 @@ inline std::vector<std::string> PhasesByGpu(const attribution::EngineSummary& s)
   return names;
 }
 
-// Display names of the kernel names of `sides` (nulls skipped): the short name, or,
-// where several full names share one, "SHORT #k" numbered in full-name order, so that
-// no two rows read alike. Keyed by the full name.
-inline std::map<std::string, std::string> KernelDisplayNames(
-    const std::vector<const attribution::EngineSummary*>& sides) {
+// How a table shows the kernel names of its sides: each full name's display string,
+// no two alike, and the full names whose string is numbered.
+struct KernelLabels {
+  std::map<std::string, std::string> text;  // full name -> display string
+  std::set<std::string> numbered;           // full names shown as "… #k"
+  const std::string& at(const std::string& full) const { return text.at(full); }
+};
+
+// No cut: KernelDisplayNames' width for the labels a column is fitted to.
+inline constexpr size_t kWholeLabel = static_cast<size_t>(-1);
+
+// `short_name` cut in the middle so that " #k" still fits in `width` columns.
+inline std::string NumberedLabel(std::string_view short_name, int k, size_t width) {
+  const std::string suffix = " #" + std::to_string(k);
+  return TruncateMiddle(short_name, width > suffix.size() ? width - suffix.size() : 0) + suffix;
+}
+
+// The display strings of the kernel names of `sides` (nulls skipped) in a column of
+// `width`: the short name cut in the middle to the width (TruncateMiddle), or, where
+// several full names would read alike (a shared short name, or cuBLAS names that
+// differ only between the ends the cut keeps), "SHORT… #k", numbered in full-name
+// order, so that no two rows read alike. A number another name already reads as is
+// skipped.
+inline KernelLabels KernelDisplayNames(const std::vector<const attribution::EngineSummary*>& sides,
+                                       size_t width = kWholeLabel) {
   std::map<std::string, std::string> short_of;  // full name -> short name (first side's)
   for (const attribution::EngineSummary* s : sides) {
     if (s == nullptr) continue;
     for (const auto& [name, k] : s->kernel_names) short_of.emplace(name, k.short_name.empty() ? name : k.short_name);
   }
-  std::map<std::string, int> sharing;
-  for (const auto& [name, short_name] : short_of) ++sharing[short_name];
-  std::map<std::string, int> seen;
-  std::map<std::string, std::string> out;
-  for (const auto& [name, short_name] : short_of) {
-    out[name] = sharing[short_name] > 1 ? short_name + " #" + std::to_string(++seen[short_name]) : short_name;
+  std::map<std::string, std::vector<std::string>> by_cut;  // cut short name -> its full names, in order
+  for (const auto& [name, short_name] : short_of) by_cut[TruncateMiddle(short_name, width)].push_back(name);
+  KernelLabels out;
+  std::set<std::string> taken;
+  for (const auto& [cut, names] : by_cut) {
+    if (names.size() > 1) continue;
+    out.text[names[0]] = cut;
+    taken.insert(cut);
+  }
+  for (const auto& [cut, names] : by_cut) {
+    if (names.size() == 1) continue;
+    int k = 0;
+    for (const std::string& name : names) {
+      std::string label;
+      do {
+        label = NumberedLabel(short_of.at(name), ++k, width);
+      } while (!taken.insert(label).second);
+      out.text[name] = std::move(label);
+      out.numbered.insert(name);
+    }
   }
   return out;
 }
@@ -384,21 +449,20 @@ inline std::string CompactKernelName(std::string_view full) {
   return s;
 }
 
-// The numbered display names among `names` (those KernelDisplayNames gave a "#k"),
-// each with its compact full name: the lines that tell them apart.
-inline std::vector<std::pair<std::string, std::string>> NumberedKernelNames(
-    const std::vector<std::string>& names, const std::map<std::string, std::string>& display,
-    const std::vector<const attribution::EngineSummary*>& sides) {
+// The numbered display names among `names`, in that order, each with what tells it
+// apart: its compact full name, or the whole name where two compact names are alike
+// (names that differ only in their parameters).
+inline std::vector<std::pair<std::string, std::string>> NumberedKernelNames(const std::vector<std::string>& names,
+                                                                            const KernelLabels& labels) {
+  std::map<std::string, int> compacts;
+  for (const std::string& name : names) {
+    if (labels.numbered.count(name) != 0) ++compacts[CompactKernelName(name)];
+  }
   std::vector<std::pair<std::string, std::string>> out;
   for (const std::string& name : names) {
-    const std::string& shown = display.at(name);
-    bool numbered = false;
-    for (const attribution::EngineSummary* s : sides) {
-      if (s == nullptr) continue;
-      auto it = s->kernel_names.find(name);
-      if (it != s->kernel_names.end() && shown != it->second.short_name) numbered = true;
-    }
-    if (numbered) out.emplace_back(shown, CompactKernelName(name));
+    if (labels.numbered.count(name) == 0) continue;
+    std::string compact = CompactKernelName(name);
+    out.emplace_back(labels.at(name), compacts[compact] > 1 ? name : compact);
   }
   return out;
 }

@@ -32,7 +32,8 @@ constexpr double kBarHeight = 14;
 constexpr double kGroupGap = 10;
 constexpr size_t kTopPhases = 10;
 constexpr size_t kLabelChars = 38;
-constexpr size_t kKernelLabelChars = 34;
+constexpr size_t kKernelLabelChars = 32;  // 34 of sm80_xmma_gemm_… overran the 250 px at 12 px
+constexpr size_t kKeyChars = 124;  // a line of the numbered names' key, 11 px across the page
 const char* const kEngineColour = "#4e79a7";
 const char* const kBaselineColour = "#f28e2b";
 // Δ bars: red where the engine is slower (a regression), green where it is faster; the
@@ -269,31 +270,60 @@ struct ChartData {
   std::vector<Category> buckets, phases;
   std::vector<Category> kernel_names;  // top kTopPhases by the larger side, display names
   std::vector<Delta> kernel_deltas;    // top kTopPhases by |Δ|, display names
+  util::KernelLabels kernel_labels;    // full kernel name -> display name
+  std::vector<std::string> kernel_names_whole, kernel_deltas_whole;  // the full names of those rows
 };
 
 // The kernel-name rows: with a baseline from the comparison (none unless both sides
-// name their kernels), else the engine's; named for display, the largest first.
+// name their kernels), else the engine's; the largest first, then named for display:
+// cut in the middle (names that share a prefix differ at the end) to what fits left of
+// the plot at 12 px (kernel names are long runs of wide ASCII), numbered where two
+// would read alike.
 void KernelNameData(const Report& report, const util::Sides& sides, ChartData* data) {
-  auto display = util::KernelDisplayNames({sides.engine, sides.baseline});
-  // Cut in the middle (names that share a prefix differ at the end), to what fits left
-  // of the plot at 12 px: kernel names are long runs of wide ASCII.
-  for (auto& [name, shown] : display) shown = util::TruncateMiddle(shown, kKernelLabelChars);
+  data->kernel_labels = util::KernelDisplayNames({sides.engine, sides.baseline}, kKernelLabelChars);
   if (sides.baseline != nullptr) {
-    for (Delta d : report.comparison->kernel_names) {
-      data->kernel_names.push_back({display.at(d.name), d.engine, d.baseline});
-      d.name = display.at(d.name);
-      data->kernel_deltas.push_back(std::move(d));
-    }
+    for (const Delta& d : report.comparison->kernel_names) data->kernel_names.push_back({d.name, d.engine, d.baseline});
+    data->kernel_deltas = util::KernelDeltasShown(report.comparison->kernel_names, kTopPhases);
   } else {
     for (const auto& [name, k] : sides.engine->kernel_names) {
-      data->kernel_names.push_back({display.at(name), k.gpu_us_per_token.median, 0});
+      data->kernel_names.push_back({name, k.gpu_us_per_token.median, 0});
     }
   }
   std::stable_sort(data->kernel_names.begin(), data->kernel_names.end(), [](const Category& a, const Category& b) {
     return std::max(a.engine, a.baseline) > std::max(b.engine, b.baseline);
   });
   if (data->kernel_names.size() > kTopPhases) data->kernel_names.resize(kTopPhases);
-  data->kernel_deltas = util::KernelDeltasShown(data->kernel_deltas, kTopPhases);
+  for (Category& c : data->kernel_names) {
+    data->kernel_names_whole.push_back(c.name);
+    c.name = data->kernel_labels.at(c.name);
+  }
+  for (Delta& d : data->kernel_deltas) {
+    data->kernel_deltas_whole.push_back(d.name);
+    d.name = data->kernel_labels.at(d.name);
+  }
+}
+
+// Under a kernel-name chart that ends at `y`, what tells apart its numbered names: each
+// whole, over as many lines as it takes (an SVG text does not wrap). Returns the y
+// below.
+double NumberedNamesKey(const std::vector<std::string>& whole, const util::KernelLabels& labels, double y,
+                        std::string& svg) {
+  const auto numbered = util::NumberedKernelNames(whole, labels);
+  if (numbered.empty()) return y;
+  y += 4;  // below the axis title, which the chart's 50 px below its plot hold
+  svg += "<g class=\"numbered-names\" font-size=\"11\" fill=\"#444\">\n<text x=\"20\" y=\"" + Num(y) +
+         "\">Numbered names, whole (without void, parameters and the at::native::, c10::, std:: namespaces):</text>\n";
+  for (const auto& [label, compact] : numbered) {
+    const std::string first = label + ": ";
+    const auto lines = util::WrapLines(compact, kKeyChars - util::DisplayWidth(first), kKeyChars - 4);
+    for (size_t i = 0; i < lines.size(); ++i) {
+      y += 14;
+      svg += "<text x=\"" + Num(i == 0 ? 30 : 54) + "\" y=\"" + Num(y) + "\">" +
+             XmlEscape((i == 0 ? first : "") + lines[i]) + "</text>\n";
+    }
+  }
+  svg += "</g>\n";
+  return y + 36;
 }
 
 ChartData ChartDataOf(const Report& report, const util::Sides& sides) {
@@ -360,6 +390,7 @@ double Charts(const Report& report, const ChartData& data, double y, std::string
     if (!data.kernel_deltas.empty()) {
       y = DeltaChart("Δ GPU µs/token by kernel name (top " + std::to_string(kTopPhases) + " by |Δ|)",
                      data.kernel_deltas, std::nullopt, series, y, body);
+      y = NumberedNamesKey(data.kernel_deltas_whole, data.kernel_labels, y, body);
     }
   }
   y = Chart("GPU µs/token " + bucket_title, data.buckets, series, y, body);
@@ -367,8 +398,9 @@ double Charts(const Report& report, const ChartData& data, double y, std::string
             body);
   // Sources that name no kernel (Metal) get no chart: the text report says why.
   if (data.kernel_names.empty()) return y;
-  return Chart("GPU µs/token by kernel name (top " + std::to_string(kTopPhases) + ")", data.kernel_names, series, y,
-               body);
+  y = Chart("GPU µs/token by kernel name (top " + std::to_string(kTopPhases) + ")", data.kernel_names, series, y,
+            body);
+  return NumberedNamesKey(data.kernel_names_whole, data.kernel_labels, y, body);
 }
 
 // The document around `body`, `height` tall, titled `heading`.

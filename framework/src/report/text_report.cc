@@ -478,32 +478,39 @@ void MoreNames(size_t shown, size_t total, const std::string& what, Lines& out) 
                               "; --kernel-names all lists every one, the JSON report holds them all.");
 }
 
-// A kernel name in a table's first column: cut in the middle, where a long shared
-// prefix (triton_poi_fused_…) leaves the distinguishing end visible.
-std::string KernelCell(const std::map<std::string, std::string>& display, const std::string& name,
-                       const std::vector<Col>& cols) {
-  return util::TruncateMiddle(display.at(name), cols[0].width);
+// The first column fitted to the `shown` names whole, then the names of `sides` as
+// that column shows them: cut in the middle (a long shared prefix, triton_poi_fused_…,
+// leaves the distinguishing end visible) and numbered where two would read alike.
+util::KernelLabels FitKernelColumn(std::vector<Col>& cols, const std::vector<const EngineSummary*>& sides,
+                                   const std::vector<std::string>& shown) {
+  const util::KernelLabels whole = util::KernelDisplayNames(sides);
+  std::vector<std::string> labels;
+  for (const std::string& name : shown) labels.push_back(whole.at(name));
+  FitFirstColumn(cols, labels);
+  return util::KernelDisplayNames(sides, cols[0].width);
 }
 
-// What tells apart the shown names that share a short name ("#1", "#2").
-void NumberedNames(const std::vector<std::string>& shown, const std::map<std::string, std::string>& display,
-                   const std::vector<const EngineSummary*>& sides, Lines& out) {
-  const auto numbered = util::NumberedKernelNames(shown, display, sides);
+// What tells apart the shown names that are numbered ("#1", "#2"), each whole: a name
+// wider than the line goes on over the next lines rather than being cut.
+void NumberedNames(const std::vector<std::string>& shown, const util::KernelLabels& labels, Lines& out) {
+  const auto numbered = util::NumberedKernelNames(shown, labels);
   if (numbered.empty()) return;
-  out.Add("Names that share a short name (without void, parameters and the at::native::, c10::, std:: namespaces):");
-  for (const auto& [name, compact] : numbered) out.Add("  " + name + ": " + compact);
+  out.Add("Numbered names, whole (without void, parameters and the at::native::, c10::, std:: namespaces):");
+  for (const auto& [label, compact] : numbered) {
+    const std::string first = "  " + label + ": ", rest = "      ";
+    const auto lines = util::WrapLines(compact, kWidth - util::DisplayWidth(first), kWidth - rest.size());
+    for (size_t i = 0; i < lines.size(); ++i) out.Add((i == 0 ? first : rest) + lines[i]);
+  }
 }
 
 // The engine's kernel names alone, the most GPU time first.
 void KernelNameEngineRows(const Report& report, const EngineSummary& e, Lines& out) {
   const std::vector<std::string> names = util::KernelNamesByGpu(e);
-  const std::map<std::string, std::string> display = util::KernelDisplayNames({&e});
   const size_t shown = report.kernel_name_rows == 0 ? names.size() : std::min(names.size(), report.kernel_name_rows);
+  const std::vector<std::string> shown_names(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(shown));
   std::vector<Col> cols = {{"kernel", 36, true}, {"family", 16, true}, {"calls/tok", 9}, {"µs/tok", 9},
                            {"mean µs", 8},       {"min µs", 8},        {"max µs", 8},    {"trials", 6}};
-  std::vector<std::string> labels;
-  for (size_t i = 0; i < shown; ++i) labels.push_back(display.at(names[i]));
-  FitFirstColumn(cols, labels);
+  const util::KernelLabels labels = FitKernelColumn(cols, {&e}, shown_names);
   out.Add(Header(cols));
   out.Add(RuleFor(cols));
   double rest = 0;
@@ -513,14 +520,13 @@ void KernelNameEngineRows(const Report& report, const EngineSummary& e, Lines& o
       rest += k.gpu_us_per_token.median;
       continue;
     }
-    out.Add(Row(cols, {KernelCell(display, names[i], cols), k.family, Fixed(k.calls_per_token.median, 2),
+    out.Add(Row(cols, {labels.at(names[i]), k.family, Fixed(k.calls_per_token.median, 2),
                        Fixed(k.gpu_us_per_token.median, 2), Fixed(k.mean_us, 2), Fixed(k.min_ns / 1000.0, 2),
                        Fixed(k.max_ns / 1000.0, 2), util::TrialsRan(k, e)}));
   }
   out.Add(RuleFor(cols));
   MoreNames(shown, names.size(), "(" + Fixed(rest, 2) + " µs/tok together)", out);
-  NumberedNames(std::vector<std::string>(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(shown)), display,
-                {&e}, out);
+  NumberedNames(shown_names, labels, out);
 }
 
 // Engine and baseline per kernel name, by Δ descending: the largest |Δ| when cut.
@@ -529,17 +535,16 @@ void KernelNameComparisonRows(const Report& report, const util::Sides& sides, Li
   const EngineSummary& b = *sides.baseline;
   const std::vector<Delta>& all = report.comparison->kernel_names;
   const std::vector<Delta> rows = util::KernelDeltasShown(all, report.kernel_name_rows);
-  const std::map<std::string, std::string> display = util::KernelDisplayNames({&e, &b});
+  std::vector<std::string> shown;
+  for (const Delta& d : rows) shown.push_back(d.name);
   std::vector<Col> cols = {{"kernel", 36, true}, {"calls/tok", 9}, {"µs/tok", 9}, {"calls/tok", 9},
                            {"µs/tok", 9},        {"Δµs/tok", 9},   {"Δ%", 8},     {"p", 6}};
-  std::vector<std::string> labels;
-  for (const Delta& d : rows) labels.push_back(display.at(d.name));
-  FitFirstColumn(cols, labels);
+  const util::KernelLabels labels = FitKernelColumn(cols, {&e, &b}, shown);
   out.Add(GroupHeader(cols, {{1, 2, util::SideName(report, &e, false)}, {3, 4, util::SideName(report, &b, true)}}));
   out.Add(Header(cols));
   out.Add(RuleFor(cols));
   for (const Delta& d : rows) {
-    out.Add(Row(cols, {KernelCell(display, d.name, cols),
+    out.Add(Row(cols, {labels.at(d.name),
                        Fixed(util::FindOr(e.kernel_names, d.name).calls_per_token.median, 2),
                        Fixed(d.engine, 2), Fixed(util::FindOr(b.kernel_names, d.name).calls_per_token.median, 2),
                        Fixed(d.baseline, 2), Signed(d.delta, 2), Percent(d.delta_pct), PValue(d.p_value)}));
@@ -549,9 +554,7 @@ void KernelNameComparisonRows(const Report& report, const util::Sides& sides, Li
   for (const Delta& d : all) rest += d.delta;
   for (const Delta& d : rows) rest -= d.delta;
   MoreNames(rows.size(), all.size(), "with smaller |Δ| (Δ " + Signed(rest, 2) + " µs/tok together)", out);
-  std::vector<std::string> shown;
-  for (const Delta& d : rows) shown.push_back(d.name);
-  NumberedNames(shown, display, {&e, &b}, out);
+  NumberedNames(shown, labels, out);
 }
 
 // The per-kernel-name table (nsys's cuda_gpu_kern_sum, per token), or the source's
@@ -570,8 +573,9 @@ void KernelNameTable(const Report& report, const util::Sides& sides, Lines& out)
   out.Paragraph("", "",
                 note + " calls/tok = calls per decode token; mean, min and max are µs per call, pooled over the "
                        "trials that ran the name; trials = trials that ran it (a trial without it counts 0 calls). "
-                       "Names sharing a short name are numbered #1, #2, ... in the order of their full names and "
-                       "listed below the table.");
+                       "Names that would read alike in the column (a shared short name, or long names alike at both "
+                       "ends of the cut) are numbered #1, #2, ... in the order of their full names and listed "
+                       "below the table.");
   out.Blank();
   if (compared) {
     KernelNameComparisonRows(report, sides, out);

@@ -338,6 +338,9 @@ TEST(JsonReport, VersionAndTheOptionsUsed) {
   hf2q.tokens = 64;
   hf2q.token_label = "output_head.fused_norm_lm_argmax";
   hf2q.window = attribution::DecodeWindow::Label("output_head.fused_norm_lm_argmax");
+  hf2q.device = 1;
+  hf2q.process_id = 4242;
+  hf2q.lenient = true;
   attribution::AttributionOptions llama;
   llama.all_processes = true;
   llama.window = attribution::DecodeWindow::SkipSubmissions(6);
@@ -349,9 +352,13 @@ TEST(JsonReport, VersionAndTheOptionsUsed) {
   EXPECT_EQ(j["perfgate"]["commit"], std::string(BuildCommit()));
   EXPECT_FALSE(j["perfgate"]["version"].get<std::string>().empty());
   const json& e = j["options"]["engines"]["hf2q"];
-  EXPECT_EQ(Keys(e), (std::set<std::string>{"all_processes", "kernel_families", "process_prefix", "run",
-                                            "seed_compat", "token_label", "tokens", "window"}));
+  EXPECT_EQ(Keys(e), (std::set<std::string>{"all_processes", "device", "kernel_families", "lenient", "process_id",
+                                            "process_prefix", "run", "seed_compat", "token_label", "tokens",
+                                            "window"}));  // schema 3: device, process_id, lenient
   EXPECT_EQ(e["process_prefix"], "hf2q");
+  EXPECT_EQ(e["device"], 1);
+  EXPECT_EQ(e["process_id"], 4242);
+  EXPECT_EQ(e["lenient"], true);
   EXPECT_EQ(e["tokens"], 64);
   EXPECT_EQ(e["token_label"], "output_head.fused_norm_lm_argmax");
   EXPECT_EQ(e["window"], json::parse(R"({"mode": "label", "label": "output_head.fused_norm_lm_argmax"})"));
@@ -359,6 +366,9 @@ TEST(JsonReport, VersionAndTheOptionsUsed) {
   EXPECT_EQ(e["kernel_families"]["rules"].size(), attribution::DefaultKernelFamilies().rules.size());
   const json& l = j["options"]["engines"]["llama"];
   EXPECT_EQ(l["all_processes"], true);
+  EXPECT_TRUE(l["device"].is_null());  // unset: every device kept
+  EXPECT_TRUE(l["process_id"].is_null());
+  EXPECT_EQ(l["lenient"], false);
   EXPECT_TRUE(l["tokens"].is_null());
   EXPECT_TRUE(l["token_label"].is_null());
   EXPECT_EQ(l["window"], json::parse(R"({"mode": "skip", "skip": 6})"));

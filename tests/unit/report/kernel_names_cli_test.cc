@@ -26,6 +26,7 @@
 #include "report/report_util.h"
 #include "support/run_command.h"
 #include "unit/report/attribute_all_formats.h"
+#include "unit/report/report_tables.h"
 
 namespace perfgate::report {
 namespace {
@@ -50,6 +51,8 @@ const std::string kSdpa =
 const std::string kTritonCopy = "triton_poi_fused_add_copy__18";
 
 using Reports = testing_support::AllFormats;
+using testing_support::Lines;
+using testing_support::TableRows;
 
 // One `attribute --format all` run over the decode window; its four reports.
 Reports Attribute(const std::string& args, const std::string& name) {
@@ -69,30 +72,6 @@ void ExpectTrials(const json& k, const std::vector<Counted>& trials) {
     EXPECT_EQ(k["per_trial"]["min_ns"][i], trials[i].min_ns);
     EXPECT_EQ(k["per_trial"]["max_ns"][i], trials[i].max_ns);
   }
-}
-
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines;
-  for (size_t at = 0; at < text.size();) {
-    const size_t end = text.find('\n', at);
-    lines.push_back(text.substr(at, end - at));
-    at = end == std::string::npos ? text.size() : end + 1;
-  }
-  return lines;
-}
-
-// The lines of a text table: from the line after the rule under `header` to the next rule.
-std::vector<std::string> TableRows(const std::string& text, const std::string& header) {
-  std::vector<std::string> rows;
-  size_t at = text.find("\n" + header);
-  if (at == std::string::npos) return rows;
-  at = text.find('\n', text.find('\n', at + 1) + 1) + 1;  // past the header and its rule
-  while (at < text.size() && text[at] != '-') {
-    const size_t end = text.find('\n', at);
-    rows.push_back(text.substr(at, end - at));
-    at = end + 1;
-  }
-  return rows;
 }
 
 // One run for the tests below (in one process): the three graphs trials, the ten names

@@ -3,7 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "perfgate/report/formats.h"
 #include "report/report_util.h"
@@ -76,6 +79,148 @@ TEST(KernelNameDisplay, SharedShortNamesAreNumbered) {
   EXPECT_THAT(text, HasSubstr("\nelementwise_kernel #1 "));
   EXPECT_THAT(text, HasSubstr("\n  elementwise_kernel #1: elementwise_kernel<128, 2, A>\n"));
   EXPECT_THAT(text, HasSubstr("\n  elementwise_kernel #2: elementwise_kernel<128, 4, B>\n"));
+}
+
+// Four cuBLAS names from the 2×H100 nsys export (shared/corpus/nsys): whole they
+// differ, but only in the middle (nn/tn, tile size, split_k), and every cut keeps the
+// same head and the same 16-character tail. In full-name order: D, B, A, C.
+const std::string kGemmA =
+    "sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize64x256x8_stage3_warpsize1x4x1_ffma_aligna4_alignc4_execute_"
+    "kernel__5x_cublas";
+const std::string kGemmB =
+    "sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8_stage3_warpsize2x2x1_ffma_aligna4_alignc4_execute_"
+    "kernel__5x_cublas";
+const std::string kGemmC =
+    "sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize64x256x8_stage3_warpsize1x4x1_ffma_aligna4_alignc4_execute_"
+    "split_k_kernel__5x_cublas";
+const std::string kGemmD =
+    "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize32x32x8_stage3_warpsize1x2x1_ffma_aligna4_alignc4_execute_"
+    "kernel__5x_cublas";
+
+// k100 and the four gemms (a name without templates is its own short name).
+EngineSummary Gemms() {
+  EngineSummary e = Engine(1);
+  e.kernel_names[kGemmA] = Name(kGemmA, 40);
+  e.kernel_names[kGemmB] = Name(kGemmB, 30);
+  e.kernel_names[kGemmC] = Name(kGemmC, 20);
+  e.kernel_names[kGemmD] = Name(kGemmD, 10);
+  return e;
+}
+
+// Cut to a column, names whose cuts read alike are numbered like names that share a
+// short name, and the number fits in the column; whole, nothing is numbered.
+TEST(KernelNameDisplay, NamesAlikeOnceCutAreNumbered) {
+  const EngineSummary e = Gemms();
+  const util::KernelLabels cut = util::KernelDisplayNames({&e}, 39);
+  EXPECT_EQ(cut.at(kGemmD), "sm80_xmma_gemm_f32f…ernel__5x_cublas #1");
+  EXPECT_EQ(cut.at(kGemmB), "sm80_xmma_gemm_f32f…ernel__5x_cublas #2");
+  EXPECT_EQ(cut.at(kGemmA), "sm80_xmma_gemm_f32f…ernel__5x_cublas #3");
+  EXPECT_EQ(cut.at(kGemmC), "sm80_xmma_gemm_f32f…ernel__5x_cublas #4");
+  EXPECT_EQ(cut.at("void k100<float>(float*)"), "k100");
+  EXPECT_EQ(cut.numbered, (std::set<std::string>{kGemmA, kGemmB, kGemmC, kGemmD}));
+  for (const auto& [name, label] : cut.text) EXPECT_LE(util::DisplayWidth(label), 39u) << label;
+  // At 60 columns "nn_n" survives the cut: D reads alone and keeps its plain cut.
+  const util::KernelLabels wider = util::KernelDisplayNames({&e}, 60);
+  EXPECT_EQ(wider.at(kGemmD), "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tiles…ernel__5x_cublas");
+  EXPECT_EQ(wider.at(kGemmB), "sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_ti…ernel__5x_cublas #1");
+  EXPECT_EQ(wider.numbered, (std::set<std::string>{kGemmA, kGemmB, kGemmC}));
+  const util::KernelLabels whole = util::KernelDisplayNames({&e});
+  EXPECT_EQ(whole.at(kGemmC), kGemmC);
+  EXPECT_TRUE(whole.numbered.empty());
+}
+
+// A number that another kernel's name already reads as is skipped, so that the
+// strings stay unique even against a name that ends in " #1".
+TEST(KernelNameDisplay, ANumberAnotherNameReadsAsIsSkipped) {
+  EngineSummary e = Engine(0);
+  e.kernel_names["k #1"] = Name("k #1", 1);
+  e.kernel_names["void k<1>()"] = Name("k", 2);
+  e.kernel_names["void k<2>()"] = Name("k", 3);
+  const util::KernelLabels labels = util::KernelDisplayNames({&e});
+  EXPECT_EQ(labels.at("k #1"), "k #1");
+  EXPECT_EQ(labels.at("void k<1>()"), "k #2");
+  EXPECT_EQ(labels.at("void k<2>()"), "k #3");
+  EXPECT_EQ(labels.numbered, (std::set<std::string>{"void k<1>()", "void k<2>()"}));
+}
+
+// Names that differ only in their parameters have one compact name: the list under the
+// table then gives them whole, or it would not tell them apart.
+TEST(KernelNameDisplay, NamesAlikeWithoutParametersAreListedWhole) {
+  EngineSummary e = Engine(0);
+  e.kernel_names["void f<int>(float)"] = Name("f", 1);
+  e.kernel_names["void f<int>(double)"] = Name("f", 2);
+  e.kernel_names["void f<long>(int)"] = Name("f", 3);
+  const util::KernelLabels labels = util::KernelDisplayNames({&e});
+  const std::vector<std::string> shown = {"void f<long>(int)", "void f<int>(float)", "void f<int>(double)"};
+  using Listed = std::vector<std::pair<std::string, std::string>>;
+  EXPECT_EQ(util::NumberedKernelNames(shown, labels),
+            (Listed{{"f #3", "f<long>"}, {"f #2", "void f<int>(float)"}, {"f #1", "void f<int>(double)"}}));
+}
+
+// Lines broken at spaces; a word wider than a line is broken, not cut: nothing is lost.
+TEST(KernelNameDisplay, WrapLinesBreaksLongWordsAndLosesNothing) {
+  using Wrapped = std::vector<std::string>;
+  EXPECT_EQ(util::WrapLines("aa bb cc", 5, 5), (Wrapped{"aa bb", "cc"}));
+  EXPECT_EQ(util::WrapLines("abcdefghij", 4, 3), (Wrapped{"abcd", "efg", "hij"}));
+  EXPECT_EQ(util::WrapLines("xy abcdefgh z", 5, 4), (Wrapped{"xy", "abcd", "efgh", "z"}));
+  EXPECT_EQ(util::WrapLines("ééééé", 2, 2), (Wrapped{"éé", "éé", "é"}));  // code points kept whole
+  EXPECT_EQ(util::WrapLines("", 5, 5), (Wrapped{""}));
+}
+
+// Every format's kernel-name rows read apart, and the list under each says which
+// whole name each numbered row is. At 110 columns the text table's first column is
+// 39 wide, where all four gemms read alike; the Markdown's 60 and the SVG's 32.
+TEST(KernelNameTable, NamesAlikeOnceCutAreNumberedAndListedInEveryFormat) {
+  Report report;
+  report.engines.push_back(Gemms());
+  const std::string text = RenderText(report);
+  EXPECT_THAT(text, HasSubstr("\nsm80_xmma_gemm_f32f…ernel__5x_cublas #3 elementwise "));  // A, 40 µs/tok
+  EXPECT_THAT(text, HasSubstr("\nsm80_xmma_gemm_f32f…ernel__5x_cublas #4 elementwise "));
+  EXPECT_THAT(text, Not(HasSubstr("…ernel__5x_cublas elementwise")));
+  // Whole, over two lines: 43 columns of label leave 67 for the name.
+  EXPECT_THAT(text, HasSubstr("\n  sm80_xmma_gemm_f32f…ernel__5x_cublas #1: " + kGemmD.substr(0, 67) + "\n      " +
+                              kGemmD.substr(67) + "\n"));
+  EXPECT_THAT(text, HasSubstr("\n  sm80_xmma_gemm_f32f…ernel__5x_cublas #4: " + kGemmC.substr(0, 67) + "\n      " +
+                              kGemmC.substr(67) + "\n"));
+  const std::string md = RenderMarkdown(report);
+  EXPECT_THAT(md, HasSubstr("\n| `sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_ti…ernel__5x_cublas #2` | `elementwise` | 1.00 "
+                            "| 40.00 |"));
+  EXPECT_THAT(md, HasSubstr("\n| `sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tiles…ernel__5x_cublas` |"));
+  EXPECT_THAT(md, HasSubstr("\n- `sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_ti…ernel__5x_cublas #2`: `" + kGemmA + "`\n"));
+  EXPECT_THAT(md, Not(HasSubstr(": `" + kGemmD + "`")));  // D is not numbered at 60 columns
+  const std::string svg = RenderSvg(report);
+  EXPECT_THAT(svg, HasSubstr(">sm80_xmma_gemm…nel__5x_cublas #3</text>"));
+  EXPECT_THAT(svg, HasSubstr("<g class=\"numbered-names\""));
+  // 124 columns a line: the label and ": " (34), then the name's first 90 characters.
+  EXPECT_THAT(svg, HasSubstr(">sm80_xmma_gemm…nel__5x_cublas #4: " + kGemmC.substr(0, 90) + "</text>\n<text x=\"54.0\" "
+                             "y=\""));
+  EXPECT_THAT(svg, HasSubstr(">" + kGemmC.substr(90) + "</text>"));
+}
+
+// Beside a baseline the Δ rows are named the same way, from the names of both sides,
+// and the SVG's Δ chart by kernel name gets its own list.
+TEST(KernelNameTable, ComparisonRowsOfNamesAlikeOnceCutAreNumberedToo) {
+  Report report;
+  report.engines = {Gemms(), Gemms()};
+  report.engines[1].name = "base";
+  report.comparison = attribution::Comparison{};
+  report.comparison->engine = "torch";
+  report.comparison->baseline = "base";
+  report.comparison->kernel_names = {{kGemmA, 44, 40, 4}, {kGemmB, 31, 30, 1}, {kGemmD, 10, 10, 0}};
+  const std::string text = RenderText(report);
+  // Without a family column the first column is 44 wide; the gemms still read alike.
+  EXPECT_THAT(text, HasSubstr("\nsm80_xmma_gemm_f32f32_f3…ernel__5x_cublas #3      1.00     44.00"));  // A
+  EXPECT_THAT(text, HasSubstr("\n  sm80_xmma_gemm_f32f32_f3…ernel__5x_cublas #2: " + kGemmB.substr(0, 62) + "\n"));
+  EXPECT_THAT(text, Not(HasSubstr("cublas #4: ")));  // C has no row, so it is not listed
+  EXPECT_THAT(RenderMarkdown(report), HasSubstr("\n- `sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_ti…ernel__5x_cublas #2`: `" +
+                                                kGemmA + "`\n"));
+  const std::string svg = RenderSvg(report);
+  const size_t delta_chart = svg.find(">Δ GPU µs/token by kernel name (top 10 by |Δ|)</text>");
+  ASSERT_NE(delta_chart, std::string::npos);
+  const size_t bar_chart = svg.find(">GPU µs/token by kernel name (top 10)</text>");
+  const size_t key = svg.find("<g class=\"numbered-names\"", delta_chart);
+  EXPECT_LT(key, bar_chart);  // the Δ chart's list, under it
+  EXPECT_NE(svg.find("<g class=\"numbered-names\"", bar_chart), std::string::npos);  // and the bar chart's
 }
 
 // The most GPU time first, `kernel_name_rows` of them, then the rest in one line.
