@@ -227,6 +227,7 @@ class Reader {
     w->device = s.Int(2).value_or(0);
     w->stream = s.Int(3).value_or(0);
     w->pid = Pid(s.Int(5), table);
+    if (s.Int(5)) w->process = w->pid;
     w->tid = w->stream;
     w->correlation = Correlation(w->pid, s.Int(4), table);
     return true;

@@ -228,11 +228,9 @@ Status ExplainUnclaimed(const std::string& path) {
 attribution::AttributionOptions WithDefaultProcessFilter(const TraceSource& source, const std::string& engine,
                                                          attribution::AttributionOptions options) {
   if (!options.process_prefix.empty() || options.process_id || options.all_processes) return options;
-  if (source.descriptor.default_all_processes) {
-    options.all_processes = true;
-  } else {
-    attribution::ApplyDefaultProcessFilter(engine, &options);
-  }
+  // Sources whose host process is not the engine (python3) keep every process with no
+  // prefix; kernels of several of them are then attr.several_processes, not a sum.
+  if (!source.descriptor.default_all_processes) attribution::ApplyDefaultProcessFilter(engine, &options);
   return options;
 }
 
