@@ -270,5 +270,18 @@ TEST(NsysCli, SeveralDevicesIsExitTwo) {
   EXPECT_NE(r.err.find("0: 1721 kernels, 1: 1721 kernels"), std::string::npos) << r.err;
 }
 
+// nsys reads bad rows as counted diagnostics already: --lenient would change nothing,
+// so it is refused rather than ignored.
+TEST(NsysCli, LenientIsRefused) {
+  PERFGATE_CORPUS_FILE_OR_SKIP(path, kH100);
+  auto r = testing_support::RunPerfgate("attribute --trace e=" + path + " --device 0 --tokens 1 --lenient");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("error[attr.unsupported_option]: --lenient (options.lenient) applies to trace-event JSON "
+                       "trials, not to Nsight Systems exports"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(testing_support::RunPerfgate("attribute --trace e=" + path + " --device 0 --tokens 1").exit_code, 0);
+}
+
 }  // namespace
 }  // namespace perfgate::nsys

@@ -161,10 +161,11 @@ StatusOr<DecodeWindow> ParseWindow(std::string_view spec);
 StatusOr<LabelMatch> ParseTokenLabel(std::string_view spec);
 
 struct AttributionOptions {
-  // Keep submissions whose process name starts with this; empty keeps every named
-  // process (ApplyDefaultProcessFilter gives it the engine name). Ignored with
-  // all_processes. Either way, kept work of more than one process is counted as
-  // attr.mixed_processes.
+  // Keep submissions whose process name (or its last path component) starts with
+  // this; empty keeps every process (ApplyDefaultProcessFilter gives it the engine
+  // name). Ignored with all_processes. Kernels of several processes with neither a
+  // prefix, nor an id, nor all_processes are attr.several_processes (GPU traces);
+  // with one they are counted as attr.mixed_processes.
   std::string process_prefix;
   // Keep only work launched by this process id (Kineto: the launch call's pid; nsys:
   // the pid in bits 24-47 of globalPid), with the prefix when both are given.
