@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "attribution/label_matcher.h"
 #include "checked_math.h"
 #include "json_trace_internal.h"
 #include "process_target.h"
@@ -494,6 +495,7 @@ StatusOr<std::optional<LabelInstances>> ApplyDecodeWindow(const Annotations& ann
     case DecodeWindow::Mode::kLabel: {
       PERFGATE_ASSIGN_OR_RETURN(const attribution::LabelMatcher matcher, attribution::LabelMatcher::Compile(w.label));
       LabelInstances label = annotations.InstancesOf(matcher);
+      matcher.CountUntested(&s->diagnostics);
       if (label.keys.empty()) {
         return Status::Error("attr.window_label",
                              "window label '" + w.label.Spelling() +
@@ -540,6 +542,7 @@ Status CountTokensInTrace(const Annotations& annotations, const std::vector<Item
   } else {
     const LabelInstances li = annotations.InstancesOf(label);
     found = annotations.InstancesAround(kernels, label, li.gpu);
+    label.CountUntested(&s->diagnostics);
     if (x->label_source.empty() && !li.keys.empty()) {
       x->label_source = li.source();
       x->label_occurrences = static_cast<int64_t>(li.keys.size());

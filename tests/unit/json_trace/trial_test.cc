@@ -1023,6 +1023,22 @@ TEST(JsonTrial, LabelsMatchByPrefixAndPattern) {
       << bad.status().message();
 }
 
+// An annotation name over LabelMatcher::kMaxRegexNameBytes is never tested against a
+// regex label: it does not match, and the summary counts it.
+TEST(JsonTrial, RegexLabelsSkipOverlongNamesCounted) {
+  GpuTrace trace = Read(TraceA(), "a.json");
+  json_trace::Annotation huge = trace.cpu_annotations.front();
+  huge.name = "decode_step" + std::string(5000, 'x');
+  trace.cpu_annotations.push_back(huge);
+  AttributionOptions o = DecodeOptions();
+  o.window = DecodeWindow::Label(attribution::LabelMatch::Regex("decode_step.*"));
+  o.token_label = o.window.label;
+  auto s = SummarizeJsonTrial(trace, o);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->tokens, 3);  // the three decode_step ranges of python3, not the long one
+  EXPECT_EQ(s->diagnostics.Count("attr.label_too_long"), 1);
+}
+
 TEST(FamilyMatcher, TrieKeepsFirstMatchInTableOrder) {
   std::mt19937 rng(12);
   auto word = [&](size_t max_len) {

@@ -93,28 +93,6 @@ struct LabelMatch {
   }
 };
 
-// A LabelMatch made ready to test names (the pattern compiled once).
-class LabelMatcher {
- public:
-  // A regex that std::regex (ECMAScript) refuses is a cli.usage error quoting it and
-  // the library's message; an empty label is one too.
-  static StatusOr<LabelMatcher> Compile(const LabelMatch& label);
-  // True when the annotation name, as the trace holds it, is one the label names.
-  bool Matches(std::string_view name) const;
-  const LabelMatch& label() const { return label_; }
-
- private:
-  struct Regex;
-  LabelMatch label_;
-  std::string normalized_;  // kExact: NormalizePhaseLabel(text)
-  std::shared_ptr<const Regex> regex_;
-};
-
-// True when two labels name the same annotations by their spelling: equal, or two
-// exact labels that normalise alike (a token label that is the window label counts
-// the window's instances).
-bool SameLabel(const LabelMatch& a, const LabelMatch& b);
-
 // Which submissions count as decode. Each source gives the modes its own meaning
 // (a Metal label marks the end of a step, a trace-event annotation encloses one); see
 // SummarizeTrial and json_trace::SummarizeJsonTrial.
