@@ -123,7 +123,8 @@ void AddEngineOptions(CLI::App* cmd, EngineOptionArgs* args, bool with_seed_comp
   cmd->add_option("--run", args->run,
                   "the recording run to read from xctrace exports that hold several (default: refuse them)")
       ->check(PositiveInt());
-  cmd->add_flag("--all-processes", args->all_processes, "keep and sum every process's work, counted as attr.mixed_processes (not with --process)");
+  cmd->add_flag("--all-processes", args->all_processes,
+                "keep and sum every process's work, counted as attr.mixed_processes (not with --process)");
   if (with_seed_compat) {
     cmd->add_flag("--seed-compat", args->seed_compat, "reproduce the seed script's numbers exactly");
   }

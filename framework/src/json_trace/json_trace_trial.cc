@@ -764,7 +764,9 @@ Status CheckOneProcess(const GpuTrace& trace, const std::vector<Item>& kernels, 
   const std::map<std::string, int64_t> per_process = KeptPerProcess(trace, kernels);
   if (per_process.size() <= 1) return Status();
   std::string list;
-  for (const auto& [process, n] : per_process) list += (list.empty() ? "" : ", ") + process + ": " + std::to_string(n) + " kernels";
+  for (const auto& [process, n] : per_process) {
+    list += (list.empty() ? "" : ", ") + process + ": " + std::to_string(n) + " kernels";
+  }
   return Status::Error("attr.several_processes",
                        "the kept kernels come from " + std::to_string(per_process.size()) + " processes (" + list +
                            "); choose one with --process NAME|pid:N, or sum them with --all-processes (suites: "

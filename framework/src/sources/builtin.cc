@@ -49,8 +49,9 @@ Status Unsupported(const std::string& option, const char* applies_to, const char
 StatusOr<attribution::TrialSummary> SummarizeMetal(const std::string& path,
                                                    const attribution::AttributionOptions& options) {
   constexpr const char* kMetal = "Metal System Trace exports";
-  if (options.process_id) return Unsupported("--process pid:N (options.process_id)", "trace-event JSON and nsys", kMetal, path);
-  if (options.device) return Unsupported("--device (options.device)", "trace-event JSON and nsys", kMetal, path);
+  constexpr const char* kKernelSources = "trace-event JSON and nsys";
+  if (options.process_id) return Unsupported("--process pid:N (options.process_id)", kKernelSources, kMetal, path);
+  if (options.device) return Unsupported("--device (options.device)", kKernelSources, kMetal, path);
   if (options.lenient) return Unsupported("--lenient (options.lenient)", "trace-event JSON", kMetal, path);
   auto tables = attribution::LoadTrial(path, options.run);
   if (!tables.ok()) return tables.status();

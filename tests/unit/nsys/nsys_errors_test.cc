@@ -142,11 +142,10 @@ TEST(NsysErrors, NullDemangledNameFallsBackToShortName) {
   const std::string strict = " demangledName INTEGER NOT NULL);";
   ASSERT_NE(sql.find(strict), std::string::npos);
   sql.replace(sql.find(strict), strict.size(), " demangledName INTEGER, shortName INTEGER);");
-  const std::string path = MakeDatabase(sql +
-                                        "INSERT INTO StringIds VALUES (2, 'gemm_kernel');"
-                                        "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (100, 200, 0, 7, 1, 1, 1, 2);"
-                                        "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (300, 400, 0, 7, 2, 1, NULL, 2);"
-                                        "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (500, 600, 0, 7, 3, 1, NULL, NULL);");
+  const std::string kernel = "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES ";
+  const std::string path = MakeDatabase(sql + "INSERT INTO StringIds VALUES (2, 'gemm_kernel');" + kernel +
+                                        "(100, 200, 0, 7, 1, 1, 1, 2);" + kernel + "(300, 400, 0, 7, 2, 1, NULL, 2);" +
+                                        kernel + "(500, 600, 0, 7, 3, 1, NULL, NULL);");
   auto e = ReadNsysFile(path);
   ASSERT_TRUE(e.ok()) << e.status().ToString();
   const auto& t = e->trace;

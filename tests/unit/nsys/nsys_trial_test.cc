@@ -124,8 +124,9 @@ TEST(NsysTrial, SeveralProcessesWithoutAChoiceIsAnError) {
     return "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (" + std::to_string(start) + ", " +
            std::to_string(start + 50) + ", 0, 7, " + correlation + ", " + global_pid + ", 1);";
   };
-  const std::string path = testing_support::MakeDatabase(testing_support::MinimalExportSql() + kernel(100, "1", gpid(77)) +
-                                                         kernel(200, "2", gpid(77)) + kernel(300, "1", gpid(78)));
+  const std::string path = testing_support::MakeDatabase(testing_support::MinimalExportSql() +
+                                                         kernel(100, "1", gpid(77)) + kernel(200, "2", gpid(77)) +
+                                                         kernel(300, "1", gpid(78)));
   AttributionOptions o;
   o.tokens = 1;
   auto none = Summarize(path, o);
