@@ -102,8 +102,9 @@ constexpr PerEngineOption kPerEngineOptions[] = {
      "decode tokens per trial, VALUE or ENGINE=VALUE: N, or auto:NAME, auto-prefix:TEXT, "
      "auto-regex:RE to count a per-token label (command buffer, annotation) in the trace"},
     {"--process", &EngineOptionArgs::process,
-     "the target process, PREFIX of its name or pid:N, or ENGINE=... (default: the engine name for "
-     "Metal traces, every process for trace-event JSON and nsys)"},
+     "the target process, PREFIX of its name (or of its last path component) or pid:N, or ENGINE=... "
+     "(default: the engine name for Metal traces; for trace-event JSON and nsys every process, and kernels "
+     "of several processes are an error)"},
     {"--device", &EngineOptionArgs::device,
      "the GPU whose work is kept, N or ENGINE=N (default: the only one; work on several devices "
      "without a choice is an error)"},
@@ -118,11 +119,12 @@ void AddEngineOptions(CLI::App* cmd, EngineOptionArgs* args, bool with_seed_comp
   for (const PerEngineOption& o : kPerEngineOptions) cmd->add_option(o.flag, args->*o.values, o.help);
   cmd->add_flag("--lenient", args->lenient,
                 "trace-event JSON: count malformed events (json.bad_event) and read on instead of stopping at "
-                "the first");
+                "the first (refused for Metal and nsys trials)");
   cmd->add_option("--run", args->run,
                   "the recording run to read from xctrace exports that hold several (default: refuse them)")
       ->check(PositiveInt());
-  cmd->add_flag("--all-processes", args->all_processes, "keep every process's submissions (the seed's behaviour)");
+  cmd->add_flag("--all-processes", args->all_processes,
+                "keep and sum every process's work, counted as attr.mixed_processes (not with --process)");
   if (with_seed_compat) {
     cmd->add_flag("--seed-compat", args->seed_compat, "reproduce the seed script's numbers exactly");
   }
@@ -173,6 +175,10 @@ StatusOr<attribution::AttributionOptions> EngineOptions(const EngineOptionArgs& 
                                                         const std::string& engine) {
   attribution::AttributionOptions options = base;
   PERFGATE_RETURN_IF_ERROR(ApplyProcess(ForEngine(args.process, engine), &options));
+  if (args.all_processes && (!options.process_prefix.empty() || options.process_id)) {
+    return Usage("--all-processes and --process for engine '" + engine +
+                 "' contradict each other: keep every process, or choose one");
+  }
   PERFGATE_RETURN_IF_ERROR(ApplyDevice(ForEngine(args.device, engine), &options));
   PERFGATE_RETURN_IF_ERROR(ApplyTokens(ForEngine(args.tokens, engine), &options));
   const std::string window_spec = ForEngine(args.window, engine);

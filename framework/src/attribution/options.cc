@@ -1,5 +1,7 @@
 #include "perfgate/attribution/options.h"
 
+#include "attribution/label_matcher.h"
+
 #include <cctype>
 #include <fstream>
 #include <map>
@@ -239,9 +241,23 @@ bool LabelMatcher::Matches(std::string_view name) const {
   switch (label_.kind) {
     case LabelMatch::Kind::kExact: return NormalizePhaseLabel(name) == normalized_;
     case LabelMatch::Kind::kPrefix: return name.substr(0, label_.text.size()) == label_.text;
-    case LabelMatch::Kind::kRegex: return std::regex_match(name.begin(), name.end(), regex_->re);
+    case LabelMatch::Kind::kRegex: break;
   }
-  return false;
+  if (name.size() > kMaxRegexNameBytes) {
+    ++untested_->too_long;
+    return false;
+  }
+  try {
+    return std::regex_match(name.begin(), name.end(), regex_->re);
+  } catch (const std::regex_error&) {  // error_complexity, error_stack: give up on this name
+    ++untested_->regex_error;
+    return false;
+  }
+}
+
+void LabelMatcher::CountUntested(Diagnostics* diagnostics) const {
+  diagnostics->AddCount("attr.label_too_long", untested_->too_long);
+  diagnostics->AddCount("attr.label_regex_error", untested_->regex_error);
 }
 
 bool SameLabel(const LabelMatch& a, const LabelMatch& b) {

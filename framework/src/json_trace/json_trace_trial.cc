@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "attribution/label_matcher.h"
 #include "checked_math.h"
 #include "json_trace_internal.h"
 #include "process_target.h"
@@ -23,9 +24,10 @@ using attribution::DecodeWindow;
 using attribution::FamilyStats;
 using attribution::PhaseStats;
 using attribution::TrialSummary;
+using detail::NameMatches;
+using detail::NoProcessChoice;
 using detail::ProcessFilterOn;
 using detail::ProcessLabel;
-using detail::StartsWith;
 using detail::TargetDescription;
 
 constexpr const char* kUnknownPhase = "(unknown)";
@@ -154,10 +156,11 @@ std::vector<bool> MatchesOf(const std::vector<Annotation>& spans, const attribut
   return out;
 }
 
-// A kept unit of GPU work, with its launch call and phase.
+// A kept unit of GPU work, with its launch call, owning process and phase.
 struct Item {
   const GpuWork* work;
-  const RuntimeCall* launch;  // nullptr when no runtime call has its correlation id
+  const RuntimeCall* launch;     // nullptr when no runtime call has its correlation id
+  std::optional<int64_t> owner;  // the launch call's pid, else GpuWork::process
   int gpu_annotation = -1;    // innermost gpu_user_annotation containing it
   int cpu_annotation = -1;    // innermost user_annotation containing its launch call
 };
@@ -189,23 +192,30 @@ LaunchIndex IndexLaunches(const GpuTrace& trace, TrialSummary* s) {
   return launches;
 }
 
-// The processes whose work is kept: those named with the prefix, or every process
-// when there is no filter.
-struct TargetProcesses {
-  bool filter = false;
-  std::set<int64_t> pids;  // named processes that pass the filter
-};
+// The process filter, the one of every GPU-trace source: a process is kept when its
+// name matches the prefix (NameMatches) and its id is the chosen one. An id alone
+// keeps an unnamed process too; a prefix needs the trace to name the process.
+class TargetProcesses {
+ public:
+  TargetProcesses(const GpuTrace& trace, const AttributionOptions& options)
+      : trace_(trace), options_(options), filter_(ProcessFilterOn(options)) {}
 
-TargetProcesses TargetsOf(const GpuTrace& trace, const AttributionOptions& options) {
-  TargetProcesses t;
-  t.filter = ProcessFilterOn(options);
-  for (const auto& [pid, name] : trace.process_names) {
-    const bool named = StartsWith(name, options.process_prefix);
-    const bool id = !options.process_id || *options.process_id == pid;
-    if (!t.filter || (named && id)) t.pids.insert(pid);
+  bool filter() const { return filter_; }
+  // The filter needs a name the trace does not give for `pid`.
+  bool Unnamed(int64_t pid) const { return !options_.process_prefix.empty() && !trace_.process_names.count(pid); }
+  bool Keeps(int64_t pid) const {
+    if (!filter_) return true;
+    if (options_.process_id && *options_.process_id != pid) return false;
+    if (options_.process_prefix.empty()) return true;
+    auto it = trace_.process_names.find(pid);
+    return it != trace_.process_names.end() && NameMatches(it->second, options_.process_prefix);
   }
-  return t;
-}
+
+ private:
+  const GpuTrace& trace_;
+  const AttributionOptions& options_;
+  const bool filter_;
+};
 
 // The kept GPU work: kernels (the unit of every per-token figure) and copies
 // (memcpy, memset), in file order.
@@ -224,8 +234,9 @@ std::string NoTargetKernelsMessage(const AttributionOptions& options, int64_t ke
          std::to_string(s.excluded_unattributed) + ")";
 }
 
-// Process filter, through the launch call's process name. Only kernels are counted
-// as excluded. No kept kernel is an error naming what was there.
+// Process filter, on each work item's owner (its launch call's process, else the
+// process the source recorded for it). Only kernels are counted as excluded. No kept
+// kernel is an error naming what was there.
 StatusOr<KeptWork> KeepTargetWork(const GpuTrace& trace, const LaunchIndex& launches, const TargetProcesses& targets,
                                   const AttributionOptions& options, TrialSummary* s) {
   KeptWork kept;
@@ -239,31 +250,32 @@ StatusOr<KeptWork> KeepTargetWork(const GpuTrace& trace, const LaunchIndex& laun
       auto it = launches.find(*w.correlation);
       if (it != launches.end()) launch = it->second;
     }
-    if (targets.filter) {
-      if (launch == nullptr) {
+    const std::optional<int64_t> owner = launch != nullptr ? std::optional<int64_t>(launch->pid) : w.process;
+    if (targets.filter()) {
+      if (!owner) {
         if (kernel) ++s->excluded_unmapped;
         continue;
       }
-      if (!trace.process_names.count(launch->pid)) {
+      if (targets.Unnamed(*owner)) {
         if (kernel) ++s->excluded_unattributed;
         continue;
       }
-      if (!targets.pids.count(launch->pid)) {
+      if (!targets.Keeps(*owner)) {
         if (kernel) {
           ++s->excluded_other_process;
-          ++other_processes[ProcessLabel(trace, launch->pid)];
+          ++other_processes[ProcessLabel(trace, *owner)];
         }
         continue;
       }
     }
-    (kernel ? kept.kernels : kept.copies).push_back(Item{&w, launch});
+    (kernel ? kept.kernels : kept.copies).push_back(Item{&w, launch, owner});
   }
   s->paired = kernels_read;
   s->diagnostics.AddCount("json.unmatched_correlation", s->excluded_unmapped);
   s->diagnostics.AddCount("json.unnamed_process", s->excluded_unattributed);
   s->diagnostics.AddCount("attr.other_process", s->excluded_other_process);
   if (!kept.kernels.empty()) return kept;
-  if (!targets.filter) {
+  if (!targets.filter()) {
     return Status::Error("attr.no_target_rows",
                          "the trace has no kernel events (" + std::to_string(trace.gpu_work.size()) +
                              " GPU work items in all)",
@@ -372,7 +384,7 @@ class Annotations {
     const std::vector<bool> cpu_named = MatchesOf(trace_.cpu_annotations, label);
     for (size_t i = 0; i < trace_.cpu_annotations.size(); ++i) {
       const Annotation& a = trace_.cpu_annotations[i];
-      if (!cpu_named[i] || (targets_.filter && !targets_.pids.count(a.pid))) continue;
+      if (!cpu_named[i] || !targets_.Keeps(a.pid)) continue;
       li.keys.insert(KeyOf(a, false));
       li.first_start = std::min(li.first_start, a.start_ns);
       li.last_end = std::max(li.last_end, a.end_ns);
@@ -483,6 +495,7 @@ StatusOr<std::optional<LabelInstances>> ApplyDecodeWindow(const Annotations& ann
     case DecodeWindow::Mode::kLabel: {
       PERFGATE_ASSIGN_OR_RETURN(const attribution::LabelMatcher matcher, attribution::LabelMatcher::Compile(w.label));
       LabelInstances label = annotations.InstancesOf(matcher);
+      matcher.CountUntested(&s->diagnostics);
       if (label.keys.empty()) {
         return Status::Error("attr.window_label",
                              "window label '" + w.label.Spelling() +
@@ -529,6 +542,7 @@ Status CountTokensInTrace(const Annotations& annotations, const std::vector<Item
   } else {
     const LabelInstances li = annotations.InstancesOf(label);
     found = annotations.InstancesAround(kernels, label, li.gpu);
+    label.CountUntested(&s->diagnostics);
     if (x->label_source.empty() && !li.keys.empty()) {
       x->label_source = li.source();
       x->label_occurrences = static_cast<int64_t>(li.keys.size());
@@ -732,15 +746,32 @@ void RecordFamilyVocabulary(const attribution::KernelFamilyTable& table, TrialSu
   for (const auto& [family, _] : s->encoder_gpu) s->known_kernel_families.insert(family);
 }
 
-// Kept kernels per launching process; kernels without a launch call have none.
+// Kept kernels per owning process; kernels with no known owner have none.
 std::map<std::string, int64_t> KeptPerProcess(const GpuTrace& trace, const std::vector<Item>& kernels) {
   std::map<int64_t, int64_t> per_pid;
   for (const Item& k : kernels) {
-    if (k.launch != nullptr) ++per_pid[k.launch->pid];
+    if (k.owner) ++per_pid[*k.owner];
   }
   std::map<std::string, int64_t> per_process;
   for (const auto& [pid, n] : per_pid) per_process[ProcessLabel(trace, pid)] += n;
   return per_process;
+}
+
+// Kept kernels of several processes with no process choice are an error: their
+// figures would be summed into one engine that does not exist.
+Status CheckOneProcess(const GpuTrace& trace, const std::vector<Item>& kernels, const AttributionOptions& options) {
+  if (!NoProcessChoice(options)) return Status();
+  const std::map<std::string, int64_t> per_process = KeptPerProcess(trace, kernels);
+  if (per_process.size() <= 1) return Status();
+  std::string list;
+  for (const auto& [process, n] : per_process) {
+    list += (list.empty() ? "" : ", ") + process + ": " + std::to_string(n) + " kernels";
+  }
+  return Status::Error("attr.several_processes",
+                       "the kept kernels come from " + std::to_string(per_process.size()) + " processes (" + list +
+                           "); choose one with --process NAME|pid:N, or sum them with --all-processes (suites: "
+                           "options.process_prefix, process_id or all_processes)",
+                       {trace.path}, ErrorKind::kUsage);
 }
 
 }  // namespace
@@ -760,9 +791,10 @@ StatusOr<TrialSummary> SummarizeJsonTrial(const GpuTrace& trace, const Attributi
   s.rows = trace.events;
 
   const LaunchIndex launches = IndexLaunches(trace, &s);
-  const TargetProcesses targets = TargetsOf(trace, options);
+  const TargetProcesses targets(trace, options);
   PERFGATE_ASSIGN_OR_RETURN(KeptWork kept, KeepTargetWork(trace, launches, targets, options, &s));
   PERFGATE_RETURN_IF_ERROR(KeepDevice(options, trace.path, &kept, &s));
+  PERFGATE_RETURN_IF_ERROR(CheckOneProcess(trace, kept.kernels, options));
   const Annotations annotations(trace, targets);
   for (Item& k : kept.kernels) annotations.Locate(&k);
   PERFGATE_ASSIGN_OR_RETURN(std::optional<LabelInstances> window_label,

@@ -15,6 +15,19 @@ namespace perfgate::json_trace::detail {
 
 inline bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
+// The one name rule of every GPU-trace source: a prefix matches the process name or
+// its last path component (nsys names a process "/usr/bin/python3" or "python3").
+inline bool NameMatches(std::string_view name, std::string_view prefix) {
+  const size_t slash = name.rfind('/');
+  return StartsWith(name, prefix) || (slash != std::string_view::npos && StartsWith(name.substr(slash + 1), prefix));
+}
+
+// Neither a process name, nor an id, nor --all-processes is given: kernels of several
+// processes are then an error rather than a sum.
+inline bool NoProcessChoice(const attribution::AttributionOptions& o) {
+  return !o.all_processes && o.process_prefix.empty() && !o.process_id.has_value();
+}
+
 // A process name or id is given and --all-processes is not.
 inline bool ProcessFilterOn(const attribution::AttributionOptions& o) {
   return !o.all_processes && (!o.process_prefix.empty() || o.process_id.has_value());

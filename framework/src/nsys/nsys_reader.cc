@@ -219,14 +219,23 @@ class Reader {
   }
 
   // GPU work of a CUPTI table whose first columns are start, end, deviceId, streamId,
-  // correlationId, globalPid.
+  // correlationId, globalPid. A NULL device or stream drops the row, counted: no device
+  // 0 or stream 0 is made up.
   bool ReadWork(const Statement& s, const char* table, GpuWorkKind kind, GpuWork* w) {
     Count(table);
     if (!Interval(s, table, &w->start_ns, &w->end_ns)) return false;
+    const auto device = s.Int(2);
+    const auto stream = s.Int(3);
+    if (!device || !stream) {
+      diagnostics().Add(device ? "nsys.unknown_stream" : "nsys.unknown_device", Where(),
+                        std::string(table) + " row at start " + std::to_string(w->start_ns));
+      return false;
+    }
     w->kind = kind;
-    w->device = s.Int(2).value_or(0);
-    w->stream = s.Int(3).value_or(0);
+    w->device = *device;
+    w->stream = *stream;
     w->pid = Pid(s.Int(5), table);
+    if (s.Int(5)) w->process = w->pid;
     w->tid = w->stream;
     w->correlation = Correlation(w->pid, s.Int(4), table);
     return true;
@@ -234,14 +243,25 @@ class Reader {
 
   static constexpr const char* kWorkColumns = "start, end, deviceId, streamId, correlationId, globalPid";
 
+  // A kernel's name: demangledName, else (NULL, counted) shortName where the table has it.
   Status ReadKernels() {
     const char* table = "CUPTI_ACTIVITY_KIND_KERNEL";
-    return ForEachRow(std::string("SELECT ") + kWorkColumns + ", demangledName FROM " + table, [&](const Statement& s) {
-      GpuWork w;
-      if (!ReadWork(s, table, GpuWorkKind::kKernel, &w)) return;
-      w.name = StringOf(s.Int(6));
-      trace().gpu_work.push_back(std::move(w));
-    });
+    auto has_short = db_.HasColumn(table, "shortName");
+    if (!has_short.ok()) return has_short.status();
+    const std::string short_name = *has_short ? "shortName" : "NULL";
+    return ForEachRow(std::string("SELECT ") + kWorkColumns + ", demangledName, " + short_name + " FROM " + table,
+                      [&](const Statement& s) {
+                        GpuWork w;
+                        if (!ReadWork(s, table, GpuWorkKind::kKernel, &w)) return;
+                        if (!s.Int(6) && s.Int(7)) {
+                          diagnostics().Add("nsys.short_name_only", Where(),
+                                            "kernel at start " + std::to_string(w.start_ns));
+                          w.name = StringOf(s.Int(7));
+                        } else {
+                          w.name = StringOf(s.Int(6));
+                        }
+                        trace().gpu_work.push_back(std::move(w));
+                      });
   }
 
   // ENUM_<name>: id -> label ("Host-to-Device"), empty when the table is absent.

@@ -99,6 +99,13 @@ StatusOr<bool> Database::HasTable(std::string_view table) const {
   return st->Next();
 }
 
+StatusOr<bool> Database::HasColumn(std::string_view table, std::string_view column) const {
+  auto st = Prepare("SELECT 1 FROM pragma_table_info('" + std::string(table) + "') WHERE name = '" +
+                    std::string(column) + "'");
+  if (!st.ok()) return st.status();
+  return st->Next();
+}
+
 StatusOr<Statement> Database::Prepare(const std::string& sql) const {
   sqlite3_stmt* stmt = nullptr;
   if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK) {

@@ -38,6 +38,8 @@ class Database {
   // Whether a table of this exact name exists; a broken file is an error. `table` is
   // one of the reader's constant names (it is written into the SQL text).
   StatusOr<bool> HasTable(std::string_view table) const;
+  // Whether `table` has a column of this exact name (both constant names, as above).
+  StatusOr<bool> HasColumn(std::string_view table, std::string_view column) const;
   // Prepares `sql`; nsys.bad_table with SQLite's message when it fails (a missing
   // column, a corrupt page, ...).
   StatusOr<Statement> Prepare(const std::string& sql) const;

@@ -38,17 +38,21 @@ bool SniffMetal(const std::string& path) {
   return fs::is_regular_file(p, ec) && (EndsWith(name, ".xml") || EndsWith(name, ".xml.gz"));
 }
 
+// Refused rather than ignored: a choice the reader cannot honour would change nothing
+// and look as if it had.
+Status Unsupported(const std::string& option, const char* applies_to, const char* source, const std::string& path) {
+  return Status::Error("attr.unsupported_option",
+                       option + " applies to " + applies_to + " trials, not to " + source, {path},
+                       ErrorKind::kUsage);
+}
+
 StatusOr<attribution::TrialSummary> SummarizeMetal(const std::string& path,
                                                    const attribution::AttributionOptions& options) {
-  // Refused rather than ignored: a choice the reader cannot honour would change nothing
-  // and look as if it had.
-  if (options.process_id || options.device) {
-    return Status::Error("attr.unsupported_option",
-                         std::string(options.process_id ? "--process pid:N (options.process_id)"
-                                                        : "--device (options.device)") +
-                             " applies to trace-event JSON and nsys trials, not to Metal System Trace exports",
-                         {path}, ErrorKind::kUsage);
-  }
+  constexpr const char* kMetal = "Metal System Trace exports";
+  constexpr const char* kKernelSources = "trace-event JSON and nsys";
+  if (options.process_id) return Unsupported("--process pid:N (options.process_id)", kKernelSources, kMetal, path);
+  if (options.device) return Unsupported("--device (options.device)", kKernelSources, kMetal, path);
+  if (options.lenient) return Unsupported("--lenient (options.lenient)", "trace-event JSON", kMetal, path);
   auto tables = attribution::LoadTrial(path, options.run);
   if (!tables.ok()) return tables.status();
   auto s = attribution::SummarizeTrial(*tables, options);
@@ -75,6 +79,10 @@ bool SniffNsys(const std::string& path) {
 
 StatusOr<attribution::TrialSummary> SummarizeNsys(const std::string& path,
                                                   const attribution::AttributionOptions& options) {
+  if (options.lenient) {
+    return Unsupported("--lenient (options.lenient)", "trace-event JSON",
+                       "Nsight Systems exports (their bad rows are always counted, never fatal)", path);
+  }
   return nsys::SummarizeNsysTrialFile(path, options);
 }
 
@@ -228,11 +236,9 @@ Status ExplainUnclaimed(const std::string& path) {
 attribution::AttributionOptions WithDefaultProcessFilter(const TraceSource& source, const std::string& engine,
                                                          attribution::AttributionOptions options) {
   if (!options.process_prefix.empty() || options.process_id || options.all_processes) return options;
-  if (source.descriptor.default_all_processes) {
-    options.all_processes = true;
-  } else {
-    attribution::ApplyDefaultProcessFilter(engine, &options);
-  }
+  // Sources whose host process is not the engine (python3) keep every process with no
+  // prefix; kernels of several of them are then attr.several_processes, not a sum.
+  if (!source.descriptor.default_all_processes) attribution::ApplyDefaultProcessFilter(engine, &options);
   return options;
 }
 

@@ -77,9 +77,15 @@ TEST(AttributeCliTraceJson, SeveralDevicesNeedAChoice) {
   EXPECT_DOUBLE_EQ(t["gpu_us_per_token"].get<double>(), 40.0);
   EXPECT_EQ(t["diagnostics"]["attr.other_device"], 4);
 
-  // Per engine, ENGINE=N; device 0 holds both processes' kernels.
-  auto zero = AttributedTrial(path, "1 --device e=0");
+  // Per engine, ENGINE=N; device 0 holds both processes' kernels: never summed
+  // without a choice, summed (and counted) with --all-processes.
+  ExpectRefused(path, "1 --device e=0",
+                path + ": error[attr.several_processes]: the kept kernels come from 2 processes (python3 (4242): 3 "
+                       "kernels, worker (5151): 1 kernels); choose one with --process NAME|pid:N, or sum them with "
+                       "--all-processes");
+  auto zero = AttributedTrial(path, "1 --device e=0 --all-processes");
   EXPECT_EQ(zero["submissions"], 4);
+  EXPECT_EQ(zero["diagnostics"]["attr.mixed_processes"], 1);
   EXPECT_DOUBLE_EQ(zero["gpu_us_per_token"].get<double>(), 37.0);
 
   for (const char* bad : {"x", "-1", "1.5"}) {
@@ -107,9 +113,20 @@ TEST(AttributeCliTraceJson, ProcessById) {
   }
 }
 
-TEST(AttributeCliTraceJson, MetalRefusesDeviceAndProcessId) {
+TEST(AttributeCliTraceJson, AllProcessesWithAProcessIsAUsageError) {
+  const std::string path = WriteTempFile(TwoDeviceTrace(), ".json");
+  for (const char* process : {"--process pid:4242", "--process python", "--process e=python"}) {
+    ExpectRefused(path, std::string("1 --device 0 --all-processes ") + process,
+                  "error[cli.usage]: --all-processes and --process for engine 'e' contradict each other");
+  }
+  // Either alone is fine: 4 kernels summed, or python3's 3.
+  EXPECT_EQ(AttributedTrial(path, "1 --device 0 --all-processes")["submissions"], 4);
+  EXPECT_EQ(AttributedTrial(path, "1 --device 0 --process python")["submissions"], 3);
+}
+
+TEST(AttributeCliTraceJson, MetalRefusesDeviceProcessIdAndLenient) {
   const std::string hf2q = std::string(PERFGATE_SOURCE_DIR) + "/fixtures/recordings/decode_q4_0/hf2q";
-  for (const char* option : {"--device 0", "--process pid:1"}) {
+  for (const char* option : {"--device 0", "--process pid:1", "--lenient"}) {
     SCOPED_TRACE(option);
     auto r = RunPerfgate("attribute --trace hf2q=" + hf2q + " --tokens 64 " + option);
     EXPECT_EQ(r.exit_code, 2);

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <fstream>
 
+#include "attribution/label_matcher.h"
+
 namespace perfgate::attribution {
 namespace {
 
@@ -132,12 +134,30 @@ TEST(Options, LabelMatchersAndSpellings) {
 }
 
 // A backtracking matcher recurses per character and overflows the stack on a long
-// name (a 100 KB name against "a.*" did with libstdc++'s default executor).
+// name (a 100 KB name against "a.*" did with libstdc++'s default executor; libc++'s
+// is one). Names over kMaxRegexNameBytes are not tested: they do not match, counted.
 TEST(Options, LabelPatternsSurviveLongNames) {
   auto m = LabelMatcher::Compile(LabelMatch::Regex("execute_.*|a.*"));
   ASSERT_TRUE(m.ok());
-  EXPECT_TRUE(m->Matches(std::string(1'000'000, 'a')));
-  EXPECT_FALSE(m->Matches(std::string(1'000'000, 'b')));
+  const size_t cap = LabelMatcher::kMaxRegexNameBytes;
+  EXPECT_EQ(cap, 4096u);
+  EXPECT_TRUE(m->Matches(std::string(cap, 'a')));
+  EXPECT_FALSE(m->Matches(std::string(cap, 'b')));
+  EXPECT_FALSE(m->Matches(std::string(cap + 1, 'a')));
+  EXPECT_FALSE(m->Matches(std::string(1'000'000, 'a')));
+  const LabelMatcher copy = *m;  // copies share the counts
+  EXPECT_FALSE(copy.Matches(std::string(cap + 2, 'a')));
+  Diagnostics d;
+  m->CountUntested(&d);
+  EXPECT_EQ(d.Count("attr.label_too_long"), 3);
+  EXPECT_FALSE(d.Has("attr.label_regex_error"));
+  // Prefixes and exact labels have no cap: they cost the label, not the name.
+  auto prefix = LabelMatcher::Compile(LabelMatch::Prefix("a"));
+  ASSERT_TRUE(prefix.ok());
+  EXPECT_TRUE(prefix->Matches(std::string(1'000'000, 'a')));
+  Diagnostics none;
+  prefix->CountUntested(&none);
+  EXPECT_FALSE(none.Has("attr.label_too_long"));
 #ifdef __GLIBCXX__
   auto backref = LabelMatcher::Compile(LabelMatch::Regex(R"((a)\1)"));
   EXPECT_EQ(backref.status().code(), "cli.usage");  // the linear-time matcher has no back-references

@@ -76,10 +76,11 @@ const Figures kTraces[] = {
     {"tracelens/torch_compile_triton_trace.json.gz", 12, 12549021, 0, 0, 0, 0, 8, 2, 12, 0, 0, 0, 0, 153, 0},
 };
 
-// `perfgate attribute`'s defaults for trace-event JSON: every process, one token.
+// `perfgate attribute`'s defaults for trace-event JSON: no process choice (kernels of
+// several processes would be attr.several_processes: every corpus trace has one
+// launching process), one token.
 AttributionOptions WholeTrace() {
   AttributionOptions o;
-  o.all_processes = true;
   o.tokens = 1;
   return o;
 }
@@ -118,6 +119,7 @@ TEST_P(CorpusKineto, FiguresEqualTheScripts) {
   EXPECT_EQ(x.other_launches, f.other_launches);
   EXPECT_EQ(x.graph_kernels, f.graph_kernels);
   EXPECT_EQ(x.unlaunched_kernels, f.unlaunched_kernels);
+  EXPECT_FALSE(s->diagnostics.Has("attr.mixed_processes"));
   // Choosing the one device changes nothing, and no other device is counted.
   AttributionOptions on_device = WholeTrace();
   on_device.device = f.device;

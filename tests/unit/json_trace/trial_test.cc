@@ -679,7 +679,7 @@ TEST(JsonTrial, KnownKernelFamiliesComeFromTheTableInForce) {
   EXPECT_EQ(e.known_kernel_families.count("triton_pointwise"), 1u);
 }
 
-TEST(JsonTrial, KernelsOfSeveralProcessesAreCountedAsMixed) {
+TEST(JsonTrial, KernelsOfSeveralProcessesAreMixedOnlyWhenChosen) {
   const GpuTrace trace = Read(TraceA(), "a.json");
   auto one = SummarizeJsonTrial(trace, DecodeOptions());
   ASSERT_TRUE(one.ok()) << one.status().ToString();
@@ -697,11 +697,66 @@ TEST(JsonTrial, KernelsOfSeveralProcessesAreCountedAsMixed) {
   EXPECT_EQ(e->first_location.path, "a.json");
   EXPECT_EQ(e->first_detail, "kept work of 2 processes: python3 (4242) x12, other_worker (5151) x1");
 
-  // The same without all_processes but with an empty prefix: every named process.
+  // No prefix, no id, no all_processes: the two processes are never summed.
   o.all_processes = false;
-  auto no_prefix = SummarizeJsonTrial(trace, o);
-  ASSERT_TRUE(no_prefix.ok());
-  EXPECT_EQ(no_prefix->diagnostics.Count("attr.mixed_processes"), 1);
+  auto no_choice = SummarizeJsonTrial(trace, o);
+  ASSERT_FALSE(no_choice.ok());
+  EXPECT_EQ(no_choice.status().code(), "attr.several_processes");
+  EXPECT_EQ(no_choice.status().kind(), ErrorKind::kUsage);
+  EXPECT_NE(no_choice.status().message().find(
+                "2 processes (other_worker (5151): 1 kernels, python3 (4242): 12 kernels); choose one with "
+                "--process NAME|pid:N, or sum them with --all-processes"),
+            std::string::npos)
+      << no_choice.status().message();
+
+  // A choice by id alone keeps that process's 1 kernel.
+  o.process_id = kOther;
+  auto by_id = SummarizeJsonTrial(trace, o);
+  ASSERT_TRUE(by_id.ok()) << by_id.status().ToString();
+  EXPECT_EQ(by_id->submissions, 1);
+  EXPECT_EQ(by_id->excluded_other_process, 12);
+}
+
+// One process rule for every source: a prefix matches the name or its last path
+// component; an id alone keeps an unnamed process; work without a launch call is
+// owned by GpuWork::process where the source records it (nsys).
+TEST(JsonTrial, OneProcessFilterForEverySource) {
+  GpuTrace trace = Read(TraceA(), "a.json");
+  trace.process_names[kPid] = "/usr/bin/python3";
+  AttributionOptions o = DecodeOptions();
+  auto by_basename = SummarizeJsonTrial(trace, o);
+  ASSERT_TRUE(by_basename.ok()) << by_basename.status().ToString();
+  EXPECT_EQ(by_basename->submissions, 11);  // as in DecodeWindowFromHostAnnotations
+  o.process_prefix = "/usr/bin/py";
+  auto by_path = SummarizeJsonTrial(trace, o);
+  ASSERT_TRUE(by_path.ok()) << by_path.status().ToString();
+  EXPECT_EQ(by_path->submissions, 11);
+  o.process_prefix = "bin/py";  // neither the whole name's start nor the last component's
+  EXPECT_EQ(SummarizeJsonTrial(trace, o).status().code(), "attr.no_target_rows");
+
+  // An id alone keeps a process the trace does not name; a prefix cannot.
+  trace.process_names.erase(kPid);
+  AttributionOptions id_only;
+  id_only.process_id = kPid;
+  id_only.tokens = 3;
+  auto unnamed = SummarizeJsonTrial(trace, id_only);
+  ASSERT_TRUE(unnamed.ok()) << unnamed.status().ToString();
+  EXPECT_EQ(unnamed->submissions, 12);
+  EXPECT_EQ(unnamed->excluded_unattributed, 0);
+  EXPECT_EQ(unnamed->excluded_unmapped, 2);  // the two orphans
+  id_only.process_prefix = "python";
+  auto named = SummarizeJsonTrial(trace, id_only);
+  EXPECT_EQ(named.status().code(), "attr.no_target_rows");
+
+  // The orphans owned through GpuWork::process join the filter like launched work.
+  for (json_trace::GpuWork& w : trace.gpu_work) {
+    if (w.name.rfind("orphan_", 0) == 0) w.process = kPid;
+  }
+  id_only.process_prefix.clear();
+  auto owned = SummarizeJsonTrial(trace, id_only);
+  ASSERT_TRUE(owned.ok()) << owned.status().ToString();
+  EXPECT_EQ(owned->submissions, 14);
+  EXPECT_EQ(owned->excluded_unmapped, 0);
 }
 
 // The summaries feed the Metal path's medians and comparison unchanged.
@@ -966,6 +1021,22 @@ TEST(JsonTrial, LabelsMatchByPrefixAndPattern) {
   EXPECT_NE(bad.status().message().find("label regex 'step[' is not an ECMAScript regular expression"),
             std::string::npos)
       << bad.status().message();
+}
+
+// An annotation name over LabelMatcher::kMaxRegexNameBytes is never tested against a
+// regex label: it does not match, and the summary counts it.
+TEST(JsonTrial, RegexLabelsSkipOverlongNamesCounted) {
+  GpuTrace trace = Read(TraceA(), "a.json");
+  json_trace::Annotation huge = trace.cpu_annotations.front();
+  huge.name = "decode_step" + std::string(5000, 'x');
+  trace.cpu_annotations.push_back(huge);
+  AttributionOptions o = DecodeOptions();
+  o.window = DecodeWindow::Label(attribution::LabelMatch::Regex("decode_step.*"));
+  o.token_label = o.window.label;
+  auto s = SummarizeJsonTrial(trace, o);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->tokens, 3);  // the three decode_step ranges of python3, not the long one
+  EXPECT_EQ(s->diagnostics.Count("attr.label_too_long"), 1);
 }
 
 TEST(FamilyMatcher, TrieKeepsFirstMatchInTableOrder) {

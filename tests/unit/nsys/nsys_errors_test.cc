@@ -98,6 +98,9 @@ TEST(NsysErrors, BadRowsAreCounted) {
       gp +
       ", 1);"                                                                            // end before start
       "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (400, 500, 0, 7, NULL, NULL, 99);"  // no ids, no name
+      // Text in the integer columns reads as NULL: no device, no stream (never 0).
+      "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (510, 520, 'gpu?', 7, 7, " + gp + ", 1);"
+      "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (530, 540, 0, 'stream?', 8, " + gp + ", 1);"
       "CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, text TEXT,"
       " textId INTEGER, globalTid INTEGER);"
       "INSERT INTO NVTX_EVENTS VALUES (50, 600, 59, 'step', NULL, " +
@@ -118,13 +121,40 @@ TEST(NsysErrors, BadRowsAreCounted) {
   EXPECT_EQ(t.diagnostics.Count("nsys.unknown_string"), 1);
   EXPECT_EQ(t.diagnostics.Count("nsys.missing_correlation"), 1);
   EXPECT_EQ(t.diagnostics.Count("nsys.unknown_process"), 1);
+  EXPECT_EQ(t.diagnostics.Count("nsys.unknown_device"), 1);
+  EXPECT_EQ(t.diagnostics.Count("nsys.unknown_stream"), 1);
+  for (const auto& w : t.gpu_work) EXPECT_TRUE(w.start_ns != 510 && w.start_ns != 530) << w.start_ns;
+  EXPECT_EQ(t.gpu_work[0].process, 77);
+  EXPECT_FALSE(t.gpu_work[1].process.has_value());  // NULL globalPid: no owner, not pid 0
   EXPECT_EQ(t.diagnostics.Count("nsys.unclosed_nvtx"), 1);
   EXPECT_EQ(t.diagnostics.Count("nsys.skipped_nvtx"), 1);
   ASSERT_EQ(t.cpu_annotations.size(), 1u);
   EXPECT_EQ(t.cpu_annotations[0].name, "step");
   EXPECT_EQ(t.cpu_annotations[0].pid, 77);
   EXPECT_EQ(t.cpu_annotations[0].tid, 3);
-  EXPECT_EQ(e->rows, 6);
+  EXPECT_EQ(e->rows, 8);
+}
+
+// A NULL demangledName falls back to the kernel's shortName, counted; with neither it
+// is "(unnamed)", counted as before.
+TEST(NsysErrors, NullDemangledNameFallsBackToShortName) {
+  std::string sql = MinimalExportSql();
+  const std::string strict = " demangledName INTEGER NOT NULL);";
+  ASSERT_NE(sql.find(strict), std::string::npos);
+  sql.replace(sql.find(strict), strict.size(), " demangledName INTEGER, shortName INTEGER);");
+  const std::string kernel = "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES ";
+  const std::string path = MakeDatabase(sql + "INSERT INTO StringIds VALUES (2, 'gemm_kernel');" + kernel +
+                                        "(100, 200, 0, 7, 1, 1, 1, 2);" + kernel + "(300, 400, 0, 7, 2, 1, NULL, 2);" +
+                                        kernel + "(500, 600, 0, 7, 3, 1, NULL, NULL);");
+  auto e = ReadNsysFile(path);
+  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  const auto& t = e->trace;
+  ASSERT_EQ(t.gpu_work.size(), 3u);
+  EXPECT_EQ(t.gpu_work[0].name, "void gemm_kernel<1>(int)");
+  EXPECT_EQ(t.gpu_work[1].name, "gemm_kernel");
+  EXPECT_EQ(t.gpu_work[2].name, "(unnamed)");
+  EXPECT_EQ(t.diagnostics.Count("nsys.short_name_only"), 1);
+  EXPECT_EQ(t.diagnostics.Count("nsys.unknown_string"), 1);
 }
 
 // The rarer shapes of good rows: start/end ranges named through StringIds, PyTorch's

@@ -115,6 +115,48 @@ TEST(NsysTrial, ProcessByPid) {
   EXPECT_NE(none.status().message().find("python3 (111) x1721"), std::string::npos) << none.status().message();
 }
 
+// Kernels of two processes on one device, in an export with no PROCESSES and no
+// runtime table: each kernel's process is its globalPid. Without a choice they are
+// an error naming both; pid:N alone picks one; --all-processes sums them, counted.
+TEST(NsysTrial, SeveralProcessesWithoutAChoiceIsAnError) {
+  auto gpid = [](int64_t pid) { return std::to_string((int64_t{1} << 48) | (pid << 24)); };
+  auto kernel = [](int64_t start, const std::string& correlation, const std::string& global_pid) {
+    return "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (" + std::to_string(start) + ", " +
+           std::to_string(start + 50) + ", 0, 7, " + correlation + ", " + global_pid + ", 1);";
+  };
+  const std::string path = testing_support::MakeDatabase(testing_support::MinimalExportSql() +
+                                                         kernel(100, "1", gpid(77)) + kernel(200, "2", gpid(77)) +
+                                                         kernel(300, "1", gpid(78)));
+  AttributionOptions o;
+  o.tokens = 1;
+  auto none = Summarize(path, o);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().code(), "attr.several_processes");
+  EXPECT_EQ(none.status().kind(), ErrorKind::kUsage);
+  EXPECT_NE(none.status().message().find("(unnamed) (77): 2 kernels, (unnamed) (78): 1 kernels"), std::string::npos)
+      << none.status().message();
+  o.process_id = 77;  // no PROCESSES table: the id alone still chooses
+  auto one = Summarize(path, o);
+  ASSERT_TRUE(one.ok()) << one.status().ToString();
+  EXPECT_EQ(one->submissions, 2);
+  EXPECT_EQ(one->total_sum_ns, 100);
+  EXPECT_EQ(one->excluded_other_process, 1);
+  EXPECT_EQ(one->diagnostics.Count("attr.other_process"), 1);
+  o.process_id.reset();
+  o.all_processes = true;
+  auto all = Summarize(path, o);
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  EXPECT_EQ(all->submissions, 3);
+  EXPECT_EQ(all->diagnostics.Count("attr.mixed_processes"), 1);
+  o.all_processes = false;
+  o.process_prefix = "python";  // a name needs the PROCESSES table
+  auto named = Summarize(path, o);
+  ASSERT_FALSE(named.ok());
+  EXPECT_EQ(named.status().code(), "attr.no_target_rows");
+  EXPECT_NE(named.status().message().find("launched by an unnamed process: 3"), std::string::npos)
+      << named.status().message();
+}
+
 TEST(NsysTrial, ProcessByNamePrefix) {
   PERFGATE_CORPUS_FILE_OR_SKIP(path, kH100);
   AttributionOptions o;
@@ -227,6 +269,19 @@ TEST(NsysCli, SeveralDevicesIsExitTwo) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("error[attr.several_devices]"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("0: 1721 kernels, 1: 1721 kernels"), std::string::npos) << r.err;
+}
+
+// nsys reads bad rows as counted diagnostics already: --lenient would change nothing,
+// so it is refused rather than ignored.
+TEST(NsysCli, LenientIsRefused) {
+  PERFGATE_CORPUS_FILE_OR_SKIP(path, kH100);
+  auto r = testing_support::RunPerfgate("attribute --trace e=" + path + " --device 0 --tokens 1 --lenient");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("error[attr.unsupported_option]: --lenient (options.lenient) applies to trace-event JSON "
+                       "trials, not to Nsight Systems exports"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(testing_support::RunPerfgate("attribute --trace e=" + path + " --device 0 --tokens 1").exit_code, 0);
 }
 
 }  // namespace

@@ -116,11 +116,11 @@ TEST(ReportVocabularyCli, TraceEventJsonSpeaksOfKernels) {
   EXPECT_THAT(r.svg, HasSubstr(">GPU µs/token by annotation phase (top 10)</text>"));
   EXPECT_THAT(r.svg, HasSubstr(">Δ GPU µs/token by kernel-duration bucket: graphs − eager</text>"));
   // The JSON report names the source and its words, and each engine's options as its
-  // trials ran: the default process filter for trace-event JSON keeps every process.
+  // trials ran: trace-event JSON's default leaves the options as given (no prefix).
   const auto j = nlohmann::json::parse(r.json);
   EXPECT_EQ(j["source"], "trace_json");
   EXPECT_EQ(j["words"]["phase"], "annotation phase");
-  EXPECT_EQ(j["options"]["engines"]["graphs"]["all_processes"], true);
+  EXPECT_EQ(j["options"]["engines"]["graphs"]["all_processes"], false);
   EXPECT_EQ(j["options"]["engines"]["graphs"]["process_prefix"], "");
   EXPECT_EQ(j["options"]["engines"]["eager"]["window"]["label"], "decode_step");
 }

@@ -93,28 +93,6 @@ struct LabelMatch {
   }
 };
 
-// A LabelMatch made ready to test names (the pattern compiled once).
-class LabelMatcher {
- public:
-  // A regex that std::regex (ECMAScript) refuses is a cli.usage error quoting it and
-  // the library's message; an empty label is one too.
-  static StatusOr<LabelMatcher> Compile(const LabelMatch& label);
-  // True when the annotation name, as the trace holds it, is one the label names.
-  bool Matches(std::string_view name) const;
-  const LabelMatch& label() const { return label_; }
-
- private:
-  struct Regex;
-  LabelMatch label_;
-  std::string normalized_;  // kExact: NormalizePhaseLabel(text)
-  std::shared_ptr<const Regex> regex_;
-};
-
-// True when two labels name the same annotations by their spelling: equal, or two
-// exact labels that normalise alike (a token label that is the window label counts
-// the window's instances).
-bool SameLabel(const LabelMatch& a, const LabelMatch& b);
-
 // Which submissions count as decode. Each source gives the modes its own meaning
 // (a Metal label marks the end of a step, a trace-event annotation encloses one); see
 // SummarizeTrial and json_trace::SummarizeJsonTrial.
@@ -161,10 +139,11 @@ StatusOr<DecodeWindow> ParseWindow(std::string_view spec);
 StatusOr<LabelMatch> ParseTokenLabel(std::string_view spec);
 
 struct AttributionOptions {
-  // Keep submissions whose process name starts with this; empty keeps every named
-  // process (ApplyDefaultProcessFilter gives it the engine name). Ignored with
-  // all_processes. Either way, kept work of more than one process is counted as
-  // attr.mixed_processes.
+  // Keep submissions whose process name (or its last path component) starts with
+  // this; empty keeps every process (ApplyDefaultProcessFilter gives it the engine
+  // name). Ignored with all_processes. Kernels of several processes with neither a
+  // prefix, nor an id, nor all_processes are attr.several_processes (GPU traces);
+  // with one they are counted as attr.mixed_processes.
   std::string process_prefix;
   // Keep only work launched by this process id (Kineto: the launch call's pid; nsys:
   // the pid in bits 24-47 of globalPid), with the prefix when both are given.

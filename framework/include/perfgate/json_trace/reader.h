@@ -64,6 +64,9 @@ struct GpuWork {
   int64_t device = 0;  // args.device, else pid (XLA: K of "/device:GPU:K")
   int64_t stream = 0;  // args.stream, else tid (XLA: N of "Stream #N")
   std::optional<int64_t> correlation;  // args.correlation (XLA: args.correlation_id): joins to the launching RuntimeCall
+  // The owning host process where the source records it (nsys: globalPid); empty in
+  // Kineto and XLA traces, whose work is owned by its launch call's process.
+  std::optional<int64_t> process;
   int64_t duration_ns() const { return end_ns - start_ns; }
 };
 

@@ -24,11 +24,11 @@
 //    an annotation, so the label coverage is the annotated share of kernels;
 //  - `shader_registry` maps each family to the sorted short names
 //    (CanonicalKernelName) of its kernels; `shader_count` counts distinct kernel names;
-//  - the process filter keeps GPU work whose launch call (joined by correlation id)
-//    ran in a process whose `process_name` starts with options.process_prefix.
-//    Excluded: `excluded_unmapped` (no launch call with the kernel's correlation),
-//    `excluded_unattributed` (the launching process has no name),
-//    `excluded_other_process`;
+//  - the process filter keeps GPU work whose owner (its launch call's process, joined
+//    by correlation id, else GpuWork::process) has a name starting with
+//    options.process_prefix, whole or after its last '/', and the id process_id.
+//    Excluded: `excluded_unmapped` (no owner), `excluded_unattributed` (a prefix is
+//    given and the owner has no name), `excluded_other_process`;
 //  - `matched_submissions` counts kept kernels with a launch call and
 //    `unmapped_submissions` those without (possible with all_processes only);
 //    `encoder_rows` and `encoder_total_ns` are the distinct launch calls behind the
@@ -40,8 +40,10 @@
 //  - `extras` holds every number of JsonTrialExtras under its field name (the keys
 //    are listed at TrialSummary::extras); `known_kernel_families` is the family
 //    names of the table in force, "memcpy", "memset", and every family met;
-//  - kept kernels launched by more than one process (all_processes, or a prefix
-//    that several processes match) are counted as attr.mixed_processes;
+//  - kept kernels of more than one process with no process choice (no prefix, no id,
+//    no all_processes) are the usage error attr.several_processes; with a choice
+//    (all_processes, or a prefix several processes match) they are counted as
+//    attr.mixed_processes;
 //  - the decode window and the token count: see SummarizeJsonTrial.
 #ifndef PERFGATE_JSON_TRACE_TRIAL_H_
 #define PERFGATE_JSON_TRACE_TRIAL_H_

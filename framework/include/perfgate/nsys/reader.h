@@ -24,8 +24,8 @@ namespace perfgate::nsys {
 // The export schema major version this reader knows (EXPORT_SCHEMA_VERSION 3.x.y).
 inline constexpr int kKnownSchemaMajor = 3;
 
-// One nsys export. In `trace`: GpuWork::pid is the host process that ran the work
-// (the pid in bits 24-47 of globalPid), tid the stream; correlation ids are remapped to
+// One nsys export. In `trace`: GpuWork::pid and GpuWork::process are the host process
+// that ran the work (the pid in bits 24-47 of globalPid), tid the stream; correlation ids are remapped to
 // be unique across processes; RuntimeCall and Annotation pid/tid are the host process
 // and thread of globalTid; NVTX ranges are cpu_annotations.
 struct NsysExport {
@@ -44,12 +44,9 @@ StatusOr<NsysExport> ReadNsysFile(const std::string& path);
 // True when the file is an SQLite database holding a META_DATA_EXPORT table.
 bool LooksLikeNsysExport(const std::string& path);
 
-// Reads and attributes one nsys trial (json_trace::SummarizeJsonTrial). The process
-// filter (options.process_prefix, matched on the process name or its last path
-// component, and options.process_id) uses the process nsys recorded for each row, so
-// work whose launch call lies outside the capture is still attributed to its process.
-// With options.device and no process filter, only the processes that ran work on that
-// device contribute host rows (launch calls, NVTX ranges: phases, tokens, windows).
+// Reads and attributes one nsys trial with json_trace::SummarizeJsonTrial (GPU work is
+// owned by its globalPid process); with options.device and no process filter, only
+// processes with work on that device contribute host rows (nsys.other_device_process).
 StatusOr<attribution::TrialSummary> SummarizeNsysTrialFile(const std::string& path,
                                                            const attribution::AttributionOptions& options);
 

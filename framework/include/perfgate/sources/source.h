@@ -69,8 +69,8 @@ struct TraceSource {
 
 // The one default process filter, for the CLI and suites alike: options without a
 // prefix and without all_processes keep the processes named like the engine (Metal),
-// or every process where the source names processes after an interpreter (trace-event
-// JSON). Kept work from more than one process is counted as attr.mixed_processes.
+// or are left unchanged where the source names processes after an interpreter
+// (trace-event JSON, nsys): kernels of several processes are then attr.several_processes.
 attribution::AttributionOptions WithDefaultProcessFilter(const TraceSource& source, const std::string& engine,
                                                          attribution::AttributionOptions options);
 

@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "core/checked_math.h"
+#include "attribution/label_matcher.h"
 #include "core/hash_mix.h"
 #include "overflow_error.h"
 #include "perfgate/attribution/attribute.h"
@@ -293,7 +294,8 @@ StatusOr<std::optional<int64_t>> ApplyDecodeWindow(const TrialJoins& joins, cons
   std::optional<int64_t> label_occurrences;
   if (w.mode == DecodeWindow::Mode::kLabel) {
     PERFGATE_ASSIGN_OR_RETURN(LabelMatcher matcher, LabelMatcher::Compile(w.label));
-    const std::vector<int64_t> ends = OccurrenceEnds(*kept, joins, LabelTest(std::move(matcher)));
+    const std::vector<int64_t> ends = OccurrenceEnds(*kept, joins, LabelTest(matcher));
+    matcher.CountUntested(&s->diagnostics);
     if (ends.size() < 2) {
       return Status::Error("attr.window_label",
                            "window label '" + w.label.Spelling() + "' occurs " + std::to_string(ends.size()) +
@@ -334,12 +336,13 @@ Status CountTokensInTrace(const std::vector<Pair>& kept, const TrialJoins& joins
   if (label_occurrences && SameLabel(options.token_label, options.window.label)) {
     s->tokens_in_trace = label_occurrences;
   } else {
-    LabelTest named(std::move(matcher));
+    LabelTest named(matcher);
     std::set<uint64_t> cbs;
     for (const Pair& p : kept) {
       const auto* e = joins.EncoderOf(p.submission);
       if (e != nullptr && named(e->second)) cbs.insert(e->second.cmdbuffer.value_or(e->first));
     }
+    matcher.CountUntested(&s->diagnostics);
     s->tokens_in_trace = static_cast<int64_t>(cbs.size());
   }
   if (*s->tokens_in_trace == 0) {
