@@ -33,6 +33,9 @@ void RegisterAttributeCommand(CLI::App& app, int* exit_code);
 void RegisterNewSuiteCommand(CLI::App& app, int* exit_code);  // cmd_new_suite.cc
 void RegisterAneCommand(CLI::App& app, int* exit_code);     // cmd_ane.cc
 void RegisterRecordCommand(CLI::App& app, int* exit_code);  // cmd_record.cc
+void RegisterHistoryCommand(CLI::App& app, int* exit_code);       // cmd_history.cc: counter-report histories
+void RegisterKernelReportCommand(CLI::App& app, int* exit_code);  // cmd_kernel_report.cc: per-kernel timing reports
+void RegisterToksCommand(CLI::App& app, int* exit_code);          // cmd_toks.cc: tok/s ratio gates
 
 }  // namespace perfgate::cli
 

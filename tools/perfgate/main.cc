@@ -180,6 +180,9 @@ int main(int argc, char** argv) {
   RegisterXctraceCommands(app, &exit_code);
   RegisterAttributeCommand(app, &exit_code);
   RegisterNewSuiteCommand(app, &exit_code);
+  RegisterHistoryCommand(app, &exit_code);
+  RegisterKernelReportCommand(app, &exit_code);
+  RegisterToksCommand(app, &exit_code);
 #ifdef PERFGATE_HAVE_ANE_COMMAND
   RegisterAneCommand(app, &exit_code);
 #endif

@@ -10,7 +10,10 @@ using attribution::TrialMedian;
 using golden::Direction;
 using golden::FieldPolicy;
 
-constexpr std::string_view kScopes[] = {"", "buckets", "phases", "families", "kernel_families", "extras"};
+// "counters": an engine's own counter report (counters/); "kernels": one kernel of a
+// per-kernel timing report (kernel_report/); "toks": one llama-bench test cell (toks/).
+constexpr std::string_view kScopes[] = {"",       "buckets", "phases",  "families", "kernel_families",
+                                        "extras", "counters", "kernels", "toks"};
 
 // The singular word a scope's parts take in verdict and counter names.
 std::string PartWord(const std::string& scope) {

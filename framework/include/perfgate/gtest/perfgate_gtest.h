@@ -23,6 +23,8 @@
 #include "perfgate/attribution/summary.h"
 #include "perfgate/gates/verdict.h"
 #include "perfgate/golden/golden.h"
+#include "perfgate/gtest/kernel_report.h"
+#include "perfgate/gtest/toks_ratio.h"
 #include "perfgate/suite/suite.h"
 
 namespace perfgate::testing {

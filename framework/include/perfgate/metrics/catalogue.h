@@ -20,7 +20,9 @@
 namespace perfgate::metrics {
 
 // A figure's identity. Scopes: "" (engine totals), "buckets", "phases", "families",
-// "kernel_families", "extras" (figures one source reports, e.g. launches).
+// "kernel_families", "extras" (figures one source reports, e.g. launches), "counters"
+// (the engine's own counter report), "kernels" (one kernel of a per-kernel timing
+// report), "toks" (one llama-bench test cell).
 struct MetricId {
   std::string scope;
   std::string part;  // bucket, phase or family name; "" for totals and extras

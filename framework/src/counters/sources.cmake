@@ -1,0 +1,6 @@
+# Sources of engine counter reports (hf2q generate --benchmark), paths relative to framework/.
+set(PERFGATE_COUNTERS_SOURCES
+)
+# Their GoogleTest assertions (linked into perfgate::gtest).
+set(PERFGATE_COUNTERS_GTEST_SOURCES
+)

@@ -1,0 +1,8 @@
+// `perfgate kernel-report` (seam: filled by the issue-15 work).
+#include "commands.h"
+
+namespace perfgate::cli {
+
+void RegisterKernelReportCommand(CLI::App& /*app*/, int* /*exit_code*/) {}
+
+}  // namespace perfgate::cli
