@@ -184,15 +184,10 @@ SuiteLoad Failed(Status s) {
 SuiteLoad Missing(const SuiteConfig& config, const std::vector<std::string>& reasons, const EnvLookup& env) {
   std::string why;
   for (const std::string& r : reasons) why += (why.empty() ? "" : "; and ") + r;
-  const std::optional<std::string> ci = CiVariable(env);
-  if (ci && !config.allow_skip && !EnvTruthy(env("PERFGATE_ALLOW_SKIP"))) {
-    return Failed(Status::Error("suite.no_recording",
-                                why + ". " + *ci + " is set, so a missing recording fails; set PERFGATE_ALLOW_SKIP=1 "
-                                "(or SuiteConfig::allow_skip) to skip deliberately",
-                                {}, ErrorKind::kEnvironment));
-  }
+  StatusOr<Unavailable> skip = MissingInput(config.suite, why, config.allow_skip, env);
+  if (!skip.ok()) return Failed(skip.status());
   SuiteLoad out;
-  out.unavailable = Unavailable{"suite " + config.suite + " skipped: " + why};
+  out.unavailable = *std::move(skip);
   return out;
 }
 
@@ -276,6 +271,18 @@ std::string SuiteData::EngineNames() const {
   std::vector<std::string> names;
   for (const auto& [name, _] : engines) names.push_back(name);
   return ListNames(names);
+}
+
+StatusOr<Unavailable> MissingInput(const std::string& suite, const std::string& why, bool allow_skip,
+                                   const EnvLookup& env) {
+  const std::optional<std::string> ci = CiVariable(env);
+  if (ci && !allow_skip && !EnvTruthy(env("PERFGATE_ALLOW_SKIP"))) {
+    return Status::Error("suite.no_recording",
+                         why + ". " + *ci + " is set, so a missing recording fails; set PERFGATE_ALLOW_SKIP=1 "
+                         "(or SuiteConfig::allow_skip) to skip deliberately",
+                         {}, ErrorKind::kEnvironment);
+  }
+  return Unavailable{"suite " + suite + " skipped: " + why};
 }
 
 std::string ResolveRecordingsDir(const SuiteConfig& config) { return RecordingsDir(config, ProcessEnv); }

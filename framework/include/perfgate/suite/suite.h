@@ -92,6 +92,13 @@ SuiteLoad LoadSuite(const SuiteConfig& config);
 // The same with the environment given (tests).
 SuiteLoad LoadSuite(const SuiteConfig& config, const EnvLookup& env);
 
+// What a missing input of `suite` (a recording, a report file) becomes: a skip whose
+// reason is `why`, or under CI, unless a skip is allowed (`allow_skip` or
+// PERFGATE_ALLOW_SKIP=1), the error suite.no_recording. Suites that read files other
+// than trial recordings use it to fail closed exactly as LoadSuite does.
+StatusOr<Unavailable> MissingInput(const std::string& suite, const std::string& why, bool allow_skip,
+                                   const EnvLookup& env = ProcessEnv);
+
 // The recordings directory in force for `config` (PERFGATE_RECORDINGS or the default).
 std::string ResolveRecordingsDir(const SuiteConfig& config);
 
@@ -105,6 +112,7 @@ std::string ConfigKey(const SuiteConfig& config);
 namespace perfgate::testing {
 using suite::EngineSpec;
 using suite::LoadSuite;
+using suite::MissingInput;
 using suite::ResolveRecordingsDir;
 using suite::SuiteConfig;
 using suite::SuiteData;
