@@ -1,8 +1,121 @@
-// `perfgate toks-ratio` (seam: filled by the issue-15 work).
+// `perfgate toks-ratio`: engine tok/s over llama-bench tok/s per cell, held to ratio
+// floors (a perf_baseline.json policy file, or one --floor), printed as a table; exit 1
+// when a cell is below its floor beyond the tolerance, 2 on bad input or usage.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <set>
+
 #include "commands.h"
+#include "perfgate/toks/bench_report.h"
+#include "perfgate/toks/ratio.h"
 
 namespace perfgate::cli {
+namespace {
 
-void RegisterToksCommand(CLI::App& /*app*/, int* /*exit_code*/) {}
+struct ToksArgs {
+  std::string policy;
+  std::string reports;
+  std::string engine;
+  std::string baseline;
+  double floor = 0;
+  double tolerance_pp = 0;
+  std::string test;
+  std::string format = "text";
+  std::string output;
+};
+
+Status Usage(const std::string& message) { return Status::Error("cli.usage", message, {}, ErrorKind::kUsage); }
+
+Status CheckArgs(const ToksArgs& a, bool floor_given) {
+  if (!a.policy.empty()) {
+    if (floor_given) return Usage("--floor and --policy exclude each other (the policy file holds the floors)");
+    if (a.reports.empty()) return Usage("--policy needs --reports DIR (<DIR>/<cell>/engine.json and llama-bench.json)");
+    if (!a.engine.empty() || !a.baseline.empty()) return Usage("--engine/--baseline go with --floor, not --policy");
+    return Status();
+  }
+  if (!floor_given) return Usage("give --policy FILE --reports DIR, or --engine FILE --baseline FILE --floor X");
+  if (a.engine.empty() || a.baseline.empty()) return Usage("--floor needs --engine FILE and --baseline FILE");
+  if (!(a.floor > 0)) return Usage("--floor must be a ratio > 0");
+  if (!(a.tolerance_pp >= 0)) return Usage("--tolerance-pp must be >= 0");
+  return Status();
+}
+
+// Report directories that name no cell of the policy: said, not silently skipped.
+void NoteUnusedDirectories(const toks::RatioPolicy& policy, const std::string& reports) {
+  std::set<std::string> cells;
+  for (const toks::RatioCell& c : policy.cells) cells.insert(c.name);
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(reports, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.is_directory(ec) && cells.count(name) == 0) {
+      std::cerr << "note: " << FormatPath(entry.path().string()) << " names no cell of the policy; not read\n";
+    }
+  }
+}
+
+StatusOr<std::vector<toks::RatioVerdict>> Judge(const ToksArgs& a) {
+  if (!a.policy.empty()) {
+    PERFGATE_ASSIGN_OR_RETURN(toks::RatioPolicy policy, toks::ReadRatioPolicy(a.policy));
+    if (!policy.has_tolerance) std::cerr << "note: the policy has no _tolerance_pp: tolerance 0 pp\n";
+    NoteUnusedDirectories(policy, a.reports);
+    return toks::JudgePolicy(policy, a.reports, a.test);
+  }
+  PERFGATE_ASSIGN_OR_RETURN(toks::BenchReport engine, toks::ReadBenchReport(a.engine));
+  PERFGATE_ASSIGN_OR_RETURN(toks::BenchReport baseline, toks::ReadBenchReport(a.baseline));
+  const std::string test = a.test.empty() ? toks::kDefaultTest : a.test;
+  PERFGATE_ASSIGN_OR_RETURN(toks::RatioVerdict v,
+                            toks::JudgeRatio(test, engine, baseline, test, a.floor, a.tolerance_pp));
+  return std::vector<toks::RatioVerdict>{std::move(v)};
+}
+
+int RunToks(const ToksArgs& a, bool floor_given) {
+  if (Status s = CheckArgs(a, floor_given); !s.ok()) return ReportError(s);
+  auto verdicts = Judge(a);
+  if (!verdicts.ok()) return ReportError(verdicts.status());
+  const std::string text = a.format == "json"       ? toks::FormatRatioJson(*verdicts)
+                           : a.format == "markdown" ? toks::FormatRatioMarkdown(*verdicts)
+                                                    : toks::FormatRatioTable(*verdicts);
+  if (a.output.empty()) {
+    std::cout << text;
+  } else {
+    std::ofstream out(a.output, std::ios::binary);
+    out << text;
+    if (!out.flush()) {
+      return ReportError(Status::Error("io.write_failed", "cannot write " + FormatPath(a.output), {},
+                                       ErrorKind::kEnvironment));
+    }
+  }
+  for (const toks::RatioVerdict& v : *verdicts) {
+    if (!v.pass) return kExitCheckFailed;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void RegisterToksCommand(CLI::App& app, int* exit_code) {
+  auto args = std::make_shared<ToksArgs>();
+  auto* cmd = app.add_subcommand(
+      "toks-ratio",
+      "Engine tok/s over llama-bench tok/s per cell, held to ratio floors: a cell fails when its ratio is more\n"
+      "than the tolerance (percentage points) below its floor. Reports: llama-bench -o json or -o jsonl, or\n"
+      "{\"tests\": [{\"n_prompt\": 0, \"n_gen\": 128, \"samples_ns\": [...]}]}.");
+  cmd->add_option("--policy", args->policy, "a ratio-floor policy: hf2q's perf_baseline.json as is");
+  cmd->add_option("--reports", args->reports, "with --policy: DIR/<cell>/engine.json and DIR/<cell>/llama-bench.json(l)");
+  cmd->add_option("--engine", args->engine, "with --floor: the engine's tok/s report");
+  cmd->add_option("--baseline", args->baseline, "with --floor: llama-bench's report");
+  auto* floor = cmd->add_option("--floor", args->floor, "without --policy: the ratio floor (e.g. 1.0)");
+  cmd->add_option("--tolerance-pp", args->tolerance_pp, "with --floor: the tolerance in percentage points (default 0)");
+  cmd->add_option("--test", args->test,
+                  std::string("the llama-bench test gated (default: the policy's, else ") + toks::kDefaultTest +
+                      "); e.g. tg256, pp512, \"pp512+tg128\", \"tg128 @ d512\"");
+  cmd->add_option("--format", args->format, "text (default), markdown or json")
+      ->check(CLI::IsMember({"text", "markdown", "json"}));
+  cmd->add_option("--output,-o", args->output, "write here instead of stdout");
+  AddInputLimitOptions(cmd);
+  cmd->callback([args, exit_code, floor] { *exit_code = RunToks(*args, floor->count() > 0); });
+}
 
 }  // namespace perfgate::cli

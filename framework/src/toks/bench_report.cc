@@ -1,0 +1,351 @@
+// llama-bench JSON / JSONL and engine tok/s reports (perfgate/toks/bench_report.h).
+#include "perfgate/toks/bench_report.h"
+
+#include <cmath>
+#include <set>
+#include <string_view>
+#include <utility>
+
+#include "core/text_input.h"
+#include "json_trace/json_document.h"
+#include "perfgate/core/names.h"
+#include "perfgate/stats/summary.h"
+
+namespace perfgate::toks {
+namespace {
+
+const internal::JsonDocumentCodes kCodes{"toks.bad_json", "toks.too_deep"};
+
+// Every field of test::get_fields() in the two llama.cpp versions the tests use
+// (examples/llama-bench at 20e30b2, tools/llama-bench at 0104b15), the samples
+// printed after them, and the per-backend booleans of older versions and forks.
+const std::set<std::string, std::less<>>& KnownFields() {
+  static const std::set<std::string, std::less<>> kFields = {
+      "build_commit", "build_number", "cpu_info", "gpu_info", "backends", "model_filename", "model_type",
+      "model_size", "model_n_params", "n_batch", "n_ubatch", "n_threads", "cpu_mask", "cpu_strict", "poll",
+      "type_k", "type_v", "n_gpu_layers", "n_cpu_moe", "split_mode", "main_gpu", "no_kv_offload", "flash_attn",
+      "devices", "tensor_split", "tensor_buft_overrides", "use_mmap", "load_mode", "embeddings", "no_op_offload",
+      "no_host", "fit_target", "fit_min_ctx", "n_prompt", "n_gen", "n_depth", "test_time", "avg_ns", "stddev_ns",
+      "avg_ts", "stddev_ts", "samples_ns", "samples_ts", "cuda", "vulkan", "kompute", "metal", "sycl", "rpc",
+      "gpu_blas", "blas", "opencl", "hip", "cann", "musa"};
+  return kFields;
+}
+
+// The per-backend booleans older llama-bench versions (and forks) print instead of
+// the `backends` string.
+constexpr std::string_view kBackendFlags[] = {"cuda", "vulkan", "kompute", "metal", "sycl", "rpc",
+                                              "gpu_blas", "blas", "opencl", "hip", "cann", "musa"};
+
+// Reads the test objects of one JSON text: the whole document, or one JSONL line
+// (`line` > 0: errors are located on that line of the file).
+class TestReader {
+ public:
+  TestReader(const std::string& path, std::string_view text, int line) : path_(path), text_(text), line_(line) {}
+
+  StatusOr<BenchTest> Read(const nlohmann::json& j, const std::string& at, bool llama_bench_schema,
+                           int* unknown) const {
+    BenchTest t;
+    t.location = Locate(at);
+    PERFGATE_ASSIGN_OR_RETURN(t.n_prompt, Count(j, at, "n_prompt", true));
+    PERFGATE_ASSIGN_OR_RETURN(t.n_gen, Count(j, at, "n_gen", true));
+    PERFGATE_ASSIGN_OR_RETURN(t.n_depth, Count(j, at, "n_depth", false));
+    if (t.n_prompt + t.n_gen == 0) {
+      return Bad("toks.bad_field", at + "/n_prompt", "a test with n_prompt and n_gen both 0 runs no tokens");
+    }
+    t.id = TestId(t.n_prompt, t.n_gen, t.n_depth);
+    PERFGATE_RETURN_IF_ERROR(ReadSamples(j, at, &t));
+    PERFGATE_RETURN_IF_ERROR(ReadRates(j, at, llama_bench_schema, &t));
+    PERFGATE_RETURN_IF_ERROR(ReadConfig(j, at, &t));
+    for (const auto& [key, value] : j.items()) {
+      if (KnownFields().count(key) == 0) ++*unknown;
+      if (key != "samples_ns" && key != "samples_ts") t.fields[key] = value.dump();
+    }
+    return t;
+  }
+
+  Status Bad(const std::string& code, const std::string& pointer, const std::string& message) const {
+    return Status::Error(code, message, Locate(pointer));
+  }
+
+  SourceLocation Locate(const std::string& pointer) const {
+    SourceLocation loc = internal::LocateJsonPointerOrAncestor(text_, path_, pointer);
+    if (line_ > 0) loc.line = line_;  // a JSONL line: the column is within it
+    return loc;
+  }
+
+ private:
+  StatusOr<int64_t> Count(const nlohmann::json& j, const std::string& at, const char* key, bool required) const {
+    auto it = j.find(key);
+    if (it == j.end()) {
+      if (!required) return int64_t{0};
+      return Bad("toks.missing_field", at, std::string("test has no ") + key + " (" + Needs() + ")");
+    }
+    if (!it->is_number_integer() || it->get<int64_t>() < 0 || it->get<int64_t>() > (int64_t{1} << 40)) {
+      return Bad("toks.bad_field", at + "/" + key, std::string(key) + " must be a whole number >= 0");
+    }
+    return it->get<int64_t>();
+  }
+
+  static std::string Needs() { return "each test needs n_prompt, n_gen and avg_ts or samples"; }
+
+  // Numbers > 0 of `key`, or an empty list without it.
+  StatusOr<std::vector<double>> PositiveArray(const nlohmann::json& j, const std::string& at, const char* key) const {
+    std::vector<double> out;
+    auto it = j.find(key);
+    if (it == j.end()) return out;
+    if (!it->is_array()) return Bad("toks.bad_field", at + "/" + key, std::string(key) + " must be an array of numbers");
+    for (size_t i = 0; i < it->size(); ++i) {
+      const nlohmann::json& v = (*it)[i];
+      const std::string where = at + "/" + key + "/" + std::to_string(i);
+      if (!v.is_number()) return Bad("toks.bad_field", where, std::string(key) + "[" + std::to_string(i) + "] is not a number");
+      const double d = v.get<double>();
+      if (!(d > 0) || !std::isfinite(d)) {
+        return Bad("toks.bad_time", where, std::string(key) + "[" + std::to_string(i) + "] = " + v.dump() +
+                                               ": a repetition's time and tok/s must be > 0");
+      }
+      out.push_back(d);
+    }
+    return out;
+  }
+
+  Status ReadSamples(const nlohmann::json& j, const std::string& at, BenchTest* t) const {
+    PERFGATE_ASSIGN_OR_RETURN(std::vector<double> ns, PositiveArray(j, at, "samples_ns"));
+    PERFGATE_ASSIGN_OR_RETURN(std::vector<double> ts, PositiveArray(j, at, "samples_ts"));
+    if (j.contains("samples_ns") && j.contains("samples_ts") && ns.size() != ts.size()) {
+      return Bad("toks.sample_mismatch", at + "/samples_ts",
+                 "samples_ns has " + std::to_string(ns.size()) + " repetitions but samples_ts " +
+                     std::to_string(ts.size()) + " (one of each per repetition)");
+    }
+    if (!ns.empty()) {
+      // llama-bench's test::get_ts(): 1e9 * n_tokens / t, n_tokens = n_prompt + n_gen.
+      const auto n_tokens = static_cast<double>(t->n_prompt + t->n_gen);
+      for (double v : ns) t->samples_ts.push_back(1e9 * n_tokens / v);
+      t->samples_from_ns = true;
+    } else {
+      t->samples_ts = std::move(ts);
+    }
+    return Status();
+  }
+
+  Status ReadRates(const nlohmann::json& j, const std::string& at, bool llama_bench_schema, BenchTest* t) const {
+    auto avg = j.find("avg_ts");
+    if (avg == j.end()) {
+      if (llama_bench_schema || t->samples_ts.empty()) return Bad("toks.missing_field", at, "test has no avg_ts (" + Needs() + ")");
+    } else {
+      if (!avg->is_number()) return Bad("toks.bad_field", at + "/avg_ts", "avg_ts must be a number");
+      t->avg_ts = avg->get<double>();
+      if (!(t->avg_ts > 0) || !std::isfinite(t->avg_ts)) return Bad("toks.bad_time", at + "/avg_ts", "avg_ts must be > 0");
+    }
+    if (auto sd = j.find("stddev_ts"); sd != j.end()) {
+      if (!sd->is_number() || !(sd->get<double>() >= 0)) return Bad("toks.bad_field", at + "/stddev_ts", "stddev_ts must be a number >= 0");
+      t->stddev_ts = sd->get<double>();
+    }
+    return Status();
+  }
+
+  // The fields whose type differs between versions: checked so that a value of neither
+  // version's type is named, kept as text.
+  Status ReadConfig(const nlohmann::json& j, const std::string& at, BenchTest* t) const {
+    if (auto fa = j.find("flash_attn"); fa != j.end() && !fa->is_boolean() && !fa->is_number_integer()) {
+      return Bad("toks.bad_field", at + "/flash_attn", "flash_attn must be a boolean (older llama-bench) or an integer");
+    }
+    if (auto mm = j.find("use_mmap"); mm != j.end() && !mm->is_boolean()) {
+      return Bad("toks.bad_field", at + "/use_mmap", "use_mmap must be a boolean");
+    }
+    if (auto lm = j.find("load_mode"); lm != j.end() && !lm->is_string()) {
+      return Bad("toks.bad_field", at + "/load_mode", "load_mode must be a string");
+    }
+    for (const char* key : {"model_filename", "model_type"}) {
+      auto m = j.find(key);
+      if (m == j.end()) continue;
+      if (!m->is_string()) return Bad("toks.bad_field", at + "/" + key, std::string(key) + " must be a string");
+      if (t->model.empty()) t->model = m->get<std::string>();
+    }
+    if (auto m = j.find("model"); t->model.empty() && m != j.end() && m->is_string()) t->model = m->get<std::string>();
+    return Status();
+  }
+
+  const std::string& path_;
+  std::string_view text_;
+  int line_;
+};
+
+// Adds `t`, refusing a second test of one id for one model.
+Status AddTest(BenchTest t, BenchReport* report) {
+  for (const BenchTest& earlier : report->tests) {
+    if (earlier.id == t.id && earlier.model == t.model) {
+      return Status::Error("toks.duplicate_test",
+                           "test " + t.id + (t.model.empty() ? "" : " of model '" + t.model + "'") +
+                               " is given twice (first at line " + std::to_string(earlier.location.line) +
+                               "): one result per test and model",
+                           t.location);
+    }
+  }
+  report->tests.push_back(std::move(t));
+  return Status();
+}
+
+Status ReadArray(const nlohmann::json& tests, const std::string& at, const TestReader& reader, bool llama_bench,
+                 BenchReport* report) {
+  for (size_t i = 0; i < tests.size(); ++i) {
+    const std::string p = at + "/" + std::to_string(i);
+    if (!tests[i].is_object()) return reader.Bad("toks.bad_field", p, "test " + std::to_string(i) + " is not an object");
+    PERFGATE_ASSIGN_OR_RETURN(BenchTest t, reader.Read(tests[i], p, llama_bench, &report->unknown_fields));
+    PERFGATE_RETURN_IF_ERROR(AddTest(std::move(t), report));
+  }
+  return Status();
+}
+
+// JSONL: one test object per non-blank line.
+Status ReadLines(const std::string& text, const std::string& path, BenchReport* report) {
+  report->format = "jsonl";
+  size_t start = 0;
+  for (int line = 1; start <= text.size(); ++line) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string_view s(text.data() + start, end - start);
+    const size_t first = s.find_first_not_of(" \t\r");
+    if (first != std::string_view::npos) {
+      auto j = internal::ParseJsonDocument(s, path, kCodes);
+      if (!j.ok()) {
+        SourceLocation loc = j.status().location();
+        loc.line = line;
+        return Status::Error(j.status().code(), j.status().message() + " (JSONL line " + std::to_string(line) + ")", loc);
+      }
+      if (!j->is_object()) {
+        return Status::Error("toks.bad_line",
+                             "JSONL line " + std::to_string(line) + " is not a test object (it is " +
+                                 std::string(j->type_name()) + ")",
+                             {path, line, static_cast<int>(first) + 1});
+      }
+      TestReader reader(path, s, line);
+      PERFGATE_ASSIGN_OR_RETURN(BenchTest t, reader.Read(*j, "", true, &report->unknown_fields));
+      PERFGATE_RETURN_IF_ERROR(AddTest(std::move(t), report));
+    }
+    start = end + 1;
+  }
+  return Status();
+}
+
+Status ReadDocument(const nlohmann::json& doc, const std::string& text, const std::string& path, BenchReport* report) {
+  TestReader reader(path, text, 0);
+  if (doc.is_array()) {
+    report->format = "json";
+    return ReadArray(doc, "", reader, true, report);
+  }
+  if (doc.is_object() && doc.contains("tests")) {
+    report->format = "minimal";
+    const nlohmann::json& tests = doc["tests"];
+    if (!tests.is_array()) return reader.Bad("toks.bad_field", "/tests", "tests must be an array of test objects");
+    for (const auto& [key, _] : doc.items()) {
+      if (key != "tests") ++report->unknown_fields;
+    }
+    return ReadArray(tests, "/tests", reader, false, report);
+  }
+  if (doc.is_object()) {  // JSONL of one line
+    report->format = "jsonl";
+    PERFGATE_ASSIGN_OR_RETURN(BenchTest t, reader.Read(doc, "", true, &report->unknown_fields));
+    return AddTest(std::move(t), report);
+  }
+  return reader.Bad("toks.bad_json", "",
+                    "expected llama-bench output (a JSON array of tests, or JSONL) or {\"tests\": [...]}, not a " +
+                        std::string(doc.type_name()));
+}
+
+// True when the text's first non-blank line is a JSON object on its own: JSONL, not a
+// pretty-printed document with an error further on (whose own error is the one to give).
+bool FirstLineIsObject(const std::string& text, size_t first, const std::string& path) {
+  if (first == std::string::npos || text[first] != '{') return false;
+  const size_t end = text.find('\n', first);
+  auto j = internal::ParseJsonDocument(std::string_view(text).substr(first, end == std::string::npos ? end : end - first),
+                                       path, kCodes);
+  return j.ok() && j->is_object();
+}
+
+}  // namespace
+
+double BenchTest::MedianTs() const { return samples_ts.empty() ? avg_ts : stats::Median(samples_ts); }
+
+std::string BenchTest::Backends() const {
+  if (auto it = fields.find("backends"); it != fields.end()) {
+    const std::string& v = it->second;
+    return v.size() >= 2 && v.front() == '"' ? v.substr(1, v.size() - 2) : v;
+  }
+  std::vector<std::string> on;
+  for (std::string_view flag : kBackendFlags) {
+    auto it = fields.find(std::string(flag));
+    if (it != fields.end() && it->second == "true") on.emplace_back(flag);
+  }
+  return ListNames(on, "");
+}
+
+std::string TestId(int64_t n_prompt, int64_t n_gen, int64_t n_depth) {
+  std::string id;
+  if (n_prompt > 0 && n_gen == 0) {
+    id = "pp" + std::to_string(n_prompt);
+  } else if (n_gen > 0 && n_prompt == 0) {
+    id = "tg" + std::to_string(n_gen);
+  } else {
+    id = "pp" + std::to_string(n_prompt) + "+tg" + std::to_string(n_gen);
+  }
+  if (n_depth > 0) id += " @ d" + std::to_string(n_depth);
+  return id;
+}
+
+std::vector<std::string> BenchReport::TestIds() const {
+  std::vector<std::string> ids;
+  for (const BenchTest& t : tests) {
+    bool seen = false;
+    for (const std::string& id : ids) seen = seen || id == t.id;
+    if (!seen) ids.push_back(t.id);
+  }
+  return ids;
+}
+
+StatusOr<const BenchTest*> BenchReport::Find(const std::string& id) const {
+  const BenchTest* found = nullptr;
+  std::vector<std::string> models;
+  for (const BenchTest& t : tests) {
+    if (t.id != id) continue;
+    if (found == nullptr) found = &t;
+    models.push_back("'" + t.model + "'");
+  }
+  if (found == nullptr) {
+    return Status::Error("toks.unknown_test",
+                         FormatPath(path) + " has no test '" + id + "' (its tests: " + ListNames(TestIds()) + ")", {},
+                         ErrorKind::kUsage);
+  }
+  if (models.size() > 1) {
+    return Status::Error("toks.ambiguous_test",
+                         FormatPath(path) + " has test " + id + " for " + std::to_string(models.size()) +
+                             " models (" + ListNames(models) + "): give one report per model",
+                         found->location);
+  }
+  return found;
+}
+
+StatusOr<BenchReport> ParseBenchReport(const std::string& text, const std::string& path) {
+  BenchReport report;
+  report.path = path;
+  auto doc = internal::ParseJsonDocument(text, path, kCodes);
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  if (doc.ok()) {
+    PERFGATE_RETURN_IF_ERROR(ReadDocument(*doc, text, path, &report));
+  } else if (FirstLineIsObject(text, first, path)) {
+    PERFGATE_RETURN_IF_ERROR(ReadLines(text, path, &report));  // several objects: JSONL
+  } else {
+    return doc.status();
+  }
+  if (report.tests.empty()) {
+    return Status::Error("toks.no_tests", "the report holds no test (" + report.format + ")", {path, 1, 1});
+  }
+  return report;
+}
+
+StatusOr<BenchReport> ReadBenchReport(const std::string& path) {
+  auto text = internal::ReadWholeFile(path);
+  if (!text.ok()) return text.status();
+  return ParseBenchReport(*text, path);
+}
+
+}  // namespace perfgate::toks

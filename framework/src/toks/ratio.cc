@@ -1,0 +1,235 @@
+// tok/s ratio gates per cell, their tables and goldens (perfgate/toks/ratio.h).
+#include "perfgate/toks/ratio.h"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <utility>
+
+#include "perfgate/gates/judge.h"
+#include "perfgate/metrics/catalogue.h"
+#include "report/report_util.h"
+
+namespace perfgate::toks {
+namespace {
+
+using report::util::Fixed;
+using report::util::Left;
+using report::util::Right;
+using report::util::ShortestDouble;
+
+std::vector<double> Scaled(const std::vector<double>& values, double factor) {
+  std::vector<double> out;
+  for (double v : values) out.push_back(v * factor);
+  return out;
+}
+
+// What the verdict adds when the rank test could not run: which side lacks samples.
+std::string SamplesNote(const BenchTest& engine, const BenchTest& baseline) {
+  if (!engine.samples_ts.empty() && !baseline.samples_ts.empty()) return "";
+  const char* side = engine.samples_ts.empty() && baseline.samples_ts.empty() ? "neither side has"
+                     : engine.samples_ts.empty()                              ? "the engine has"
+                                                                              : "the baseline has";
+  return std::string("; no rank test: ") + side +
+         " per-repetition samples (a ratio of single figures: avg_ts where samples are missing)";
+}
+
+std::string SamplesN(const RatioVerdict& v) {
+  const auto side = [](const std::vector<double>& s) { return s.empty() ? std::string("none") : std::to_string(s.size()); };
+  return side(v.engine_samples) + " vs " + side(v.baseline_samples);
+}
+
+std::string VerdictCell(const RatioVerdict& v) { return v.pass ? "pass" : "FAIL"; }
+
+std::string Floor(const RatioVerdict& v) { return ShortestDouble(v.floor); }
+std::string Tolerance(const RatioVerdict& v) { return ShortestDouble(v.tolerance_pp) + " pp"; }
+
+struct Column {
+  const char* header;
+  std::string (*cell)(const RatioVerdict&);
+  bool right;
+};
+
+const std::vector<Column>& Columns() {
+  static const std::vector<Column> kColumns = {
+      {"cell", [](const RatioVerdict& v) { return v.cell; }, false},
+      {"test", [](const RatioVerdict& v) { return v.test; }, false},
+      {"engine tok/s", [](const RatioVerdict& v) { return Fixed(v.engine_ts, 2); }, true},
+      {"baseline tok/s", [](const RatioVerdict& v) { return Fixed(v.baseline_ts, 2); }, true},
+      {"ratio", [](const RatioVerdict& v) { return Fixed(v.ratio, 4); }, true},
+      {"floor", Floor, true},
+      {"tolerance", Tolerance, true},
+      {"verdict", VerdictCell, false},
+      {"samples n", SamplesN, true},
+  };
+  return kColumns;
+}
+
+}  // namespace
+
+StatusOr<RatioVerdict> JudgeRatio(const std::string& cell, const BenchReport& engine, const BenchReport& baseline,
+                                  const std::string& test, double floor, double tolerance_pp) {
+  PERFGATE_ASSIGN_OR_RETURN(const BenchTest* e, engine.Find(test));
+  PERFGATE_ASSIGN_OR_RETURN(const BenchTest* b, baseline.Find(test));
+  RatioVerdict v;
+  v.cell = cell;
+  v.test = test;
+  v.engine_ts = e->MedianTs();
+  v.baseline_ts = b->MedianTs();
+  v.ratio = v.engine_ts / v.baseline_ts;
+  v.floor = floor;
+  v.tolerance_pp = tolerance_pp;
+  v.engine_samples = e->samples_ts;
+  v.baseline_samples = b->samples_ts;
+  v.has_samples = !e->samples_ts.empty() && !b->samples_ts.empty();
+  // In ratio units: the engine's repetitions over the baseline's median, and the
+  // baseline's own spread around its median scaled to the floor (JudgeLimit's
+  // reference, whose median is the limit).
+  const std::vector<double> current =
+      e->samples_ts.empty() ? std::vector<double>{v.ratio} : Scaled(e->samples_ts, 1 / v.baseline_ts);
+  const std::vector<double> reference = v.has_samples ? Scaled(b->samples_ts, floor / v.baseline_ts) : std::vector<double>{};
+  const gates::Policy policy = gates::Policy::Noisy(0, tolerance_pp / 100, gates::Direction::kHigherIsBetter);
+  const metrics::MetricId id{"toks", cell, "ratio"};
+  gates::LimitVerdict judged = gates::JudgeLimit(id.GoldenPath(), v.ratio, current, floor, policy, reference, "floor");
+  v.pass = judged.pass;
+  v.verdict = std::move(judged.verdict);
+  v.verdict.explanation += SamplesNote(*e, *b);
+  return v;
+}
+
+StatusOr<std::vector<RatioVerdict>> JudgePolicy(const RatioPolicy& policy, const std::string& reports_dir,
+                                                const std::string& test) {
+  namespace fs = std::filesystem;
+  std::vector<RatioVerdict> out;
+  for (const RatioCell& cell : policy.cells) {
+    const std::string dir = reports_dir + "/" + cell.name;
+    const std::string engine_path = dir + "/engine.json";
+    std::string baseline_path;
+    for (const char* name : {"llama-bench.json", "llama-bench.jsonl"}) {
+      std::error_code ec;
+      if (baseline_path.empty() && fs::exists(dir + "/" + name, ec)) baseline_path = dir + "/" + name;
+    }
+    std::error_code ec;
+    if (!fs::exists(engine_path, ec) || baseline_path.empty()) {
+      return Status::Error("toks.missing_report",
+                           "cell '" + cell.name + "' needs " + FormatPath(engine_path) + " and " +
+                               FormatPath(dir + "/llama-bench.json") + " (or .jsonl); missing: " +
+                               (fs::exists(engine_path, ec) ? FormatPath(dir + "/llama-bench.json")
+                                                            : FormatPath(engine_path)),
+                           cell.location);
+    }
+    PERFGATE_ASSIGN_OR_RETURN(BenchReport engine, ReadBenchReport(engine_path));
+    PERFGATE_ASSIGN_OR_RETURN(BenchReport baseline, ReadBenchReport(baseline_path));
+    PERFGATE_ASSIGN_OR_RETURN(
+        RatioVerdict v, JudgeRatio(cell.name, engine, baseline, test.empty() ? policy.TestOf(cell) : test,
+                                   cell.ratio_floor, policy.tolerance_pp));
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+std::string FormatRatioTable(const std::vector<RatioVerdict>& verdicts) {
+  std::vector<size_t> widths;
+  for (const Column& c : Columns()) {
+    size_t w = std::string_view(c.header).size();
+    for (const RatioVerdict& v : verdicts) w = std::max(w, c.cell(v).size());
+    widths.push_back(w);
+  }
+  auto row = [&](auto text_of) {
+    std::string line;
+    for (size_t i = 0; i < Columns().size(); ++i) {
+      const std::string t = text_of(i);
+      line += (i ? "  " : "") + (Columns()[i].right ? Right(t, widths[i]) : Left(t, widths[i]));
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    return line + "\n";
+  };
+  std::string out = row([&](size_t i) { return std::string(Columns()[i].header); });
+  for (const RatioVerdict& v : verdicts) out += row([&](size_t i) { return Columns()[i].cell(v); });
+  for (const RatioVerdict& v : verdicts) {
+    if (!v.pass) out += "FAIL " + v.cell + ": " + v.verdict.explanation + "\n";
+  }
+  out += "legend: ratio = engine tok/s / baseline tok/s (medians of the repetitions); a cell fails when its ratio "
+         "is more than the tolerance (percentage points) below its floor; samples n = repetitions engine vs baseline\n";
+  return out;
+}
+
+std::string FormatRatioMarkdown(const std::vector<RatioVerdict>& verdicts) {
+  auto esc = [](std::string s) {
+    std::string out;
+    for (char c : s) out += c == '|' ? std::string("\\|") : std::string(1, c);
+    return out;
+  };
+  std::string out = "|";
+  std::string rule = "|";
+  for (const Column& c : Columns()) {
+    out += std::string(" ") + c.header + " |";
+    rule += c.right ? " ---: |" : " --- |";
+  }
+  out += "\n" + rule + "\n";
+  for (const RatioVerdict& v : verdicts) {
+    out += "|";
+    for (const Column& c : Columns()) out += " " + esc(c.cell(v)) + " |";
+    out += "\n";
+  }
+  for (const RatioVerdict& v : verdicts) {
+    if (!v.pass) out += "\n- **FAIL** " + esc(v.cell) + ": " + esc(v.verdict.explanation) + "\n";
+  }
+  return out;
+}
+
+std::string FormatRatioJson(const std::vector<RatioVerdict>& verdicts) {
+  auto str = [](const std::string& s) { return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); };
+  auto list = [](const std::vector<double>& values) {
+    std::string out = "[";
+    for (size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + ShortestDouble(values[i]);
+    return out + "]";
+  };
+  bool pass = true;
+  for (const RatioVerdict& v : verdicts) pass = pass && v.pass;
+  std::string out = "{\n  \"schema\": \"perfgate.toks_ratio/1\",\n  \"pass\": " + std::string(pass ? "true" : "false") +
+                    ",\n  \"cells\": [";
+  for (size_t i = 0; i < verdicts.size(); ++i) {
+    const RatioVerdict& v = verdicts[i];
+    out += std::string(i ? "," : "") + "\n    {\"cell\": " + str(v.cell) + ", \"test\": " + str(v.test) +
+           ", \"engine_ts\": " + ShortestDouble(v.engine_ts) + ", \"baseline_ts\": " + ShortestDouble(v.baseline_ts) +
+           ", \"ratio\": " + ShortestDouble(v.ratio) + ", \"ratio_floor\": " + ShortestDouble(v.floor) +
+           ", \"tolerance_pp\": " + ShortestDouble(v.tolerance_pp) + ", \"pass\": " + (v.pass ? "true" : "false") +
+           ", \"verdict\": " + str(gates::VerdictWord(v.verdict)) + ", \"has_samples\": " +
+           (v.has_samples ? "true" : "false") + ", \"p_value\": " +
+           (v.verdict.p_value ? ShortestDouble(*v.verdict.p_value) : "null") + ", \"engine_samples_ts\": " +
+           list(v.engine_samples) + ", \"baseline_samples_ts\": " + list(v.baseline_samples) +
+           ", \"explanation\": " + str(v.verdict.explanation) + "}";
+  }
+  return out + "\n  ]\n}\n";
+}
+
+golden::GoldenFile RatioGolden(const std::vector<RatioVerdict>& verdicts, std::map<std::string, std::string> context) {
+  golden::GoldenFile g;
+  g.context = std::move(context);
+  for (const RatioVerdict& v : verdicts) {
+    const auto path = [&](const char* quantity) { return metrics::MetricId{"toks", v.cell, quantity}.GoldenPath(); };
+    golden::GoldenValue ratio;
+    ratio.value = v.ratio;
+    ratio.policy = gates::Policy::Noisy(0, v.tolerance_pp / 100, gates::Direction::kHigherIsBetter);
+    ratio.samples = Scaled(v.engine_samples, 1 / v.baseline_ts);
+    golden::GoldenValue engine;
+    engine.value = v.engine_ts;
+    engine.policy = gates::Policy::Noisy(0.05, 0, gates::Direction::kHigherIsBetter);
+    engine.samples = v.engine_samples;
+    golden::GoldenValue baseline;
+    baseline.value = v.baseline_ts;
+    baseline.policy = gates::Policy::Noisy(0.05, 0, gates::Direction::kBoth);
+    baseline.policy.gated = false;
+    baseline.policy.reason = "the baseline's speed is recorded, not the engine's to keep";
+    baseline.samples = v.baseline_samples;
+    g.values[path("ratio")] = std::move(ratio);
+    g.values[path("engine_ts")] = std::move(engine);
+    g.values[path("baseline_ts")] = std::move(baseline);
+    g.context[path("test")] = v.test;
+    g.context[path("ratio_floor")] = ShortestDouble(v.floor);
+  }
+  return g;
+}
+
+}  // namespace perfgate::toks

@@ -1,0 +1,62 @@
+// `perfgate toks-ratio`: the per-cell table, its formats and exit codes.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "support/corpus.h"
+#include "support/run_command.h"
+
+namespace {
+
+using perfgate::testing_support::RunPerfgate;
+using perfgate::testing_support::WriteTempFile;
+
+const std::string kFixtures = std::string(PERFGATE_SOURCE_DIR) + "/fixtures/toks/hf2q";
+const std::string kCell = kFixtures + "/qwen3.6-35b-a3b-dwq46";
+
+TEST(ToksCli, PolicyFormPrintsEveryCell) {
+  PERFGATE_CORPUS_FILE_OR_SKIP(policy, "hf2q/perf_baseline.json");
+  auto r = RunPerfgate("toks-ratio --policy " + policy + " --reports " + kFixtures + " --test tg256");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("qwen3.6-35b-a3b-dwq46  tg256        114.10          120.07  0.9503   0.94     1.0 pp  pass"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("5 vs 5"), std::string::npos);
+  auto json = RunPerfgate("toks-ratio --policy " + policy + " --reports " + kFixtures + " --test tg256 --format json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  auto j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["cells"].size(), 6u);
+  EXPECT_TRUE(j["pass"].get<bool>());
+  auto md = RunPerfgate("toks-ratio --policy " + policy + " --reports " + kFixtures + " --test tg256 --format markdown");
+  EXPECT_NE(md.out.find("| gemma-26B-dwq | tg256 |"), std::string::npos) << md.out;
+}
+
+TEST(ToksCli, FloorFormExitsOneOnABreach) {
+  const std::string args = "toks-ratio --engine " + kCell + "/engine.json --baseline " + kCell +
+                           "/llama-bench.json --test tg256 --floor ";
+  auto pass = RunPerfgate(args + "0.95 --tolerance-pp 1");
+  EXPECT_EQ(pass.exit_code, 0) << pass.out << pass.err;
+  auto fail = RunPerfgate(args + "0.97 --tolerance-pp 1");
+  EXPECT_EQ(fail.exit_code, 1) << fail.out << fail.err;
+  EXPECT_NE(fail.out.find("FAIL tg256: toks/tg256/ratio 0.950279 vs floor 0.97 (tolerance 0.01)"), std::string::npos) << fail.out;
+  EXPECT_NE(fail.out.find("beyond the floor, regressed"), std::string::npos) << fail.out;
+}
+
+TEST(ToksCli, BadInputAndUsageExitTwo) {
+  const std::string bad = WriteTempFile("[{\"n_prompt\": 0}]", ".json");
+  auto r = RunPerfgate("toks-ratio --engine " + bad + " --baseline " + bad + " --floor 1");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(":1:2: error[toks.missing_field]: test has no n_gen"), std::string::npos) << r.err;
+  auto no_test = RunPerfgate("toks-ratio --engine " + kCell + "/engine.json --baseline " + kCell +
+                             "/llama-bench.json --floor 1");
+  EXPECT_EQ(no_test.exit_code, 2);
+  EXPECT_NE(no_test.err.find("has no test 'tg128' (its tests: tg256)"), std::string::npos) << no_test.err;
+  auto usage = RunPerfgate("toks-ratio --engine " + bad);
+  EXPECT_EQ(usage.exit_code, 2);
+  EXPECT_NE(usage.err.find("give --policy FILE --reports DIR, or --engine FILE --baseline FILE --floor X"),
+            std::string::npos)
+      << usage.err;
+}
+
+}  // namespace
