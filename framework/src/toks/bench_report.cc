@@ -8,6 +8,7 @@
 
 #include "core/text_input.h"
 #include "json_trace/json_document.h"
+#include "toks/member_offsets.h"
 #include "perfgate/core/names.h"
 #include "perfgate/stats/summary.h"
 
@@ -42,10 +43,10 @@ class TestReader {
  public:
   TestReader(const std::string& path, std::string_view text, int line) : path_(path), text_(text), line_(line) {}
 
-  StatusOr<BenchTest> Read(const nlohmann::json& j, const std::string& at, bool llama_bench_schema,
-                           int* unknown) const {
+  StatusOr<BenchTest> Read(const nlohmann::json& j, const std::string& at, SourceLocation location,
+                           bool llama_bench_schema, int* unknown) const {
     BenchTest t;
-    t.location = Locate(at);
+    t.location = std::move(location);
     PERFGATE_ASSIGN_OR_RETURN(t.n_prompt, Count(j, at, "n_prompt", true));
     PERFGATE_ASSIGN_OR_RETURN(t.n_gen, Count(j, at, "n_gen", true));
     PERFGATE_ASSIGN_OR_RETURN(t.n_depth, Count(j, at, "n_depth", false));
@@ -185,12 +186,18 @@ Status AddTest(BenchTest t, BenchReport* report) {
   return Status();
 }
 
-Status ReadArray(const nlohmann::json& tests, const std::string& at, const TestReader& reader, bool llama_bench,
-                 BenchReport* report) {
+// `tests` is the array at `at` ("" or "/tests") of `text`.
+Status ReadArray(const nlohmann::json& tests, const std::string& at, const std::string& text, const TestReader& reader,
+                 bool llama_bench, BenchReport* report) {
+  // Every test's position from one pass over the text (an escaped "tests" key, the one
+  // way the pass can miss, falls back to locating each test alone).
+  const std::vector<MemberOffset> starts = MemberOffsets(text, at.empty() ? "" : at.substr(1));
+  const internal::LineIndex lines(text);
   for (size_t i = 0; i < tests.size(); ++i) {
     const std::string p = at + "/" + std::to_string(i);
     if (!tests[i].is_object()) return reader.Bad("toks.bad_field", p, "test " + std::to_string(i) + " is not an object");
-    PERFGATE_ASSIGN_OR_RETURN(BenchTest t, reader.Read(tests[i], p, llama_bench, &report->unknown_fields));
+    SourceLocation where = starts.size() == tests.size() ? lines.Locate(report->path, starts[i].offset) : reader.Locate(p);
+    PERFGATE_ASSIGN_OR_RETURN(BenchTest t, reader.Read(tests[i], p, std::move(where), llama_bench, &report->unknown_fields));
     PERFGATE_RETURN_IF_ERROR(AddTest(std::move(t), report));
   }
   return Status();
@@ -219,7 +226,8 @@ Status ReadLines(const std::string& text, const std::string& path, BenchReport* 
                              {path, line, static_cast<int>(first) + 1});
       }
       TestReader reader(path, s, line);
-      PERFGATE_ASSIGN_OR_RETURN(BenchTest t, reader.Read(*j, "", true, &report->unknown_fields));
+      PERFGATE_ASSIGN_OR_RETURN(BenchTest t, reader.Read(*j, "", {path, line, static_cast<int>(first) + 1}, true,
+                                                         &report->unknown_fields));
       PERFGATE_RETURN_IF_ERROR(AddTest(std::move(t), report));
     }
     start = end + 1;
@@ -231,7 +239,7 @@ Status ReadDocument(const nlohmann::json& doc, const std::string& text, const st
   TestReader reader(path, text, 0);
   if (doc.is_array()) {
     report->format = "json";
-    return ReadArray(doc, "", reader, true, report);
+    return ReadArray(doc, "", text, reader, true, report);
   }
   if (doc.is_object() && doc.contains("tests")) {
     report->format = "minimal";
@@ -240,11 +248,13 @@ Status ReadDocument(const nlohmann::json& doc, const std::string& text, const st
     for (const auto& [key, _] : doc.items()) {
       if (key != "tests") ++report->unknown_fields;
     }
-    return ReadArray(tests, "/tests", reader, false, report);
+    return ReadArray(tests, "/tests", text, reader, false, report);
   }
   if (doc.is_object()) {  // JSONL of one line
     report->format = "jsonl";
-    PERFGATE_ASSIGN_OR_RETURN(BenchTest t, reader.Read(doc, "", true, &report->unknown_fields));
+    const size_t first = text.find_first_not_of(" \t\r\n");
+    const internal::LineIndex lines(text);
+    PERFGATE_ASSIGN_OR_RETURN(BenchTest t, reader.Read(doc, "", lines.Locate(path, first), true, &report->unknown_fields));
     return AddTest(std::move(t), report);
   }
   return reader.Bad("toks.bad_json", "",

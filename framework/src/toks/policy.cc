@@ -1,11 +1,13 @@
 // Ratio-floor policy files: hf2q's perf_baseline.json read as is (perfgate/toks/ratio.h).
 #include <cmath>
+#include <map>
 #include <string_view>
 
 #include "core/text_input.h"
 #include "json_trace/json_document.h"
 #include "perfgate/core/names.h"
 #include "perfgate/toks/ratio.h"
+#include "toks/member_offsets.h"
 
 namespace perfgate::toks {
 namespace {
@@ -43,9 +45,18 @@ class PolicyReader {
     PERFGATE_ASSIGN_OR_RETURN(p.test, TestName(j, ""));
     auto cells = j.find("cells");
     if (cells == j.end() || !cells->is_object()) return Bad(cells == j.end() ? "" : "/cells", "the policy needs \"cells\": {\"<cell>\": {\"ratio_floor\": x}, ...}");
+    // Each cell's position from one pass over the text (keys as written, unescaped).
+    std::map<std::string, size_t> key_offsets;
+    for (const MemberOffset& m : MemberOffsets(text_, "cells")) {
+      auto key = nlohmann::json::parse(m.raw_key, nullptr, false);
+      if (key.is_string()) key_offsets.emplace(key.get<std::string>(), m.offset);
+    }
+    const internal::LineIndex lines(text_);
     for (const auto& [name, cell] : cells->items()) {
       if (IsCommentary(name)) continue;
       PERFGATE_ASSIGN_OR_RETURN(RatioCell c, ReadCell(name, cell));
+      auto at = key_offsets.find(name);
+      c.location = at != key_offsets.end() ? lines.Locate(path_, at->second) : SourceLocation{path_, 0, 0};
       p.cells.push_back(std::move(c));
     }
     if (p.cells.empty()) return Bad("/cells", "the policy has no cells");
@@ -59,7 +70,6 @@ class PolicyReader {
     PERFGATE_RETURN_IF_ERROR(CheckKeys(cell, at, {"ratio_floor", "test"}, "cell '" + name + "'"));
     RatioCell c;
     c.name = name;
-    c.location = internal::LocateJsonPointerOrAncestor(text_, path_, at);
     auto floor = cell.find("ratio_floor");
     if (floor == cell.end()) return Bad(at, "cell '" + name + "' has no ratio_floor");
     if (!floor->is_number() || !std::isfinite(floor->get<double>()) || !(floor->get<double>() > 0)) {

@@ -210,3 +210,31 @@ TEST(ToksReader, ReadsEveryFixture) {
 
 }  // namespace
 }  // namespace perfgate::toks
+
+namespace perfgate::toks {
+namespace {
+
+// Each test's position comes from one pass over the text; an escaped "tests" key (the
+// pass matches keys as written) falls back to locating each test alone, to the same place.
+TEST(ToksReader, LocatesEveryTest) {
+  const std::string body = "[\n  {\"n_prompt\": 0, \"n_gen\": 1, \"avg_ts\": 1},\n   {\"n_prompt\": 0, \"n_gen\": 2, \"avg_ts\": 1}]}";
+  // "tests" inside another member must not be taken for the report's.
+  const std::string plain = "{\"engine\": {\"tests\": [1]},\n \"tests\": " + body;
+  const std::string escaped = "{\"engine\": {\"tests\": [1]},\n \"\\u0074ests\": " + body;
+  for (const std::string& text : {plain, escaped}) {
+    auto r = ParseBenchReport(text, "m.json");
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_EQ(r->tests.size(), 2u) << text;
+    EXPECT_EQ(r->tests[0].location.line, 3) << text;
+    EXPECT_EQ(r->tests[1].location.line, 4) << text;
+    EXPECT_EQ(r->tests[1].location.column, 4) << text;
+  }
+  auto jsonl = ParseBenchReport("{\"n_prompt\": 0, \"n_gen\": 1, \"avg_ts\": 1}\n\n  {\"n_prompt\": 0, \"n_gen\": 2, \"avg_ts\": 1}\n",
+                                "l.jsonl");
+  ASSERT_TRUE(jsonl.ok()) << jsonl.status().ToString();
+  EXPECT_EQ(jsonl->tests[1].location.line, 3);
+  EXPECT_EQ(jsonl->tests[1].location.column, 3);
+}
+
+}  // namespace
+}  // namespace perfgate::toks
