@@ -58,6 +58,8 @@ CASES = [
            "toks.sample_mismatch", needle='"samples_ts"', why="one of each per repetition"),
     report("zero_ns", '[{"n_prompt": 0, "n_gen": 1, "avg_ts": 1, "samples_ns": [5, 0]}]', "toks.bad_time",
            needle="0]", why="a repetition takes time"),
+    report("tiny_ns", '[{"n_prompt": 0, "n_gen": 1, "avg_ts": 1, "samples_ns": [5, 1e-320]}]', "toks.bad_time",
+           needle="1e-320", why="a time so small that tok/s is infinite"),
     report("negative_ts", '[{"n_prompt": 0, "n_gen": 1, "avg_ts": 1, "samples_ts": [-1]}]', "toks.bad_time",
            needle="-1", why="tok/s is positive"),
     report("zero_avg", '[{"n_prompt": 0, "n_gen": 1, "avg_ts": 0}]', "toks.bad_time", needle='"avg_ts"',

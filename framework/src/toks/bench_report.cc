@@ -2,6 +2,7 @@
 #include "perfgate/toks/bench_report.h"
 
 #include <cmath>
+#include <map>
 #include <set>
 #include <string_view>
 #include <utility>
@@ -120,7 +121,13 @@ class TestReader {
     if (!ns.empty()) {
       // llama-bench's test::get_ts(): 1e9 * n_tokens / t, n_tokens = n_prompt + n_gen.
       const auto n_tokens = static_cast<double>(t->n_prompt + t->n_gen);
-      for (double v : ns) t->samples_ts.push_back(1e9 * n_tokens / v);
+      for (size_t i = 0; i < ns.size(); ++i) {
+        t->samples_ts.push_back(1e9 * n_tokens / ns[i]);
+        if (!std::isfinite(t->samples_ts.back())) {
+          return Bad("toks.bad_time", at + "/samples_ns/" + std::to_string(i),
+                     "samples_ns[" + std::to_string(i) + "] is too small a time to give a finite tok/s");
+        }
+      }
       t->samples_from_ns = true;
     } else {
       t->samples_ts = std::move(ts);
@@ -171,16 +178,17 @@ class TestReader {
   int line_;
 };
 
-// Adds `t`, refusing a second test of one id for one model.
-Status AddTest(BenchTest t, BenchReport* report) {
-  for (const BenchTest& earlier : report->tests) {
-    if (earlier.id == t.id && earlier.model == t.model) {
-      return Status::Error("toks.duplicate_test",
-                           "test " + t.id + (t.model.empty() ? "" : " of model '" + t.model + "'") +
-                               " is given twice (first at line " + std::to_string(earlier.location.line) +
-                               "): one result per test and model",
-                           t.location);
-    }
+// Adds `t`, refusing a second test of one id for one model. `seen` maps (model, id) to
+// the index of the first such test.
+Status AddTest(BenchTest t, BenchReport* report, std::map<std::pair<std::string, std::string>, size_t>* seen) {
+  auto [it, inserted] = seen->emplace(std::make_pair(t.model, t.id), report->tests.size());
+  if (!inserted) {
+    const BenchTest& earlier = report->tests[it->second];
+    return Status::Error("toks.duplicate_test",
+                         "test " + t.id + (t.model.empty() ? "" : " of model '" + t.model + "'") +
+                             " is given twice (first at line " + std::to_string(earlier.location.line) +
+                             "): one result per test and model",
+                         t.location);
   }
   report->tests.push_back(std::move(t));
   return Status();
@@ -189,6 +197,8 @@ Status AddTest(BenchTest t, BenchReport* report) {
 // `tests` is the array at `at` ("" or "/tests") of `text`.
 Status ReadArray(const nlohmann::json& tests, const std::string& at, const std::string& text, const TestReader& reader,
                  bool llama_bench, BenchReport* report) {
+  std::map<std::pair<std::string, std::string>, size_t> first_of;
+  auto* seen = &first_of;
   // Every test's position from one pass over the text (an escaped "tests" key, the one
   // way the pass can miss, falls back to locating each test alone).
   const std::vector<MemberOffset> starts = MemberOffsets(text, at.empty() ? "" : at.substr(1));
@@ -198,7 +208,7 @@ Status ReadArray(const nlohmann::json& tests, const std::string& at, const std::
     if (!tests[i].is_object()) return reader.Bad("toks.bad_field", p, "test " + std::to_string(i) + " is not an object");
     SourceLocation where = starts.size() == tests.size() ? lines.Locate(report->path, starts[i].offset) : reader.Locate(p);
     PERFGATE_ASSIGN_OR_RETURN(BenchTest t, reader.Read(tests[i], p, std::move(where), llama_bench, &report->unknown_fields));
-    PERFGATE_RETURN_IF_ERROR(AddTest(std::move(t), report));
+    PERFGATE_RETURN_IF_ERROR(AddTest(std::move(t), report, seen));
   }
   return Status();
 }
@@ -206,6 +216,8 @@ Status ReadArray(const nlohmann::json& tests, const std::string& at, const std::
 // JSONL: one test object per non-blank line.
 Status ReadLines(const std::string& text, const std::string& path, BenchReport* report) {
   report->format = "jsonl";
+  std::map<std::pair<std::string, std::string>, size_t> first_of;
+  auto* seen = &first_of;
   size_t start = 0;
   for (int line = 1; start <= text.size(); ++line) {
     size_t end = text.find('\n', start);
@@ -228,7 +240,7 @@ Status ReadLines(const std::string& text, const std::string& path, BenchReport* 
       TestReader reader(path, s, line);
       PERFGATE_ASSIGN_OR_RETURN(BenchTest t, reader.Read(*j, "", {path, line, static_cast<int>(first) + 1}, true,
                                                          &report->unknown_fields));
-      PERFGATE_RETURN_IF_ERROR(AddTest(std::move(t), report));
+      PERFGATE_RETURN_IF_ERROR(AddTest(std::move(t), report, seen));
     }
     start = end + 1;
   }
@@ -255,7 +267,8 @@ Status ReadDocument(const nlohmann::json& doc, const std::string& text, const st
     const size_t first = text.find_first_not_of(" \t\r\n");
     const internal::LineIndex lines(text);
     PERFGATE_ASSIGN_OR_RETURN(BenchTest t, reader.Read(doc, "", lines.Locate(path, first), true, &report->unknown_fields));
-    return AddTest(std::move(t), report);
+    report->tests.push_back(std::move(t));
+    return Status();
   }
   return reader.Bad("toks.bad_json", "",
                     "expected llama-bench output (a JSON array of tests, or JSONL) or {\"tests\": [...]}, not a " +
@@ -304,10 +317,9 @@ std::string TestId(int64_t n_prompt, int64_t n_gen, int64_t n_depth) {
 
 std::vector<std::string> BenchReport::TestIds() const {
   std::vector<std::string> ids;
+  std::set<std::string_view> seen;
   for (const BenchTest& t : tests) {
-    bool seen = false;
-    for (const std::string& id : ids) seen = seen || id == t.id;
-    if (!seen) ids.push_back(t.id);
+    if (seen.insert(t.id).second) ids.push_back(t.id);
   }
   return ids;
 }
