@@ -178,9 +178,11 @@ class TestReader {
   int line_;
 };
 
-// Adds `t`, refusing a second test of one id for one model. `seen` maps (model, id) to
-// the index of the first such test.
-Status AddTest(BenchTest t, BenchReport* report, std::map<std::pair<std::string, std::string>, size_t>* seen) {
+// (model, test id) -> the index of the first test with them.
+using SeenTests = std::map<std::pair<std::string, std::string>, size_t>;
+
+// Adds `t`, refusing a second test of one id for one model.
+Status AddTest(BenchTest t, BenchReport* report, SeenTests* seen) {
   auto [it, inserted] = seen->emplace(std::make_pair(t.model, t.id), report->tests.size());
   if (!inserted) {
     const BenchTest& earlier = report->tests[it->second];
@@ -197,8 +199,7 @@ Status AddTest(BenchTest t, BenchReport* report, std::map<std::pair<std::string,
 // `tests` is the array at `at` ("" or "/tests") of `text`.
 Status ReadArray(const nlohmann::json& tests, const std::string& at, const std::string& text, const TestReader& reader,
                  bool llama_bench, BenchReport* report) {
-  std::map<std::pair<std::string, std::string>, size_t> first_of;
-  auto* seen = &first_of;
+  SeenTests seen;
   // Every test's position from one pass over the text (an escaped "tests" key, the one
   // way the pass can miss, falls back to locating each test alone).
   const std::vector<MemberOffset> starts = MemberOffsets(text, at.empty() ? "" : at.substr(1));
@@ -208,7 +209,7 @@ Status ReadArray(const nlohmann::json& tests, const std::string& at, const std::
     if (!tests[i].is_object()) return reader.Bad("toks.bad_field", p, "test " + std::to_string(i) + " is not an object");
     SourceLocation where = starts.size() == tests.size() ? lines.Locate(report->path, starts[i].offset) : reader.Locate(p);
     PERFGATE_ASSIGN_OR_RETURN(BenchTest t, reader.Read(tests[i], p, std::move(where), llama_bench, &report->unknown_fields));
-    PERFGATE_RETURN_IF_ERROR(AddTest(std::move(t), report, seen));
+    PERFGATE_RETURN_IF_ERROR(AddTest(std::move(t), report, &seen));
   }
   return Status();
 }
@@ -216,8 +217,7 @@ Status ReadArray(const nlohmann::json& tests, const std::string& at, const std::
 // JSONL: one test object per non-blank line.
 Status ReadLines(const std::string& text, const std::string& path, BenchReport* report) {
   report->format = "jsonl";
-  std::map<std::pair<std::string, std::string>, size_t> first_of;
-  auto* seen = &first_of;
+  SeenTests seen;
   size_t start = 0;
   for (int line = 1; start <= text.size(); ++line) {
     size_t end = text.find('\n', start);
@@ -240,7 +240,7 @@ Status ReadLines(const std::string& text, const std::string& path, BenchReport* 
       TestReader reader(path, s, line);
       PERFGATE_ASSIGN_OR_RETURN(BenchTest t, reader.Read(*j, "", {path, line, static_cast<int>(first) + 1}, true,
                                                          &report->unknown_fields));
-      PERFGATE_RETURN_IF_ERROR(AddTest(std::move(t), report, seen));
+      PERFGATE_RETURN_IF_ERROR(AddTest(std::move(t), report, &seen));
     }
     start = end + 1;
   }
