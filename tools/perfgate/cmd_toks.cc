@@ -1,6 +1,7 @@
 // `perfgate toks-ratio`: engine tok/s over llama-bench tok/s per cell, held to ratio
 // floors (a perf_baseline.json policy file, or one --floor), printed as a table; exit 1
 // when a cell is below its floor beyond the tolerance, 2 on bad input or usage.
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -28,17 +29,19 @@ struct ToksArgs {
 
 Status Usage(const std::string& message) { return Status::Error("cli.usage", message, {}, ErrorKind::kUsage); }
 
-Status CheckArgs(const ToksArgs& a, bool floor_given) {
+Status CheckArgs(const ToksArgs& a, bool floor_given, bool tolerance_given) {
   if (!a.policy.empty()) {
-    if (floor_given) return Usage("--floor and --policy exclude each other (the policy file holds the floors)");
+    if (floor_given || tolerance_given) {
+      return Usage("--floor/--tolerance-pp and --policy exclude each other (the policy file holds the floors and _tolerance_pp)");
+    }
     if (a.reports.empty()) return Usage("--policy needs --reports DIR (<DIR>/<cell>/engine.json and llama-bench.json)");
     if (!a.engine.empty() || !a.baseline.empty()) return Usage("--engine/--baseline go with --floor, not --policy");
     return Status();
   }
   if (!floor_given) return Usage("give --policy FILE --reports DIR, or --engine FILE --baseline FILE --floor X");
   if (a.engine.empty() || a.baseline.empty()) return Usage("--floor needs --engine FILE and --baseline FILE");
-  if (!(a.floor > 0)) return Usage("--floor must be a ratio > 0");
-  if (!(a.tolerance_pp >= 0)) return Usage("--tolerance-pp must be >= 0");
+  if (!(a.floor > 0) || !std::isfinite(a.floor)) return Usage("--floor must be a finite ratio > 0");
+  if (!(a.tolerance_pp >= 0) || !std::isfinite(a.tolerance_pp)) return Usage("--tolerance-pp must be a finite number >= 0");
   return Status();
 }
 
@@ -70,8 +73,8 @@ StatusOr<std::vector<toks::RatioVerdict>> Judge(const ToksArgs& a) {
   return std::vector<toks::RatioVerdict>{std::move(v)};
 }
 
-int RunToks(const ToksArgs& a, bool floor_given) {
-  if (Status s = CheckArgs(a, floor_given); !s.ok()) return ReportError(s);
+int RunToks(const ToksArgs& a, bool floor_given, bool tolerance_given) {
+  if (Status s = CheckArgs(a, floor_given, tolerance_given); !s.ok()) return ReportError(s);
   auto verdicts = Judge(a);
   if (!verdicts.ok()) return ReportError(verdicts.status());
   const std::string text = a.format == "json"       ? toks::FormatRatioJson(*verdicts)
@@ -107,7 +110,7 @@ void RegisterToksCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--engine", args->engine, "with --floor: the engine's tok/s report");
   cmd->add_option("--baseline", args->baseline, "with --floor: llama-bench's report");
   auto* floor = cmd->add_option("--floor", args->floor, "without --policy: the ratio floor (e.g. 1.0)");
-  cmd->add_option("--tolerance-pp", args->tolerance_pp, "with --floor: the tolerance in percentage points (default 0)");
+  auto* tolerance = cmd->add_option("--tolerance-pp", args->tolerance_pp, "with --floor: the tolerance in percentage points (default 0)");
   cmd->add_option("--test", args->test,
                   std::string("the llama-bench test gated (default: the policy's, else ") + toks::kDefaultTest +
                       "); e.g. tg256, pp512, \"pp512+tg128\", \"tg128 @ d512\"");
@@ -115,7 +118,9 @@ void RegisterToksCommand(CLI::App& app, int* exit_code) {
       ->check(CLI::IsMember({"text", "markdown", "json"}));
   cmd->add_option("--output,-o", args->output, "write here instead of stdout");
   AddInputLimitOptions(cmd);
-  cmd->callback([args, exit_code, floor] { *exit_code = RunToks(*args, floor->count() > 0); });
+  cmd->callback([args, exit_code, floor, tolerance] {
+    *exit_code = RunToks(*args, floor->count() > 0, tolerance->count() > 0);
+  });
 }
 
 }  // namespace perfgate::cli
