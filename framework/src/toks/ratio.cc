@@ -147,7 +147,7 @@ std::string FormatRatioTable(const std::vector<RatioVerdict>& verdicts) {
   std::string out = row([&](size_t i) { return std::string(Columns()[i].header); });
   for (const RatioVerdict& v : verdicts) out += row([&](size_t i) { return Columns()[i].cell(v); });
   for (const RatioVerdict& v : verdicts) {
-    if (!v.pass) out += "FAIL " + v.cell + ": " + v.verdict.explanation + "\n";
+    if (!v.pass || !v.has_samples) out += (v.pass ? "note " : "FAIL ") + v.cell + ": " + v.verdict.explanation + "\n";
   }
   out += "legend: ratio = engine tok/s / baseline tok/s (medians of the repetitions); a cell fails when its ratio "
          "is more than the tolerance (percentage points) below its floor; samples n = repetitions engine vs baseline\n";
@@ -173,7 +173,9 @@ std::string FormatRatioMarkdown(const std::vector<RatioVerdict>& verdicts) {
     out += "\n";
   }
   for (const RatioVerdict& v : verdicts) {
-    if (!v.pass) out += "\n- **FAIL** " + esc(v.cell) + ": " + esc(v.verdict.explanation) + "\n";
+    if (!v.pass || !v.has_samples) {
+      out += std::string("\n- ") + (v.pass ? "note " : "**FAIL** ") + esc(v.cell) + ": " + esc(v.verdict.explanation) + "\n";
+    }
   }
   return out;
 }

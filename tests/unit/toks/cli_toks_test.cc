@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "support/corpus.h"
@@ -57,6 +59,27 @@ TEST(ToksCli, BadInputAndUsageExitTwo) {
   EXPECT_NE(usage.err.find("give --policy FILE --reports DIR, or --engine FILE --baseline FILE --floor X"),
             std::string::npos)
       << usage.err;
+}
+
+}  // namespace
+
+namespace {
+
+// A report directory that names no cell of the policy is said, not silently skipped;
+// a policy without _tolerance_pp says its tolerance is 0.
+TEST(ToksCli, NotesWhatItDoesNotRead) {
+  const std::string dir = ::testing::TempDir() + "toks_cli_notes";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir + "/r/c");
+  std::filesystem::create_directories(dir + "/r/stray");
+  const std::string report = R"([{"n_prompt": 0, "n_gen": 128, "avg_ts": 100}])";
+  for (const char* f : {"/r/c/engine.json", "/r/c/llama-bench.json"}) std::ofstream(dir + f) << report;
+  std::ofstream(dir + "/p.json") << R"({"cells": {"c": {"ratio_floor": 1}}})";
+  auto r = RunPerfgate("toks-ratio --policy " + dir + "/p.json --reports " + dir + "/r");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.err.find("r/stray names no cell of the policy; not read"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("note: the policy has no _tolerance_pp: tolerance 0 pp"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("no rank test: neither side has per-repetition samples"), std::string::npos) << r.out;
 }
 
 }  // namespace

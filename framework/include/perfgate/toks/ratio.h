@@ -83,7 +83,8 @@ StatusOr<std::vector<RatioVerdict>> JudgePolicy(const RatioPolicy& policy, const
                                                 const std::string& test = "");
 
 // The per-cell table: cell, test, engine tok/s, baseline tok/s, ratio, floor,
-// tolerance, verdict, samples n; then each failing cell's explanation.
+// tolerance, verdict, samples n; then the explanation of each cell that fails or has
+// no samples (which says there was no rank test).
 std::string FormatRatioTable(const std::vector<RatioVerdict>& verdicts);
 // The same as a GitHub markdown table.
 std::string FormatRatioMarkdown(const std::vector<RatioVerdict>& verdicts);
