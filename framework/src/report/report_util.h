@@ -15,6 +15,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/text_input.h"
 #include "perfgate/attribution/summary.h"
 #include "perfgate/report/formats.h"
@@ -304,6 +306,10 @@ inline std::string ShortestDouble(double v) {
   }
   return out;
 }
+
+// `document` in the JSON report's layout (json_report.cc): sorted keys, 2-space indent,
+// every double ShortestDouble's text, a trailing newline. For other machine-readable output.
+std::string RenderLosslessJson(const nlohmann::ordered_json& document);
 
 // The last component of a path ("a/b/trial-1/" -> "trial-1").
 inline std::string BaseName(std::string_view path) {
