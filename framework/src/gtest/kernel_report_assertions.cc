@@ -41,29 +41,47 @@ const Row* FindRow(const std::vector<Row>& rows, const std::string& name, bool b
   return nullptr;
 }
 
-// The engine's µs/token of a row held to the baseline's plus `allowance`.
-gates::LimitVerdict DeltaVerdict(const std::string& metric, const Row& row, double allowance) {
-  return gates::JudgeLimit(metric, row.engine.us_per_token, {}, row.baseline.us_per_token + allowance,
+// What a Δ assertion holds the engine to: µs/token, or a single kernel's µs/call.
+enum class Quantity { kUsPerToken, kUsPerCall };
+
+// The engine's figure of a row held to the baseline's plus `allowance`.
+gates::LimitVerdict DeltaVerdict(const std::string& metric, double engine, double baseline, double allowance) {
+  return gates::JudgeLimit(metric, engine, {}, baseline + allowance,
                            gates::Policy::Noisy(0, 0, gates::Direction::kLowerIsBetter));
+}
+gates::LimitVerdict DeltaVerdict(const std::string& metric, const Row& row, double allowance) {
+  return DeltaVerdict(metric, row.engine.us_per_token, row.baseline.us_per_token, allowance);
 }
 
 ::testing::AssertionResult DeltaAtMost(const KernelReport& engine, const KernelReport& baseline,
-                                       const std::string& name, bool family, double max, bool percent) {
+                                       const std::string& name, bool family, double max, bool percent,
+                                       Quantity quantity = Quantity::kUsPerToken) {
   const Comparison c = kernel_report::Compare(engine, baseline);
   const std::vector<Row>& rows = family ? c.families : c.kernels;
   const Row* row = FindRow(rows, name, !family);
+  const std::string prov = Provenance(engine) + Provenance(baseline);
   if (row == nullptr) {
     return ::testing::AssertionFailure() << "no " << (family ? "kernel family" : "kernel") << " '" << name << "' in "
                                          << engine.name << " or " << baseline.name << " ("
-                                         << (family ? "families: " : "kernels: ") << Known(rows) << ")"
-                                         << Provenance(engine) << Provenance(baseline);
+                                         << (family ? "families: " : "kernels: ") << Known(rows) << ")" << prov;
   }
-  const double allowance = percent ? std::fabs(row->baseline.us_per_token) * max / 100.0 : max;
-  const metrics::MetricId id{family ? "families" : "kernels", row->name, "us_per_token"};
-  const gates::LimitVerdict v = DeltaVerdict(id.VerdictName(engine.name), *row, allowance);
+  const bool per_call = quantity == Quantity::kUsPerCall;
+  if (per_call && (!row->engine.us_per_call || !row->baseline.us_per_call)) {
+    return ::testing::AssertionFailure() << "kernel " << row->name << " has no single us_per_call_median on both sides"
+                                         << " (engine: " << ListNames(row->engine.names)
+                                         << "; baseline: " << ListNames(row->baseline.names)
+                                         << "): the reports hold no median of merged kernels' calls" << prov;
+  }
+  const double e = per_call ? *row->engine.us_per_call : row->engine.us_per_token;
+  const double b = per_call ? *row->baseline.us_per_call : row->baseline.us_per_token;
+  const double allowance = percent ? std::fabs(b) * max / 100.0 : max;
+  const std::string q = per_call ? "us_per_call_median" : "us_per_token";
+  const metrics::MetricId id{family ? "families" : "kernels", row->name, q};
+  const gates::LimitVerdict v = DeltaVerdict(id.VerdictName(engine.name), e, b, allowance);
   const std::string what = engine.name + " vs " + baseline.name + " " + (family ? "family " : "kernel ") + row->name +
-                           ": Δ µs/token at most " + internal::Fixed(max) + (percent ? " %" : " µs") + kMediansOnly;
-  return internal::Outcome(v.pass, {v.verdict}, what, Provenance(engine) + Provenance(baseline));
+                           ": Δ " + (per_call ? "µs/call" : "µs/token") + " at most " + internal::Fixed(max) +
+                           (percent ? " %" : " µs") + kMediansOnly;
+  return internal::Outcome(v.pass, {v.verdict}, what, prov);
 }
 
 }  // namespace
@@ -86,6 +104,11 @@ gates::LimitVerdict DeltaVerdict(const std::string& metric, const Row& row, doub
 ::testing::AssertionResult KernelDeltaAtMostPercent(const KernelReport& engine, const KernelReport& baseline,
                                                     const std::string& kernel, double max_pct) {
   return DeltaAtMost(engine, baseline, kernel, false, max_pct, true);
+}
+
+::testing::AssertionResult KernelPerCallDeltaAtMostPercent(const KernelReport& engine, const KernelReport& baseline,
+                                                           const std::string& kernel, double max_pct) {
+  return DeltaAtMost(engine, baseline, kernel, false, max_pct, true, Quantity::kUsPerCall);
 }
 
 ::testing::AssertionResult KernelAttackTargetIs(const KernelReport& engine, const KernelReport& baseline,

@@ -29,6 +29,11 @@ namespace perfgate::testing {
 ::testing::AssertionResult KernelDeltaAtMostPercent(const kernel_report::KernelReport& engine,
                                                     const kernel_report::KernelReport& baseline,
                                                     const std::string& kernel, double max_pct);
+// One kernel's us_per_call_median of the engine exceeds the baseline's by at most
+// `max_pct` percent; a kernel merged from several on either side fails (no such median).
+::testing::AssertionResult KernelPerCallDeltaAtMostPercent(const kernel_report::KernelReport& engine,
+                                                           const kernel_report::KernelReport& baseline,
+                                                           const std::string& kernel, double max_pct);
 // The family with the largest positive Δ µs/token is `family`.
 ::testing::AssertionResult KernelAttackTargetIs(const kernel_report::KernelReport& engine,
                                                 const kernel_report::KernelReport& baseline,
@@ -47,6 +52,8 @@ namespace perfgate::testing {
   EXPECT_TRUE(::perfgate::testing::KernelDeltaAtMostUs(engine, baseline, kernel, us))
 #define PERFGATE_EXPECT_KERNEL_DELTA_AT_MOST_PERCENT(engine, baseline, kernel, pct) \
   EXPECT_TRUE(::perfgate::testing::KernelDeltaAtMostPercent(engine, baseline, kernel, pct))
+#define PERFGATE_EXPECT_KERNEL_PER_CALL_DELTA_AT_MOST_PERCENT(engine, baseline, kernel, pct) \
+  EXPECT_TRUE(::perfgate::testing::KernelPerCallDeltaAtMostPercent(engine, baseline, kernel, pct))
 #define PERFGATE_EXPECT_KERNEL_ATTACK_TARGET(engine, baseline, family) \
   EXPECT_TRUE(::perfgate::testing::KernelAttackTargetIs(engine, baseline, family))
 #define PERFGATE_EXPECT_KERNEL_FAMILY_SHARE_AT_LEAST(report, family, pct) \
