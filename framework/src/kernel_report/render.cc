@@ -75,8 +75,13 @@ std::string TextHeader(const View& v, const std::string& what) {
          " " + util::Right("calls/tok", 9) + " " + util::Right("base", 9) + " " + util::Right("Δ calls", 9) + "\n";
 }
 
-std::string OneSideLines(const std::string& title, const std::vector<std::string>& names) {
-  return title + " (" + std::to_string(names.size()) + "): " + ListNames(names) + "\n";
+// One line in Markdown; wrapped at 110 columns in text, continuation lines indented.
+std::string OneSideLines(const std::string& title, const std::vector<std::string>& names, bool wrap = false) {
+  const std::string line = title + " (" + std::to_string(names.size()) + "): " + ListNames(names);
+  if (!wrap) return line + "\n";
+  std::string out;
+  for (const std::string& l : util::WrapLines(line, 110, 106)) out += (out.empty() ? "" : "    ") + l + "\n";
+  return out;
 }
 
 std::string DiagnosticLines(const View& v) {
@@ -132,7 +137,8 @@ std::string RenderText(const KernelReport& engine, const RenderOptions& options)
   const View v = MakeView(engine, options);
   std::string out = "Per-kernel timing report\n  engine: " + Describe(engine) + "\n";
   if (v.baseline) out += "  baseline: " + Describe(*v.baseline) + "\n";
-  out += std::string(kMediansNote) + "\n\n" + TextHeader(v, "Family");
+  for (const std::string& line : util::WrapLines(kMediansNote, 110, 110)) out += line + "\n";
+  out += "\n" + TextHeader(v, "Family");
   for (const Row& r : v.c.families) out += TextRow(v, r, r.name);
   out += TextRow(v, v.c.total, "TOTAL") + "\n";
   const std::vector<Row> kernels = KernelsForDisplay(v);
@@ -141,7 +147,8 @@ std::string RenderText(const KernelReport& engine, const RenderOptions& options)
   for (size_t i = 0; i < n; ++i) out += TextRow(v, kernels[i], kernels[i].name);
   if (n < kernels.size()) out += "  ... " + std::to_string(kernels.size() - n) + " more (--top 0 shows all)\n";
   if (v.baseline) {
-    out += "\n" + OneSideLines("Engine only", v.c.engine_only()) + OneSideLines("Baseline only", v.c.baseline_only());
+    out += "\n" + OneSideLines("Engine only", v.c.engine_only(), true) +
+           OneSideLines("Baseline only", v.c.baseline_only(), true);
     out += AttackLine(v);
   }
   return out + DiagnosticLines(v);
