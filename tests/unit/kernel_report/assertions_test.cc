@@ -69,3 +69,27 @@ TEST(KernelReportAssertions, AttackTargetAndShare) {
 
 }  // namespace
 }  // namespace perfgate::testing
+
+namespace perfgate::testing {
+namespace {
+
+// The README's example, line for line, on the real reports.
+TEST(KernelReportAssertions, TheReadmeExampleHolds) {
+  const std::string candle_path = kernel_report::test::CorpusReport("candle");
+  const std::string llama_path = kernel_report::test::CorpusReport("ggml");
+  if (candle_path.empty() || llama_path.empty()) GTEST_SKIP() << "no corpus: set PERFGATE_CORPUS_DIR";
+  auto candle = perfgate::kernel_report::ReadKernelReport(candle_path);
+  auto llama = perfgate::kernel_report::ReadKernelReport(llama_path);
+  ASSERT_TRUE(candle.ok() && llama.ok());
+  PERFGATE_EXPECT_KERNEL_ATTACK_TARGET(*candle, *llama, "dense_gemm");
+  PERFGATE_EXPECT_KERNEL_FAMILY_DELTA_AT_MOST_US(*candle, *llama, "dense_gemm", 188);
+  PERFGATE_EXPECT_KERNEL_FAMILY_DELTA_AT_MOST_PERCENT(*candle, *llama, "moe_q4_0_mv", 0);
+  PERFGATE_EXPECT_KERNEL_DELTA_AT_MOST_US(*candle, *llama, "kernel_mul_mv_q4_0_f32_nsg=2", 0);
+  PERFGATE_EXPECT_KERNEL_PER_CALL_DELTA_AT_MOST_PERCENT(*candle, *llama, "kernel_mul_mv_id_q4_0_f32", 25);
+  PERFGATE_EXPECT_KERNEL_FAMILY_SHARE_AT_LEAST(*llama, "dense_q4_0_mv", 19);
+  // Just short of the attack target's Δ (188.00 µs/token), the same check fails.
+  EXPECT_FALSE(KernelFamilyDeltaAtMostUs(*candle, *llama, "dense_gemm", 187.99));
+}
+
+}  // namespace
+}  // namespace perfgate::testing
