@@ -13,7 +13,7 @@ void AddTo(Side* side, const Kernel& k) {
   side->us_per_token += k.us_per_token();
   side->calls_per_token += k.calls_per_token();
   side->us_per_call.reset();
-  if (side->names.size() == 1) side->us_per_call = k.figures.at("us_per_call_median").value;
+  if (side->names.size() == 1) side->us_per_call = k.figure("us_per_call_median");
 }
 
 using RowKey = std::string (*)(const Kernel&);

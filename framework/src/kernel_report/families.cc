@@ -1,4 +1,6 @@
 // Kernel names of per-kernel timing reports: matching and families.
+#include <limits>
+
 #include "perfgate/kernel_report/report.h"
 
 namespace perfgate::kernel_report {
@@ -16,13 +18,18 @@ attribution::KernelFamilyTable DefaultReportFamilies() {
   return t;
 }
 
+double Kernel::figure(const std::string& key) const {
+  const auto it = figures.find(key);
+  return it == figures.end() ? std::numeric_limits<double>::quiet_NaN() : it->second.value;
+}
+
 std::string MatchName(std::string_view name) {
   size_t start = 0;
   while (start <= name.size()) {
     size_t end = name.find('_', start);
     if (end == std::string_view::npos) end = name.size();
     if (name.substr(start, end - start).find('=') != std::string_view::npos) {
-      return std::string(name.substr(0, start == 0 ? 0 : start - 1));
+      return std::string(start == 0 ? name : name.substr(0, start - 1));
     }
     start = end + 1;
   }

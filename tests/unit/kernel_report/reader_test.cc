@@ -1,6 +1,8 @@
 // Reading per-kernel reports: the two real files, names and families, every error code.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "perfgate/kernel_report/report.h"
 #include "report_fixture.h"
 
@@ -16,7 +18,8 @@ TEST(KernelReportNames, MatchNameDropsSpecialisationSuffixes) {
   EXPECT_EQ(MatchName("kernel_mul_mm_id_map0_ne20_8_ne02=128"), "kernel_mul_mm_id_map0_ne20_8");
   EXPECT_EQ(MatchName("gemm_nt_f16_f16_32_32_16_2_2"), "gemm_nt_f16_f16_32_32_16_2_2");
   EXPECT_EQ(MatchName("<no_pipeline_set>"), "<no_pipeline_set>");
-  EXPECT_EQ(MatchName("op=1_x"), "");  // nothing before the specialisation
+  EXPECT_EQ(MatchName("op=1_x"), "op=1_x");  // nothing before the specialisation: its own
+  EXPECT_TRUE(std::isnan(Kernel{}.us_per_token()));  // a hand-built kernel without figures
 }
 
 TEST(KernelReportNames, FamiliesFollowTheSeedRulesThenTheReportRules) {

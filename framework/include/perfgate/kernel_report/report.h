@@ -34,8 +34,11 @@ struct Kernel {
   // totals and any numeric field perfgate does not know).
   std::map<std::string, Number> figures;
 
-  double calls_per_token() const { return figures.at("calls_per_token_median").value; }
-  double us_per_token() const { return figures.at("us_per_token_median").value; }
+  // A figure by key; NaN when the kernel lacks it (the reader requires the four
+  // kRequiredFigures), so a hand-built kernel fails every limit instead of passing.
+  double figure(const std::string& key) const;
+  double calls_per_token() const { return figure("calls_per_token_median"); }
+  double us_per_token() const { return figure("us_per_token_median"); }
 };
 
 struct KernelReport {
@@ -64,7 +67,8 @@ attribution::KernelFamilyTable DefaultReportFamilies();
 // The name with its specialisation suffixes dropped: everything from the first
 // '_'-separated part holding '=' ("kernel_mul_mv_q4_0_f32_nsg=2" ->
 // "kernel_mul_mv_q4_0_f32", "kernel_flash_attn_ext_vec_reduce_dv=256_nwg=32" ->
-// "kernel_flash_attn_ext_vec_reduce"). A name without '=' is its own.
+// "kernel_flash_attn_ext_vec_reduce"). A name without '=', or whose first part holds one, is
+// its own.
 std::string MatchName(std::string_view name);
 
 // Reads a report. Errors, located at line:col: io.* (unreadable), kernel_report.not_json
