@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "perfgate/kernel_report/compare.h"
 #include "perfgate/core/names.h"
@@ -44,6 +45,22 @@ std::vector<Row> KernelsForDisplay(const View& v) {
   return rows;
 }
 
+// Kernels with one original on each side, by Δ µs/call in percent, largest first: the
+// comparison a report's dropped samples do not distort.
+std::vector<Row> PerCallRows(const View& v) {
+  std::vector<Row> rows;
+  for (const Row& r : v.c.kernels) {
+    if (r.engine.us_per_call && r.baseline.us_per_call && *r.baseline.us_per_call > 0) rows.push_back(r);
+  }
+  auto pct = [](const Row& r) { return *r.engine.us_per_call / *r.baseline.us_per_call; };
+  std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) { return pct(a) > pct(b); });
+  return rows;
+}
+
+std::optional<double> PerCallPct(const Row& r) {
+  return util::PercentOf(*r.engine.us_per_call - *r.baseline.us_per_call, *r.baseline.us_per_call);
+}
+
 std::string Describe(const KernelReport& r) {
   std::string out = r.name + " (" + r.path + ")";
   for (const char* key : {"device", "model", "commit", "n_tokens", "n_runs", "wall_clock_tok_per_sec_median"}) {
@@ -75,10 +92,14 @@ std::string TextHeader(const View& v, const std::string& what) {
          " " + util::Right("calls/tok", 9) + " " + util::Right("base", 9) + " " + util::Right("Δ calls", 9) + "\n";
 }
 
-// One line in Markdown; wrapped at 110 columns in text, continuation lines indented.
-std::string OneSideLines(const std::string& title, const std::vector<std::string>& names, bool wrap = false) {
+// One line in Markdown (names as inline code); wrapped at 110 columns in text,
+// continuation lines indented.
+std::string OneSideLines(const std::string& title, std::vector<std::string> names, bool markdown = false) {
+  if (markdown) {
+    for (std::string& n : names) n = util::MarkdownCode(n);
+  }
   const std::string line = title + " (" + std::to_string(names.size()) + "): " + ListNames(names);
-  if (!wrap) return line + "\n";
+  if (markdown) return line + "\n";
   std::string out;
   for (const std::string& l : util::WrapLines(line, 110, 106)) out += (out.empty() ? "" : "    ") + l + "\n";
   return out;
@@ -89,7 +110,9 @@ std::string DiagnosticLines(const View& v) {
   for (const KernelReport* r : {&v.engine, v.baseline}) {
     if (r == nullptr) continue;
     for (const auto& e : r->diagnostics.Entries()) {
-      out += "  " + r->name + ": " + e.code + " x" + std::to_string(e.count) + ": " + e.first_detail + "\n";
+      const std::string line = r->name + ": " + e.code + " x" + std::to_string(e.count) + ": " + e.first_detail;
+      const std::vector<std::string> lines = util::WrapLines(line, 108, 104);
+      for (size_t i = 0; i < lines.size(); ++i) out += (i == 0 ? "  " : "      ") + lines[i] + "\n";
     }
   }
   return out.empty() ? "" : "Diagnostics:\n" + out;
@@ -147,8 +170,17 @@ std::string RenderText(const KernelReport& engine, const RenderOptions& options)
   for (size_t i = 0; i < n; ++i) out += TextRow(v, kernels[i], kernels[i].name);
   if (n < kernels.size()) out += "  ... " + std::to_string(kernels.size() - n) + " more (--top 0 shows all)\n";
   if (v.baseline) {
-    out += "\n" + OneSideLines("Engine only", v.c.engine_only(), true) +
-           OneSideLines("Baseline only", v.c.baseline_only(), true);
+    const std::vector<Row> per_call = PerCallRows(v);
+    out += "\n" + util::Left("Per call (one kernel each side)", kNameWidth) + " " + util::Right("µs/call", 11) + " " +
+           util::Right("base", 11) + " " + util::Right("Δ%", 11) + "\n";
+    for (size_t i = 0; i < per_call.size() && (v.top == 0 || i < v.top); ++i) {
+      const Row& r = per_call[i];
+      out += util::Left(util::Truncate(r.name, kNameWidth), kNameWidth) + " " +
+             util::Right(util::Fixed(*r.engine.us_per_call, 2), 11) + " " +
+             util::Right(util::Fixed(*r.baseline.us_per_call, 2), 11) + " " + util::Right(util::Percent(PerCallPct(r)), 11) +
+             "\n";
+    }
+    out += "\n" + OneSideLines("Engine only", v.c.engine_only()) + OneSideLines("Baseline only", v.c.baseline_only());
     out += AttackLine(v);
   }
   return out + DiagnosticLines(v);
@@ -165,7 +197,7 @@ std::string RenderMarkdown(const KernelReport& engine, const RenderOptions& opti
                       : "| " + what + " | µs/tok | calls/tok |\n|---|---:|---:|\n";
     for (size_t i = 0; i < n && i < rows.size(); ++i) {
       const Row& r = rows[i];
-      t += "| `" + r.name + "` | " + util::Fixed(r.engine.us_per_token, 2) + " | ";
+      t += "| " + util::MarkdownCode(r.name) + " | " + util::Fixed(r.engine.us_per_token, 2) + " | ";
       if (b) {
         t += util::Fixed(r.baseline.us_per_token, 2) + " | " + util::Signed(r.delta_us_per_token(), 2) + " | " +
              util::Percent(r.delta_pct()) + " | " + util::Fixed(r.engine.calls_per_token, 4) + " | " +
@@ -180,8 +212,15 @@ std::string RenderMarkdown(const KernelReport& engine, const RenderOptions& opti
   const std::vector<Row> kernels = KernelsForDisplay(v);
   out += table("Kernel", kernels, v.top == 0 ? kernels.size() : v.top);
   if (b) {
-    out += "- " + OneSideLines("Engine only", v.c.engine_only()) + "- " +
-           OneSideLines("Baseline only", v.c.baseline_only()) + "- " + AttackLine(v);
+    out += "| Per call | µs/call | base µs/call | Δ% |\n|---|---:|---:|---:|\n";
+    const std::vector<Row> per_call = PerCallRows(v);
+    for (size_t i = 0; i < per_call.size() && (v.top == 0 || i < v.top); ++i) {
+      const Row& r = per_call[i];
+      out += "| " + util::MarkdownCode(r.name) + " | " + util::Fixed(*r.engine.us_per_call, 2) + " | " +
+             util::Fixed(*r.baseline.us_per_call, 2) + " | " + util::Percent(PerCallPct(r)) + " |\n";
+    }
+    out += "\n- " + OneSideLines("Engine only", v.c.engine_only(), true) + "- " +
+           OneSideLines("Baseline only", v.c.baseline_only(), true) + "- " + AttackLine(v);
   }
   return out;
 }

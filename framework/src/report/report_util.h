@@ -307,6 +307,22 @@ inline std::string ShortestDouble(double v) {
   return out;
 }
 
+// A name as inline code; pipes stay escaped so tables keep their columns.
+inline std::string MarkdownCode(std::string_view s) {
+  std::string out = "`";
+  for (char c : s) {
+    if (c == '|')
+      out += "\\|";
+    else if (c == '`')
+      out += '\'';
+    else if (c == '\n' || c == '\r')
+      out += ' ';
+    else
+      out += c;
+  }
+  return out + "`";
+}
+
 // `document` in the JSON report's layout (json_report.cc): sorted keys, 2-space indent,
 // every double ShortestDouble's text, a trailing newline. For other machine-readable output.
 std::string RenderLosslessJson(const nlohmann::ordered_json& document);

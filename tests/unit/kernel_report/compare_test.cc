@@ -126,7 +126,18 @@ TEST(KernelReportRender, TextSaysMediansOnlyAndNamesTheAttackTarget) {
   EXPECT_NE(text.find("Medians only"), std::string::npos);
   EXPECT_NE(text.find("Attack target: dense_gemm"), std::string::npos);
   EXPECT_NE(text.find("Engine only (2): gemm_nt_f16_f16_32_32_16_2_2, kernel_rms_norm"), std::string::npos);
+  EXPECT_NE(text.find("kernel_mul_mv_q4_0_f32                   12.00       10.00      +20.0%"), std::string::npos)
+      << text;  // the per-call table: one kernel each side
   EXPECT_NE(RenderMarkdown(e, o).find("| `dense_gemm` | 50.00 | 0.00 | +50.00 | n/a |"), std::string::npos);
+}
+
+TEST(KernelReportRender, MarkdownQuotesNamesSoTheyCannotBreakTables) {
+  const KernelReport odd = test::MustRead("odd.json", test::ReportJson("s", test::KernelJson("<no|pipe>", 1, 2, 3)));
+  RenderOptions o;
+  o.baseline = &odd;
+  const std::string md = RenderMarkdown(test::Engine(), o);
+  EXPECT_NE(md.find("| `<no\\|pipe>` | 0.00 | 3.00 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("Baseline only (1): `<no\\|pipe>`"), std::string::npos) << md;
 }
 
 }  // namespace
