@@ -323,8 +323,9 @@ inline std::string MarkdownCode(std::string_view s) {
   return out + "`";
 }
 
-// `document` in the JSON report's layout (json_report.cc): sorted keys, 2-space indent,
-// every double ShortestDouble's text, a trailing newline. For other machine-readable output.
+// `document` in the JSON report's layout (json_report.cc): sorted keys (an object under a
+// "buckets" key keeps its order), 2-space indent, every double ShortestDouble's text, a
+// trailing newline. For other machine-readable output.
 std::string RenderLosslessJson(const nlohmann::ordered_json& document);
 
 // The last component of a path ("a/b/trial-1/" -> "trial-1").
