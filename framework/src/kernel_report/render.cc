@@ -142,7 +142,10 @@ json RowJson(const Row& r, bool with_baseline) {
 json ReportJson(const KernelReport& r) {
   json figures = json::object();
   for (const metrics::Metric& m : MetricsOf(r)) {
-    figures[m.id.GoldenPath()] = m.is_integer ? json(static_cast<int64_t>(m.value.median)) : json(m.value.median);
+    // An integer's text stays an integer, where a double holds it exactly (|v| <= 2^53).
+    const bool exact_integer = m.is_integer && std::fabs(m.value.median) <= 9007199254740992.0;
+    figures[m.id.GoldenPath()] =
+        exact_integer ? json(static_cast<int64_t>(m.value.median)) : json(m.value.median);
   }
   json diagnostics = json::array();
   for (const auto& e : r.diagnostics.Entries()) {

@@ -118,6 +118,15 @@ TEST(KernelReportRender, JsonIsLossless) {
   EXPECT_EQ(j["engine"]["figures"]["kernels"].get<int>(), 47);
 }
 
+TEST(KernelReportRender, JsonKeepsIntegersAndNeverOverflowsThem) {
+  const KernelReport r = test::MustRead(
+      "big.json", test::ReportJson("s", test::KernelJson("k_a", 1, 2, 3, ", \"total_calls\": 9660") + ", " +
+                                            test::KernelJson("k_b", 1, 2, 3, ", \"total_calls\": 18446744073709551615")));
+  const std::string text = RenderJson(r);
+  EXPECT_NE(text.find("\"kernels/k_a/total_calls\": 9660,"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"kernels/k_b/total_calls\": 1.8446744073709552e+19"), std::string::npos) << text;
+}
+
 TEST(KernelReportRender, TextSaysMediansOnlyAndNamesTheAttackTarget) {
   const KernelReport e = test::Engine(), b = test::Baseline();
   RenderOptions o;
