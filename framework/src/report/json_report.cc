@@ -345,6 +345,12 @@ void Write(const json& j, int depth, bool band_order, std::string* out) {
 
 }  // namespace
 
+std::string util::RenderLosslessJson(const json& document) {
+  std::string out;
+  Write(document, 0, false, &out);
+  return out + "\n";
+}
+
 std::string RenderJson(const Report& report) {
   json j;
   j["schema_version"] = kSchemaVersion;

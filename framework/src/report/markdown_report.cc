@@ -50,21 +50,8 @@ std::string Esc(std::string_view s) {
   return out;
 }
 
-// A name as inline code; pipes stay escaped so tables keep their columns.
-std::string Code(std::string_view s) {
-  std::string out = "`";
-  for (char c : s) {
-    if (c == '|')
-      out += "\\|";
-    else if (c == '`')
-      out += '\'';
-    else if (c == '\n' || c == '\r')
-      out += ' ';
-    else
-      out += c;
-  }
-  return out + "`";
-}
+// A name as inline code (util::MarkdownCode).
+std::string Code(std::string_view s) { return util::MarkdownCode(s); }
 
 std::string TableRow(const std::vector<std::string>& cells) {
   std::string line = "|";

@@ -15,6 +15,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/text_input.h"
 #include "perfgate/attribution/summary.h"
 #include "perfgate/report/formats.h"
@@ -304,6 +306,27 @@ inline std::string ShortestDouble(double v) {
   }
   return out;
 }
+
+// A name as inline code; pipes stay escaped so tables keep their columns.
+inline std::string MarkdownCode(std::string_view s) {
+  std::string out = "`";
+  for (char c : s) {
+    if (c == '|')
+      out += "\\|";
+    else if (c == '`')
+      out += '\'';
+    else if (c == '\n' || c == '\r')
+      out += ' ';
+    else
+      out += c;
+  }
+  return out + "`";
+}
+
+// `document` in the JSON report's layout (json_report.cc): sorted keys (an object under a
+// "buckets" key keeps its order), 2-space indent, every double ShortestDouble's text, a
+// trailing newline. For other machine-readable output.
+std::string RenderLosslessJson(const nlohmann::ordered_json& document);
 
 // The last component of a path ("a/b/trial-1/" -> "trial-1").
 inline std::string BaseName(std::string_view path) {

@@ -1,0 +1,28 @@
+// A per-kernel timing report, alone or against a baseline, as text, Markdown or JSON.
+// Every format says that the figures are medians (no per-trial samples, no rank test).
+#ifndef PERFGATE_KERNEL_REPORT_RENDER_H_
+#define PERFGATE_KERNEL_REPORT_RENDER_H_
+
+#include <cstddef>
+#include <string>
+
+#include "perfgate/kernel_report/report.h"
+
+namespace perfgate::kernel_report {
+
+struct RenderOptions {
+  const KernelReport* baseline = nullptr;  // none: the engine's tables alone
+  size_t top = 20;  // kernel rows of the text and Markdown tables (0: all); JSON has every kernel
+};
+
+// Family and kernel tables (µs/token, calls/token; beside a baseline, Δ and Δ %), the
+// kernels one side lacks, the attack target and the diagnostics.
+std::string RenderText(const KernelReport& engine, const RenderOptions& options = {});
+std::string RenderMarkdown(const KernelReport& engine, const RenderOptions& options = {});
+// "kind": "perfgate.kernel_report", "schema_version": 1; every figure lossless (the
+// JSON report's formatter) and keyed by its catalogue golden path.
+std::string RenderJson(const KernelReport& engine, const RenderOptions& options = {});
+
+}  // namespace perfgate::kernel_report
+
+#endif  // PERFGATE_KERNEL_REPORT_RENDER_H_

@@ -1,0 +1,165 @@
+// Reading per-kernel timing reports (perfgate/kernel_report/report.h).
+#include <cmath>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "json_trace/json_document.h"
+#include "perfgate/kernel_report/report.h"
+
+namespace perfgate::kernel_report {
+namespace {
+
+using nlohmann::json;
+
+// The top-level fields of the two real reports (llama.cpp's and candle's).
+const std::set<std::string, std::less<>> kKnownTopLevel = {
+    "stack",  "commit",      "build_flags", "device",  "model", "prompt",
+    "n_tokens", "temperature", "n_runs", "wall_clock_tok_per_sec_median", "wall_clock_ms_per_token_median",
+    "thermal_state_notes", "kernels", "top5_by_us_per_token", "observer_effect_check", "kernel_name_mapping_notes",
+    "instrumentation_notes"};
+// A kernel's numeric fields perfgate knows: the required ones and candle's totals.
+const std::set<std::string, std::less<>> kKnownFigures = {
+    "calls_per_token_median", "us_per_token_median", "us_per_call_median", "us_per_call_p95",
+    "total_calls",            "total_ns",            "mean_ns",            "samples_recorded"};
+
+class Reader {
+ public:
+  Reader(const std::string& path, const std::string& text, const attribution::KernelFamilyTable& families)
+      : path_(path), text_(text), families_(families) {}
+
+  StatusOr<KernelReport> Read(const json& root) {
+    report_.path = path_;
+    for (const auto& [key, value] : root.items()) {
+      if (key == "kernels") continue;
+      if (kKnownTopLevel.count(key) == 0) Unknown("/" + internal::EscapeJsonPointerToken(key), "top-level field '" + key + "' (kept in the metadata)");
+      AddMetadata(key, value);
+      if (value.is_number()) report_.numbers[key] = NumberOf(value);
+    }
+    auto stack = report_.metadata.find("stack");
+    report_.name = stack == report_.metadata.end() ? "engine" : stack->second;
+    const auto kernels = root.find("kernels");
+    if (kernels == root.end() || !kernels->is_array() || kernels->empty()) {
+      return Error("kernel_report.no_kernels", kernels == root.end() ? "" : "/kernels",
+                   kernels == root.end()   ? "the report has no 'kernels' array"
+                   : !kernels->is_array() ? "'kernels' is not an array"
+                                          : "'kernels' is empty");
+    }
+    std::map<std::string, size_t> seen;
+    for (size_t i = 0; i < kernels->size(); ++i) {
+      Status s = ReadKernel((*kernels)[i], "/kernels/" + std::to_string(i), &seen);
+      if (!s.ok()) return s;
+    }
+    CountMerged();
+    CountDroppedSamples();
+    return std::move(report_);
+  }
+
+ private:
+  static Number NumberOf(const json& v) { return Number{v.get<double>(), v.is_number_integer()}; }
+
+  Status Error(std::string code, const std::string& pointer, std::string message) const {
+    return Status::Error(std::move(code), std::move(message),
+                         internal::LocateJsonPointerOrAncestor(text_, path_, pointer));
+  }
+
+  void Unknown(const std::string& pointer, std::string detail) {
+    report_.diagnostics.Add("kernel_report.unknown_field", internal::LocateJsonPointer(text_, path_, pointer),
+                            std::move(detail));
+  }
+
+  void AddMetadata(const std::string& key, const json& value) {
+    if (value.is_object()) {
+      for (const auto& [k, v] : value.items()) AddMetadata(key + "/" + k, v);
+    } else {
+      report_.metadata[key] = value.is_string() ? value.get<std::string>() : value.dump();
+    }
+  }
+
+  Status ReadKernel(const json& k, const std::string& at, std::map<std::string, size_t>* seen) {
+    const std::string where = "kernels[" + at.substr(at.rfind('/') + 1) + "]";
+    if (!k.is_object()) return Error("kernel_report.bad_kernel", at, where + " is not an object");
+    const auto name = k.find("name");
+    if (name == k.end() || !name->is_string() || name->get<std::string>().empty()) {
+      return Error("kernel_report.bad_kernel", name == k.end() ? at : at + "/name",
+                   where + (name == k.end() ? " has no name" : " has a name that is not a non-empty string"));
+    }
+    Kernel kernel;
+    kernel.name = name->get<std::string>();
+    const std::string label = where + " ('" + kernel.name + "')";
+    if (auto [it, fresh] = seen->emplace(kernel.name, seen->size()); !fresh) {
+      return Error("kernel_report.duplicate_kernel", at + "/name",
+                   label + " repeats the name of kernels[" + std::to_string(it->second) + "]");
+    }
+    for (const auto& [key, value] : k.items()) {
+      if (key == "name") continue;
+      const std::string pointer = at + "/" + internal::EscapeJsonPointerToken(key);
+      if (key == "dispatch_shapes_seen") {
+        if (!value.is_array() || !value.empty()) Unknown(pointer, label + ": dispatch_shapes_seen entries are not read");
+        continue;
+      }
+      const bool known = kKnownFigures.count(key) > 0;
+      if (!value.is_number()) {
+        if (known) return Error("kernel_report.bad_kernel", pointer, label + ": " + key + " is not a number");
+        Unknown(pointer, label + ": field '" + key + "' is not a number and is not read");
+        continue;
+      }
+      const Number n = NumberOf(value);
+      if (!std::isfinite(n.value) || n.value < 0) {
+        return Error("kernel_report.bad_value", pointer, label + ": " + key + " is " + value.dump() +
+                                                             "; a timing figure is finite and not negative");
+      }
+      if (!known) Unknown(pointer, label + ": numeric field '" + key + "' (kept as a figure)");
+      kernel.figures[key] = n;
+    }
+    for (std::string_view required : kRequiredFigures) {
+      if (kernel.figures.count(std::string(required)) == 0) {
+        return Error("kernel_report.bad_kernel", at, label + " has no " + std::string(required));
+      }
+    }
+    kernel.matched = MatchName(kernel.name);
+    kernel.family = attribution::KernelFamily(families_, kernel.matched);
+    report_.kernels.push_back(std::move(kernel));
+    return Status();
+  }
+
+  // Kernels that differ only in their specialisation are summed when two stacks are
+  // compared: say so, once per extra kernel.
+  void CountMerged() {
+    std::map<std::string, int> by_match;
+    for (const Kernel& k : report_.kernels) {
+      if (++by_match[k.matched] > 1) {
+        report_.diagnostics.Add("kernel_report.merged_kernels", {path_},
+                                "'" + k.name + "' shares the matched name '" + k.matched + "' with another kernel");
+      }
+    }
+  }
+
+  // candle's timer overflows its sample buffer: dispatches it dropped are missing from
+  // every per-token figure.
+  void CountDroppedSamples() {
+    const auto it = report_.metadata.find("instrumentation_notes/overflow_count");
+    if (it == report_.metadata.end()) return;
+    const double n = std::strtod(it->second.c_str(), nullptr);
+    if (n > 0) {
+      report_.diagnostics.Add("kernel_report.dropped_samples", {path_},
+                              it->second + " dispatches were not timed (instrumentation_notes.overflow_count): "
+                                           "per-token figures undercount");
+    }
+  }
+
+  const std::string& path_;
+  const std::string& text_;
+  const attribution::KernelFamilyTable& families_;
+  KernelReport report_;
+};
+
+}  // namespace
+
+StatusOr<KernelReport> ReadKernelReport(const std::string& path, const attribution::KernelFamilyTable& families) {
+  auto file = internal::ReadJsonObjectFile(path, {"kernel_report.not_json", "kernel_report.too_deep"});
+  if (!file.ok()) return file.status();
+  return Reader(path, file->text, families).Read(file->root);
+}
+
+}  // namespace perfgate::kernel_report

@@ -1,0 +1,91 @@
+"""Bad per-kernel timing reports (llama.cpp / candle phase0 JSON) read by `perfgate
+kernel-report FILE [--baseline FILE]`: every kernel_report.* error, located where the
+report is wrong, plus the I/O and family-table errors of the command's other inputs."""
+import os
+
+from badinput import Case, end_of, position_of
+
+
+def kernel(name='"k_a"', calls="1.5", us_call="2", p95="2.5", us_tok="3", extra=""):
+    fields = []
+    if name is not None:
+        fields.append('"name": ' + name)
+    for key, value in (("calls_per_token_median", calls), ("us_per_call_median", us_call),
+                       ("us_per_call_p95", p95), ("us_per_token_median", us_tok)):
+        if value is not None:
+            fields.append('"%s": %s' % (key, value))
+    return "{" + ", ".join(fields) + extra + "}"
+
+
+def report(*kernels, extra=""):
+    body = ",\n    ".join(kernels) if kernels else ""
+    return ('{\n  "stack": "llama.cpp+ggml-metal",\n  "n_tokens": 128%s,\n  "kernels": [\n    %s\n  ]\n}\n'
+            % (extra, body))
+
+
+GOOD = report(kernel(), kernel('"k_b"'))
+DEEP = '{"kernels": [' + kernel() + '], "x": ' + "[" * 80 + "]" * 80 + "}\n"
+loc = position_of
+
+
+def kr(name, text, code, needle=None, at=None, nth=0, why="", baseline=False, **kw):
+    if needle is not None:
+        at = loc(text, needle, nth)
+    if baseline:  # the bad report as the baseline: its path is the one named
+        return Case(name, ["kernel-report", "{e.json}", "--baseline", "{r.json}"],
+                    files={"r.json": text, "e.json": GOOD}, code=code, at=at, why=why, **kw)
+    return Case(name, ["kernel-report", "{r.json}"], files={"r.json": text}, code=code, at=at, why=why, **kw)
+
+
+def bad_kernel(name, k, needle, why, nth=0):
+    text = report(kernel(), k)
+    return kr(name, text, "kernel_report.bad_kernel", needle=needle, nth=nth, why=why)
+
+
+CASES = [
+    kr("empty", "", "kernel_report.not_json", at=(1, 1), why="an empty file"),
+    kr("truncated", GOOD[:70], "kernel_report.not_json", at=end_of(GOOD[:70]), why="cut off in the middle"),
+    kr("not_json", "name: kernel_mul_mv\n", "kernel_report.not_json", at=(1, 2), why="not JSON at all (the parser reads 'na')"),
+    kr("array_root", "[" + kernel() + "]\n", "kernel_report.not_json", at=(1, 1), why="an array, not a report"),
+    kr("bad_utf8", report(kernel('"k_\xff"')).encode("latin-1"), "kernel_report.not_json", needle="\xff",
+       why="invalid UTF-8 in a kernel name"),
+    kr("number_1e999", report(kernel(us_tok="1e999")), "kernel_report.not_json", needle="1e999",
+       why="a non-finite figure: nlohmann's out_of_range"),
+    kr("duplicate_key", report(kernel(extra=', "us_per_token_median": 4')), "kernel_report.not_json",
+       needle='"us_per_token_median"', nth=1, why="a figure given twice in one kernel"),
+    kr("too_deep", DEEP, "kernel_report.too_deep", at=(1, position_of(DEEP, "[" * 80)[1] + 63),
+       why="metadata nested 80 deep: the 64th bracket is level 65"),
+    kr("no_kernels", '{\n  "stack": "candle"\n}\n', "kernel_report.no_kernels", at=(1, 1), why="no kernels array"),
+    kr("empty_kernels", report(), "kernel_report.no_kernels", needle='"kernels"', why="an empty kernels array"),
+    kr("kernels_not_array", '{\n  "kernels": {"name": "k"}\n}\n', "kernel_report.no_kernels",
+       needle='"kernels"', why="kernels is an object"),
+    kr("kernel_not_object", report(kernel(), '"k_b"'), "kernel_report.bad_kernel", needle='"k_b"',
+       why="a kernel that is a string"),
+    bad_kernel("no_name", kernel(name=None), '{"calls', "a kernel without a name"),
+    bad_kernel("empty_name", kernel(name='""'), '"name": ""', "an empty name"),
+    bad_kernel("number_name", kernel(name="7"), '"name": 7', "a name that is a number"),
+    bad_kernel("missing_us_per_token", kernel('"k_b"', us_tok=None), '{"name": "k_b"',
+               "no us_per_token_median"),
+    bad_kernel("string_figure", kernel('"k_b"', calls='"190.5"'), '"calls_per_token_median": "190.5"',
+               "a figure written as a string"),
+    bad_kernel("null_figure", kernel('"k_b"', p95="null"), '"us_per_call_p95": null', "a null p95"),
+    bad_kernel("string_total", kernel('"k_b"', extra=', "total_ns": "1e6"'), '"total_ns"',
+               "candle's total_ns as a string"),
+    kr("duplicate_kernel", report(kernel(), kernel()), "kernel_report.duplicate_kernel", needle='"name"', nth=1,
+       why="one kernel name twice: the second would overwrite the first"),
+    kr("negative_us", report(kernel(us_tok="-3")), "kernel_report.bad_value", needle='"us_per_token_median"',
+       why="a negative time"),
+    kr("negative_calls", report(kernel(calls="-0.5")), "kernel_report.bad_value",
+       needle='"calls_per_token_median"', why="a negative call count"),
+    kr("negative_unknown_figure", report(kernel(extra=', "occupancy": -1')), "kernel_report.bad_value",
+       needle='"occupancy"', why="a negative figure perfgate does not know is still a figure"),
+    kr("bad_baseline", report(kernel(us_call='"x"')), "kernel_report.bad_kernel", needle='"us_per_call_median"',
+       baseline=True, why="the baseline's report is read with the same rules"),
+    Case("missing_report", ["kernel-report", "{dir}/no.json"], code="io.not_found", at="file", where="no.json",
+         why="no such file"),
+    Case("dir_as_report", ["kernel-report", "{dir}/sub"], setup=lambda d: os.mkdir(d + "/sub"),
+         code="io.not_a_file", at="file", where="sub", why="a directory"),
+    Case("bad_family_table", ["kernel-report", "{r.json}", "--kernel-families", "{f.json}"],
+         files={"f.json": '{"rules": [{"prefix": "", "family": "x"}]}', "r.json": GOOD},
+         code="families.bad_table", at=(1, 13), why="an empty prefix in the family table"),
+]

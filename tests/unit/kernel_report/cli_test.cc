@@ -1,0 +1,51 @@
+// `perfgate kernel-report` on the two real reports and on bad input.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "report_fixture.h"
+#include "support/run_command.h"
+
+namespace perfgate::kernel_report {
+namespace {
+
+using testing_support::RunCommand;
+
+std::string Cli() { return PERFGATE_CLI_PATH; }
+
+TEST(KernelReportCli, ComparesCandleWithLlamaCpp) {
+  const std::string candle = test::CorpusReport("candle"), llama = test::CorpusReport("ggml");
+  if (candle.empty() || llama.empty()) GTEST_SKIP() << "no corpus: set PERFGATE_CORPUS_DIR to shared/corpus";
+  const auto r = RunCommand(Cli() + " kernel-report " + candle + " --baseline " + llama + " --top 5");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Attack target: dense_gemm"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("TOTAL                                  1076.03    13217.22   -12141.19"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("... 68 more"), std::string::npos);  // 73 matched names, 5 shown
+  EXPECT_NE(r.out.find("kernel_report.dropped_samples"), std::string::npos);
+  const auto j = RunCommand(Cli() + " kernel-report " + candle + " --baseline " + llama + " --format json");
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  const auto doc = nlohmann::json::parse(j.out);
+  EXPECT_EQ(doc["comparison"]["attack_target"], "dense_gemm");
+  EXPECT_EQ(doc["comparison"]["kernels"].size(), 73u);
+  EXPECT_EQ(doc["baseline"]["metadata"]["stack"], "llama.cpp+ggml-metal");
+}
+
+TEST(KernelReportCli, AFamilyTableFromAFile) {
+  const std::string table =
+      test::WriteFile("families.json", "{\"strip_prefix\": \"\", \"rules\": [{\"prefix\": \"gemm\", \"family\": \"mm\"}]}");
+  const std::string report = test::WriteFile("cli.json", test::ReportJson("s", test::KernelJson("gemm_x", 1, 2, 2)));
+  const auto r = RunCommand(Cli() + " kernel-report " + report + " --kernel-families " + table + " --format markdown");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("| `mm` | 2.00 | 1.0000 |"), std::string::npos) << r.out;
+}
+
+TEST(KernelReportCli, BadInputExitsTwoInCompilerForm) {
+  const std::string bad = test::WriteFile("cli_bad.json", "{\"kernels\": [\n{\"name\": 3}]}\n");
+  const auto r = RunCommand(Cli() + " kernel-report " + bad);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(bad + ":2:2: error[kernel_report.bad_kernel]"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace perfgate::kernel_report
