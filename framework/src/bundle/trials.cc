@@ -193,6 +193,15 @@ std::string MetaPathOf(const fs::path& trial) {
   return fs::is_regular_file(meta, ec) ? meta.string() : "";
 }
 
+// The trial's counters.txt when anything of that name is there (a directory or a
+// dangling link there is read, and refused, rather than passed over).
+std::string CountersPathOf(const fs::path& trial) {
+  std::error_code ec;
+  const fs::path dir = fs::is_directory(trial, ec) ? trial : trial.parent_path();
+  const fs::path counters = dir / "counters.txt";
+  return fs::symlink_status(counters, ec).type() == fs::file_type::not_found || ec ? "" : counters.string();
+}
+
 // A file a trial directory's source or the recorder reads.
 bool IsTrialInputName(const std::string& name) {
   return IsMetadataFile(name) || EndsWith(name, ".xml") || EndsWith(name, ".xml.gz") || name == "trace.json" ||
@@ -238,13 +247,13 @@ StatusOr<Trial> TrialOfDirectory(const fs::path& dir) {
   PERFGATE_RETURN_IF_ERROR(CheckTrialFiles(dir));
   PERFGATE_RETURN_IF_ERROR(xctrace::CheckTrialComplete(dir.string()));
   if (const sources::TraceSource* s = sources::SniffSource(dir.string())) {
-    return Trial{dir.string(), s, MetaPathOf(dir)};
+    return Trial{dir.string(), s, MetaPathOf(dir), CountersPathOf(dir)};
   }
   for (const char* name : kTrialTraceFiles) {
     const fs::path file = dir / name;
     if (!fs::is_regular_file(file, ec)) continue;
     if (const sources::TraceSource* s = sources::SniffSource(file.string())) {
-      return Trial{file.string(), s, MetaPathOf(dir)};
+      return Trial{file.string(), s, MetaPathOf(dir), CountersPathOf(dir)};
     }
     PERFGATE_RETURN_IF_ERROR(sources::ExplainUnclaimed(file.string()));  // io.bad_gzip, source.unknown_format
     return Status::Error("bundle.unknown_file", "the trial's " + std::string(name) + " is not trace-event JSON",
@@ -402,10 +411,18 @@ StatusOr<attribution::EngineSummary> AttributeTrials(const std::string& engine, 
   for (const Trial& t : trials) {
     auto summary = t.source->summarize(t.path, sources::WithDefaultProcessFilter(*t.source, engine, options));
     if (!summary.ok()) return summary.status();
+    if (!t.counters_path.empty()) {
+      auto report = counters::ReadCounterReport(t.counters_path);
+      if (!report.ok()) return report.status();
+      summary->counters = std::move(report).value();
+    }
     if (on_trial) on_trial(t, *summary);
     summaries.push_back(std::move(summary).value());
   }
-  return attribution::SummarizeEngine(engine, std::move(summaries), options.buckets, options.seed_compat);
+  attribution::EngineSummary e =
+      attribution::SummarizeEngine(engine, std::move(summaries), options.buckets, options.seed_compat);
+  PERFGATE_RETURN_IF_ERROR(attribution::MedianCounters(&e));
+  return e;
 }
 
 StatusOr<std::map<std::string, std::string>> ReadTrialMeta(const Trial& trial) {
