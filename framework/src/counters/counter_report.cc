@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/text_input.h"
+#include "perfgate/core/names.h"
 #include "perfgate/counters/report.h"
 
 namespace perfgate::counters {
@@ -90,7 +91,10 @@ class Parser {
 
   Status Line(std::string_view raw) {
     const std::string_view line = Trim(raw);
-    if (line.empty()) return Status();
+    if (line.empty()) {
+      paragraph_.clear();
+      return Status();
+    }
     if (line.front() == '#') return Comment(line.substr(1));
     if (in_header_) {
       return Status::Error("counters.unclosed_header",
@@ -98,32 +102,38 @@ class Parser {
                                std::to_string(current_.location.line) + " (close it with a '# ====' line)",
                            At(line_));
     }
-    return Value(raw, line);
+    Status s = Value(raw, line);
+    paragraph_.clear();
+    return s;
   }
 
   Status Comment(std::string_view text) {
-    if (IsRule(text)) {
+    const std::string t(Trim(text));
+    if (IsRule(t)) {
+      paragraph_.clear();
       if (in_header_) {
         in_header_ = false;
         return Status();
       }
-      if (Status s = Close(); !s.ok()) return s;
-      current_ = CounterReport{};
+      PERFGATE_RETURN_IF_ERROR(Close());
       current_.location = At(line_);
+      opened_by_rule_ = true;
       in_header_ = true;
-      explicit_ = true;
       return Status();
     }
-    // Header lines, and the leading comment of a first report without a header.
-    const bool leading = !explicit_ && current_.values.empty();
-    if (in_header_ || leading) {
-      const std::string t(Trim(text));
-      if (!t.empty()) {
-        if (current_.header.empty() && !in_header_) current_.location = At(line_);
-        current_.header.push_back(t);
-      }
+    if (in_header_) {
+      current_.header.push_back(t);
+    } else {
+      if (paragraph_.empty()) paragraph_line_ = line_;
+      paragraph_.push_back(t);
     }
     return Status();
+  }
+
+  // Starts a report titled by the comment paragraph directly above its first value.
+  void OpenAtParagraph() {
+    current_.header = paragraph_;
+    current_.location = At(paragraph_.empty() ? line_ : paragraph_line_);
   }
 
   Status Value(std::string_view raw, std::string_view line) {
@@ -141,12 +151,21 @@ class Parser {
     if (value.empty()) {
       return Status::Error("counters.bad_line", "'" + key + ":' has no value", At(line_, column));
     }
-    if (!keys_.insert(key).second) {
-      return Status::Error("counters.duplicate_key",
-                           "'" + key + "' given twice in one report (first at line " + std::to_string(FirstLine(key)) +
-                               ")",
-                           At(line_, column));
+    if (keys_.count(key) != 0) {
+      if (paragraph_.empty()) {
+        return Status::Error("counters.duplicate_key",
+                             "'" + key + "' given twice in one report (first at line " +
+                                 std::to_string(FirstLine(key)) +
+                                 "); a new report starts at a '# ====' header or at a comment paragraph directly "
+                                 "above its first value",
+                             At(line_, column));
+      }
+      PERFGATE_RETURN_IF_ERROR(Close());
+      OpenAtParagraph();
+    } else if (current_.values.empty() && !opened_by_rule_) {
+      OpenAtParagraph();
     }
+    keys_.insert(key);
     CounterValue v;
     v.key = key;
     v.text = std::string(value);
@@ -163,7 +182,6 @@ class Parser {
       v.number = d;
       v.is_integer = integer;
     }
-    if (current_.values.empty() && current_.location.line == 0) current_.location = At(line_);
     current_.values.push_back(std::move(v));
     return Status();
   }
@@ -175,29 +193,39 @@ class Parser {
     return 0;
   }
 
-  // Ends the report being read: a header without values is an error; the comments
-  // before the first header with no values under them are the file's preamble.
+  // Ends the report being read: one opened by a header with no values under it is
+  // an error; comments before any value and before any header are the file's preamble.
   Status Close() {
     if (current_.values.empty()) {
-      if (explicit_ && current_.location.line != 0) {
-        return Status::Error("counters.empty_report",
-                             "the report '" + (current_.header.empty() ? std::string() : current_.header.front()) + "' has no `key: value` line",
+      if (opened_by_rule_) {
+        return Status::Error("counters.empty_report", "the report '" + TitleOf(current_.header) +
+                                                          "' has no `key: value` line",
                              current_.location);
       }
-      return Status();
+    } else {
+      current_.title = TitleOf(current_.header);
+      history_.reports.push_back(std::move(current_));
     }
-    if (!current_.header.empty()) current_.title = current_.header.front();
-    history_.reports.push_back(std::move(current_));
     current_ = CounterReport{};
+    opened_by_rule_ = false;
     keys_.clear();
     return Status();
+  }
+
+  static std::string TitleOf(const std::vector<std::string>& header) {
+    for (const std::string& line : header) {
+      if (!line.empty()) return line;
+    }
+    return "";
   }
 
   std::string_view text_;
   const std::string& path_;
   int line_ = 0;
   bool in_header_ = false;
-  bool explicit_ = false;  // the current report was opened by a header block
+  bool opened_by_rule_ = false;       // the current report was opened by a '# ====' block
+  std::vector<std::string> paragraph_;  // the comment lines since the last blank line or value
+  int paragraph_line_ = 0;
   std::set<std::string> keys_;
   CounterReport current_;
   CounterHistory history_;
@@ -242,6 +270,30 @@ StatusOr<CounterReport> ReadCounterReport(const std::string& path) {
                          history->reports[1].location);
   }
   return std::move(history->reports.front());
+}
+
+std::vector<std::string> KnownKeys(const CounterHistory& history) {
+  std::vector<std::string> keys;
+  std::set<std::string> seen;
+  for (const CounterReport& r : history.reports) {
+    for (const CounterValue& v : r.values) {
+      if (seen.insert(v.key).second) keys.push_back(v.key);
+    }
+  }
+  return keys;
+}
+
+StatusOr<std::vector<std::string>> ChooseCounters(const CounterHistory& history, std::vector<std::string> names) {
+  if (names.empty()) names = {"median_tok_per_sec", "dispatches_per_token"};
+  const std::vector<std::string> known = KnownKeys(history);
+  for (const std::string& name : names) {
+    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+    return Status::Error("counters.unknown_counter",
+                         "no report of " + history.path + " holds the counter '" + name + "' (keys: " +
+                             ListNames(known) + ")",
+                         {history.path}, ErrorKind::kUsage);
+  }
+  return names;
 }
 
 }  // namespace perfgate::counters

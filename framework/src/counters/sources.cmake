@@ -6,3 +6,5 @@ set(PERFGATE_COUNTERS_SOURCES
 set(PERFGATE_COUNTERS_GTEST_SOURCES
   src/gtest/counter_assertions.cc
 )
+# `perfgate history`'s text, Markdown and SVG renderers (the JSON one is in json_report.cc).
+list(APPEND PERFGATE_COUNTERS_SOURCES src/report/history_report.cc)

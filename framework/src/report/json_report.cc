@@ -343,7 +343,36 @@ void Write(const json& j, int depth, bool band_order, std::string* out) {
   }
 }
 
+// A counter value: its text as written and its number (an integer as an integer).
+json CounterValueJson(const counters::CounterValue& v) {
+  json number = nullptr;
+  if (v.number) number = v.is_integer && std::fabs(*v.number) < 9.007199254740992e15 ? json(static_cast<int64_t>(*v.number)) : Num(*v.number);
+  return {{"text", v.text}, {"number", number}};
+}
+
 }  // namespace
+
+std::string RenderHistoryJson(const HistoryReport& h) {
+  json j;
+  j["kind"] = "perfgate.history";
+  j["schema_version"] = 1;
+  j["perfgate"] = {{"version", std::string(Version())}, {"commit", std::string(BuildCommit())}};
+  j["path"] = h.history.path;
+  j["counters"] = h.counters;
+  json reports = json::array();
+  for (const auto& r : h.history.reports) {
+    json values = json::object();
+    for (const auto& c : h.counters) {
+      const counters::CounterValue* v = r.Find(c);
+      values[c] = v == nullptr ? json(nullptr) : CounterValueJson(*v);
+    }
+    reports.push_back({{"title", r.title}, {"line", r.location.line}, {"values", std::move(values)}});
+  }
+  j["reports"] = std::move(reports);
+  std::string out;
+  Write(j, 0, false, &out);
+  return out + "\n";
+}
 
 std::string RenderJson(const Report& report) {
   json j;

@@ -1,9 +1,11 @@
 // Engine counter reports: what an engine counts about itself (hf2q's
 // `generate --benchmark` writes one), as `key: value` lines with `#` comments.
 //
-// A file may hold a history of reports, each opened by a `# ====` header block whose
-// comment text is the report's title; the first report may instead open the file,
-// titled by its leading comment. Values keep their text exactly; a value that reads
+// A file may hold a history of reports. A report opens at a `# ====` header block
+// (comment lines between two `# ====` rules), or at the comment paragraph (comment
+// lines after a blank line) directly above its first value: above the file's first
+// value, or above a value whose key the report being read already holds (hf2q's
+// history has reports of both kinds). Its title is the first line of that comment. Values keep their text exactly; a value that reads
 // as a number (sign, digits, optional fraction and exponent) also keeps its double
 // and whether it is an integer. Other values (model, hardware) are text. Every key is
 // kept, known or not.
@@ -49,7 +51,8 @@ struct CounterHistory {
 
 // Parses `text` (read from `path`, for locations). Errors (at path:line:col):
 // counters.bad_utf8, counters.bad_line (not a comment, blank or `key: value`),
-// counters.duplicate_key (a key twice in one report), counters.unclosed_header (a
+// counters.duplicate_key (a key twice in one report, with no comment paragraph
+// directly above the second to open a new report), counters.unclosed_header (a
 // `# ====` block that values or the end of file interrupt), counters.empty_report (a
 // header with no values under it), counters.no_values (no values in the file),
 // counters.bad_number (a number beyond the range of a double).
@@ -61,6 +64,15 @@ StatusOr<CounterHistory> ReadCounterHistory(const std::string& path);
 // Reads a file that must hold one report (a trial's counters.txt): a history is an
 // error (counters.history_in_trial, naming how many reports it holds).
 StatusOr<CounterReport> ReadCounterReport(const std::string& path);
+
+// Every key of the history, in order of first appearance.
+std::vector<std::string> KnownKeys(const CounterHistory& history);
+
+// The counters to show from `history`: `names` (empty: median_tok_per_sec and
+// dispatches_per_token, hf2q's tok/s and dispatches/token), each held by at least
+// one report; an unknown name is an error (counters.unknown_counter) listing the
+// known keys.
+StatusOr<std::vector<std::string>> ChooseCounters(const CounterHistory& history, std::vector<std::string> names);
 
 }  // namespace perfgate::counters
 
