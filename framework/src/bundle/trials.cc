@@ -404,24 +404,49 @@ Status RequireOneSource(const std::string& path, const std::vector<Trial>& trial
   return Status();
 }
 
-StatusOr<attribution::EngineSummary> AttributeTrials(const std::string& engine, const std::vector<Trial>& trials,
-                                                     const attribution::AttributionOptions& options,
-                                                     const TrialObserver& on_trial) {
-  std::vector<attribution::TrialSummary> summaries;
+namespace {
+
+// The trials' counter reports, checked against each other before any trace is read
+// (so that a missing counters.txt fails at once, not after minutes of traces): a
+// summary of the reports alone, whose counters the engine's summary takes over.
+StatusOr<attribution::EngineSummary> ReadCounterReports(const std::string& engine, const std::vector<Trial>& trials) {
+  attribution::EngineSummary reports;
+  reports.name = engine;
   for (const Trial& t : trials) {
-    auto summary = t.source->summarize(t.path, sources::WithDefaultProcessFilter(*t.source, engine, options));
-    if (!summary.ok()) return summary.status();
+    attribution::TrialSummary s;
+    s.path = t.path;
     if (!t.counters_path.empty()) {
       auto report = counters::ReadCounterReport(t.counters_path);
       if (!report.ok()) return report.status();
-      summary->counters = std::move(report).value();
+      s.counters = std::move(report).value();
     }
+    reports.trials.push_back(std::move(s));
+  }
+  PERFGATE_RETURN_IF_ERROR(attribution::MedianCounters(&reports));
+  return reports;
+}
+
+}  // namespace
+
+StatusOr<attribution::EngineSummary> AttributeTrials(const std::string& engine, const std::vector<Trial>& trials,
+                                                     const attribution::AttributionOptions& options,
+                                                     const TrialObserver& on_trial) {
+  auto reports = ReadCounterReports(engine, trials);
+  if (!reports.ok()) return reports.status();
+  std::vector<attribution::TrialSummary> summaries;
+  for (size_t i = 0; i < trials.size(); ++i) {
+    const Trial& t = trials[i];
+    auto summary = t.source->summarize(t.path, sources::WithDefaultProcessFilter(*t.source, engine, options));
+    if (!summary.ok()) return summary.status();
+    summary->counters = std::move(reports->trials[i].counters);
     if (on_trial) on_trial(t, *summary);
     summaries.push_back(std::move(summary).value());
   }
   attribution::EngineSummary e =
       attribution::SummarizeEngine(engine, std::move(summaries), options.buckets, options.seed_compat);
-  PERFGATE_RETURN_IF_ERROR(attribution::MedianCounters(&e));
+  e.counters = std::move(reports->counters);
+  e.counter_text = std::move(reports->counter_text);
+  e.counters_path = std::move(reports->counters_path);
   return e;
 }
 

@@ -164,7 +164,7 @@ std::string Panel(const HistoryReport& h, size_t index, double top) {
       out += "<text x=\"" + Px(x(i)) + "\" y=\"" + Px(y(*values[i]) - 7) +
              "\" font-size=\"10\" text-anchor=\"middle\">" + util::XmlEscape(v->text) + "</text>\n";
     } else {
-      const std::string why = v == nullptr ? "gap: no " + key : "gap: '" + v->text + "' is no number";
+      const std::string why = v == nullptr ? "gap: no " + key : "gap: not a number (" + v->text + ")";
       out += "<text class=\"gap\" x=\"" + Px(x(i)) + "\" y=\"" + Px(axis - 6) +
              "\" font-size=\"11\" fill=\"#d62728\" text-anchor=\"middle\">\xC3\x97<title>" + util::XmlEscape(why) +
              "</title></text>\n";

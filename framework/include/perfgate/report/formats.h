@@ -54,7 +54,8 @@ std::string RenderText(const Report& report);
 // that fits a GitHub or GitLab CI job summary.
 std::string RenderMarkdown(const Report& report);
 
-// The stable machine-readable form, "schema_version": 3: 2-space indent, trailing
+// The stable machine-readable form, "schema_version": 4 (4 added the engine's own
+// counters: engines.*.counters, counter_text, counters_path): 2-space indent, trailing
 // newline, keys sorted except that every "buckets" object lists its bands in band order
 // (with their bounds at the top level); perfgate's version and commit and the options
 // used; every kernel name whole; integers as integers and every double lossless: the
