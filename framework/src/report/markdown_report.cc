@@ -322,7 +322,7 @@ void CounterTable(const Report& report, const util::Sides& sides, const std::vec
   out.push_back(head);
   out.push_back(rule);
   for (const util::CounterRow& r : util::CounterRows(sv)) {
-    std::string line = "| " + Esc(r.name) + " | " + r.source + " |";
+    std::string line = "| " + (r.source == "trace" ? Esc(r.name) : Code(r.name)) + " | " + r.source + " |";
     for (const std::string& c : r.cells) line += " " + Esc(c) + " |";
     out.push_back(line);
   }
