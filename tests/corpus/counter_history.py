@@ -5,6 +5,7 @@ Reads a file like hf2q's metrics_baseline.txt without perfgate's reader (see
 reports_of for the rule), and prints what tests/unit/counters assert on the real file:
 
     reports N
+    keys N                    (distinct keys over all reports)
     report K title <first comment line>
     report K <key> <text> int|float|text
 
@@ -58,6 +59,10 @@ def main():
     keys = sys.argv[2:] or ["median_tok_per_sec", "dispatches_per_token", "forward_count", "model"]
     reports = reports_of(path)
     print("reports", len(reports))
+    keys_seen = []
+    for r in reports:
+        keys_seen += [k for k in r["values"] if k not in keys_seen]
+    print("keys", len(keys_seen))
     for i, r in enumerate(reports, 1):
         print("report", i, "title", r["title"])
         for k in keys:

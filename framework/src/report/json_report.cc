@@ -125,11 +125,11 @@ json CounterNumber(double v, bool is_integer) {
 json CountersJson(const EngineSummary& e) {
   json out = json::object();
   for (const auto& [key, c] : e.counters) {
+    // Each trial's number as an integer where every trial wrote an integer.
+    const bool all_integer = std::all_of(c.per_trial_text.begin(), c.per_trial_text.end(), [](const std::string& t) {
+      return t.find_first_not_of("+-0123456789") == std::string::npos;
+    });
     json per_trial = json::array();
-    bool all_integer = true;
-    for (size_t i = 0; i < c.value.per_trial.size(); ++i) {
-      all_integer = all_integer && c.per_trial_text[i].find_first_not_of("+-0123456789") == std::string::npos;
-    }
     for (double v : c.value.per_trial) per_trial.push_back(CounterNumber(v, all_integer));
     out[key] = {{"median", CounterNumber(c.value.median, c.is_integer)},
                 {"per_trial", std::move(per_trial)},

@@ -127,7 +127,8 @@ TEST(CounterReader, ChooseCountersFailsOnUnknownListingKeys) {
 
 // hf2q's real history (shared/corpus/hf2q/metrics_baseline.txt). The figures were
 // counted independently of perfgate's reader by tests/corpus/counter_history.py
-// (which splits at each report's `model:` line instead of at headers):
+// (which splits at each report's `model:` line instead of at headers; it prints "reports 9",
+// "keys 19", each title, and each value with int/float/text):
 //   python3 tests/corpus/counter_history.py $PERFGATE_CORPUS_DIR/hf2q/metrics_baseline.txt \
 //       median_tok_per_sec dispatches_per_token forward_count norm_dispatches_per_token model
 TEST(CounterReaderCorpus, Hf2qMetricsBaseline) {
