@@ -18,14 +18,27 @@ const std::string kTrial = std::string(PERFGATE_SOURCE_DIR) + "/fixtures/recordi
 const std::string kCounters =
     std::string(PERFGATE_SOURCE_DIR) + "/fixtures/counters/decode_q4_0/hf2q/trial-1/counters.txt";
 
-std::string Args(const std::string& format) {
-  return "attribute --trace hf2q=" + kTrial + " --tokens 64 --counters hf2q=" + kCounters + " --format " + format;
+// One attribute run writes all four formats (a trace read is the slow part).
+struct Outputs {
+  std::string text, markdown, json, svg;
+};
+
+const Outputs& Attributed() {
+  static const Outputs out = [] {
+    const std::string prefix = testing_support::WriteTempFile("", ".prefix");
+    auto r = RunPerfgate("attribute --trace hf2q=" + kTrial + " --tokens 64 --counters hf2q=" + kCounters +
+                         " --format all --output " + prefix);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    using testing_support::SlurpFile;
+    return Outputs{SlurpFile(prefix + ".txt"), SlurpFile(prefix + ".md"), SlurpFile(prefix + ".json"),
+                   SlurpFile(prefix + ".svg")};
+  }();
+  return out;
 }
 
 TEST(CliAttributeCounters, JsonSchema4KeepsCountersLossless) {
-  auto r = RunPerfgate(Args("json"));
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const std::string& out = Attributed().json;
+  const nlohmann::json j = nlohmann::json::parse(out);
   EXPECT_EQ(j["schema_version"], 4);
   const auto& e = j["engines"]["hf2q"];
   EXPECT_EQ(e["counters_path"], kCounters);
@@ -38,28 +51,23 @@ TEST(CliAttributeCounters, JsonSchema4KeepsCountersLossless) {
   const auto& total = e["counters"]["total_dispatches"];
   EXPECT_TRUE(total["median"].is_number_integer());  // integers stay integers
   EXPECT_EQ(total["median"], 67443);
-  EXPECT_NE(r.out.find("\"median\": 67443,"), std::string::npos);
+  EXPECT_NE(out.find("\"median\": 67443,"), std::string::npos);
   EXPECT_EQ(e["counters"]["norm_dispatches_per_token"]["per_trial_text"][0], "331.00");
   EXPECT_EQ(e["counter_text"]["hardware"], "Apple M5 Max, 128 GB");
 }
 
-TEST(CliAttributeCounters, TextLabelsEngineCountersAndTrace) {
-  auto r = RunPerfgate(Args("text"));
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("Engine counters (the engine's own counts, from each trial's counters.txt)"),
+TEST(CliAttributeCounters, TextAndMarkdownLabelEngineCountersAndTrace) {
+  const Outputs& out = Attributed();
+  EXPECT_NE(out.text.find("Engine counters (the engine's own counts, from each trial's counters.txt)"),
             std::string::npos);
-  EXPECT_TRUE(std::regex_search(r.out, std::regex("\ndispatches_per_token +engine counters +1070\\.52\n"))) << r.out;
-  EXPECT_TRUE(std::regex_search(r.out, std::regex("\nsubmissions/token +trace +4[0-9]\\.[0-9]{2}\n"))) << r.out;
-  auto md = RunPerfgate(Args("markdown"));
-  ASSERT_EQ(md.exit_code, 0) << md.err;
-  EXPECT_NE(md.out.find("| `dispatches_per_token` | engine counters | 1070.52 |"), std::string::npos) << md.out;
-  EXPECT_TRUE(std::regex_search(md.out, std::regex("\\| submissions/token \\| trace \\| 4[0-9]\\.[0-9]{2} \\|")));
-}
-
-TEST(CliAttributeCounters, NoCountersNoSection) {
-  auto r = RunPerfgate("attribute --trace hf2q=" + kTrial + " --tokens 64");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out.find("Engine counters"), std::string::npos);
+  EXPECT_TRUE(std::regex_search(out.text, std::regex("\ndispatches_per_token +engine counters +1070\\.52\n")))
+      << out.text;
+  EXPECT_TRUE(std::regex_search(out.text, std::regex("\nsubmissions/token +trace +4[0-9]\\.[0-9]{2}\n")))
+      << out.text;
+  EXPECT_TRUE(std::regex_search(out.text, std::regex("\nhf2q counters: [^\n]*trial-1/counters\\.txt\n")));
+  EXPECT_NE(out.markdown.find("| `dispatches_per_token` | engine counters | 1070.52 |"), std::string::npos)
+      << out.markdown;
+  EXPECT_TRUE(std::regex_search(out.markdown, std::regex("\\| submissions/token \\| trace \\| 4[0-9]\\.[0-9]{2} \\|")));
 }
 
 }  // namespace

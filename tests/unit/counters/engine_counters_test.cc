@@ -12,6 +12,7 @@
 #include "perfgate/bundle/trials.h"
 #include "perfgate/gtest/perfgate_gtest.h"
 #include "perfgate/metrics/catalogue.h"
+#include "perfgate/report/formats.h"
 
 namespace perfgate {
 namespace {
@@ -192,6 +193,18 @@ TEST(EngineCounters, DispatchBudgetTakesTheBestSource) {
   const auto traced_over = testing::DispatchesPerTokenAtMost(*traced, 800);
   ASSERT_FALSE(traced_over);
   EXPECT_NE(std::string(traced_over.message()).find("(from the trace: kernels per token)"), std::string::npos);
+}
+
+// The reports show the counters table only where an engine has counters.
+TEST(EngineCounters, ReportsShowCountersOnlyWhereThereAreSome) {
+  report::Report without;
+  without.engines.push_back(*Engine({Trial("t1", std::nullopt)}));
+  EXPECT_EQ(report::RenderText(without).find("Engine counters"), std::string::npos);
+  EXPECT_EQ(report::RenderMarkdown(without).find("Engine counters"), std::string::npos);
+  report::Report with;
+  with.engines.push_back(*Engine({Trial("t1", kTrial1)}));
+  EXPECT_NE(report::RenderText(with).find("Engine counters"), std::string::npos);
+  EXPECT_NE(report::RenderMarkdown(with).find("| `model` | engine counters | m.gguf |"), std::string::npos);
 }
 
 // A recording's trials carry counters.txt beside the trace, whatever the source.
