@@ -1,8 +1,8 @@
 // Counter reports as figures of an engine: read beside each trial's trace, medians
 // over trials (failing closed on trials that disagree), the catalogue's "counters"
 // scope and golden entries, and the assertions, including where they must fail.
-#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>

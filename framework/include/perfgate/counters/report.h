@@ -2,9 +2,9 @@
 // `generate --benchmark` writes one), as `key: value` lines with `#` comments.
 //
 // A file may hold a history of reports. A report opens at a `# ====` header block
-// (comment lines between two `# ====` rules), or at the comment paragraph (comment
-// lines after a blank line) directly above its first value: above the file's first
-// value, or above a value whose key the report being read already holds (hf2q's
+// (comment lines between two `# ====` rules), or at the comment lines directly above
+// its first value (since the last blank line or value): above the file's first value,
+// or above a value whose key the report being read already holds (hf2q's
 // history has reports of both kinds). Its title is the first line of that comment. Values keep their text exactly; a value that reads
 // as a number (sign, digits, optional fraction and exponent) also keeps its double
 // and whether it is an integer. Other values (model, hardware) are text. Every key is
