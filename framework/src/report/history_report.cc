@@ -98,6 +98,13 @@ constexpr double kKeyLine = 15;
 constexpr double kInnerPad = 16;  // room above the highest point for its label
 const char* const kLineColours[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#b07aa1"};
 
+// An axis bound: 6 significant digits, no trailing ".0" (the points carry exact text).
+std::string AxisLabel(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
 std::string Px(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f", v);
@@ -135,9 +142,9 @@ std::string Panel(const HistoryReport& h, size_t index, double top) {
   out += "<rect class=\"plot\" x=\"" + Px(kLeft) + "\" y=\"" + Px(top + kPlotTop) + "\" width=\"" + Px(plot_w) +
          "\" height=\"" + Px(kPlotHeight) + "\" fill=\"none\" stroke=\"#ccc\"/>\n";
   out += "<text x=\"" + Px(kLeft - 6) + "\" y=\"" + Px(y(hi) + 4) + "\" font-size=\"11\" text-anchor=\"end\">" +
-         util::XmlEscape(util::ShortestDouble(hi)) + "</text>\n";
+         util::XmlEscape(AxisLabel(hi)) + "</text>\n";
   out += "<text x=\"" + Px(kLeft - 6) + "\" y=\"" + Px(y(lo) + 4) + "\" font-size=\"11\" text-anchor=\"end\">" +
-         util::XmlEscape(util::ShortestDouble(lo)) + "</text>\n";
+         util::XmlEscape(AxisLabel(lo)) + "</text>\n";
   // The line, broken at every gap.
   std::string points;
   auto flush = [&]() {
