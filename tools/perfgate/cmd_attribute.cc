@@ -70,6 +70,20 @@ Status CheckDistinctTrials(const std::string& engine, const std::vector<bundle::
   return Status();
 }
 
+// --counters FILE: the counter report of an engine of one trial (a trial directory's
+// counters.txt is found on its own; the option replaces it).
+Status ApplyCountersOption(const AttributeArgs& args, const std::string& engine, std::vector<bundle::Trial>* trials) {
+  const std::string path = CountersFor(args.engine, engine);
+  if (path.empty()) return Status();
+  if (trials->size() != 1) {
+    return Usage("--counters " + engine + "=" + path + ": engine " + engine + " has " +
+                 std::to_string(trials->size()) +
+                 " trials; give each trial its counter report as trial-K/counters.txt instead");
+  }
+  trials->front().counters_path = path;
+  return Status();
+}
+
 StatusOr<EngineTrials> DiscoverEngines(const AttributeArgs& args) {
   EngineTrials out;
   std::map<std::string, std::vector<std::string>> paths_given;
@@ -83,6 +97,9 @@ StatusOr<EngineTrials> DiscoverEngines(const AttributeArgs& args) {
     auto& trials = out.trials[engine];
     trials.insert(trials.end(), recording->trials.begin(), recording->trials.end());
     paths_given[engine].push_back(path);
+  }
+  for (const std::string& engine : out.order) {
+    PERFGATE_RETURN_IF_ERROR(ApplyCountersOption(args, engine, &out.trials[engine]));
   }
   for (const std::string& engine : out.order) {
     const std::vector<bundle::Trial>& trials = out.trials[engine];
@@ -202,6 +219,7 @@ void RegisterAttributeCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--min-trials", args->min_trials, "fail when an engine has fewer trials (default 1)")
       ->check(PositiveInt());
   AddEngineOptions(cmd, &args->engine, /*with_seed_compat=*/true);
+  AddCountersOption(cmd, &args->engine);
   cmd->add_option("--format", args->format, "text (default), markdown, json, svg, or all")
       ->check(CLI::IsMember({"text", "markdown", "json", "svg", "all"}));
   cmd->add_option("--kernel-names", args->kernel_names,

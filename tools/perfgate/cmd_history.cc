@@ -1,8 +1,79 @@
-// `perfgate history` (seam: filled by the issue-15 work).
+// `perfgate history FILE`: chosen counters of a history of engine counter reports (hf2q
+// `generate --benchmark` output, `# ====` blocks) as a table, or as line charts.
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
 #include "commands.h"
+#include "engine_options.h"
+#include "perfgate/counters/report.h"
+#include "perfgate/report/formats.h"
 
 namespace perfgate::cli {
+namespace {
 
-void RegisterHistoryCommand(CLI::App& /*app*/, int* /*exit_code*/) {}
+struct HistoryArgs {
+  std::string file;
+  std::string counters;  // a,b,c
+  std::string format = "text";
+  std::string output;
+};
+
+std::vector<std::string> SplitCommas(const std::string& list) {
+  std::vector<std::string> out;
+  std::stringstream in(list);
+  for (std::string item; std::getline(in, item, ',');) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+Status RunHistoryOrError(const HistoryArgs& args) {
+  auto history = counters::ReadCounterHistory(args.file);
+  if (!history.ok()) return history.status();
+  if (!args.counters.empty() && SplitCommas(args.counters).empty()) {
+    return Usage("--counters '" + args.counters + "': expected counter names separated by commas");
+  }
+  auto chosen = counters::ChooseCounters(*history, SplitCommas(args.counters));
+  if (!chosen.ok()) return chosen.status();
+  const report::HistoryReport report{std::move(history).value(), std::move(chosen).value()};
+  const std::string text = args.format == "markdown" ? report::RenderHistoryMarkdown(report)
+                           : args.format == "json"   ? report::RenderHistoryJson(report)
+                           : args.format == "svg"    ? report::RenderHistorySvg(report)
+                                                     : report::RenderHistoryText(report);
+  if (args.output.empty() || args.output == "-") {
+    std::cout << text;
+    return Status();
+  }
+  std::ofstream out(args.output, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out) return Status::Error("io.write_failed", "cannot write", {args.output}, ErrorKind::kEnvironment);
+  std::cerr << "wrote: " << FormatPath(args.output) << '\n';
+  return Status();
+}
+
+}  // namespace
+
+void RegisterHistoryCommand(CLI::App& app, int* exit_code) {
+  auto args = std::make_shared<HistoryArgs>();
+  auto* cmd = app.add_subcommand(
+      "history",
+      "Show chosen counters over a history of engine counter reports (hf2q `generate --benchmark` output:\n"
+      "`key: value` lines, a report per `# ====` header block), as a table or as an SVG line chart.");
+  cmd->add_option("FILE", args->file, "the counter-report history (e.g. hf2q's metrics_baseline.txt)")->required();
+  cmd->add_option("--counters", args->counters,
+                  "the counters to show, a,b,... (default: median_tok_per_sec,dispatches_per_token); an unknown "
+                  "name fails listing the keys");
+  cmd->add_option("--format", args->format, "text (default), markdown, json or svg")
+      ->check(CLI::IsMember({"text", "markdown", "json", "svg"}));
+  cmd->add_option("--out,--output,-o", args->output, "write here instead of stdout");
+  AddInputLimitOptions(cmd);
+  cmd->callback([args, exit_code] {
+    const Status s = RunHistoryOrError(*args);
+    *exit_code = s.ok() ? kExitOk : ReportError(s);
+  });
+}
 
 }  // namespace perfgate::cli

@@ -132,6 +132,16 @@ void AddEngineOptions(CLI::App* cmd, EngineOptionArgs* args, bool with_seed_comp
   cmd->add_option("--kernel-families", args->kernel_families, "JSON table of kernel-family prefix rules");
 }
 
+void AddCountersOption(CLI::App* cmd, EngineOptionArgs* args) {
+  cmd->add_option("--counters", args->counters,
+                  "the engine's own counter report (hf2q generate --benchmark) for an engine of one trial, FILE or "
+                  "ENGINE=FILE (a recording's trials carry theirs as trial-K/counters.txt)");
+}
+
+std::string CountersFor(const EngineOptionArgs& args, const std::string& engine) {
+  return ForEngine(args.counters, engine);
+}
+
 Status Usage(std::string message) { return Status::Error("cli.usage", std::move(message), {}, ErrorKind::kUsage); }
 
 bool SplitAssignment(const std::string& s, std::string* name, std::string* value) {
@@ -147,7 +157,7 @@ Status CheckEngineNames(const EngineOptionArgs& args, const std::vector<std::str
   for (const PerEngineOption& o : kPerEngineOptions) {
     PERFGATE_RETURN_IF_ERROR(CheckNames(o.flag, args.*o.values, engines, given_with));
   }
-  return Status();
+  return CheckNames("--counters", args.counters, engines, given_with);
 }
 
 StatusOr<attribution::AttributionOptions> BaseOptions(const EngineOptionArgs& args) {

@@ -27,10 +27,18 @@ struct EngineOptionArgs {
   std::string buckets;               // NAME:LO_NS:HI_NS,...
   std::string kernel_families;       // a JSON file of prefix rules
   int run = 0;
+  std::vector<std::string> counters;  // attribute only: FILE or ENGINE=FILE, a trial's counter report
 };
 
 // Adds the options to `cmd`; --seed-compat only when `with_seed_compat`.
 void AddEngineOptions(CLI::App* cmd, EngineOptionArgs* args, bool with_seed_compat);
+
+// Adds --counters (FILE, or ENGINE=FILE): the engine's counter report for an engine
+// of one trial, in place of (or without) a counters.txt in its trial directory.
+void AddCountersOption(CLI::App* cmd, EngineOptionArgs* args);
+
+// The --counters file for `engine` ("" when none is given).
+std::string CountersFor(const EngineOptionArgs& args, const std::string& engine);
 
 // A usage error (exit 2) with the code cli.usage.
 Status Usage(std::string message);
@@ -38,7 +46,7 @@ Status Usage(std::string message);
 // Splits "NAME=VALUE"; false when there is no '=' or either side is empty.
 bool SplitAssignment(const std::string& s, std::string* name, std::string* value);
 
-// Every ENGINE= of --tokens, --process, --device and --window names one of `engines`: a typo
+// Every ENGINE= of --tokens, --process, --device, --window and --counters names one of `engines`: a typo
 // would otherwise leave that engine on the defaults. `given_with` says where engines
 // are named ("--trace").
 Status CheckEngineNames(const EngineOptionArgs& args, const std::vector<std::string>& engines,

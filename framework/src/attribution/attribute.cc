@@ -6,6 +6,7 @@
 #include "perfgate/attribution/attribute.h"
 
 #include <algorithm>
+#include <cmath>
 #include <deque>
 #include <optional>
 #include <set>
@@ -215,6 +216,98 @@ EngineSummary SummarizeEngine(std::string name, std::vector<TrialSummary> trials
   }
   e.trials = std::move(trials);
   return e;
+}
+
+namespace {
+
+// The first trial that has (or lacks) a counter report, for errors naming both sides.
+const TrialSummary* FirstWithReport(const std::vector<TrialSummary>& trials, bool with) {
+  for (const auto& t : trials) {
+    if (t.counters.has_value() == with) return &t;
+  }
+  return nullptr;
+}
+
+Status CounterError(const char* code, const std::string& message, const TrialSummary& trial) {
+  const SourceLocation at{trial.counters ? trial.counters->location.path : trial.path, 0, 0};
+  return Status::Error(code, message, at);
+}
+
+// Every trial's report holds `key`, as a number in all or in none.
+Status CheckCounterEverywhere(const std::vector<TrialSummary>& trials, const counters::CounterValue& first,
+                              const TrialSummary& first_trial) {
+  for (const auto& t : trials) {
+    const counters::CounterValue* v = t.counters->Find(first.key);
+    if (v == nullptr) {
+      return CounterError("counters.missing_counter",
+                          "trial " + t.path + " lacks the counter '" + first.key + "' that trial " + first_trial.path +
+                              " reports (the trials of one engine report the same counters)",
+                          t);
+    }
+    if (v->number.has_value() != first.number.has_value()) {
+      return CounterError("counters.mixed_kinds",
+                          "'" + first.key + "' is " + (v->number ? "a number" : "text") + " ('" + v->text +
+                              "') in trial " + t.path + " but " + (first.number ? "a number" : "text") + " ('" +
+                              first.text + "') in trial " + first_trial.path,
+                          t);
+    }
+  }
+  return Status();
+}
+
+CounterMedian NumericCounter(const std::vector<TrialSummary>& trials, const std::string& key) {
+  CounterMedian c;
+  std::vector<double> values;
+  bool integer = true;
+  for (const auto& t : trials) {
+    const counters::CounterValue* v = t.counters->Find(key);
+    values.push_back(*v->number);
+    c.per_trial_text.push_back(v->text);
+    integer = integer && v->is_integer;
+  }
+  c.value = MedianOf(std::move(values));
+  c.is_integer = integer && c.value.median == std::floor(c.value.median);
+  return c;
+}
+
+std::string TextCounter(const std::vector<TrialSummary>& trials, const std::string& key) {
+  std::vector<std::string> distinct;
+  for (const auto& t : trials) {
+    const std::string& text = t.counters->Find(key)->text;
+    if (std::find(distinct.begin(), distinct.end(), text) == distinct.end()) distinct.push_back(text);
+  }
+  std::string joined;
+  for (const auto& d : distinct) joined += (joined.empty() ? "" : " | ") + d;
+  return joined;
+}
+
+}  // namespace
+
+Status MedianCounters(EngineSummary* e) {
+  const auto& trials = e->trials;
+  const TrialSummary* with = FirstWithReport(trials, true);
+  if (with == nullptr) return Status();
+  if (const TrialSummary* without = FirstWithReport(trials, false)) {
+    return Status::Error("counters.missing_report",
+                         "trial " + without->path + " of engine '" + e->name + "' has no counter report but trial " +
+                             with->path + " has one (" + with->counters->location.path +
+                             "): give every trial its counters.txt, or none",
+                         SourceLocation{without->path, 0, 0});
+  }
+  std::set<std::string> keys;
+  for (const auto& t : trials) {
+    for (const auto& v : t.counters->values) {
+      if (!keys.insert(v.key).second) continue;
+      if (Status s = CheckCounterEverywhere(trials, v, t); !s.ok()) return s;
+      if (v.number) {
+        e->counters[v.key] = NumericCounter(trials, v.key);
+      } else {
+        e->counter_text[v.key] = TextCounter(trials, v.key);
+      }
+    }
+  }
+  e->counters_path = trials.front().counters->location.path;
+  return Status();
 }
 
 namespace {

@@ -193,6 +193,15 @@ std::string MetaPathOf(const fs::path& trial) {
   return fs::is_regular_file(meta, ec) ? meta.string() : "";
 }
 
+// The trial's counters.txt when anything of that name is there (a directory or a
+// dangling link there is read, and refused, rather than passed over).
+std::string CountersPathOf(const fs::path& trial) {
+  std::error_code ec;
+  const fs::path dir = fs::is_directory(trial, ec) ? trial : trial.parent_path();
+  const fs::path counters = dir / "counters.txt";
+  return fs::symlink_status(counters, ec).type() == fs::file_type::not_found || ec ? "" : counters.string();
+}
+
 // A file a trial directory's source or the recorder reads.
 bool IsTrialInputName(const std::string& name) {
   return IsMetadataFile(name) || EndsWith(name, ".xml") || EndsWith(name, ".xml.gz") || name == "trace.json" ||
@@ -238,13 +247,13 @@ StatusOr<Trial> TrialOfDirectory(const fs::path& dir) {
   PERFGATE_RETURN_IF_ERROR(CheckTrialFiles(dir));
   PERFGATE_RETURN_IF_ERROR(xctrace::CheckTrialComplete(dir.string()));
   if (const sources::TraceSource* s = sources::SniffSource(dir.string())) {
-    return Trial{dir.string(), s, MetaPathOf(dir)};
+    return Trial{dir.string(), s, MetaPathOf(dir), CountersPathOf(dir)};
   }
   for (const char* name : kTrialTraceFiles) {
     const fs::path file = dir / name;
     if (!fs::is_regular_file(file, ec)) continue;
     if (const sources::TraceSource* s = sources::SniffSource(file.string())) {
-      return Trial{file.string(), s, MetaPathOf(dir)};
+      return Trial{file.string(), s, MetaPathOf(dir), CountersPathOf(dir)};
     }
     PERFGATE_RETURN_IF_ERROR(sources::ExplainUnclaimed(file.string()));  // io.bad_gzip, source.unknown_format
     return Status::Error("bundle.unknown_file", "the trial's " + std::string(name) + " is not trace-event JSON",
@@ -395,17 +404,50 @@ Status RequireOneSource(const std::string& path, const std::vector<Trial>& trial
   return Status();
 }
 
+namespace {
+
+// The trials' counter reports, checked against each other before any trace is read
+// (so that a missing counters.txt fails at once, not after minutes of traces): a
+// summary of the reports alone, whose counters the engine's summary takes over.
+StatusOr<attribution::EngineSummary> ReadCounterReports(const std::string& engine, const std::vector<Trial>& trials) {
+  attribution::EngineSummary reports;
+  reports.name = engine;
+  for (const Trial& t : trials) {
+    attribution::TrialSummary s;
+    s.path = t.path;
+    if (!t.counters_path.empty()) {
+      auto report = counters::ReadCounterReport(t.counters_path);
+      if (!report.ok()) return report.status();
+      s.counters = std::move(report).value();
+    }
+    reports.trials.push_back(std::move(s));
+  }
+  PERFGATE_RETURN_IF_ERROR(attribution::MedianCounters(&reports));
+  return reports;
+}
+
+}  // namespace
+
 StatusOr<attribution::EngineSummary> AttributeTrials(const std::string& engine, const std::vector<Trial>& trials,
                                                      const attribution::AttributionOptions& options,
                                                      const TrialObserver& on_trial) {
+  auto reports = ReadCounterReports(engine, trials);
+  if (!reports.ok()) return reports.status();
   std::vector<attribution::TrialSummary> summaries;
-  for (const Trial& t : trials) {
+  for (size_t i = 0; i < trials.size(); ++i) {
+    const Trial& t = trials[i];
     auto summary = t.source->summarize(t.path, sources::WithDefaultProcessFilter(*t.source, engine, options));
     if (!summary.ok()) return summary.status();
+    summary->counters = std::move(reports->trials[i].counters);
     if (on_trial) on_trial(t, *summary);
     summaries.push_back(std::move(summary).value());
   }
-  return attribution::SummarizeEngine(engine, std::move(summaries), options.buckets, options.seed_compat);
+  attribution::EngineSummary e =
+      attribution::SummarizeEngine(engine, std::move(summaries), options.buckets, options.seed_compat);
+  e.counters = std::move(reports->counters);
+  e.counter_text = std::move(reports->counter_text);
+  e.counters_path = std::move(reports->counters_path);
+  return e;
 }
 
 StatusOr<std::map<std::string, std::string>> ReadTrialMeta(const Trial& trial) {

@@ -62,7 +62,10 @@ std::optional<::testing::AssertionResult> RequireEngine(const EngineSummary& e) 
 
 std::string Provenance(const EngineSummary& e) {
   std::string out = "\n  recordings of " + e.name + ":";
-  for (const auto& t : e.trials) out += "\n    " + t.path;
+  for (const auto& t : e.trials) {
+    out += "\n    " + t.path;
+    if (t.counters) out += "  (engine counters: " + t.counters->location.path + ")";
+  }
   return out;
 }
 

@@ -20,6 +20,7 @@ std::string PartWord(const std::string& scope) {
   if (scope == "phases") return "phase";
   if (scope == "families") return "family";
   if (scope == "kernel_families") return "kernel_family";
+  if (scope == "counters") return "counters";
   return "";
 }
 
@@ -33,7 +34,7 @@ bool InGolden(const MetricId& id) {
   if (id.scope.empty()) return true;
   if (id.scope == "buckets") return id.quantity != "p50_us";
   if (id.scope == "phases") return id.quantity == "cbs_per_token" || id.quantity == "gpu_us_per_token";
-  return id.scope == "kernel_families";
+  return id.scope == "kernel_families" || id.scope == "counters";
 }
 
 struct Builder {
@@ -94,6 +95,15 @@ void AddExtras(const EngineSummary& e, Builder* b) {
   for (const auto& [key, m] : e.extras) b->Add("extras", "", key, m, IsTimeExtra(key) ? PartTimePolicy() : CountPolicy());
 }
 
+// The engine's own counters: exact counts by default (abs 0), whole where the report
+// writes an integer.
+void AddCounters(const EngineSummary& e, Builder* b) {
+  for (const auto& [key, c] : e.counters) {
+    b->Add("counters", "", key, c.value, FieldPolicy::Exact(0));
+    b->out.back().is_integer = c.is_integer;
+  }
+}
+
 }  // namespace
 
 std::string MetricId::GoldenPath() const {
@@ -147,6 +157,7 @@ std::vector<Metric> MetricsOf(const EngineSummary& engine) {
   AddFamilies(engine, &b);
   AddKernelFamilies(engine, &b);
   AddExtras(engine, &b);
+  AddCounters(engine, &b);
   return std::move(b.out);
 }
 
@@ -169,6 +180,7 @@ golden::GoldenFile EngineGolden(const EngineSummary& engine, std::map<std::strin
   g.context = std::move(context);
   g.context["engine"] = engine.name;
   g.context["trials"] = std::to_string(engine.trials.size());
+  for (const auto& [key, text] : engine.counter_text) g.context["counters." + key] = text;
   for (const Metric& m : MetricsOf(engine)) {
     if (!InGolden(m.id)) continue;
     golden::GoldenValue v;

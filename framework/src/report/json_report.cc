@@ -1,4 +1,4 @@
-// The JSON report, schema_version 3 (README: "JSON report schema"). Objects are built in
+// The JSON report, schema_version 4 (README: "JSON report schema"). Objects are built in
 // insertion order and written with sorted keys, except "buckets" objects, which keep
 // band order; so the output is stable. It is machine-readable, so it is lossless: every
 // double is written as the shortest text that parses back to the identical double
@@ -27,7 +27,7 @@ using attribution::TrialSummary;
 // Insertion order: bands stay in band order; Write sorts every other object's keys.
 using json = nlohmann::ordered_json;
 
-constexpr int kSchemaVersion = 3;
+constexpr int kSchemaVersion = 4;
 // The key whose objects are written in insertion (band) order rather than sorted.
 constexpr const char* kBandOrderedKey = "buckets";
 
@@ -78,6 +78,7 @@ json TrialJson(const TrialSummary& t) {
                      {"mean_ns", b.mean_ns}};
   }
   j["buckets"] = std::move(buckets);
+  j["counters_path"] = t.counters ? json(t.counters->location.path) : json(nullptr);
   j["diagnostics"] = DiagnosticsJson(t.diagnostics);
   return j;
 }
@@ -111,6 +112,32 @@ json KernelNameJson(const std::string& name, const attribution::KernelNameMedian
           {"max_us", Num(static_cast<double>(k.max_ns) / 1000.0)},
           {"per_trial", {{"count", std::move(count)}, {"gpu_sum_ns", std::move(sum)},
                          {"min_ns", std::move(min)}, {"max_ns", std::move(max)}}}};
+}
+
+// A number that is whole by nature as an integer, else lossless.
+json CounterNumber(double v, bool is_integer) {
+  if (is_integer && std::fabs(v) < 9.007199254740992e15 && v == std::floor(v)) return static_cast<int64_t>(v);
+  return Num(v);
+}
+
+// The engine's own counters: median, per-trial numbers and texts as written, and
+// their source, so a reader never takes them for figures of the trace.
+json CountersJson(const EngineSummary& e) {
+  json out = json::object();
+  for (const auto& [key, c] : e.counters) {
+    // Each trial's number as an integer where every trial wrote an integer.
+    const bool all_integer = std::all_of(c.per_trial_text.begin(), c.per_trial_text.end(), [](const std::string& t) {
+      return t.find_first_not_of("+-0123456789") == std::string::npos;
+    });
+    json per_trial = json::array();
+    for (double v : c.value.per_trial) per_trial.push_back(CounterNumber(v, all_integer));
+    out[key] = {{"median", CounterNumber(c.value.median, c.is_integer)},
+                {"per_trial", std::move(per_trial)},
+                {"per_trial_text", c.per_trial_text},
+                {"is_integer", c.is_integer},
+                {"source", "engine counters"}};
+  }
+  return out;
 }
 
 json EngineJson(const EngineSummary& e) {
@@ -151,6 +178,9 @@ json EngineJson(const EngineSummary& e) {
   for (const auto& [family, names] : e.shader_registry) registry[family] = names;
   j["shader_registry"] = std::move(registry);
   j["shader_timeline_rows"] = e.shader_timeline_rows;
+  j["counters"] = CountersJson(e);
+  j["counter_text"] = e.counter_text;
+  j["counters_path"] = e.counters_path.empty() ? json(nullptr) : json(e.counters_path);
   j["label_coverage"] = Num(e.label_coverage);
   j["gpu_us_per_token_per_trial"] = NumList(e.gpu_us_per_token.per_trial);
   json trials = json::array();
@@ -343,12 +373,37 @@ void Write(const json& j, int depth, bool band_order, std::string* out) {
   }
 }
 
+// A counter value: its text as written and its number (an integer as an integer).
+json CounterValueJson(const counters::CounterValue& v) {
+  return {{"text", v.text}, {"number", v.number ? CounterNumber(*v.number, v.is_integer) : json(nullptr)}};
+}
+
 }  // namespace
 
 std::string util::RenderLosslessJson(const json& document) {
   std::string out;
   Write(document, 0, false, &out);
   return out + "\n";
+}
+
+std::string RenderHistoryJson(const HistoryReport& h) {
+  json j;
+  j["kind"] = "perfgate.history";
+  j["schema_version"] = 1;
+  j["perfgate"] = {{"version", std::string(Version())}, {"commit", std::string(BuildCommit())}};
+  j["path"] = h.history.path;
+  j["counters"] = h.counters;
+  json reports = json::array();
+  for (const auto& r : h.history.reports) {
+    json values = json::object();
+    for (const auto& c : h.counters) {
+      const counters::CounterValue* v = r.Find(c);
+      values[c] = v == nullptr ? json(nullptr) : CounterValueJson(*v);
+    }
+    reports.push_back({{"title", r.title}, {"line", r.location.line}, {"values", std::move(values)}});
+  }
+  j["reports"] = std::move(reports);
+  return util::RenderLosslessJson(j);
 }
 
 std::string RenderJson(const Report& report) {

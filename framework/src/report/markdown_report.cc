@@ -295,6 +295,27 @@ void EngineOnly(const Report& report, const util::Sides& sides, std::vector<std:
 
 }  // namespace
 
+// The engine's own counters (counters.txt), each row saying where its figure came from.
+void CounterTable(const Report& report, const util::Sides& sides, const std::vector<const EngineSummary*>& sv,
+                  std::vector<std::string>& out) {
+  if (!util::AnyCounters(sv)) return;
+  out.push_back("### Engine counters (each trial's counters.txt)");
+  out.push_back("");
+  std::string head = "| counter | source |", rule = "|---|---|";
+  for (const EngineSummary* s : sv) {
+    head += " " + Esc(util::SideName(report, s, s == sides.baseline)) + " |";
+    rule += "---:|";
+  }
+  out.push_back(head);
+  out.push_back(rule);
+  for (const util::CounterRow& r : util::CounterRows(sv)) {
+    std::string line = "| " + (r.source == "trace" ? Esc(r.name) : Code(r.name)) + " | " + r.source + " |";
+    for (const std::string& c : r.cells) line += " " + Esc(c) + " |";
+    out.push_back(line);
+  }
+  out.push_back("");
+}
+
 std::string RenderMarkdown(const Report& report) {
   std::vector<std::string> out;
   util::Sides sides = util::FindSides(report);
@@ -309,6 +330,7 @@ std::string RenderMarkdown(const Report& report) {
     // Per-trial values and anomaly counts, one line per engine.
     std::vector<const EngineSummary*> sv = {sides.engine};
     if (sides.baseline) sv.push_back(sides.baseline);
+    CounterTable(report, sides, sv, out);
     for (const EngineSummary* s : sv) {
       std::string line =
           "- " + Esc(util::SideName(report, s, s == sides.baseline)) + ": per-trial GPU µs/tok " +

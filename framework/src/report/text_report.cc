@@ -784,6 +784,33 @@ void Registry(const Report& report, const util::Sides& sides, Lines& out) {
   out.Blank();
 }
 
+// The engine's own counters, each row labelled with where its figure came from.
+void CounterSection(const Report& report, const util::Sides& sides, Lines& out) {
+  std::vector<const EngineSummary*> sv = {sides.engine};
+  if (sides.baseline) sv.push_back(sides.baseline);
+  if (!util::AnyCounters(sv)) return;
+  out.Banner("Engine counters (the engine's own counts, from each trial's counters.txt)");
+  out.Paragraph("", "",
+                "Rows marked \"engine counters\" are the engine's reports, medians over trials (text kept as "
+                "written); the last row is what the trace itself counts.");
+  out.Blank();
+  std::string head = Left("counter", 30) + " " + Left("source", 16);
+  for (const EngineSummary* s : sv) head += " " + Right(util::Truncate(util::SideName(report, s, s == sides.baseline), 20), 20);
+  out.Add(head);
+  for (const util::CounterRow& r : util::CounterRows(sv)) {
+    std::string line = Left(r.name, 30) + " " + Left(r.source, 16);
+    for (const std::string& c : r.cells) line += " " + Right(util::Truncate(c, 20), 20);
+    out.Add(line);
+  }
+  for (const EngineSummary* s : sv) {
+    if (!s->counters_path.empty()) {
+      out.Add(util::SideName(report, s, s == sides.baseline) + " counters: " + s->counters_path +
+              (s->trials.size() > 1 ? " and " + std::to_string(s->trials.size() - 1) + " more" : ""));
+    }
+  }
+  out.Blank();
+}
+
 void PerTrial(const Report& report, const util::Sides& sides, Lines& out) {
   std::vector<const EngineSummary*> sv = {sides.engine};
   if (sides.baseline) sv.push_back(sides.baseline);
@@ -853,6 +880,7 @@ std::string RenderText(const Report& report) {
   } else {
     EngineOnlyBucketTable(report, *sides.engine, out);
   }
+  CounterSection(report, sides, out);
   FamilyTable(report, sides, out);
   KernelNameTable(report, sides, out);
   PhaseTable(report, sides, out);

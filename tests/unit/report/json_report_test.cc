@@ -1,4 +1,4 @@
-// The JSON report: schema_version 3, exact keys, band order, exact values after a round trip.
+// The JSON report: schema_version 4, exact keys, band order, exact values after a round trip.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -73,7 +73,7 @@ TEST(JsonReport, TopLevelShape) {
   json j = json::parse(out);
   EXPECT_EQ(Keys(j), (std::set<std::string>{"buckets", "comparison", "engines", "options", "perfgate",
                                             "schema_version", "seed_compat", "source", "units", "words"}));
-  EXPECT_EQ(j["schema_version"], 3);
+  EXPECT_EQ(j["schema_version"], 4);
   EXPECT_TRUE(j["schema_version"].is_number_integer());
   EXPECT_EQ(j["seed_compat"], true);
   EXPECT_EQ(j["units"]["submission"],
@@ -96,7 +96,8 @@ TEST(JsonReport, EngineKeysAndMedians) {
                          "median_gpu_us_per_token", "median_busy_us_per_token", "buckets",
                          "encoder_gpu", "cb_label_gpu", "shader_registry", "shader_timeline_rows",
                          "label_coverage", "gpu_us_per_token_per_trial", "trials", "diagnostics",
-                         "kernel_names"}));  // schema 3 added kernel_names
+                         "kernel_names",                                  // schema 3 added kernel_names
+                         "counters", "counter_text", "counters_path"}));  // schema 4: the engine's own counters
   EXPECT_EQ(e["n_trials"], 5);
   EXPECT_EQ(e["median_dispatches_per_token"].get<double>(), 44.2);
   EXPECT_EQ(e["median_submissions_per_token"].get<double>(), 44.2);
@@ -138,7 +139,8 @@ TEST(JsonReport, TrialsKeepIntegersAndNullCrossCheck) {
                          "path", "tokens", "tokens_source", "paired", "unpaired_ends",
                          "leftover_starts", "duplicate_starts", "submissions", "excluded",
                          "dispatches_per_token", "submissions_per_token", "gpu_us_per_token",
-                         "busy_us_per_token", "gpu_intervals_union_ns", "buckets", "diagnostics"}));
+                         "busy_us_per_token", "gpu_intervals_union_ns", "buckets", "diagnostics",
+                         "counters_path"}));
   EXPECT_EQ(t["path"], "recordings/hf2q/trial-1");
   EXPECT_EQ(t["tokens"], 64);
   EXPECT_EQ(t["tokens_source"], "given");

@@ -20,6 +20,7 @@
 #include "perfgate/attribution/options.h"
 #include "perfgate/core/diagnostics.h"
 #include "perfgate/core/status.h"
+#include "perfgate/counters/report.h"
 
 namespace perfgate::attribution {
 
@@ -133,6 +134,10 @@ struct TrialSummary {
   //   label_occurrences                       instances of the window (else token) label
   std::map<std::string, double> extras;
 
+  // The engine's own counter report for this trial (counters.txt beside the trace, or
+  // a path option), when one was given: its figures are the engine's, not the trace's.
+  std::optional<counters::CounterReport> counters;
+
   Diagnostics diagnostics;
 };
 
@@ -177,6 +182,13 @@ struct KernelNameMedians {
   double mean_us = 0;      // gpu_sum_ns / count, in µs per call
 };
 
+// One numeric counter of the engine's counter reports over its trials.
+struct CounterMedian {
+  TrialMedian value;
+  bool is_integer = false;             // every trial's text is an integer, and so is the median
+  std::vector<std::string> per_trial_text;  // each trial's value exactly as written
+};
+
 struct EngineSummary {
   std::string name;
   std::vector<TrialSummary> trials;
@@ -197,6 +209,11 @@ struct EngineSummary {
   // empty when none does (Metal: a submission names no kernel) and, as for extras,
   // when only some do: such trials are not comparable.
   std::map<std::string, KernelNameMedians> kernel_names;
+  // Medians of the trials' counter reports (MedianCounters): numeric counters by key,
+  // and text values (model, hardware) by key, the distinct values joined by " | ".
+  std::map<std::string, CounterMedian> counters;
+  std::map<std::string, std::string> counter_text;
+  std::string counters_path;  // trial 0's counter report, for provenance ("" when none)
   double label_coverage = 0;  // labelled / total encoders of trial 0
   Diagnostics diagnostics;    // merged over trials
 };
@@ -225,6 +242,12 @@ struct Comparison {
   // is 0 there); empty unless both sides name their kernels.
   std::vector<Delta> kernel_names;
 };
+
+// Fills e->counters and e->counter_text from the trials' counter reports. Fails
+// closed: a report in some trials only (counters.missing_report), a counter some
+// trials lack (counters.missing_counter) or a counter that is a number in one trial
+// and text in another (counters.mixed_kinds) is an error naming the trial.
+Status MedianCounters(EngineSummary* e);
 
 // ---------------------------------------------------------------------------------
 // Rules every trace source applies when it fills a TrialSummary. They are public so

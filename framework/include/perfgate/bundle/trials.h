@@ -25,6 +25,9 @@ struct Trial {
   std::string path;                          // trial directory or file
   const sources::TraceSource* source = nullptr;
   std::string meta_path;                     // its meta.json, or "" when none was written
+  // The engine's counter report for the trial (counters.txt in the trial directory, or
+  // a path option), or "" when none: read beside the trace, whatever the source.
+  std::string counters_path;
 };
 
 // What a --trace PATH or a suite's engine directory holds.
@@ -48,7 +51,9 @@ Status RequireOneSource(const std::string& path, const std::vector<Trial>& trial
 
 // Attributes each trial of one engine through its source, with the source's default
 // process filter where `options` names none (sources::WithDefaultProcessFilter), and
-// takes the medians. `on_trial`, when given, sees each trial's summary as it is made.
+// takes the medians, with the medians of the trials' counter reports
+// (attribution::MedianCounters and its errors; counters.history_in_trial for a
+// counters.txt holding several reports). `on_trial`, when given, sees each trial's summary as it is made.
 using TrialObserver = std::function<void(const Trial&, const attribution::TrialSummary&)>;
 StatusOr<attribution::EngineSummary> AttributeTrials(const std::string& engine, const std::vector<Trial>& trials,
                                                      const attribution::AttributionOptions& options,

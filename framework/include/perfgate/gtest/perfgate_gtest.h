@@ -87,6 +87,19 @@ using MetalTraceFixture = PerfSuiteFixture;
 ::testing::AssertionResult MetricAtMost(const attribution::EngineSummary& engine, const std::string& metric,
                                         double limit);
 
+// --- the engine's own counters (counters.txt beside each trial) -----------------
+
+// The engine's own counter `counter` (its counter reports' median) at most `limit`,
+// exact (no tolerance). Fails on an engine without counter reports, saying where a
+// trial's counters.txt goes, and on an unknown counter, listing the engine's.
+::testing::AssertionResult CounterAtMost(const attribution::EngineSummary& engine, const std::string& counter,
+                                         double limit);
+// Kernel dispatches per token at most `budget`: the engine's own count
+// (counters/dispatches_per_token) where it has one, else the kernels per token of a
+// kernel trace (extras/kernels_per_token). A Metal trace without counters fails: it
+// counts submissions, not dispatches.
+::testing::AssertionResult DispatchesPerTokenAtMost(const attribution::EngineSummary& engine, double budget);
+
 // --- host launches (sources that record them: trace-event JSON) ----------------
 
 // Median host launch calls per token (kernel launches plus graph launches,
@@ -153,6 +166,10 @@ std::string GoldenAcceptCommand(const std::string& test_name);
 
 }  // namespace perfgate::testing
 
+#define PERFGATE_EXPECT_COUNTER_AT_MOST(engine, counter, limit) \
+  EXPECT_TRUE(::perfgate::testing::CounterAtMost(engine, counter, limit))
+#define PERFGATE_EXPECT_DISPATCHES_PER_TOKEN_AT_MOST(engine, budget) \
+  EXPECT_TRUE(::perfgate::testing::DispatchesPerTokenAtMost(engine, budget))
 #define PERFGATE_EXPECT_SUBMISSIONS_PER_TOKEN_AT_MOST(engine, budget) \
   EXPECT_TRUE(::perfgate::testing::SubmissionsPerTokenAtMost(engine, budget))
 #define PERFGATE_EXPECT_SUBMISSIONS_PER_TOKEN_EXACTLY(engine, expected) \

@@ -54,7 +54,7 @@ struct Metric {
 };
 
 // Every figure of the engine, in a stable order: totals, buckets, phases, families,
-// kernel families, extras. Defaults: counts per token exact within 0.5; total GPU
+// kernel families, extras, counters (the engine's own, exact by default). Defaults: counts per token exact within 0.5; total GPU
 // µs/token noisy (5 %, floor 20 µs); per bucket, phase and family µs/token noisy (10 %,
 // floor 20 µs); kernel-family sizes exact.
 std::vector<Metric> MetricsOf(const attribution::EngineSummary& engine);
@@ -64,7 +64,8 @@ std::vector<Metric> MetricsOf(const attribution::EngineSummary& engine);
 StatusOr<Metric> FindMetric(const attribution::EngineSummary& engine, std::string_view golden_path);
 
 // The engine's golden: every metric with its default policy and samples, and
-// `context` (recorded, never compared) with the engine's name and trial count.
+// `context` (recorded, never compared) with the engine's name and trial count, and
+// the text values of its counter reports as "counters.<key>" (counters.model).
 golden::GoldenFile EngineGolden(const attribution::EngineSummary& engine,
                                 std::map<std::string, std::string> context = {});
 

@@ -16,6 +16,7 @@
 
 #include "perfgate/attribution/options.h"
 #include "perfgate/attribution/summary.h"
+#include "perfgate/counters/report.h"
 
 namespace perfgate::report {
 
@@ -53,7 +54,8 @@ std::string RenderText(const Report& report);
 // that fits a GitHub or GitLab CI job summary.
 std::string RenderMarkdown(const Report& report);
 
-// The stable machine-readable form, "schema_version": 3: 2-space indent, trailing
+// The stable machine-readable form, "schema_version": 4 (4 added the engine's own
+// counters: engines.*.counters, counter_text, counters_path): 2-space indent, trailing
 // newline, keys sorted except that every "buckets" object lists its bands in band order
 // (with their bounds at the top level); perfgate's version and commit and the options
 // used; every kernel name whole; integers as integers and every double lossless: the
@@ -69,6 +71,24 @@ std::string RenderJson(const Report& report);
 // phase and per kernel name (top 10 each; kernel names only where the source has
 // them), engine beside baseline.
 std::string RenderSvg(const Report& report);
+
+// `perfgate history`: chosen counters over a history of counter reports (rows: the
+// reports in file order, titled). A report that lacks a counter is a gap, marked "—"
+// in the tables and on the chart, never a zero; a value that is no number prints as
+// written and is a gap on the chart.
+struct HistoryReport {
+  counters::CounterHistory history;
+  std::vector<std::string> counters;  // counters::ChooseCounters
+};
+std::string RenderHistoryText(const HistoryReport& report);
+std::string RenderHistoryMarkdown(const HistoryReport& report);
+// {"kind": "perfgate.history", "schema_version": 1, path, counters, reports: [{title,
+// line, values: {key: {text, number}}}]}: every value's text as written, its number
+// lossless (integers as integers), null where a report lacks the counter.
+std::string RenderHistoryJson(const HistoryReport& report);
+// A line chart per counter (their scales differ), one point per report, the line
+// broken at a gap and the gap marked; the reports' titles in a numbered key below.
+std::string RenderHistorySvg(const HistoryReport& report);
 
 }  // namespace perfgate::report
 
