@@ -310,7 +310,7 @@ Status AddEntry(const fs::directory_entry& entry, Recording* out) {
   if (!IsSidecarFile(name)) {
     PERFGATE_RETURN_IF_ERROR(internal::CheckReadableFile(p.string()));
     if (const sources::TraceSource* s = sources::SniffSource(p.string())) {
-      out->trials.push_back(Trial{p.string(), s, ""});
+      out->trials.push_back(Trial{p.string(), s, "", ""});
       return Status();
     }
   }
@@ -362,7 +362,7 @@ StatusOr<Recording> DiscoverTrials(const std::string& path) {
       PERFGATE_RETURN_IF_ERROR(sources::ExplainUnclaimed(path));
       return Status::Error("bundle.unknown_file", "no trace source reads this file", {path});
     }
-    return Recording{{Trial{path, s, ""}}, {}};
+    return Recording{{Trial{path, s, "", ""}}, {}};
   }
   const fs::path dir(path);
   // Listed first, so an unreadable directory is named as one, not as "no trials".

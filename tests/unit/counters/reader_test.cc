@@ -129,7 +129,7 @@ TEST(CounterReader, ChooseCountersFailsOnUnknownListingKeys) {
 // counted independently of perfgate's reader by tests/corpus/counter_history.py
 // (which splits at each report's `model:` line instead of at headers; it prints "reports 9",
 // "keys 19", each title, and each value with int/float/text):
-//   python3 tests/corpus/counter_history.py $PERFGATE_CORPUS_DIR/hf2q/metrics_baseline.txt \
+//   python3 tests/corpus/counter_history.py $PERFGATE_CORPUS_DIR/hf2q/metrics_baseline.txt
 //       median_tok_per_sec dispatches_per_token forward_count norm_dispatches_per_token model
 TEST(CounterReaderCorpus, Hf2qMetricsBaseline) {
   PERFGATE_CORPUS_FILE_OR_SKIP(path, "hf2q/metrics_baseline.txt");

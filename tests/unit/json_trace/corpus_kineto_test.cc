@@ -3,11 +3,11 @@
 // here was computed independently of perfgate, by tests/corpus/kineto_figures.py
 // (stdlib json + gzip, times parsed as Decimal):
 //
-//   python3 tests/corpus/kineto_figures.py --names \
-//       --label-prefix 'ProfilerStep#' --label-prefix 'step[DECODE' --label-prefix 'execute_' \
-//       --label 'step[DECODE bs=32]' \
-//       --label 'execute_32_context_0(sq0sk0sqsq0sqsk0)_generation_32(sq32sk32785sqsq32sqsk32785)' \
-//       --label 'execute_32_context_0(sq0sk0sqsq0sqsk0)_generation_32(sq32sk55086sqsq32sqsk55086)' \
+//   python3 tests/corpus/kineto_figures.py --names
+//       --label-prefix 'ProfilerStep#' --label-prefix 'step[DECODE' --label-prefix 'execute_'
+//       --label 'step[DECODE bs=32]'
+//       --label 'execute_32_context_0(sq0sk0sqsq0sqsk0)_generation_32(sq32sk32785sqsq32sqsk32785)'
+//       --label 'execute_32_context_0(sq0sk0sqsq0sqsk0)_generation_32(sq32sk55086sqsq32sqsk55086)'
 //       $PERFGATE_CORPUS_DIR/kineto/*/*.json.gz
 #include <gtest/gtest.h>
 
@@ -254,7 +254,9 @@ TEST(CorpusKinetoFamilies, RocmServingKernelsGetTheirFamilies) {
   EXPECT_EQ(family_of_short(*v, "kernel_unified_attention_3d"), Set{"attention"});
   for (const auto* t : {&*s, &*v}) {
     for (const auto& [name, k] : t->kernel_names) {
-      if (name.rfind("Cijk_", 0) == 0) EXPECT_EQ(k.family, "gemm") << name;
+      if (name.rfind("Cijk_", 0) == 0) {
+        EXPECT_EQ(k.family, "gemm") << name;
+      }
     }
   }
 }

@@ -206,7 +206,7 @@ TEST(KernelNameTable, ComparisonRowsOfNamesAlikeOnceCutAreNumberedToo) {
   report.comparison = attribution::Comparison{};
   report.comparison->engine = "torch";
   report.comparison->baseline = "base";
-  report.comparison->kernel_names = {{kGemmA, 44, 40, 4}, {kGemmB, 31, 30, 1}, {kGemmD, 10, 10, 0}};
+  report.comparison->kernel_names = {{kGemmA, 44, 40, 4, {}, 1}, {kGemmB, 31, 30, 1, {}, 1}, {kGemmD, 10, 10, 0, {}, 1}};
   const std::string text = RenderText(report);
   // Without a family column the first column is 44 wide; the gemms still read alike.
   EXPECT_THAT(text, HasSubstr("\nsm80_xmma_gemm_f32f32_f3…ernel__5x_cublas #3      1.00     44.00"));  // A

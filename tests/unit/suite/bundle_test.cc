@@ -125,7 +125,7 @@ TEST_F(Discover, AMetaJsonThatIsNoObjectIsAnError) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), "bundle.bad_meta");
   EXPECT_EQ(r.status().location().path, (root_ / "hf2q/trial-1/meta.json").string());
-  auto meta = ReadTrialMeta(Trial{(root_ / "hf2q/trial-1").string(), nullptr, (root_ / "hf2q/trial-1/meta.json").string()});
+  auto meta = ReadTrialMeta(Trial{(root_ / "hf2q/trial-1").string(), nullptr, (root_ / "hf2q/trial-1/meta.json").string(), ""});
   ASSERT_FALSE(meta.ok());
   EXPECT_EQ(meta.status().code(), "bundle.bad_meta");
 }
@@ -137,7 +137,7 @@ namespace perfgate::bundle {
 namespace {
 
 Trial Hf2qTrial1(const fs::path& root) {
-  return Trial{(root / "hf2q/trial-1").string(), nullptr, (root / "hf2q/trial-1/meta.json").string()};
+  return Trial{(root / "hf2q/trial-1").string(), nullptr, (root / "hf2q/trial-1/meta.json").string(), ""};
 }
 
 // {"a": {"b": 1}} and "a.b" both flatten to "a.b": one used to replace the other.
