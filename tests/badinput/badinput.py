@@ -14,15 +14,19 @@ the build tree, runs the program, and asserts
   badinput.py cmake OUT.cmake           writes one add_test per case (run at configure)
   badinput.py run FORMAT NAME --perfgate P --read R --work DIR
   badinput.py count                     cases per format (the issue asks for >= 30)
+
+Each case is a CTest test, so this script starts once per case: it imports only what a
+run needs (no argparse or typing), and CMake runs it as `python3 -S` with the real
+interpreter rather than a version manager's shim (tests/badinput/CMakeLists.txt).
 """
-import argparse
+from __future__ import annotations  # the annotations stay text: no typing import
+
 import dataclasses
 import importlib
 import os
-import shutil
 import subprocess
 import sys
-from typing import Callable, Dict, List, Optional, Tuple, Union
+from collections.abc import Callable
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -34,22 +38,22 @@ CRASH_MARKS = ("terminate called", "AddressSanitizer", "LeakSanitizer", "runtime
 @dataclasses.dataclass
 class Case:
     name: str
-    args: List[str]                      # argv after the program; {file} names a file of
+    args: list[str]                      # argv after the program; {file} names a file of
                                          # `files`, {dir} the case directory
-    files: Dict[str, Union[bytes, str]] = dataclasses.field(default_factory=dict)
+    files: dict[str, bytes | str] = dataclasses.field(default_factory=dict)
     exit: int = 2
     code: str = ""                       # the error code in `error[code]`
-    at: Union[None, str, Tuple[int, int]] = None  # (line, col), "file", or None
+    at: None | str | tuple[int, int] = None  # (line, col), "file", or None
     where: str = ""                      # the file `at` names; default: the first of `files`
     program: str = "perfgate"            # or "perfgate_read" (tests/badinput/perfgate_read.cc)
-    setup: Optional[Callable[[str], None]] = None  # fn(case_dir): FIFOs, links, modes
-    stderr_has: List[str] = dataclasses.field(default_factory=list)
-    stdout_has: List[str] = dataclasses.field(default_factory=list)
+    setup: Callable[[str], None] | None = None  # fn(case_dir): FIFOs, links, modes
+    stderr_has: list[str] = dataclasses.field(default_factory=list)
+    stdout_has: list[str] = dataclasses.field(default_factory=list)
     timeout: float = 60
     why: str = ""                        # what the input is, for the failure message
 
 
-def position_of(text: Union[str, bytes], marker: Union[str, bytes], nth: int = 0) -> Tuple[int, int]:
+def position_of(text: str | bytes, marker: str | bytes, nth: int = 0) -> tuple[int, int]:
     """(line, col) of the nth occurrence of `marker`, counted in bytes as perfgate does.
     A str marker in bytes text stands for its latin-1 bytes (each char one byte)."""
     data = text.encode() if isinstance(text, str) else text
@@ -62,18 +66,18 @@ def position_of(text: Union[str, bytes], marker: Union[str, bytes], nth: int = 0
     return data.count(b"\n", 0, off) + 1, off - (data.rfind(b"\n", 0, off) + 1) + 1
 
 
-def end_of(text: Union[str, bytes]) -> Tuple[int, int]:
+def end_of(text: str | bytes) -> tuple[int, int]:
     """(line, col) just past the last byte: where a reader reports a truncated input."""
     data = text.encode() if isinstance(text, str) else text
     return data.count(b"\n") + 1, len(data) - (data.rfind(b"\n") + 1) + 1
 
 
-def formats() -> List[str]:
+def formats() -> list[str]:
     return sorted(f[len("cases_"):-3] for f in os.listdir(HERE)
                   if f.startswith("cases_") and f.endswith(".py"))
 
 
-def cases_of(fmt: str) -> List[Case]:
+def cases_of(fmt: str) -> list[Case]:
     sys.path.insert(0, HERE)
     cases = importlib.import_module("cases_" + fmt).CASES
     names = [c.name for c in cases]
@@ -89,7 +93,7 @@ def write_cmake(out: str) -> None:
         for c in cases_of(fmt):
             test = f"badinput.{fmt}.{c.name}"
             lines.append(
-                f'add_test(NAME {test} COMMAND "${{Python3_EXECUTABLE}}" "{HERE}/badinput.py" run {fmt} {c.name} '
+                f'add_test(NAME {test} COMMAND "${{perfgate_badinput_python}}" -S "{HERE}/badinput.py" run {fmt} {c.name} '
                 f'--perfgate "$<TARGET_FILE:perfgate>" --read "$<TARGET_FILE:perfgate_read>" '
                 f'--work "${{CMAKE_CURRENT_BINARY_DIR}}/work")')
             lines.append(f"set_tests_properties({test} PROPERTIES LABELS unit TIMEOUT {int(c.timeout) + 30})")
@@ -99,8 +103,9 @@ def write_cmake(out: str) -> None:
             f.write(text)
 
 
-def materialize(case: Case, case_dir: str) -> Dict[str, str]:
-    if os.path.lexists(case_dir):
+def materialize(case: Case, case_dir: str) -> dict[str, str]:
+    if os.path.lexists(case_dir):  # a rerun: only then is shutil needed
+        import shutil
         subprocess.run(["chmod", "-R", "u+rwx", case_dir], check=False)
         shutil.rmtree(case_dir)
     os.makedirs(case_dir)
@@ -116,14 +121,14 @@ def materialize(case: Case, case_dir: str) -> Dict[str, str]:
     return paths
 
 
-def expand(arg: str, paths: Dict[str, str], case_dir: str) -> str:
+def expand(arg: str, paths: dict[str, str], case_dir: str) -> str:
     arg = arg.replace("{dir}", case_dir)
     for rel, path in paths.items():
         arg = arg.replace("{" + rel + "}", path)
     return arg
 
 
-def expected_location(case: Case, paths: Dict[str, str], case_dir: str) -> Optional[str]:
+def expected_location(case: Case, paths: dict[str, str], case_dir: str) -> str | None:
     if case.at is None:
         return None
     rel = case.where or next(iter(case.files), "")
@@ -134,7 +139,7 @@ def expected_location(case: Case, paths: Dict[str, str], case_dir: str) -> Optio
     return f"{path}:{line}:{col}: error[{case.code}]"
 
 
-def run_case(fmt: str, name: str, programs: Dict[str, str], work: str) -> int:
+def run_case(fmt: str, name: str, programs: dict[str, str], work: str) -> int:
     found = [c for c in cases_of(fmt) if c.name == name]
     if not found:
         print(f"badinput: no case {name} in cases_{fmt}.py", file=sys.stderr)
@@ -173,27 +178,48 @@ def run_case(fmt: str, name: str, programs: Dict[str, str], work: str) -> int:
     return 0
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser()
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    sub.add_parser("cmake").add_argument("out")
-    r = sub.add_parser("run")
-    r.add_argument("format")
-    r.add_argument("name")
-    r.add_argument("--perfgate", required=True)
-    r.add_argument("--read", required=True)
-    r.add_argument("--work", required=True)
-    sub.add_parser("count")
-    a = ap.parse_args()
-    if a.cmd == "cmake":
-        write_cmake(a.out)
+USAGE = ("usage: badinput.py cmake OUT.cmake | count |"
+         " run FORMAT NAME --perfgate P --read R --work DIR")
+
+
+def parse_run(argv: list[str]) -> dict[str, str] | None:
+    """FORMAT NAME and the three options of `run`, or None when they are not all there."""
+    positional, options = [], {}
+    it = iter(argv)
+    for word in it:
+        if word in ("--perfgate", "--read", "--work"):
+            value = next(it, None)
+            if value is None or word in options:
+                return None
+            options[word[2:]] = value
+        elif word.startswith("-"):
+            return None
+        else:
+            positional.append(word)
+    if len(positional) != 2 or len(options) != 3:
+        return None
+    return dict(options, format=positional[0], name=positional[1])
+
+
+def main(argv: list[str]) -> int:
+    # The cases' `from badinput import Case` must find this module, not load it again.
+    sys.modules.setdefault("badinput", sys.modules[__name__])
+    cmd, rest = (argv[0], argv[1:]) if argv else ("", [])
+    if cmd == "cmake" and len(rest) == 1:
+        write_cmake(rest[0])
         return 0
-    if a.cmd == "count":
+    if cmd == "count" and not rest:
         for fmt in formats():
             print(f"{fmt}\t{len(cases_of(fmt))}")
         return 0
-    return run_case(a.format, a.name, {"perfgate": os.path.abspath(a.perfgate), "perfgate_read": os.path.abspath(a.read)}, a.work)
+    a = parse_run(rest) if cmd == "run" else None
+    if a is None:
+        print(USAGE, file=sys.stderr)
+        return 2
+    return run_case(a["format"], a["name"],
+                    {"perfgate": os.path.abspath(a["perfgate"]), "perfgate_read": os.path.abspath(a["read"])},
+                    a["work"])
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))
