@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <fstream>
 #include <string>
 
@@ -26,8 +28,10 @@ inline std::string ReportJson(const std::string& stack, const std::string& kerne
          "\"wall_clock_tok_per_sec_median\": 100.5" + extra + ", \"kernels\": [" + kernels + "]}\n";
 }
 
+// The file is the test process's own: ctest -j runs each test in a process of its own,
+// and two of them writing one path would read each other's reports.
 inline std::string WriteFile(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + "/kernel_report_" + name;
+  const std::string path = ::testing::TempDir() + "/kernel_report_" + std::to_string(::getpid()) + "_" + name;
   std::ofstream(path, std::ios::binary) << text;
   return path;
 }

@@ -1,6 +1,7 @@
 // `perfgate toks-ratio`: the per-cell table, its formats and exit codes.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -68,7 +69,7 @@ namespace {
 // A report directory that names no cell of the policy is said, not silently skipped;
 // a policy without _tolerance_pp says its tolerance is 0.
 TEST(ToksCli, NotesWhatItDoesNotRead) {
-  const std::string dir = ::testing::TempDir() + "toks_cli_notes";
+  const std::string dir = ::testing::TempDir() + "toks_cli_notes_" + std::to_string(::getpid());
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir + "/r/c");
   std::filesystem::create_directories(dir + "/r/stray");
