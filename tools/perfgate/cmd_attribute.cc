@@ -4,7 +4,6 @@
 #include <charconv>
 #include <filesystem>
 #include <set>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -38,14 +37,6 @@ StatusOr<size_t> KernelNameRows(const std::string& value) {
     return Usage("--kernel-names '" + value + "': expected a positive row count or 'all'");
   }
   return n;
-}
-
-Status WriteFile(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  out.close();
-  if (!out) return Status::Error("io.write_failed", "cannot write", {path});
-  return Status();
 }
 
 // The engines' trials, in the order engines first appear, the baseline last.
@@ -177,7 +168,7 @@ Status WriteReport(const AttributeArgs& args, const report::Report& report) {
         {".txt", report::RenderText}, {".md", report::RenderMarkdown},
         {".json", report::RenderJson}, {".svg", report::RenderSvg}};
     for (const auto& [ext, render] : formats) {
-      PERFGATE_RETURN_IF_ERROR(WriteFile(args.output + ext, render(report)));
+      PERFGATE_RETURN_IF_ERROR(WriteTextFile(args.output + ext, render(report)));
       std::cerr << "wrote: " << FormatPath(args.output + ext) << '\n';
     }
     return Status();
@@ -190,7 +181,7 @@ Status WriteReport(const AttributeArgs& args, const report::Report& report) {
     std::cout << text;
     return Status();
   }
-  PERFGATE_RETURN_IF_ERROR(WriteFile(args.output, text));
+  PERFGATE_RETURN_IF_ERROR(WriteTextFile(args.output, text));
   std::cerr << "wrote: " << FormatPath(args.output) << '\n';
   return Status();
 }

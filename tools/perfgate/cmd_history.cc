@@ -1,6 +1,5 @@
 // `perfgate history FILE`: chosen counters of a history of engine counter reports (hf2q
 // `generate --benchmark` output, `# ====` blocks) as a table, or as line charts.
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -46,10 +45,7 @@ Status RunHistoryOrError(const HistoryArgs& args) {
     std::cout << text;
     return Status();
   }
-  std::ofstream out(args.output, std::ios::binary);
-  out << text;
-  out.close();
-  if (!out) return Status::Error("io.write_failed", "cannot write", {args.output}, ErrorKind::kEnvironment);
+  PERFGATE_RETURN_IF_ERROR(WriteTextFile(args.output, text));
   std::cerr << "wrote: " << FormatPath(args.output) << '\n';
   return Status();
 }

@@ -2,7 +2,6 @@
 // recordings and a golden test, its CMakeLists.txt) and the goldens, then prints the
 // two commands that build and run it.
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <set>
@@ -189,10 +188,7 @@ StatusOr<SuiteFiles> Render(const suite::SuiteConfig& config, const suite::Suite
 }
 
 Status WriteText(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  out.close();
-  if (!out) return Status::Error("io.write_failed", "cannot write", {path.string()}, ErrorKind::kEnvironment);
+  PERFGATE_RETURN_IF_ERROR(WriteTextFile(path.string(), text));
   std::cerr << "wrote: " << FormatPath(path.string()) << '\n';
   return Status();
 }

@@ -3,7 +3,6 @@
 // when a cell is below its floor beyond the tolerance, 2 on bad input or usage.
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <set>
@@ -83,12 +82,7 @@ int RunToks(const ToksArgs& a, bool floor_given, bool tolerance_given) {
   if (a.output.empty()) {
     std::cout << text;
   } else {
-    std::ofstream out(a.output, std::ios::binary);
-    out << text;
-    if (!out.flush()) {
-      return ReportError(Status::Error("io.write_failed", "cannot write " + FormatPath(a.output), {},
-                                       ErrorKind::kEnvironment));
-    }
+    if (Status written = WriteTextFile(a.output, text); !written.ok()) return ReportError(written);
   }
   for (const toks::RatioVerdict& v : *verdicts) {
     if (!v.pass) return kExitCheckFailed;

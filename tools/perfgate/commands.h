@@ -22,6 +22,10 @@ int ReportError(const Status& status);
 // when given, sets the process's InputLimits (perfgate/core/input_limits.h).
 void AddInputLimitOptions(CLI::App* cmd);
 
+// Writes `text` to the file `path` (io.write_failed, an environment failure, when it
+// cannot), the one writer of every subcommand's --output/--out.
+Status WriteTextFile(const std::string& path, const std::string& text);
+
 // A check for a count option: a whole number from 1 to INT_MAX.
 CLI::Validator PositiveInt();
 

@@ -3,6 +3,7 @@
 #include <climits>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <new>
 
@@ -51,6 +52,14 @@ void AddInputLimitOptions(CLI::App* cmd) {
          "how many times its compressed size a .gz input may inflate to (default 100; env " +
              std::string(kMaxGzipRatioEnv) + ")")
       ->type_name("N");
+}
+
+Status WriteTextFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out) return Status::Error("io.write_failed", "cannot write", {path}, ErrorKind::kEnvironment);
+  return Status();
 }
 
 CLI::Validator PositiveInt() {

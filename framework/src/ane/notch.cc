@@ -13,6 +13,7 @@
 
 #include "core/checked_math.h"
 #include "perfgate/core/process.h"
+#include "string_util.h"
 
 namespace perfgate::ane {
 namespace {
@@ -26,13 +27,6 @@ std::string Lower(std::string s) {
   return s;
 }
 
-std::string Trim(std::string s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  size_t e = s.find_last_not_of(" \t\r\n");
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
-
-bool StartsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
 std::string Num(double v) {
   char buf[64];
@@ -325,7 +319,7 @@ std::string RunForLine(std::vector<std::string> argv, int64_t timeout_ms) {
   spec.timeout_ms = timeout_ms;
   spec.kill_grace_ms = 500;
   auto r = RunProcess(spec);
-  return r.ok() && r->ok() ? Trim(r->stdout_text) : "";
+  return r.ok() && r->ok() ? std::string(TrimSpace(r->stdout_text)) : "";
 }
 
 #ifndef __APPLE__

@@ -10,15 +10,10 @@
 
 #include "json_trace_internal.h"
 #include "perfgate/json_trace/trial.h"
+#include "string_util.h"
 
 namespace perfgate::json_trace {
 namespace {
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
 
 std::string Lower(std::string_view s) {
   std::string out(s);
@@ -41,7 +36,7 @@ std::string_view FirstTemplateArgument(std::string_view s, size_t open) {
   int parens = 0;
   size_t begin = open + 1;
   auto argument = [&](size_t end) -> std::optional<std::string_view> {
-    std::string_view arg = Trim(s.substr(begin, end - begin));
+    std::string_view arg = TrimSpace(s.substr(begin, end - begin));
     begin = end + 1;
     if (!arg.empty() && (std::isdigit(static_cast<unsigned char>(arg[0])) || arg[0] == '-')) return std::nullopt;
     return arg;
@@ -160,16 +155,16 @@ std::string_view WithoutReturnType(std::string_view v) {
   if (space == std::string_view::npos) return v;
   const std::string_view type = v.substr(0, space);
   if (type.find("::") == std::string_view::npos && type.find('<') == std::string_view::npos) return v;
-  return Trim(v.substr(space + 1));
+  return TrimSpace(v.substr(space + 1));
 }
 
 std::string Canonical(std::string_view name, int recursion) {
-  std::string s = Demangled(Trim(name));
+  std::string s = Demangled(TrimSpace(name));
   for (std::string_view anon : {std::string_view("(anonymous namespace)::"), std::string_view("(anonymous namespace)")}) {
     for (size_t at = s.find(anon); at != std::string::npos; at = s.find(anon, at)) s.erase(at, anon.size());
   }
-  std::string_view v = Trim(s);
-  if (v.substr(0, 5) == "void ") v = Trim(v.substr(5));
+  std::string_view v = TrimSpace(s);
+  if (v.substr(0, 5) == "void ") v = TrimSpace(v.substr(5));
   // Cut the parameter list: the first '(' outside template arguments.
   size_t params = v.size();
   ForEachTopLevel(v, [&](size_t i) {
@@ -177,7 +172,7 @@ std::string Canonical(std::string_view name, int recursion) {
     params = i;
     return false;
   });
-  v = WithoutReturnType(Trim(v.substr(0, params)));
+  v = WithoutReturnType(TrimSpace(v.substr(0, params)));
   // The last component of the qualified name, outside template arguments.
   size_t last = 0;
   ForEachTopLevel(v, [&](size_t i) {
@@ -186,12 +181,12 @@ std::string Canonical(std::string_view name, int recursion) {
   });
   v = v.substr(last);
   const size_t open = v.find('<');
-  std::string_view ident = Trim(v.substr(0, open));
+  std::string_view ident = TrimSpace(v.substr(0, open));
   if (open != std::string_view::npos && IsGenericWrapper(ident) && recursion < 4) {
     std::string inner = Canonical(FirstTemplateArgument(v, open), recursion + 1);
     if (!inner.empty()) return inner;
   }
-  if (ident.empty()) return std::string(Trim(name));
+  if (ident.empty()) return std::string(TrimSpace(name));
   return std::string(ident);
 }
 

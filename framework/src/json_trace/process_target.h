@@ -10,10 +10,10 @@
 
 #include "perfgate/attribution/options.h"
 #include "perfgate/json_trace/reader.h"
+#include "string_util.h"
 
 namespace perfgate::json_trace::detail {
 
-inline bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
 // The one name rule of every GPU-trace source: a prefix matches the process name or
 // its last path component (nsys names a process "/usr/bin/python3" or "python3").

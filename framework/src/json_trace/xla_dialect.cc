@@ -1,5 +1,6 @@
 // Classification of XLA's trace-event dialect (see xla_dialect.h and FORMAT.md).
 #include "xla_dialect.h"
+#include "string_util.h"
 
 #include <algorithm>
 #include <iterator>
@@ -12,7 +13,6 @@
 namespace perfgate::json_trace::detail {
 namespace {
 
-bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
 // Leading decimal digits of `s` from `at` (at most 18), else nullopt.
 std::optional<int64_t> DigitsAt(const std::string& s, size_t at) {

@@ -307,6 +307,21 @@ inline std::string ShortestDouble(double v) {
   return out;
 }
 
+// Text in a Markdown table cell: pipes escaped and line breaks as spaces, so the row
+// keeps its columns.
+inline std::string MarkdownCell(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n' || c == '\r')
+      out += ' ';
+    else
+      out += c;
+  }
+  return out;
+}
+
 // A name as inline code; pipes stay escaped so tables keep their columns.
 inline std::string MarkdownCode(std::string_view s) {
   std::string out = "`";

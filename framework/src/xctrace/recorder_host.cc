@@ -8,6 +8,7 @@
 
 #include "perfgate/core/process.h"
 #include "xctrace/recorder_internal.h"
+#include "string_util.h"
 
 #if defined(__unix__) || defined(__APPLE__)
 #include <sys/utsname.h>
@@ -20,15 +21,7 @@
 namespace perfgate::xctrace {
 namespace {
 
-std::string Trim(std::string s) {
-  const char* ws = " \t\r\n";
-  size_t b = s.find_first_not_of(ws);
-  if (b == std::string::npos) return "";
-  size_t e = s.find_last_not_of(ws);
-  return s.substr(b, e - b + 1);
-}
-
-std::string FirstLine(const std::string& s) { return Trim(s.substr(0, s.find('\n'))); }
+std::string FirstLine(const std::string& s) { return std::string(TrimSpace(s.substr(0, s.find('\n')))); }
 
 // Runs a short helper command; nullopt unless it exits 0.
 std::optional<std::string> Capture(std::vector<std::string> argv, const std::string& directory = "") {
@@ -52,7 +45,7 @@ std::string Sysctl(const char* name) {
   if (sysctlbyname(name, value.data(), &size, nullptr, 0) != 0) return "";
   value.resize(size);
   while (!value.empty() && value.back() == '\0') value.pop_back();
-  return Trim(value);
+  return std::string(TrimSpace(value));
 }
 #endif
 
@@ -76,7 +69,7 @@ HostInfo ReadHostInfo() {
   std::string line;
   while (std::getline(cpuinfo, line)) {
     if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos) {
-      h.chip = Trim(line.substr(line.find(':') + 1));
+      h.chip = TrimSpace(line.substr(line.find(':') + 1));
       break;
     }
   }
@@ -99,7 +92,7 @@ std::optional<GitInfo> ReadGitInfo(const std::string& directory) {
   g.commit = FirstLine(*head);
   if (g.commit.empty()) return std::nullopt;
   auto status = Capture({"git", "status", "--porcelain", "--untracked-files=no"}, directory);
-  g.dirty = status && !Trim(*status).empty();
+  g.dirty = status && !TrimSpace(*status).empty();
   return g;
 }
 

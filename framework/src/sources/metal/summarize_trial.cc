@@ -14,6 +14,7 @@
 #include "overflow_error.h"
 #include "perfgate/attribution/attribute.h"
 #include "perfgate/stats/summary.h"
+#include "string_util.h"
 
 namespace perfgate::attribution {
 namespace {
@@ -61,7 +62,6 @@ struct EncoderInfo {
   std::optional<uint64_t> cmdbuffer;
 };
 
-bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
 // Execution points → submissions. The seed overwrote an open start with a second one;
 // the corrected pairing queues them per submission id.
