@@ -50,7 +50,7 @@ struct BenchReport {
   std::string path;
   std::string format;  // "json" (llama-bench array), "jsonl", "minimal" ({"tests": [...]})
   std::vector<BenchTest> tests;
-  int unknown_fields = 0;  // fields of tests not among the fields this reader knows
+  int unknown_fields = 0;  // diagnostics.Count("toks.unknown_field"), kept for its readers
   Diagnostics diagnostics;  // toks.unknown_field: those fields, the first one named
 
   // The test `id`; an unknown id is an error (toks.unknown_test) listing the report's
