@@ -70,6 +70,11 @@ CASES = [
     report("no_tests", "[]", "toks.no_tests", at=(1, 1), why="an empty report gates nothing"),
     report("unknown_test", '[{"n_prompt": 512, "n_gen": 0, "avg_ts": 1}]', "toks.unknown_test",
            stderr_has=["has no test 'tg128' (its tests: pp512)"], why="lists the tests it has"),
+    report("unknown_test_no_common_tg", '[{"n_prompt": 0, "n_gen": 256, "avg_ts": 1}]', "toks.unknown_test",
+           stderr_has=["(its tests: tg256); no test was named", 'or a "test" key in the policy'],
+           why="no tg test both reports hold: says how to choose one"),
+    report("minimal_bad_model", '{"model": 1, "tests": [' + TEST + ']}', "toks.bad_field", needle='"model"',
+           why="the minimal report's model is a name"),
     report("ambiguous_test", '[{"model_filename": "a", "n_prompt": 0, "n_gen": 128, "avg_ts": 1},\n'
            ' {"model_filename": "b", "n_prompt": 0, "n_gen": 128, "avg_ts": 1}]', "toks.ambiguous_test",
            stderr_has=["for 2 models ('a', 'b')"], why="which model's result would be a guess"),

@@ -66,9 +66,8 @@ StatusOr<std::vector<toks::RatioVerdict>> Judge(const ToksArgs& a) {
   }
   PERFGATE_ASSIGN_OR_RETURN(toks::BenchReport engine, toks::ReadBenchReport(a.engine));
   PERFGATE_ASSIGN_OR_RETURN(toks::BenchReport baseline, toks::ReadBenchReport(a.baseline));
-  const std::string test = a.test.empty() ? toks::kDefaultTest : a.test;
   PERFGATE_ASSIGN_OR_RETURN(toks::RatioVerdict v,
-                            toks::JudgeRatio(test, engine, baseline, test, a.floor, a.tolerance_pp));
+                            toks::JudgeRatio("", engine, baseline, a.test, a.floor, a.tolerance_pp));
   return std::vector<toks::RatioVerdict>{std::move(v)};
 }
 
@@ -106,8 +105,8 @@ void RegisterToksCommand(CLI::App& app, int* exit_code) {
   auto* floor = cmd->add_option("--floor", args->floor, "without --policy: the ratio floor (e.g. 1.0)");
   auto* tolerance = cmd->add_option("--tolerance-pp", args->tolerance_pp, "with --floor: the tolerance in percentage points (default 0)");
   cmd->add_option("--test", args->test,
-                  std::string("the llama-bench test gated (default: the policy's, else ") + toks::kDefaultTest +
-                      "); e.g. tg256, pp512, \"pp512+tg128\", \"tg128 @ d512\"");
+                  std::string("the llama-bench test gated (default: the policy's, else the one tg test of both reports, else ") +
+                      toks::kDefaultTest + "); e.g. tg256, pp512, \"pp512+tg128\", \"tg128 @ d512\"");
   cmd->add_option("--format", args->format, "text (default), markdown or json")
       ->check(CLI::IsMember({"text", "markdown", "json"}));
   cmd->add_option("--output,-o", args->output, "write here instead of stdout");

@@ -7,9 +7,9 @@
 #include <string_view>
 #include <utility>
 
+#include "core/json_member_offsets.h"
 #include "core/text_input.h"
 #include "json_trace/json_document.h"
-#include "toks/member_offsets.h"
 #include "perfgate/core/names.h"
 #include "perfgate/stats/summary.h"
 
@@ -45,7 +45,7 @@ class TestReader {
   TestReader(const std::string& path, std::string_view text, int line) : path_(path), text_(text), line_(line) {}
 
   StatusOr<BenchTest> Read(const nlohmann::json& j, const std::string& at, SourceLocation location,
-                           bool llama_bench_schema, int* unknown) const {
+                           bool llama_bench_schema, Diagnostics* diagnostics) const {
     BenchTest t;
     t.location = std::move(location);
     PERFGATE_ASSIGN_OR_RETURN(t.n_prompt, Count(j, at, "n_prompt", true));
@@ -59,7 +59,10 @@ class TestReader {
     PERFGATE_RETURN_IF_ERROR(ReadRates(j, at, llama_bench_schema, &t));
     PERFGATE_RETURN_IF_ERROR(ReadConfig(j, at, &t));
     for (const auto& [key, value] : j.items()) {
-      if (KnownFields().count(key) == 0) ++*unknown;
+      if (KnownFields().count(key) == 0) {
+        diagnostics->Add("toks.unknown_field", t.location,
+                         "field '" + key + "' of test " + t.id + " is none of llama-bench's; kept as text, not read");
+      }
       if (key != "samples_ns" && key != "samples_ts") t.fields[key] = value.dump();
     }
     return t;
@@ -202,13 +205,13 @@ Status ReadArray(const nlohmann::json& tests, const std::string& at, const std::
   SeenTests seen;
   // Every test's position from one pass over the text (an escaped "tests" key, the one
   // way the pass can miss, falls back to locating each test alone).
-  const std::vector<MemberOffset> starts = MemberOffsets(text, at.empty() ? "" : at.substr(1));
+  const std::vector<internal::MemberOffset> starts = internal::MemberOffsets(text, at.empty() ? "" : at.substr(1));
   const internal::LineIndex lines(text);
   for (size_t i = 0; i < tests.size(); ++i) {
     const std::string p = at + "/" + std::to_string(i);
     if (!tests[i].is_object()) return reader.Bad("toks.bad_field", p, "test " + std::to_string(i) + " is not an object");
     SourceLocation where = starts.size() == tests.size() ? lines.Locate(report->path, starts[i].offset) : reader.Locate(p);
-    PERFGATE_ASSIGN_OR_RETURN(BenchTest t, reader.Read(tests[i], p, std::move(where), llama_bench, &report->unknown_fields));
+    PERFGATE_ASSIGN_OR_RETURN(BenchTest t, reader.Read(tests[i], p, std::move(where), llama_bench, &report->diagnostics));
     PERFGATE_RETURN_IF_ERROR(AddTest(std::move(t), report, &seen));
   }
   return Status();
@@ -239,7 +242,7 @@ Status ReadLines(const std::string& text, const std::string& path, BenchReport* 
       }
       TestReader reader(path, s, line);
       PERFGATE_ASSIGN_OR_RETURN(BenchTest t, reader.Read(*j, "", {path, line, static_cast<int>(first) + 1}, true,
-                                                         &report->unknown_fields));
+                                                         &report->diagnostics));
       PERFGATE_RETURN_IF_ERROR(AddTest(std::move(t), report, &seen));
     }
     start = end + 1;
@@ -258,15 +261,24 @@ Status ReadDocument(const nlohmann::json& doc, const std::string& text, const st
     const nlohmann::json& tests = doc["tests"];
     if (!tests.is_array()) return reader.Bad("toks.bad_field", "/tests", "tests must be an array of test objects");
     for (const auto& [key, _] : doc.items()) {
-      if (key != "tests") ++report->unknown_fields;
+      if (key != "tests" && key != "engine" && key != "model") {
+        report->diagnostics.Add("toks.unknown_field", reader.Locate("/" + internal::EscapeJsonPointerToken(key)),
+                                "top-level key '" + key + "' is none of tests, engine, model; not read");
+      }
     }
-    return ReadArray(tests, "/tests", text, reader, false, report);
+    auto model = doc.find("model");
+    if (model != doc.end() && !model->is_string()) return reader.Bad("toks.bad_field", "/model", "model must be a string");
+    PERFGATE_RETURN_IF_ERROR(ReadArray(tests, "/tests", text, reader, false, report));
+    for (BenchTest& t : report->tests) {
+      if (t.model.empty() && model != doc.end()) t.model = model->get<std::string>();
+    }
+    return Status();
   }
   if (doc.is_object()) {  // JSONL of one line
     report->format = "jsonl";
     const size_t first = text.find_first_not_of(" \t\r\n");
     const internal::LineIndex lines(text);
-    PERFGATE_ASSIGN_OR_RETURN(BenchTest t, reader.Read(doc, "", lines.Locate(path, first), true, &report->unknown_fields));
+    PERFGATE_ASSIGN_OR_RETURN(BenchTest t, reader.Read(doc, "", lines.Locate(path, first), true, &report->diagnostics));
     report->tests.push_back(std::move(t));
     return Status();
   }
@@ -358,6 +370,7 @@ StatusOr<BenchReport> ParseBenchReport(const std::string& text, const std::strin
   } else {
     return doc.status();
   }
+  report.unknown_fields = static_cast<int>(report.diagnostics.Count("toks.unknown_field"));
   if (report.tests.empty()) {
     return Status::Error("toks.no_tests", "the report holds no test (" + report.format + ")", {path, 1, 1});
   }

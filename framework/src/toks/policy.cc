@@ -7,7 +7,7 @@
 #include "json_trace/json_document.h"
 #include "perfgate/core/names.h"
 #include "perfgate/toks/ratio.h"
-#include "toks/member_offsets.h"
+#include "core/json_member_offsets.h"
 
 namespace perfgate::toks {
 namespace {
@@ -47,7 +47,7 @@ class PolicyReader {
     if (cells == j.end() || !cells->is_object()) return Bad(cells == j.end() ? "" : "/cells", "the policy needs \"cells\": {\"<cell>\": {\"ratio_floor\": x}, ...}");
     // Each cell's position from one pass over the text (keys as written, unescaped).
     std::map<std::string, size_t> key_offsets;
-    for (const MemberOffset& m : MemberOffsets(text_, "cells")) {
+    for (const internal::MemberOffset& m : internal::MemberOffsets(text_, "cells")) {
       auto key = nlohmann::json::parse(m.raw_key, nullptr, false);
       if (key.is_string()) key_offsets.emplace(key.get<std::string>(), m.offset);
     }

@@ -15,6 +15,7 @@ namespace {
 
 using report::util::Fixed;
 using report::util::Left;
+using report::util::MarkdownCell;
 using report::util::Right;
 using report::util::ShortestDouble;
 
@@ -65,15 +66,92 @@ const std::vector<Column>& Columns() {
   return kColumns;
 }
 
+// The one tg test id (n_prompt 0) of a report, or "" when it holds none or several.
+std::string OnlyTgTest(const BenchReport& report) {
+  std::string id;
+  for (const BenchTest& t : report.tests) {
+    if (t.n_prompt != 0) continue;
+    if (!id.empty() && id != t.id) return "";
+    id = t.id;
+  }
+  return id;
+}
+
+// The test gated where none is named: the one tg test both reports hold (counted as
+// toks.auto_test), else kDefaultTest.
+std::string ChooseTest(const BenchReport& engine, const BenchReport& baseline, Diagnostics* diagnostics) {
+  const std::string tg = OnlyTgTest(engine);
+  if (tg.empty() || tg != OnlyTgTest(baseline)) return kDefaultTest;
+  diagnostics->Add("toks.auto_test", {},
+                   "neither --test nor the policy names a test: gated " + tg + ", the one tg test of both reports");
+  return tg;
+}
+
+// Find(test), where an unknown test that nobody named says how to name one.
+StatusOr<const BenchTest*> FindTest(const BenchReport& report, const std::string& test, bool named) {
+  auto found = report.Find(test);
+  if (found.ok() || named || found.status().code() != "toks.unknown_test") return found;
+  return Status::Error(found.status().code(),
+                       found.status().message() + "; no test was named (" + kDefaultTest +
+                           " is the default where the reports do not hold one common tg test): choose one with "
+                           "--test ID or a \"test\" key in the policy (top level or per cell)",
+                       found.status().location(), ErrorKind::kUsage);
+}
+
+// A model as both sides name it: the file's base name without ".gguf".
+std::string ModelStem(const std::string& model) {
+  std::string stem = report::util::BaseName(model);
+  const std::string_view gguf = ".gguf";
+  if (stem.size() > gguf.size() && stem.compare(stem.size() - gguf.size(), gguf.size(), gguf) == 0) {
+    stem.resize(stem.size() - gguf.size());
+  }
+  return stem;
+}
+
+// Counts toks.model_mismatch when both tests name a model and the names differ.
+void CheckModels(const BenchTest& engine, const BenchTest& baseline, Diagnostics* diagnostics) {
+  if (engine.model.empty() || baseline.model.empty() || ModelStem(engine.model) == ModelStem(baseline.model)) return;
+  diagnostics->Add("toks.model_mismatch", engine.location,
+                   "the engine ran model '" + engine.model + "', llama-bench '" + baseline.model + "' (" +
+                       FormatLocation(baseline.location) + ")");
+}
+
+// The table's notes on a cell's diagnostics, one line each.
+std::vector<std::string> DiagnosticNotes(const RatioVerdict& v) {
+  std::vector<std::string> out;
+  for (const Diagnostics::Entry& e : v.diagnostics.Entries()) {
+    std::string line = e.code + " x" + std::to_string(e.count) + " (" + std::string(SeverityName(e.severity)) +
+                       "): " + e.first_detail;
+    if (!e.first_location.path.empty()) line += " (first at " + FormatLocation(e.first_location) + ")";
+    out.push_back(std::move(line));
+  }
+  return out;
+}
+
+nlohmann::ordered_json DiagnosticsJson(const Diagnostics& diagnostics) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const Diagnostics::Entry& e : diagnostics.Entries()) {
+    out.push_back({{"code", e.code},
+                   {"severity", SeverityName(e.severity)},
+                   {"count", e.count},
+                   {"first_detail", e.first_detail},
+                   {"first_location", e.first_location.path.empty() ? "" : FormatLocation(e.first_location)}});
+  }
+  return out;
+}
+
 }  // namespace
 
 StatusOr<RatioVerdict> JudgeRatio(const std::string& cell, const BenchReport& engine, const BenchReport& baseline,
                                   const std::string& test, double floor, double tolerance_pp) {
-  PERFGATE_ASSIGN_OR_RETURN(const BenchTest* e, engine.Find(test));
-  PERFGATE_ASSIGN_OR_RETURN(const BenchTest* b, baseline.Find(test));
   RatioVerdict v;
-  v.cell = cell;
-  v.test = test;
+  v.test = test.empty() ? ChooseTest(engine, baseline, &v.diagnostics) : test;
+  v.cell = cell.empty() ? v.test : cell;
+  PERFGATE_ASSIGN_OR_RETURN(const BenchTest* e, FindTest(engine, v.test, !test.empty()));
+  PERFGATE_ASSIGN_OR_RETURN(const BenchTest* b, FindTest(baseline, v.test, !test.empty()));
+  v.diagnostics.Merge(engine.diagnostics);
+  v.diagnostics.Merge(baseline.diagnostics);
+  CheckModels(*e, *b, &v.diagnostics);
   v.engine_ts = e->MedianTs();
   v.baseline_ts = b->MedianTs();
   v.ratio = v.engine_ts / v.baseline_ts;
@@ -89,7 +167,7 @@ StatusOr<RatioVerdict> JudgeRatio(const std::string& cell, const BenchReport& en
       e->samples_ts.empty() ? std::vector<double>{v.ratio} : Scaled(e->samples_ts, 1 / v.baseline_ts);
   const std::vector<double> reference = v.has_samples ? Scaled(b->samples_ts, floor / v.baseline_ts) : std::vector<double>{};
   const gates::Policy policy = gates::Policy::Noisy(0, tolerance_pp / 100, gates::Direction::kHigherIsBetter);
-  const metrics::MetricId id{"toks", cell, "ratio"};
+  const metrics::MetricId id{"toks", v.cell, "ratio"};
   gates::LimitVerdict judged = gates::JudgeLimit(id.GoldenPath(), v.ratio, current, floor, policy, reference, "floor");
   v.pass = judged.pass;
   v.verdict = std::move(judged.verdict);
@@ -121,7 +199,7 @@ StatusOr<std::vector<RatioVerdict>> JudgePolicy(const RatioPolicy& policy, const
     PERFGATE_ASSIGN_OR_RETURN(BenchReport engine, ReadBenchReport(engine_path));
     PERFGATE_ASSIGN_OR_RETURN(BenchReport baseline, ReadBenchReport(baseline_path));
     PERFGATE_ASSIGN_OR_RETURN(
-        RatioVerdict v, JudgeRatio(cell.name, engine, baseline, test.empty() ? policy.TestOf(cell) : test,
+        RatioVerdict v, JudgeRatio(cell.name, engine, baseline, test.empty() ? policy.TestOf(cell, "") : test,
                                    cell.ratio_floor, policy.tolerance_pp));
     out.push_back(std::move(v));
   }
@@ -148,6 +226,7 @@ std::string FormatRatioTable(const std::vector<RatioVerdict>& verdicts) {
   for (const RatioVerdict& v : verdicts) out += row([&](size_t i) { return Columns()[i].cell(v); });
   for (const RatioVerdict& v : verdicts) {
     if (!v.pass || !v.has_samples) out += (v.pass ? "note " : "FAIL ") + v.cell + ": " + v.verdict.explanation + "\n";
+    for (const std::string& note : DiagnosticNotes(v)) out += "note " + v.cell + ": " + note + "\n";
   }
   out += "legend: ratio = engine tok/s / baseline tok/s (medians of the repetitions); a cell fails when its ratio "
          "is more than the tolerance (percentage points) below its floor; samples n = repetitions engine vs baseline\n";
@@ -155,11 +234,6 @@ std::string FormatRatioTable(const std::vector<RatioVerdict>& verdicts) {
 }
 
 std::string FormatRatioMarkdown(const std::vector<RatioVerdict>& verdicts) {
-  auto esc = [](std::string s) {
-    std::string out;
-    for (char c : s) out += c == '|' ? std::string("\\|") : std::string(1, c);
-    return out;
-  };
   std::string out = "|";
   std::string rule = "|";
   for (const Column& c : Columns()) {
@@ -169,41 +243,42 @@ std::string FormatRatioMarkdown(const std::vector<RatioVerdict>& verdicts) {
   out += "\n" + rule + "\n";
   for (const RatioVerdict& v : verdicts) {
     out += "|";
-    for (const Column& c : Columns()) out += " " + esc(c.cell(v)) + " |";
+    for (const Column& c : Columns()) out += " " + MarkdownCell(c.cell(v)) + " |";
     out += "\n";
   }
   for (const RatioVerdict& v : verdicts) {
     if (!v.pass || !v.has_samples) {
-      out += std::string("\n- ") + (v.pass ? "note " : "**FAIL** ") + esc(v.cell) + ": " + esc(v.verdict.explanation) + "\n";
+      out += std::string("\n- ") + (v.pass ? "note " : "**FAIL** ") + MarkdownCell(v.cell) + ": " +
+             MarkdownCell(v.verdict.explanation) + "\n";
     }
+    for (const std::string& note : DiagnosticNotes(v)) out += "\n- note " + MarkdownCell(v.cell) + ": " + MarkdownCell(note) + "\n";
   }
   return out;
 }
 
 std::string FormatRatioJson(const std::vector<RatioVerdict>& verdicts) {
-  auto str = [](const std::string& s) { return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); };
-  auto list = [](const std::vector<double>& values) {
-    std::string out = "[";
-    for (size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + ShortestDouble(values[i]);
-    return out + "]";
-  };
+  using json = nlohmann::ordered_json;
   bool pass = true;
-  for (const RatioVerdict& v : verdicts) pass = pass && v.pass;
-  std::string out = "{\n  \"schema\": \"perfgate.toks_ratio/1\",\n  \"pass\": " + std::string(pass ? "true" : "false") +
-                    ",\n  \"cells\": [";
-  for (size_t i = 0; i < verdicts.size(); ++i) {
-    const RatioVerdict& v = verdicts[i];
-    out += std::string(i ? "," : "") + "\n    {\"cell\": " + str(v.cell) + ", \"test\": " + str(v.test) +
-           ", \"engine_ts\": " + ShortestDouble(v.engine_ts) + ", \"baseline_ts\": " + ShortestDouble(v.baseline_ts) +
-           ", \"ratio\": " + ShortestDouble(v.ratio) + ", \"ratio_floor\": " + ShortestDouble(v.floor) +
-           ", \"tolerance_pp\": " + ShortestDouble(v.tolerance_pp) + ", \"pass\": " + (v.pass ? "true" : "false") +
-           ", \"verdict\": " + str(gates::VerdictWord(v.verdict)) + ", \"has_samples\": " +
-           (v.has_samples ? "true" : "false") + ", \"p_value\": " +
-           (v.verdict.p_value ? ShortestDouble(*v.verdict.p_value) : "null") + ", \"engine_samples_ts\": " +
-           list(v.engine_samples) + ", \"baseline_samples_ts\": " + list(v.baseline_samples) +
-           ", \"explanation\": " + str(v.verdict.explanation) + "}";
+  json cells = json::array();
+  for (const RatioVerdict& v : verdicts) {
+    pass = pass && v.pass;
+    cells.push_back({{"cell", v.cell},
+                     {"test", v.test},
+                     {"engine_ts", v.engine_ts},
+                     {"baseline_ts", v.baseline_ts},
+                     {"ratio", v.ratio},
+                     {"ratio_floor", v.floor},
+                     {"tolerance_pp", v.tolerance_pp},
+                     {"pass", v.pass},
+                     {"verdict", gates::VerdictWord(v.verdict)},
+                     {"has_samples", v.has_samples},
+                     {"p_value", v.verdict.p_value ? json(*v.verdict.p_value) : json(nullptr)},
+                     {"engine_samples_ts", v.engine_samples},
+                     {"baseline_samples_ts", v.baseline_samples},
+                     {"explanation", v.verdict.explanation},
+                     {"diagnostics", DiagnosticsJson(v.diagnostics)}});
   }
-  return out + "\n  ]\n}\n";
+  return report::util::RenderLosslessJson({{"schema", "perfgate.toks_ratio/1"}, {"pass", pass}, {"cells", cells}});
 }
 
 golden::GoldenFile RatioGolden(const std::vector<RatioVerdict>& verdicts, std::map<std::string, std::string> context) {

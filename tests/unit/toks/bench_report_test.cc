@@ -116,13 +116,42 @@ TEST(ToksReader, SamplesNsWinOverPrintedSamplesTs) {
 }
 
 TEST(ToksReader, MinimalEngineReport) {
-  auto r = ParseBenchReport(R"({"engine": "hf2q", "tests": [{"n_prompt": 0, "n_gen": 128, "samples_ns": [1e9, 2e9, 4e9]}]})",
-                            "engine.json");
+  auto r = ParseBenchReport(
+      "{\"engine\": \"hf2q\", \"model\": \"m.gguf\",\n \"host\": \"x\", \"tests\": [{\"n_prompt\": 0, \"n_gen\": 128, "
+      "\"samples_ns\": [1e9, 2e9, 4e9]}]}",
+      "engine.json");
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->format, "minimal");
   EXPECT_EQ(r->tests[0].id, "tg128");
   EXPECT_EQ(r->tests[0].MedianTs(), 64);
-  EXPECT_EQ(r->unknown_fields, 1);  // "engine"
+  EXPECT_EQ(r->tests[0].model, "m.gguf");  // the top-level model names its tests'
+  // "engine" and "model" are the minimal schema's; "host" is counted, named and located.
+  EXPECT_EQ(r->unknown_fields, 1);
+  const Diagnostics::Entry* host = r->diagnostics.Find("toks.unknown_field");
+  ASSERT_NE(host, nullptr);
+  EXPECT_EQ(host->count, 1);
+  EXPECT_EQ(host->severity, Severity::kInfo);
+  EXPECT_NE(host->first_detail.find("top-level key 'host'"), std::string::npos) << host->first_detail;
+  EXPECT_EQ(host->first_location.line, 2);
+  auto bad_model = ParseBenchReport(R"({"model": 1, "tests": [{"n_prompt": 0, "n_gen": 1, "avg_ts": 1}]})", "e.json");
+  ASSERT_FALSE(bad_model.ok());
+  EXPECT_EQ(bad_model.status().code(), "toks.bad_field");
+}
+
+// Fields of a newer llama-bench (or a fork) are kept and counted as a named diagnostic,
+// the first one named and located at its test.
+TEST(ToksReader, UnknownFieldsAreANamedDiagnostic) {
+  auto r = ParseBenchReport("[{\"n_prompt\": 0, \"n_gen\": 128, \"avg_ts\": 1, \"new_knob\": 3},\n"
+                            " {\"n_prompt\": 512, \"n_gen\": 0, \"avg_ts\": 1, \"new_knob\": 3, \"other\": true}]",
+                            "b.json");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->unknown_fields, 3);
+  const Diagnostics::Entry* e = r->diagnostics.Find("toks.unknown_field");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->count, 3);
+  EXPECT_EQ(e->first_detail, "field 'new_knob' of test tg128 is none of llama-bench's; kept as text, not read");
+  EXPECT_EQ(e->first_location.line, 1);
+  EXPECT_EQ(r->tests[1].fields.at("new_knob"), "3");
 }
 
 struct BadCase {
@@ -204,7 +233,8 @@ TEST(ToksReader, ReadsEveryFixture) {
     auto tg = r->Find("tg256");
     ASSERT_TRUE(tg.ok()) << tg.status().ToString();
     EXPECT_EQ((*tg)->samples_ts.size(), 5u);
-    EXPECT_EQ(r->unknown_fields, std::string(f).find("engine") != std::string::npos ? 2 : 0) << f;
+    EXPECT_EQ(r->unknown_fields, 0) << f;  // engine.json: "engine" and "model" are the minimal schema's
+    EXPECT_TRUE(r->diagnostics.empty()) << f;
   }
 }
 

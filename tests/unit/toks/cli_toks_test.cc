@@ -35,6 +35,22 @@ TEST(ToksCli, PolicyFormPrintsEveryCell) {
   EXPECT_NE(md.out.find("| gemma-26B-dwq | tg256 |"), std::string::npos) << md.out;
 }
 
+// The real policy runs as is, without --test: each cell's one tg test is gated and said.
+TEST(ToksCli, RealPolicyRunsWithoutTest) {
+  PERFGATE_CORPUS_FILE_OR_SKIP(policy, "hf2q/perf_baseline.json");
+  auto r = RunPerfgate("toks-ratio --policy " + policy + " --reports " + kFixtures);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("qwen3.6-35b-a3b-dwq46  tg256        114.10          120.07  0.9503"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("note qwen3.6-35b-a3b-dwq46: toks.auto_test x1 (info): neither --test nor the policy names a "
+                       "test: gated tg256"),
+            std::string::npos)
+      << r.out;
+  auto floor = RunPerfgate("toks-ratio --engine " + kCell + "/engine.json --baseline " + kCell +
+                           "/llama-bench.json --floor 0.95 --tolerance-pp 1");
+  EXPECT_EQ(floor.exit_code, 0) << floor.out << floor.err;
+  EXPECT_NE(floor.out.find("note tg256: toks.auto_test"), std::string::npos) << floor.out;
+}
+
 TEST(ToksCli, FloorFormExitsOneOnABreach) {
   const std::string args = "toks-ratio --engine " + kCell + "/engine.json --baseline " + kCell +
                            "/llama-bench.json --test tg256 --floor ";
@@ -51,10 +67,14 @@ TEST(ToksCli, BadInputAndUsageExitTwo) {
   auto r = RunPerfgate("toks-ratio --engine " + bad + " --baseline " + bad + " --floor 1");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find(":1:2: error[toks.missing_field]: test has no n_gen"), std::string::npos) << r.err;
-  auto no_test = RunPerfgate("toks-ratio --engine " + kCell + "/engine.json --baseline " + kCell +
-                             "/llama-bench.json --floor 1");
+  // No test named and none in common: the error lists the tests and says how to choose.
+  const std::string tg128 = WriteTempFile(R"([{"n_prompt": 0, "n_gen": 128, "avg_ts": 1}])", ".json");
+  auto no_test = RunPerfgate("toks-ratio --engine " + kCell + "/engine.json --baseline " + tg128 + " --floor 1");
   EXPECT_EQ(no_test.exit_code, 2);
-  EXPECT_NE(no_test.err.find("has no test 'tg128' (its tests: tg256)"), std::string::npos) << no_test.err;
+  EXPECT_NE(no_test.err.find("has no test 'tg128' (its tests: tg256); no test was named"), std::string::npos)
+      << no_test.err;
+  EXPECT_NE(no_test.err.find("choose one with --test ID or a \"test\" key in the policy"), std::string::npos)
+      << no_test.err;
   auto usage = RunPerfgate("toks-ratio --engine " + bad);
   EXPECT_EQ(usage.exit_code, 2);
   EXPECT_NE(usage.err.find("give --policy FILE --reports DIR, or --engine FILE --baseline FILE --floor X"),

@@ -129,6 +129,90 @@ TEST(ToksRatio, UnknownTestListsTheKnownOnes) {
   EXPECT_NE(v.status().message().find("its tests: tg128"), std::string::npos);
 }
 
+// A report of the given tests, each {"n_prompt", "n_gen"} with avg_ts 100.
+BenchReport Tests(const std::vector<std::pair<int, int>>& sizes, const std::string& extra = "") {
+  std::string text = "[";
+  for (const auto& [p, g] : sizes) {
+    text += (text.size() > 1 ? ", " : "") + std::string("{\"n_prompt\": ") + std::to_string(p) +
+            ", \"n_gen\": " + std::to_string(g) + ", \"avg_ts\": 100" + extra + "}";
+  }
+  return Report(text + "]");
+}
+
+// No test named: the one tg test both reports hold is gated and said; where there is
+// none in common the default's error says how to choose.
+TEST(ToksRatio, ChoosesTheOneCommonTgTestOrSaysHowToChoose) {
+  auto one = JudgeRatio("c", Tests({{512, 0}, {0, 256}}), Tests({{0, 256}, {512, 0}}), "", 1.0, 0);
+  ASSERT_TRUE(one.ok()) << one.status().ToString();
+  EXPECT_EQ(one->test, "tg256");
+  EXPECT_EQ(one->diagnostics.Count("toks.auto_test"), 1);
+  EXPECT_NE(FormatRatioTable({*one}).find("note c: toks.auto_test x1 (info): neither --test nor the policy names a "
+                                          "test: gated tg256, the one tg test of both reports"),
+            std::string::npos)
+      << FormatRatioTable({*one});
+  auto unnamed_cell = JudgeRatio("", Tests({{0, 256}}), Tests({{0, 256}}), "", 1.0, 0);
+  ASSERT_TRUE(unnamed_cell.ok());
+  EXPECT_EQ(unnamed_cell->cell, "tg256");
+  const char* kHow = "choose one with --test ID or a \"test\" key in the policy";
+  for (const auto& [engine, baseline] :
+       {std::pair{Tests({{0, 256}}), Tests({{0, 128}, {0, 256}})},  // two tg tests on one side
+        std::pair{Tests({{0, 256}}), Tests({{0, 512}})}}) {           // one each, different
+    auto v = JudgeRatio("c", engine, baseline, "", 1.0, 0);
+    ASSERT_FALSE(v.ok());
+    EXPECT_EQ(v.status().code(), "toks.unknown_test");
+    EXPECT_NE(v.status().message().find(kHow), std::string::npos) << v.status().message();
+  }
+  // Where both hold tg128 and more, the default reads it; a named test is never replaced.
+  auto both = JudgeRatio("c", Tests({{0, 128}, {0, 256}}), Tests({{0, 128}, {0, 256}}), "", 1.0, 0);
+  ASSERT_TRUE(both.ok());
+  EXPECT_EQ(both->test, "tg128");
+  EXPECT_FALSE(both->diagnostics.Has("toks.auto_test"));
+  auto named = JudgeRatio("c", Tests({{0, 256}}), Tests({{0, 256}}), "tg128", 1.0, 0);
+  ASSERT_FALSE(named.ok());
+  EXPECT_EQ(named.status().message().find(kHow), std::string::npos);
+}
+
+// Both sides name a model and the names differ (file base names, without .gguf): a
+// warning in the table notes; paths and the extension alone are no mismatch.
+TEST(ToksRatio, ModelMismatchIsAWarningInTheNotes) {
+  const auto model = [](const std::string& name) { return ", \"model_filename\": \"" + name + "\""; };
+  auto differ = JudgeRatio("c", Tests({{0, 128}}, model("qwen-a")), Tests({{0, 128}}, model("models/qwen-b.gguf")),
+                           "tg128", 1.0, 0);
+  ASSERT_TRUE(differ.ok());
+  const Diagnostics::Entry* e = differ->diagnostics.Find("toks.model_mismatch");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->severity, Severity::kWarning);
+  const std::string table = FormatRatioTable({*differ});
+  EXPECT_NE(table.find("note c: toks.model_mismatch x1 (warning): the engine ran model 'qwen-a', llama-bench "
+                       "'models/qwen-b.gguf'"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(FormatRatioMarkdown({*differ}).find("- note c: toks.model_mismatch x1 (warning)"), std::string::npos);
+  auto same = JudgeRatio("c", Tests({{0, 128}}, model("qwen-a")), Tests({{0, 128}}, model("/m/qwen-a.gguf")),
+                         "tg128", 1.0, 0);
+  ASSERT_TRUE(same.ok());
+  EXPECT_TRUE(same->diagnostics.empty());
+  auto unnamed = JudgeRatio("c", Tests({{0, 128}}), Tests({{0, 128}}, model("qwen-b.gguf")), "tg128", 1.0, 0);
+  ASSERT_TRUE(unnamed.ok());
+  EXPECT_TRUE(unnamed->diagnostics.empty());
+}
+
+// The reports' unknown fields reach the table notes and the JSON, per cell.
+TEST(ToksRatio, UnknownFieldsReachTheNotesAndTheJson) {
+  auto v = JudgeRatio("c", Tests({{0, 128}}, ", \"new_knob\": 1"), Tests({{0, 128}}), "tg128", 1.0, 0);
+  ASSERT_TRUE(v.ok());
+  EXPECT_NE(FormatRatioTable({*v}).find("note c: toks.unknown_field x1 (info): field 'new_knob' of test tg128 is none "
+                                        "of llama-bench's; kept as text, not read (first at r.json:1:2)"),
+            std::string::npos)
+      << FormatRatioTable({*v});
+  auto j = nlohmann::json::parse(FormatRatioJson({*v}));
+  ASSERT_EQ(j["cells"][0]["diagnostics"].size(), 1u);
+  EXPECT_EQ(j["cells"][0]["diagnostics"][0]["code"], "toks.unknown_field");
+  EXPECT_EQ(j["cells"][0]["diagnostics"][0]["severity"], "info");
+  EXPECT_EQ(j["cells"][0]["diagnostics"][0]["count"], 1);
+  EXPECT_EQ(j["cells"][0]["diagnostics"][0]["first_location"], "r.json:1:2");
+}
+
 TEST(ToksRatio, PolicyOverTheFixtures) {
   PERFGATE_CORPUS_FILE_OR_SKIP(path, "hf2q/perf_baseline.json");
   auto p = ReadRatioPolicy(path);
@@ -147,10 +231,17 @@ TEST(ToksRatio, PolicyOverTheFixtures) {
   EXPECT_NEAR(dwq46.engine_ts, 114.1, 1e-6);
   EXPECT_NEAR(dwq46.baseline_ts, 120.07, 1e-6);
   EXPECT_NEAR(dwq46.ratio, 0.9503, 1e-4);
-  // Without --test, the policy's default tg128 is not in the fixtures.
-  auto tg128 = JudgePolicy(*p, kFixtures);
-  ASSERT_FALSE(tg128.ok());
-  EXPECT_EQ(tg128.status().code(), "toks.unknown_test");
+  // Without --test (and no "test" in the policy), each cell's one tg test, tg256, is
+  // gated and said; the fixtures name the same models on both sides (no mismatch).
+  auto chosen = JudgePolicy(*p, kFixtures);
+  ASSERT_TRUE(chosen.ok()) << chosen.status().ToString();
+  ASSERT_EQ(chosen->size(), 6u);
+  for (const RatioVerdict& v : *chosen) {
+    EXPECT_EQ(v.test, "tg256") << v.cell;
+    EXPECT_EQ(v.diagnostics.Count("toks.auto_test"), 1) << v.cell;
+    EXPECT_EQ(v.diagnostics.Count("toks.model_mismatch"), 0) << v.cell;
+  }
+  EXPECT_EQ((*chosen)[4].ratio, dwq46.ratio);
   auto missing = JudgePolicy(*p, kFixtures + "/nowhere", "tg256");
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().code(), "toks.missing_report");
@@ -179,6 +270,14 @@ TEST(ToksRatio, GoldenAndFormats) {
   EXPECT_EQ(parsed["cells"][0]["ratio"].get<double>(), v->ratio);  // lossless
   EXPECT_EQ(parsed["cells"][0]["engine_samples_ts"][1].get<double>(), v->engine_samples[1]);
   EXPECT_TRUE(parsed["pass"].get<bool>());
+  EXPECT_TRUE(parsed["cells"][0]["p_value"].is_number());
+  EXPECT_TRUE(parsed["cells"][0]["diagnostics"].empty());
+  // The shared renderer's layout (sorted keys, 2-space indent) and escaping.
+  RatioVerdict odd = *v;
+  odd.cell = "a \"b\"\n|c";
+  const std::string odd_json = FormatRatioJson({odd});
+  EXPECT_EQ(nlohmann::json::parse(odd_json)["cells"][0]["cell"], odd.cell);
+  EXPECT_EQ(odd_json.rfind("{\n  \"cells\": [\n    {\n      \"baseline_samples_ts\": [", 0), 0u) << odd_json;
   EXPECT_NE(FormatRatioMarkdown({*v}).find("| cell | test | engine tok/s |"), std::string::npos);
 }
 

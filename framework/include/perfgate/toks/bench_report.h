@@ -1,13 +1,15 @@
 // tok/s reports: llama-bench's own output (`-o json`: an array of test objects;
 // `-o jsonl`: one object per line) and an engine's report in the same shape, or the
-// minimal {"tests": [{"n_prompt": 0, "n_gen": 128, "samples_ns": [...]}]}.
+// minimal {"tests": [{"n_prompt": 0, "n_gen": 128, "samples_ns": [...]}]} (optional
+// top-level "engine", and "model": the model of tests that name none).
 //
 // Per test: n_prompt, n_gen, n_depth, avg_ts, stddev_ts and the per-repetition
 // samples. tok/s per repetition is (n_prompt + n_gen) / (ns · 1e-9), as llama-bench's
 // test::get_ts() computes it, from samples_ns where present (samples_ts is printed
 // with about six significant digits). Fields that differ between llama.cpp versions
 // (load_mode vs use_mmap, flash_attn as bool or int, per-backend booleans) are kept
-// as text in `fields`; no unknown field is an error.
+// as text in `fields`; no unknown field is an error: each is counted
+// (toks.unknown_field, info) and shown with the gate's table.
 #ifndef PERFGATE_TOKS_BENCH_REPORT_H_
 #define PERFGATE_TOKS_BENCH_REPORT_H_
 
@@ -16,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "perfgate/core/diagnostics.h"
 #include "perfgate/core/status.h"
 
 namespace perfgate::toks {
@@ -47,7 +50,8 @@ struct BenchReport {
   std::string path;
   std::string format;  // "json" (llama-bench array), "jsonl", "minimal" ({"tests": [...]})
   std::vector<BenchTest> tests;
-  int unknown_fields = 0;  // fields of tests not among the fields this reader knows
+  int unknown_fields = 0;  // diagnostics.Count("toks.unknown_field"), kept for its readers
+  Diagnostics diagnostics;  // toks.unknown_field: those fields, the first one named
 
   // The test `id`; an unknown id is an error (toks.unknown_test) listing the report's
   // ids, and an id measured for several models is one too (toks.ambiguous_test).

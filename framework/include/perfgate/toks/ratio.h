@@ -6,7 +6,7 @@
 // "_tolerance_pp": t}. Keys starting with '_' are commentary (parsed, ignored), except
 // _tolerance_pp; any other key the reader does not know is an error listing the known
 // ones. perfgate's own optional keys: "test" at the top or in a cell (which llama-bench
-// test the cell gates; default tg128).
+// test the cell gates; by default the one tg test both reports hold, else tg128).
 //
 // The verdict is the one judge's limit check (gates::JudgeLimit) in ratio units: the
 // median ratio against the floor, tolerance tolerance_pp / 100, higher is better. With
@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "perfgate/core/diagnostics.h"
 #include "perfgate/core/status.h"
 #include "perfgate/gates/verdict.h"
 #include "perfgate/golden/golden.h"
@@ -69,26 +70,33 @@ struct RatioVerdict {
   std::vector<double> baseline_samples;
   bool pass = false;
   gates::MetricVerdict verdict;  // metric "toks/<cell>/ratio"; explanation in words
+  // Both reports' diagnostics (toks.unknown_field), toks.model_mismatch (the two name
+  // different models) and toks.auto_test (the test was chosen, not named).
+  Diagnostics diagnostics;
 };
 
-// Judges engine over baseline for test `test` of both reports. Errors: those of
-// BenchReport::Find (an unknown test lists the known ones).
+// Judges engine over baseline for test `test` of both reports. An empty `test` gates
+// the one tg test both reports hold (counted as toks.auto_test), else kDefaultTest; an
+// empty `cell` names the cell by its test. Errors: those of BenchReport::Find (an
+// unknown test lists the known ones; one nobody named also says how to name one).
 StatusOr<RatioVerdict> JudgeRatio(const std::string& cell, const BenchReport& engine, const BenchReport& baseline,
                                   const std::string& test, double floor, double tolerance_pp);
 
 // Every cell of `policy`, the reports found as `<reports_dir>/<cell>/engine.json` and
 // `<reports_dir>/<cell>/llama-bench.json` (or `.jsonl`). A missing report is an error
-// (toks.missing_report) naming the files looked for. `test` overrides the policy's.
+// (toks.missing_report) naming the files looked for. `test` overrides the policy's;
+// where neither names one, each cell's test is chosen as JudgeRatio chooses it.
 StatusOr<std::vector<RatioVerdict>> JudgePolicy(const RatioPolicy& policy, const std::string& reports_dir,
                                                 const std::string& test = "");
 
 // The per-cell table: cell, test, engine tok/s, baseline tok/s, ratio, floor,
 // tolerance, verdict, samples n; then the explanation of each cell that fails or has
-// no samples (which says there was no rank test).
+// no samples (which says there was no rank test), and each cell's diagnostics.
 std::string FormatRatioTable(const std::vector<RatioVerdict>& verdicts);
 // The same as a GitHub markdown table.
 std::string FormatRatioMarkdown(const std::vector<RatioVerdict>& verdicts);
-// Lossless JSON: {"schema": "perfgate.toks_ratio/1", "pass": b, "cells": [...]}.
+// Lossless JSON: {"schema": "perfgate.toks_ratio/1", "pass": b, "cells": [...]}, each
+// cell with its "diagnostics" ([{code, severity, count, first_detail, first_location}]).
 std::string FormatRatioJson(const std::vector<RatioVerdict>& verdicts);
 
 // Golden values per cell (metric scope "toks", part = cell): ratio (noisy within the

@@ -1,15 +1,16 @@
 // Where the direct children of one container of a valid JSON text start, in one pass:
 // LocateJsonPointer parses the document again per call, so locating every test of a
-// report (or cell of a policy) that way would be quadratic in the file's size.
-#ifndef PERFGATE_SRC_TOKS_MEMBER_OFFSETS_H_
-#define PERFGATE_SRC_TOKS_MEMBER_OFFSETS_H_
+// report (or cell of a policy) that way would be quadratic in the file's size. Readers
+// locate their records with it (toks/ reports and policies).
+#ifndef PERFGATE_SRC_CORE_JSON_MEMBER_OFFSETS_H_
+#define PERFGATE_SRC_CORE_JSON_MEMBER_OFFSETS_H_
 
 #include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace perfgate::toks {
+namespace perfgate::internal {
 
 struct MemberOffset {
   size_t offset = 0;    // an array element's first byte, or an object member's key quote
@@ -20,6 +21,6 @@ struct MemberOffset {
 // (matched as written, without escapes), in file order. `text` must be valid JSON.
 std::vector<MemberOffset> MemberOffsets(std::string_view text, std::string_view member);
 
-}  // namespace perfgate::toks
+}  // namespace perfgate::internal
 
-#endif  // PERFGATE_SRC_TOKS_MEMBER_OFFSETS_H_
+#endif  // PERFGATE_SRC_CORE_JSON_MEMBER_OFFSETS_H_

@@ -1,7 +1,7 @@
-// One-pass offsets of a container's children (member_offsets.h).
-#include "toks/member_offsets.h"
+// One-pass offsets of a JSON container's children (json_member_offsets.h).
+#include "core/json_member_offsets.h"
 
-namespace perfgate::toks {
+namespace perfgate::internal {
 namespace {
 
 struct Frame {
@@ -64,4 +64,4 @@ std::vector<MemberOffset> MemberOffsets(std::string_view text, std::string_view 
   return out;
 }
 
-}  // namespace perfgate::toks
+}  // namespace perfgate::internal
