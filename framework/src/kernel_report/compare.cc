@@ -5,6 +5,8 @@
 #include <cmath>
 #include <map>
 
+#include "report/report_util.h"
+
 namespace perfgate::kernel_report {
 namespace {
 
@@ -53,19 +55,13 @@ Row TotalOf(const KernelReport* engine, const KernelReport* baseline) {
   return total;
 }
 
-std::string FixedUs(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f", v);
-  return buf;
-}
-
 std::string AttackHint(const Row& family, const std::vector<Row>& kernels) {
   if (!family.baseline.present()) return "the baseline has no " + family.name + " kernel: the engine's own dispatches";
   std::string hint = "the engine's costliest " + family.name + " kernels:";
   int shown = 0;
   for (const Row& k : kernels) {  // kernels are sorted by Δ, so the biggest gaps come first
     if (k.family != family.name || !k.engine.present() || shown == 3) continue;
-    hint += std::string(shown++ == 0 ? " " : ", ") + k.name + " (Δ " + FixedUs(k.delta_us_per_token()) + " µs/tok)";
+    hint += std::string(shown++ == 0 ? " " : ", ") + k.name + " (Δ " + report::util::Fixed(k.delta_us_per_token(), 2) + " µs/tok)";
   }
   return hint;
 }

@@ -75,9 +75,8 @@ namespace {
 
 // The README's example, line for line, on the real reports.
 TEST(KernelReportAssertions, TheReadmeExampleHolds) {
-  const std::string candle_path = kernel_report::test::CorpusReport("candle");
-  const std::string llama_path = kernel_report::test::CorpusReport("ggml");
-  if (candle_path.empty() || llama_path.empty()) GTEST_SKIP() << "no corpus: set PERFGATE_CORPUS_DIR";
+  PERFGATE_CORPUS_FILE_OR_SKIP(candle_path, "hf2q/phase0-candle-perkernel.json");
+  PERFGATE_CORPUS_FILE_OR_SKIP(llama_path, "hf2q/phase0-ggml-perkernel.json");
   auto candle = perfgate::kernel_report::ReadKernelReport(candle_path);
   auto llama = perfgate::kernel_report::ReadKernelReport(llama_path);
   ASSERT_TRUE(candle.ok() && llama.ok());

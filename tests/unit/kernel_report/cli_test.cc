@@ -14,8 +14,8 @@ using testing_support::RunCommand;
 std::string Cli() { return PERFGATE_CLI_PATH; }
 
 TEST(KernelReportCli, ComparesCandleWithLlamaCpp) {
-  const std::string candle = test::CorpusReport("candle"), llama = test::CorpusReport("ggml");
-  if (candle.empty() || llama.empty()) GTEST_SKIP() << "no corpus: set PERFGATE_CORPUS_DIR to shared/corpus";
+  PERFGATE_CORPUS_FILE_OR_SKIP(candle, "hf2q/phase0-candle-perkernel.json");
+  PERFGATE_CORPUS_FILE_OR_SKIP(llama, "hf2q/phase0-ggml-perkernel.json");
   const auto r = RunCommand(Cli() + " kernel-report " + candle + " --baseline " + llama + " --top 5");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("Attack target: dense_gemm"), std::string::npos) << r.out;

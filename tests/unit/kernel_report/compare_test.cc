@@ -106,8 +106,7 @@ TEST(KernelReportMetrics, TheGoldenRoundTripsAndCatchesASlowerKernel) {
 }
 
 TEST(KernelReportRender, JsonIsLossless) {
-  const std::string path = test::CorpusReport("ggml");
-  if (path.empty()) GTEST_SKIP() << "no corpus: set PERFGATE_CORPUS_DIR to shared/corpus";
+  PERFGATE_CORPUS_FILE_OR_SKIP(path, "hf2q/phase0-ggml-perkernel.json");
   auto r = ReadKernelReport(path);
   ASSERT_TRUE(r.ok());
   const std::string text = RenderJson(*r);

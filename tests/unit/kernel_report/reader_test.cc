@@ -37,8 +37,7 @@ TEST(KernelReportNames, FamiliesFollowTheSeedRulesThenTheReportRules) {
 }
 
 TEST(KernelReportReader, ReadsTheRealLlamaCppReport) {
-  const std::string path = test::CorpusReport("ggml");
-  if (path.empty()) GTEST_SKIP() << "no corpus: set PERFGATE_CORPUS_DIR to shared/corpus";
+  PERFGATE_CORPUS_FILE_OR_SKIP(path, "hf2q/phase0-ggml-perkernel.json");
   auto r = ReadKernelReport(path);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->name, "llama.cpp+ggml-metal");
@@ -59,8 +58,7 @@ TEST(KernelReportReader, ReadsTheRealLlamaCppReport) {
 }
 
 TEST(KernelReportReader, ReadsTheRealCandleReportWithItsTotals) {
-  const std::string path = test::CorpusReport("candle");
-  if (path.empty()) GTEST_SKIP() << "no corpus: set PERFGATE_CORPUS_DIR to shared/corpus";
+  PERFGATE_CORPUS_FILE_OR_SKIP(path, "hf2q/phase0-candle-perkernel.json");
   auto r = ReadKernelReport(path);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   ASSERT_EQ(r->kernels.size(), 46u);

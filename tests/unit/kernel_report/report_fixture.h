@@ -57,10 +57,6 @@ inline KernelReport Baseline() {
                                              KernelJson("kernel_bin_fuse_f32_op=3_nf=1", 5, 1, 6)));
 }
 
-inline std::string CorpusReport(const char* which) {
-  return testing_support::CorpusFile(std::string("hf2q/phase0-") + which + "-perkernel.json");
-}
-
 }  // namespace perfgate::kernel_report::test
 
 #endif  // PERFGATE_TESTS_UNIT_KERNEL_REPORT_REPORT_FIXTURE_H_
