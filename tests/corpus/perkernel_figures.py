@@ -12,7 +12,11 @@ family (the seed's table, then <no_pipeline_set>, gemm_, sdpa_, steel_attention,
 softmax, soft_max); else other_<first word>. With two reports (ENGINE BASELINE) it
 also prints per family the engine-minus-baseline us/token, the family with the largest
 positive one (the attack target), and per kernel matched on both sides the engine's and
-the baseline's us_per_call_median and their difference in percent.
+the baseline's us_per_call_median and their difference in percent. When a report
+says its timer left dispatches untimed (instrumentation_notes.overflow_count > 0), it
+also prints the attack target per call: over kernels matched on both sides with one
+original each, (engine - baseline us_per_call_median) x baseline calls_per_token_median,
+summed per family (the baseline's family), the largest positive sum.
 
 Usage: python3 tests/corpus/perkernel_figures.py ENGINE.json [BASELINE.json]
 """
@@ -92,6 +96,19 @@ def print_comparison(engine, baseline):
         if len(sides.get("engine", [])) == 1 and len(sides.get("baseline", [])) == 1:
             ec, bc = sides["engine"][0]["us_per_call_median"], sides["baseline"][0]["us_per_call_median"]
             print(f"  per call {name}: engine {ec}, baseline {bc}, delta {100 * (ec - bc) / bc:.4f} %")
+    untimed = [int(r.get("instrumentation_notes", {}).get("overflow_count", 0)) for r in (engine, baseline)]
+    if max(untimed) > 0:
+        gaps = {}
+        for name, sides in by_match.items():
+            if len(sides.get("engine", [])) == 1 and len(sides.get("baseline", [])) == 1:
+                ek, bk = sides["engine"][0], sides["baseline"][0]
+                gap = (ek["us_per_call_median"] - bk["us_per_call_median"]) * bk["calls_per_token_median"]
+                gaps[family(bk["name"])] = gaps.get(family(bk["name"]), 0) + gap
+        for fam, g in sorted(gaps.items(), key=lambda kv: -kv[1]):
+            print(f"  per-call gap {fam}: {g}")
+        best = max(gaps.items(), key=lambda kv: kv[1]) if gaps else (None, 0)
+        print(f"untimed dispatches: engine {untimed[0]}, baseline {untimed[1]}")
+        print("attack target per call:", best[0] if best[1] > 0 else "none")
 
 
 def main(argv):

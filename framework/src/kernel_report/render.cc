@@ -119,8 +119,26 @@ std::string DiagnosticLines(const View& v) {
 }
 
 std::string AttackLine(const View& v) {
-  if (!v.c.attack_target) return "Attack target: none (no family costs the engine more than the baseline)\n";
+  if (!v.c.attack_target) {
+    return "Attack target: none (no family costs the engine more than the baseline " + v.c.attack_basis + ")\n";
+  }
   return "Attack target: " + *v.c.attack_target + " — " + v.c.attack_hint + "\n";
+}
+
+// TOTAL's label, marked where a side's timer left dispatches untimed.
+std::string TotalLabel(const View& v) { return v.c.undercounted() ? "TOTAL (undercounted)" : "TOTAL"; }
+
+// Says which side undercounts and by how much, where one does.
+std::string UndercountLine(const View& v) {
+  if (!v.c.undercounted()) return "";
+  std::string sides;
+  if (v.c.engine_untimed > 0) sides += "the engine's report left " + std::to_string(v.c.engine_untimed);
+  if (v.c.baseline_untimed > 0) {
+    sides += std::string(sides.empty() ? "" : ", ") + "the baseline's report left " + std::to_string(v.c.baseline_untimed);
+  }
+  return "Undercounted: " + sides +
+         " dispatches untimed (instrumentation_notes.overflow_count), so per-token sums and TOTAL undercount; "
+         "per-call medians stand, and the attack target is chosen per call.\n";
 }
 
 json SideJson(const Side& s) {
@@ -166,7 +184,7 @@ std::string RenderText(const KernelReport& engine, const RenderOptions& options)
   for (const std::string& line : util::WrapLines(kMediansNote, 110, 110)) out += line + "\n";
   out += "\n" + TextHeader(v, "Family");
   for (const Row& r : v.c.families) out += TextRow(v, r, r.name);
-  out += TextRow(v, v.c.total, "TOTAL") + "\n";
+  out += TextRow(v, v.c.total, TotalLabel(v)) + UndercountLine(v) + "\n";
   const std::vector<Row> kernels = KernelsForDisplay(v);
   const size_t n = v.top == 0 ? kernels.size() : std::min(v.top, kernels.size());
   out += TextHeader(v, "Kernel (specialisation dropped)");
@@ -212,6 +230,7 @@ std::string RenderMarkdown(const KernelReport& engine, const RenderOptions& opti
     return t + "\n";
   };
   out += table("Family", v.c.families, v.c.families.size());
+  if (v.c.undercounted()) out += "_" + UndercountLine(v).substr(0, UndercountLine(v).size() - 1) + "_\n\n";
   const std::vector<Row> kernels = KernelsForDisplay(v);
   out += table("Kernel", kernels, v.top == 0 ? kernels.size() : v.top);
   if (b) {
@@ -242,6 +261,8 @@ std::string RenderJson(const KernelReport& engine, const RenderOptions& options)
     comparison["baseline_only"] = v.c.baseline_only();
     comparison["attack_target"] = v.c.attack_target ? json(*v.c.attack_target) : json(nullptr);
     comparison["attack_hint"] = v.c.attack_hint;
+    comparison["attack_basis"] = v.c.attack_basis;
+    comparison["untimed_dispatches"] = {{"engine", v.c.engine_untimed}, {"baseline", v.c.baseline_untimed}};
   }
   j[v.baseline ? "comparison" : "tables"] = comparison;
   return util::RenderLosslessJson(j);

@@ -55,6 +55,37 @@ TEST(KernelReportCompare, FamiliesAndTheAttackTarget) {
   EXPECT_NE(back.attack_hint.find("kernel_rms_norm_mul_f32_4 (Δ 40.00 µs/tok)"), std::string::npos) << back.attack_hint;
 }
 
+// A report whose timer left dispatches untimed undercounts per token: the attack target
+// is then chosen per call, over kernels on both sides: dense_q4_0_mv's (12 − 10 µs/call)
+// × 10 baseline calls/token = +20 µs/token, while per token dense_gemm (+50, a family the
+// baseline lacks by name) would have been chosen.
+TEST(KernelReportCompare, AnUndercountingReportGetsItsAttackTargetPerCall) {
+  const KernelReport engine = test::MustRead(
+      "undercounting.json",
+      test::ReportJson("engine", test::KernelJson("kernel_mul_mv_q4_0_f32", 10, 12, 120) + ", " +
+                                     test::KernelJson("gemm_nt_f16_f16_32_32_16_2_2", 0.5, 100, 50),
+                       ", \"instrumentation_notes\": {\"overflow_count\": 7}"));
+  const Comparison c = Compare(engine, test::Baseline());
+  EXPECT_TRUE(c.undercounted());
+  EXPECT_EQ(c.engine_untimed, 7);
+  EXPECT_EQ(c.baseline_untimed, 0);
+  EXPECT_EQ(c.attack_basis, "per call");
+  EXPECT_EQ(c.attack_target.value_or(""), "dense_q4_0_mv");
+  EXPECT_NE(c.attack_hint.find("chosen per call (a report left 7 dispatches untimed"), std::string::npos)
+      << c.attack_hint;
+  EXPECT_NE(c.attack_hint.find("cost +20.00 µs/tok more, most in kernel_mul_mv_q4_0_f32 (+20.00 µs/tok)"),
+            std::string::npos)
+      << c.attack_hint;
+  RenderOptions o;
+  const KernelReport baseline = test::Baseline();
+  o.baseline = &baseline;
+  const std::string text = RenderText(engine, o);
+  EXPECT_NE(text.find("TOTAL (undercounted)"), std::string::npos) << text;
+  EXPECT_NE(text.find("Undercounted: the engine's report left 7 dispatches untimed"), std::string::npos) << text;
+  // Without the undercount the same reports get the per-token target.
+  EXPECT_EQ(Compare(test::Engine(), test::Baseline()).attack_basis, "per token");
+}
+
 TEST(KernelReportCompare, NoAttackTargetWhenNoFamilyCostsMore) {
   const Comparison c = Compare(test::Baseline(), test::Baseline());
   EXPECT_FALSE(c.attack_target.has_value());

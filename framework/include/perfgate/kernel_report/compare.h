@@ -6,6 +6,7 @@
 #ifndef PERFGATE_KERNEL_REPORT_COMPARE_H_
 #define PERFGATE_KERNEL_REPORT_COMPARE_H_
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,10 +42,18 @@ struct Comparison {
   std::vector<Row> kernels;   // by Δ µs/token, largest first (then by name)
   std::vector<Row> families;  // the same
   Row total;                  // every kernel
+  // Dispatches each report says its timer left untimed (instrumentation_notes.
+  // overflow_count): that side's per-token figures, TOTAL included, undercount.
+  int64_t engine_untimed = 0, baseline_untimed = 0;
+  bool undercounted() const { return engine_untimed > 0 || baseline_untimed > 0; }
   // The family with the largest positive Δ µs/token, none when no Δ > 0, and a hint:
   // the engine's costliest kernels of it, or that the baseline has no such family.
+  // When a side undercounts, per-token Δs mislead, so the target is chosen per call
+  // instead: over kernels with one original on each side, (engine − baseline µs/call)
+  // × baseline calls/token, summed per family, the largest positive sum.
   std::optional<std::string> attack_target;
   std::string attack_hint;
+  std::string attack_basis = "per token";  // or "per call"
   std::vector<std::string> engine_only() const;    // matched names
   std::vector<std::string> baseline_only() const;  // matched names
 };
