@@ -1,5 +1,6 @@
 // `perfgate history FILE`: chosen counters of a history of engine counter reports (hf2q
 // `generate --benchmark` output, `# ====` blocks) as a table, or as line charts.
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -28,6 +29,24 @@ std::vector<std::string> SplitCommas(const std::string& list) {
   return out;
 }
 
+// A chart plots numbers: a chosen counter that no report writes as a number would draw
+// an empty panel that reads as "no change".
+Status CheckChartable(const counters::CounterHistory& history, const std::vector<std::string>& chosen) {
+  for (const std::string& c : chosen) {
+    const bool numeric = std::any_of(history.reports.begin(), history.reports.end(), [&](const auto& r) {
+      const counters::CounterValue* v = r.Find(c);
+      return v != nullptr && v->number.has_value();
+    });
+    if (!numeric) {
+      return Status::Error("counters.text_counter",
+                           "'" + c + "' is a number in no report of " + history.path +
+                               ": an SVG line chart needs numbers (--format text, markdown or json show text)",
+                           {history.path}, ErrorKind::kUsage);
+    }
+  }
+  return Status();
+}
+
 Status RunHistoryOrError(const HistoryArgs& args) {
   auto history = counters::ReadCounterHistory(args.file);
   if (!history.ok()) return history.status();
@@ -36,6 +55,7 @@ Status RunHistoryOrError(const HistoryArgs& args) {
   }
   auto chosen = counters::ChooseCounters(*history, SplitCommas(args.counters));
   if (!chosen.ok()) return chosen.status();
+  if (args.format == "svg") PERFGATE_RETURN_IF_ERROR(CheckChartable(*history, *chosen));
   const report::HistoryReport report{std::move(history).value(), std::move(chosen).value()};
   const std::string text = args.format == "markdown" ? report::RenderHistoryMarkdown(report)
                            : args.format == "json"   ? report::RenderHistoryJson(report)

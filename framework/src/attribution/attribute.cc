@@ -251,6 +251,13 @@ Status CheckCounterEverywhere(const std::vector<TrialSummary>& trials, const cou
                               first.text + "') in trial " + first_trial.path,
                           t);
     }
+    if (!first.number && v->text != first.text) {
+      return Status::Error("counters.mixed_text",
+                           "'" + first.key + "' is '" + v->text + "' in trial " + t.path + " but '" + first.text +
+                               "' in trial " + first_trial.path +
+                               ": the trials of one engine must run the same model on the same hardware",
+                           v->location);
+    }
   }
   return Status();
 }
@@ -268,17 +275,6 @@ CounterMedian NumericCounter(const std::vector<TrialSummary>& trials, const std:
   c.value = MedianOf(std::move(values));
   c.is_integer = integer && c.value.median == std::floor(c.value.median);
   return c;
-}
-
-std::string TextCounter(const std::vector<TrialSummary>& trials, const std::string& key) {
-  std::vector<std::string> distinct;
-  for (const auto& t : trials) {
-    const std::string& text = t.counters->Find(key)->text;
-    if (std::find(distinct.begin(), distinct.end(), text) == distinct.end()) distinct.push_back(text);
-  }
-  std::string joined;
-  for (const auto& d : distinct) joined += (joined.empty() ? "" : " | ") + d;
-  return joined;
 }
 
 }  // namespace
@@ -302,7 +298,7 @@ Status MedianCounters(EngineSummary* e) {
       if (v.number) {
         e->counters[v.key] = NumericCounter(trials, v.key);
       } else {
-        e->counter_text[v.key] = TextCounter(trials, v.key);
+        e->counter_text[v.key] = v.text;  // the same in every trial (CheckCounterEverywhere)
       }
     }
   }

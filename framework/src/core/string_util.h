@@ -18,6 +18,11 @@ inline std::string_view TrimSpace(std::string_view s) {
 // True when `s` begins with `prefix`.
 inline bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
+// True when `s` ends with `suffix`.
+inline bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
 }  // namespace perfgate
 
 #endif  // PERFGATE_CORE_STRING_UTIL_H_

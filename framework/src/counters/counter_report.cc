@@ -8,19 +8,14 @@
 #include "core/text_input.h"
 #include "perfgate/core/names.h"
 #include "perfgate/counters/report.h"
+#include "string_util.h"
 
 namespace perfgate::counters {
 namespace {
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
-
 // `# ====...`: a rule that opens or closes a report's header block.
 bool IsRule(std::string_view comment_text) {
-  comment_text = Trim(comment_text);
+  comment_text = TrimSpace(comment_text);
   if (comment_text.size() < 4) return false;
   for (char c : comment_text) {
     if (c != '=') return false;
@@ -90,7 +85,7 @@ class Parser {
   SourceLocation At(int line, int column = 1) const { return SourceLocation{path_, line, column}; }
 
   Status Line(std::string_view raw) {
-    const std::string_view line = Trim(raw);
+    const std::string_view line = TrimSpace(raw);
     if (line.empty()) {
       paragraph_.clear();
       return Status();
@@ -108,7 +103,7 @@ class Parser {
   }
 
   Status Comment(std::string_view text) {
-    const std::string t(Trim(text));
+    const std::string t(TrimSpace(text));
     if (IsRule(t)) {
       paragraph_.clear();
       if (in_header_) {
@@ -147,7 +142,7 @@ class Parser {
                            At(line_, column));
     }
     const std::string key(line.substr(0, colon));
-    const std::string_view value = Trim(line.substr(colon + 1));
+    const std::string_view value = TrimSpace(line.substr(colon + 1));
     if (value.empty()) {
       return Status::Error("counters.bad_line", "'" + key + ":' has no value", At(line_, column));
     }

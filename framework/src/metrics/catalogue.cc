@@ -1,6 +1,7 @@
 #include "perfgate/metrics/catalogue.h"
 
 #include "perfgate/core/names.h"
+#include "string_util.h"
 
 namespace perfgate::metrics {
 namespace {
@@ -95,11 +96,22 @@ void AddExtras(const EngineSummary& e, Builder* b) {
   for (const auto& [key, m] : e.extras) b->Add("extras", "", key, m, IsTimeExtra(key) ? PartTimePolicy() : CountPolicy());
 }
 
-// The engine's own counters: exact counts by default (abs 0), whole where the report
-// writes an integer.
+// The rule for an engine counter's default policy: rates (`*_per_sec`, `*_ts`) are
+// noisy, 5 %, higher is better; timings (`*_ms`, `*_us`, `*_ns`) are noisy, 5 %, lower
+// is better; every other counter is a count, exact (abs 0).
+FieldPolicy CounterPolicy(const std::string& key) {
+  if (EndsWith(key, "_per_sec") || EndsWith(key, "_ts"))
+    return FieldPolicy::Noisy(0.05, 0, Direction::kHigherIsBetter);
+  if (EndsWith(key, "_ms") || EndsWith(key, "_us") || EndsWith(key, "_ns"))
+    return FieldPolicy::Noisy(0.05, 0, Direction::kLowerIsBetter);
+  return FieldPolicy::Exact(0);
+}
+
+// The engine's own counters: counts exact by default (abs 0), rates and timings noisy
+// (CounterPolicy); whole where the report writes an integer.
 void AddCounters(const EngineSummary& e, Builder* b) {
   for (const auto& [key, c] : e.counters) {
-    b->Add("counters", "", key, c.value, FieldPolicy::Exact(0));
+    b->Add("counters", "", key, c.value, CounterPolicy(key));
     b->out.back().is_integer = c.is_integer;
   }
 }

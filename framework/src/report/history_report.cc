@@ -63,23 +63,18 @@ std::string RenderHistoryText(const HistoryReport& h) {
 }
 
 std::string RenderHistoryMarkdown(const HistoryReport& h) {
-  auto escape = [](const std::string& s) {
-    std::string out;
-    for (char c : s) out += c == '|' ? std::string("\\|") : std::string(1, c);
-    return out;
-  };
   std::string out = "### Counter history: `" + util::BaseName(h.history.path) + "` (" +
                     std::to_string(h.history.reports.size()) + " reports)\n\n| # | report |";
   std::string rule = "|---:|---|";
   for (const auto& c : h.counters) {
-    out += " " + escape(c) + " |";
+    out += " " + util::MarkdownCell(c) + " |";
     rule += "---:|";
   }
   out += "\n" + rule + "\n";
   for (size_t n = 0; n < h.history.reports.size(); ++n) {
     const CounterReport& r = h.history.reports[n];
-    out += "| " + std::to_string(n + 1) + " | " + escape(TitleOf(r)) + " |";
-    for (const auto& c : h.counters) out += " " + escape(Cell(r, c)) + " |";
+    out += "| " + std::to_string(n + 1) + " | " + util::MarkdownCell(TitleOf(r)) + " |";
+    for (const auto& c : h.counters) out += " " + util::MarkdownCell(Cell(r, c)) + " |";
     out += "\n";
   }
   if (AnyGap(h)) out += std::string("\n") + kGapLegend + "\n";

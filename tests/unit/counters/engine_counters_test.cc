@@ -97,6 +97,16 @@ TEST(EngineCounters, FailsClosedOnTrialsThatDisagree) {
   ASSERT_FALSE(kinds.ok());
   EXPECT_EQ(kinds.status().code(), "counters.mixed_kinds");
   EXPECT_EQ(kinds.status().location().path, "t2/counters.txt");
+
+  // Trials of different models are not one engine's trials: an error, never a merge.
+  auto models = Engine({Trial("t1", "model: a.gguf\na: 1\n"), Trial("t2", "model: b.gguf\na: 1\n")});
+  ASSERT_FALSE(models.ok());
+  EXPECT_EQ(models.status().code(), "counters.mixed_text");
+  EXPECT_EQ(models.status().location().path, "t2/counters.txt");
+  EXPECT_EQ(models.status().location().line, 1);
+  EXPECT_NE(models.status().message().find("'model' is 'b.gguf' in trial t2 but 'a.gguf' in trial t1"),
+            std::string::npos)
+      << models.status().message();
 }
 
 TEST(EngineCounters, CatalogueScopeCountersExactByDefault) {
@@ -120,6 +130,21 @@ TEST(EngineCounters, CatalogueScopeCountersExactByDefault) {
   EXPECT_EQ(g.values.at("counters/dispatches_per_token").samples, (std::vector<double>{1070.52, 1070.52, 1071.0}));
   EXPECT_EQ(g.context.at("counters.model"), "m.gguf");
   EXPECT_FALSE(g.values.count("counters/model"));  // text goes to the context only
+}
+
+TEST(EngineCounters, RateAndTimingCountersAreNoisyCountsExact) {
+  auto e = Engine({Trial("t1", kTrial1), Trial("t2", kTrial2), Trial("t3", kTrial3)});
+  ASSERT_TRUE(e.ok());
+  auto rate = metrics::FindMetric(*e, "counters/median_tok_per_sec");
+  ASSERT_TRUE(rate.ok()) << rate.status().ToString();
+  EXPECT_EQ(rate->policy.kind, gates::Kind::kNoisy);
+  EXPECT_EQ(rate->policy.rel, 0.05);
+  EXPECT_EQ(rate->policy.dir, gates::Direction::kHigherIsBetter);
+  EXPECT_EQ(rate->policy.abs, 0);  // no floor: 5 % of 24 tok/s is 1.2 tok/s
+  auto count = metrics::FindMetric(*e, "counters/forward_count");
+  ASSERT_TRUE(count.ok());
+  EXPECT_EQ(count->policy.kind, gates::Kind::kExact);
+  EXPECT_EQ(count->policy.abs, 0);
 }
 
 TEST(EngineCounters, GoldensWithoutCountersGainNoFields) {
