@@ -177,13 +177,7 @@ Status WriteReport(const AttributeArgs& args, const report::Report& report) {
                      : args.format == "json"   ? report::RenderJson(report)
                      : args.format == "svg"    ? report::RenderSvg(report)
                                                : report::RenderText(report);
-  if (args.output.empty() || args.output == "-") {
-    std::cout << text;
-    return Status();
-  }
-  PERFGATE_RETURN_IF_ERROR(WriteTextFile(args.output, text));
-  std::cerr << "wrote: " << FormatPath(args.output) << '\n';
-  return Status();
+  return WriteOutput(args.output, text);
 }
 
 int RunAttribute(const AttributeArgs& args) {

@@ -61,13 +61,7 @@ Status RunHistoryOrError(const HistoryArgs& args) {
                            : args.format == "json"   ? report::RenderHistoryJson(report)
                            : args.format == "svg"    ? report::RenderHistorySvg(report)
                                                      : report::RenderHistoryText(report);
-  if (args.output.empty() || args.output == "-") {
-    std::cout << text;
-    return Status();
-  }
-  PERFGATE_RETURN_IF_ERROR(WriteTextFile(args.output, text));
-  std::cerr << "wrote: " << FormatPath(args.output) << '\n';
-  return Status();
+  return WriteOutput(args.output, text);
 }
 
 }  // namespace

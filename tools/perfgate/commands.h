@@ -26,6 +26,10 @@ void AddInputLimitOptions(CLI::App* cmd);
 // cannot), the one writer of every subcommand's --output/--out.
 Status WriteTextFile(const std::string& path, const std::string& text);
 
+// A report's destination: standard output for "" or "-", else the file `path`
+// (WriteTextFile), saying "wrote: PATH" on stderr.
+Status WriteOutput(const std::string& path, const std::string& text);
+
 // A check for a count option: a whole number from 1 to INT_MAX.
 CLI::Validator PositiveInt();
 

@@ -62,6 +62,16 @@ Status WriteTextFile(const std::string& path, const std::string& text) {
   return Status();
 }
 
+Status WriteOutput(const std::string& path, const std::string& text) {
+  if (path.empty() || path == "-") {
+    std::cout << text;
+    return Status();
+  }
+  PERFGATE_RETURN_IF_ERROR(WriteTextFile(path, text));
+  std::cerr << "wrote: " << FormatPath(path) << '\n';
+  return Status();
+}
+
 CLI::Validator PositiveInt() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
