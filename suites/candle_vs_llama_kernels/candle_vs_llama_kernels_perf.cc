@@ -5,7 +5,6 @@
 //   python3 tests/corpus/perkernel_figures.py CANDLE.json GGML.json
 // (CANDLE.json, GGML.json: $CORPUS/hf2q/phase0-{candle,ggml}-perkernel.json)
 // The reports hold medians: every verdict is a threshold on medians, no rank test.
-#include <cstdlib>
 #include <string>
 
 #include "perfgate/gtest/perfgate_gtest.h"
@@ -63,10 +62,8 @@ class CandleVsLlamaKernels : public ::testing::Test {
 
   void ExpectGolden(const KernelReport& report) {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    const char* dir = std::getenv("PERFGATE_GOLDEN_DIR");
-    const std::string golden_dir = dir != nullptr && *dir ? dir : PERFGATE_GOLDEN_DIR;
     const std::string test = std::string(info->test_suite_name()) + "." + info->name();
-    EXPECT_TRUE(perfgate::testing::MatchesGolden(golden_dir + "/" + info->name() + ".json",
+    EXPECT_TRUE(perfgate::testing::MatchesGolden(perfgate::testing::CurrentTestGoldenPath(PERFGATE_GOLDEN_DIR),
                                                  perfgate::kernel_report::ReportGolden(report),
                                                  perfgate::testing::GoldenAcceptCommand(test)));
   }

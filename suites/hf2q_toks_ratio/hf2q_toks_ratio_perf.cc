@@ -4,7 +4,6 @@
 // cell an engine report and llama-bench's JSON or JSONL, five repetitions each,
 // modelled on the cells' measured medians; fixtures/toks/README.md). PERFGATE_RECORDINGS
 // points the suite at other reports (the gate-bites test's regressed copy).
-#include <cstdlib>
 #include <string>
 
 #include "perfgate/gtest/perfgate_gtest.h"
@@ -19,11 +18,6 @@ using perfgate::toks::RatioVerdict;
 constexpr const char* kPolicy = "hf2q/perf_baseline.json";
 // The cells were measured at NGEN=256 (the policy's _methodology): llama-bench -n 256.
 constexpr const char* kTest = "tg256";
-
-std::string GoldenFile(const std::string& test) {
-  const char* dir = std::getenv("PERFGATE_GOLDEN_DIR");
-  return std::string(dir != nullptr && *dir ? dir : PERFGATE_GOLDEN_DIR) + "/" + test + ".json";
-}
 
 std::string Reports() {
   perfgate::testing::SuiteConfig c;
@@ -62,7 +56,7 @@ TEST_F(Hf2qToksRatio, CellsHoldTheirFloors) {
   PERFGATE_EXPECT_TOKS_CELLS_PASS(*verdicts);
   for (const RatioVerdict& v : *verdicts) EXPECT_TRUE(v.has_samples) << v.cell;
   EXPECT_TRUE(perfgate::testing::MatchesGolden(
-      GoldenFile("CellsHoldTheirFloors"),
+      perfgate::testing::CurrentTestGoldenPath(PERFGATE_GOLDEN_DIR),
       perfgate::toks::RatioGolden(*verdicts, {{"policy", kPolicy}, {"reports", "fixtures/toks/hf2q"}}),
       perfgate::testing::GoldenAcceptCommand("Hf2qToksRatio.CellsHoldTheirFloors")));
 }

@@ -194,8 +194,7 @@ std::string KnownFamilies(const EngineSummary& e, const EngineSummary& b) {
 
 void PerfSuiteFixture::SetUp() {
   SuiteConfig config = Config();
-  const char* golden_override = std::getenv("PERFGATE_GOLDEN_DIR");
-  golden_dir_ = golden_override != nullptr && *golden_override ? golden_override : config.golden_dir;
+  golden_dir_ = GoldenDir(config.golden_dir);
   golden_checked_.clear();
   SuiteLoad load = LoadSuite(config);
   if (!load.error.ok()) {
@@ -225,10 +224,17 @@ const attribution::Comparison& PerfSuiteFixture::comparison() const {
   return *data_->comparison;
 }
 
-std::string PerfSuiteFixture::GoldenPath() const {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  return golden_dir_ + "/" + (info != nullptr ? info->name() : "unknown") + ".json";
+std::string GoldenDir(const std::string& default_dir) {
+  const char* override_dir = std::getenv("PERFGATE_GOLDEN_DIR");
+  return override_dir != nullptr && *override_dir ? override_dir : default_dir;
 }
+
+std::string CurrentTestGoldenPath(const std::string& default_dir) {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  return GoldenDir(default_dir) + "/" + (info != nullptr ? info->name() : "unknown") + ".json";
+}
+
+std::string PerfSuiteFixture::GoldenPath() const { return CurrentTestGoldenPath(golden_dir_); }
 
 ::testing::AssertionResult SubmissionsPerTokenAtMost(const EngineSummary& e, double budget) {
   if (auto f = RequireEngine(e)) return *f;

@@ -159,6 +159,13 @@ golden::GoldenFile GoldenOf(const attribution::EngineSummary& engine,
 // gives it: PERFGATE_UPDATE_GOLDEN=all ctest --no-tests=error -R '<TestSuite>.<Test>'.
 std::string GoldenAcceptCommand(const std::string& test_name);
 
+// The golden directory in force: PERFGATE_GOLDEN_DIR when set, else `default_dir` (the
+// suite's golden/<suite>). PerfSuiteFixture and suites of report files share it.
+std::string GoldenDir(const std::string& default_dir);
+
+// <GoldenDir(default_dir)>/<current test name>.json, the golden of the running test.
+std::string CurrentTestGoldenPath(const std::string& default_dir);
+
 // --- kernel registry --------------------------------------------------------------
 
 ::testing::AssertionResult KernelFamilyPresent(const attribution::EngineSummary& engine, const std::string& family);
