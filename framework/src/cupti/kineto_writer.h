@@ -1,0 +1,36 @@
+// Writes one process's capture as Chrome trace-event JSON in Kineto's shape (the
+// layout framework/src/json_trace/FORMAT.md describes), which perfgate's json_trace
+// source already reads: why this format rather than a new one is in TRACER.md.
+#ifndef PERFGATE_SRC_CUPTI_KINETO_WRITER_H_
+#define PERFGATE_SRC_CUPTI_KINETO_WRITER_H_
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <string_view>
+
+#include "cupti/trace_records.h"
+
+namespace perfgate::cupti {
+
+// The tracer's trace format; perfgate_tracer.format_version in every trace.
+inline constexpr int kTracerFormatVersion = 1;
+
+// A CUPTI nanosecond timestamp as trace-event microseconds, exactly: "1234.567".
+std::string MicrosecondsText(uint64_t ns);
+
+// `text` as a JSON string literal (quotes included). Invalid UTF-8 bytes become U+FFFD
+// and raise *replaced (when given), so the caller can count them.
+std::string JsonString(std::string_view text, bool* replaced = nullptr);
+
+// Writes the whole trace: top-level keys (schemaVersion, deviceProperties,
+// cupti_version, cuda_driver_version, cuda_runtime_version, perfgate_tracer), then
+// traceEvents with one event per line: metadata, host API calls, NVTX ranges and
+// marks, GPU work, overhead records. perfgate_tracer.complete is written true; the
+// tracer writes to a .partial file and renames it once this returns, so a trace that
+// exists under its own name is whole. Returns false when the stream failed.
+bool WriteKinetoTrace(const ProcessCapture& capture, std::ostream& out);
+
+}  // namespace perfgate::cupti
+
+#endif  // PERFGATE_SRC_CUPTI_KINETO_WRITER_H_
