@@ -3,7 +3,9 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <algorithm>
 #include <set>
+#include <unordered_set>
 #include <utility>
 
 namespace perfgate::cupti {
@@ -106,8 +108,30 @@ void WriteMetadataEvents(const ProcessCapture& c, Names& name, EventLines& lines
   }
 }
 
-void WriteHostEvents(const ProcessCapture& c, Names& name, EventLines& lines) {
+// Calls per summarized API name, and their host time.
+struct ApiSummary {
+  uint64_t calls = 0;
+  uint64_t ns = 0;
+};
+using ApiSummaries = std::map<std::string, ApiSummary>;
+
+std::unordered_set<uint32_t> GpuCorrelations(const ProcessCapture& c) {
+  std::unordered_set<uint32_t> out;
+  for (const KernelRecord& k : c.kernels) out.insert(k.correlation);
+  for (const CopyRecord& m : c.copies) out.insert(m.correlation);
+  return out;
+}
+
+void WriteHostEvents(const ProcessCapture& c, const WriteOptions& options, Names& name, EventLines& lines,
+                     ApiSummaries* summarized) {
+  const std::unordered_set<uint32_t> launched = GpuCorrelations(c);
   for (const ApiRecord& a : c.api_calls) {
+    if (!options.all_api_calls && IsSummarizedApiCall(a.name) && launched.count(a.correlation) == 0) {
+      ApiSummary& sum = (*summarized)[a.name];
+      ++sum.calls;
+      sum.ns += a.end_ns >= a.start_ns ? a.end_ns - a.start_ns : 0;
+      continue;
+    }
     std::string args = "\"cbid\": " + std::to_string(a.cbid) + ", \"correlation\": " + std::to_string(a.correlation) +
                        ", \"return\": " + std::to_string(a.return_value);
     if (!a.cupti_name.empty()) args += ", \"cupti_name\": " + name(a.cupti_name);
@@ -176,6 +200,12 @@ std::string DeviceProperties(const ProcessCapture& c, Names& name) {
   return out + "]";
 }
 
+std::string StringArray(const std::vector<std::string>& items, Names& name) {
+  std::string out = "[";
+  for (const std::string& item : items) out += std::string(out.size() > 1 ? ", " : "") + name(item);
+  return out + "]";
+}
+
 std::string CountsObject(const std::map<std::string, uint64_t>& counts, Names& name) {
   std::string out = "{";
   for (const auto& [key, n] : counts) out += std::string(out.size() > 1 ? ", " : "") + name(key) + ": " + std::to_string(n);
@@ -188,9 +218,18 @@ uint64_t OverheadNs(const ProcessCapture& c) {
   return total;
 }
 
+std::string SummariesObject(const ApiSummaries& summaries, Names& name) {
+  std::string out = "{";
+  for (const auto& [api, sum] : summaries) {
+    out += std::string(out.size() > 1 ? ", " : "") + name(api) + ": {\"calls\": " + std::to_string(sum.calls) +
+           ", \"ns\": " + std::to_string(sum.ns) + "}";
+  }
+  return out + "}";
+}
+
 // perfgate_tracer: what the tracer saw, written after the events so that its
 // invalid-UTF-8 count covers every name.
-std::string TracerSummary(const ProcessCapture& c, Names& name) {
+std::string TracerSummary(const ProcessCapture& c, const ApiSummaries& summarized, Names& name) {
   uint64_t runtime = 0, driver = 0;
   for (const ApiRecord& a : c.api_calls) (a.driver ? driver : runtime) += 1;
   uint64_t memsets = 0;
@@ -203,17 +242,29 @@ std::string TracerSummary(const ProcessCapture& c, Names& name) {
                     ", \"pid\": " + std::to_string(c.pid) + ", \"process_name\": " + name(c.process_name) +
                     ", \"command_line\": " + name(c.command_line) +
                     ", \"cuda_initialized\": " + (c.cuda_initialized ? "true" : "false") +
+                    ", \"tracing\": " + (c.tracing ? "true" : "false") + ", \"errors\": " + StringArray(c.errors, name) +
                     ", \"records\": " + CountsObject(records, name) +
                     ", \"other_records\": " + CountsObject(c.other_records, name) +
                     ", \"dropped_records\": " + std::to_string(c.dropped_records) +
                     ", \"overhead_ns\": " + std::to_string(OverheadNs(c)) +
                     ", \"unclosed_nvtx_ranges\": " + std::to_string(c.unclosed_ranges) +
-                    ", \"flushes\": " + CountsObject(c.flushes, name);
+                    ", \"flushes\": " + CountsObject(c.flushes, name) +
+                    ", \"api_calls_summarized\": " + SummariesObject(summarized, name);
   const uint64_t invalid = c.invalid_utf8_names + name.invalid();
   return out + ", \"invalid_utf8_names\": " + std::to_string(invalid) + ", \"complete\": true}";
 }
 
 }  // namespace
+
+bool IsSummarizedApiCall(std::string_view name) {
+  static constexpr std::string_view kNames[] = {
+      "cudaGetDevice", "cudaSetDevice", "cudaGetLastError", "cudaPeekAtLastError", "cudaStreamIsCapturing",
+      "cudaDeviceGetAttribute", "cudaGetDeviceCount", "cudaGetDeviceProperties", "cuGetProcAddress",
+      "cuDevicePrimaryCtxGetState", "cuDeviceGetAttribute", "cuCtxGetCurrent", "cuCtxGetDevice",
+      "cuKernelGetName", "cuKernelGetAttribute", "cuGetErrorString", "cuGetErrorName", "cuDriverGetVersion",
+      "cuDeviceGet", "cuDeviceGetCount", "cuStreamIsCapturing"};
+  return std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
+}
 
 std::string MicrosecondsText(uint64_t ns) {
   char buf[32];
@@ -240,17 +291,18 @@ std::string JsonString(std::string_view text, bool* replaced) {
   return out + "\"";
 }
 
-bool WriteKinetoTrace(const ProcessCapture& capture, std::ostream& out) {
+bool WriteKinetoTrace(const ProcessCapture& capture, std::ostream& out, const WriteOptions& options) {
   Names name;
+  ApiSummaries summarized;
   out << "{\n\"schemaVersion\": 1,\n\"displayTimeUnit\": \"ms\",\n\"deviceProperties\": "
       << DeviceProperties(capture, name) << ",\n\"cupti_version\": " << capture.cupti_version
       << ",\n\"cuda_driver_version\": " << capture.cuda_driver_version
       << ",\n\"cuda_runtime_version\": " << capture.cuda_runtime_version << ",\n\"traceEvents\": [";
   EventLines lines(out);
   WriteMetadataEvents(capture, name, lines);
-  WriteHostEvents(capture, name, lines);
+  WriteHostEvents(capture, options, name, lines, &summarized);
   WriteGpuEvents(capture, name, lines);
-  out << "\n],\n\"perfgate_tracer\": " << TracerSummary(capture, name) << "\n}\n";
+  out << "\n],\n\"perfgate_tracer\": " << TracerSummary(capture, summarized, name) << "\n}\n";
   out.flush();
   return static_cast<bool>(out);
 }

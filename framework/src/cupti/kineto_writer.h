@@ -23,13 +23,24 @@ std::string MicrosecondsText(uint64_t ns);
 // and raise *replaced (when given), so the caller can count them.
 std::string JsonString(std::string_view text, bool* replaced = nullptr);
 
+// The API calls written as a count rather than an event each (unless
+// WriteOptions::all_api_calls): queries that frameworks make around every launch
+// (PyTorch calls cudaGetDevice about nine times per kernel) and that launch no GPU
+// work. One that does have a GPU record with its correlation id is written anyway.
+bool IsSummarizedApiCall(std::string_view name);
+
+struct WriteOptions {
+  bool all_api_calls = false;  // PERFGATE_CUPTI_ALL_API=1: every API call as an event
+};
+
 // Writes the whole trace: top-level keys (schemaVersion, deviceProperties,
 // cupti_version, cuda_driver_version, cuda_runtime_version, perfgate_tracer), then
 // traceEvents with one event per line: metadata, host API calls, NVTX ranges and
-// marks, GPU work, overhead records. perfgate_tracer.complete is written true; the
+// marks, GPU work, overhead records. Summarized API calls are counted per name in
+// perfgate_tracer.api_calls_summarized ({"calls", "ns"}). perfgate_tracer.complete is written true; the
 // tracer writes to a .partial file and renames it once this returns, so a trace that
 // exists under its own name is whole. Returns false when the stream failed.
-bool WriteKinetoTrace(const ProcessCapture& capture, std::ostream& out);
+bool WriteKinetoTrace(const ProcessCapture& capture, std::ostream& out, const WriteOptions& options = {});
 
 }  // namespace perfgate::cupti
 

@@ -132,7 +132,11 @@ bool ReplayDump(const std::string& path, ProcessCapture* capture, std::string* e
     *error = "cannot open " + path;
     return false;
   }
-  DumpReader in(std::string(std::istreambuf_iterator<char>(file), {}));
+  return ReplayDumpBytes(std::string(std::istreambuf_iterator<char>(file), {}), capture, error);
+}
+
+bool ReplayDumpBytes(std::string bytes, ProcessCapture* capture, std::string* error) {
+  DumpReader in(std::move(bytes));
   if (!in.Magic()) {
     *error = "not a perfgate CUPTI record dump (no PGCUPTI1 line)";
     return false;

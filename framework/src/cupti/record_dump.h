@@ -34,6 +34,8 @@ void DumpHeader(std::FILE* out);
 // False with `error` set ("offset 1234: record of kind 10 is 40 bytes, expected 256")
 // when the file is not a whole dump of these headers' record sizes.
 bool ReplayDump(const std::string& path, ProcessCapture* capture, std::string* error);
+// The same for a dump held in memory (already inflated).
+bool ReplayDumpBytes(std::string bytes, ProcessCapture* capture, std::string* error);
 
 }  // namespace perfgate::cupti
 

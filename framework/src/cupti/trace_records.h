@@ -129,6 +129,8 @@ struct ProcessCapture {
   std::map<std::string, uint64_t> other_records;  // activity kinds not kept, by kind number
   std::map<std::string, uint64_t> flushes;        // "device_reset", "context_destroy", "exit"
   bool cuda_initialized = false;  // InitializeInjection ran (false: NVTX ranges only)
+  bool tracing = false;           // CUPTI's activity API started: false means no GPU record can be here
+  std::vector<std::string> errors;  // what went wrong in the tracer (CUPTI calls that failed, writes)
 };
 
 }  // namespace perfgate::cupti

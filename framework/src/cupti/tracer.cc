@@ -35,10 +35,11 @@ std::string CuptiError(CUptiResult r) {
   return text != nullptr ? text : "CUPTI error " + std::to_string(static_cast<int>(r));
 }
 
-// cuptiGetCallbackName, remembered per id, and written to the dump once each.
+// cuptiGetCallbackName, remembered per id in the state (a function-local static would
+// be destroyed by exit() before the exit hook's last flush needs it), and written to
+// the dump once each.
 std::string ApiName(State& s, bool driver, uint32_t cbid) {
-  static std::map<std::pair<bool, uint32_t>, std::string> names;
-  auto [it, fresh] = names.try_emplace({driver, cbid});
+  auto [it, fresh] = s.api_names.try_emplace({driver, cbid});
   if (fresh) {
     const char* name = nullptr;
     if (cuptiGetCallbackName(driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &name) ==
@@ -89,11 +90,16 @@ void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cb
   }
 }
 
-int VersionFrom(const char* symbol) {
+// A version from the CUDA library already loaded in the process (`library`, looked up
+// without loading it), else from any loaded object.
+int VersionFrom(const char* library, const char* symbol) {
   using Fn = int (*)(int*);
-  auto fn = reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, symbol));
+  void* handle = dlopen(library, RTLD_LAZY | RTLD_NOLOAD);
+  auto fn = reinterpret_cast<Fn>(dlsym(handle != nullptr ? handle : RTLD_DEFAULT, symbol));
   int version = 0;
-  return fn != nullptr && fn(&version) == 0 ? version : 0;
+  const bool ok = fn != nullptr && fn(&version) == 0;
+  if (handle != nullptr) dlclose(handle);
+  return ok ? version : 0;
 }
 
 std::string ReadProcFile(const char* path) {
@@ -108,8 +114,8 @@ void DescribeProcess(ProcessCapture* c) {
   c->process_name = ReadProcFile("/proc/self/comm");
   c->command_line = ReadProcFile("/proc/self/cmdline");
   for (char& ch : c->command_line) ch = ch == '\0' ? ' ' : ch;
-  c->cuda_driver_version = VersionFrom("cuDriverGetVersion");
-  c->cuda_runtime_version = VersionFrom("cudaRuntimeGetVersion");
+  c->cuda_driver_version = VersionFrom("libcuda.so.1", "cuDriverGetVersion");
+  c->cuda_runtime_version = VersionFrom("libcudart.so.13", "cudaRuntimeGetVersion");
   cuptiGetVersion(&c->cupti_version);
 }
 
@@ -120,7 +126,10 @@ void WriteTrace(State& s) {
   bool ok = false;
   {
     std::ofstream out(partial, std::ios::binary | std::ios::trunc);
-    ok = out && WriteKinetoTrace(s.capture, out);
+    const char* all = std::getenv("PERFGATE_CUPTI_ALL_API");
+    WriteOptions options;
+    options.all_api_calls = all != nullptr && std::string(all) == "1";
+    ok = out && WriteKinetoTrace(s.capture, out, options);
   }
   if (ok && std::rename(partial.c_str(), PidFile(s, ".json").c_str()) == 0) {
     Log(s, "finished: " + std::to_string(s.capture.kernels.size()) + " kernels, " +
@@ -207,6 +216,7 @@ void EnsureRegistered(State& s) {
 }
 
 void Log(State& s, const std::string& line) {
+  if (line.rfind("error", 0) == 0) s.capture.errors.push_back(line);
   if (s.log == nullptr) return;
   std::fprintf(s.log, "%s\n", line.c_str());
   std::fflush(s.log);
@@ -240,6 +250,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   }
   s.capture.cuda_initialized = true;
   const bool started = StartCupti(s);
+  s.capture.tracing = started;
   Log(s, started ? "tracing" : "error: not tracing; the trace will say what was recorded");
   return started ? 1 : 0;
 }

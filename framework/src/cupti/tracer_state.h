@@ -5,8 +5,10 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <mutex>
 #include <string>
+#include <utility>
 
 #include "cupti/trace_records.h"
 
@@ -18,6 +20,7 @@ struct State {
   std::string out_dir;       // PERFGATE_CUPTI_OUTPUT_DIR, else "."
   std::FILE* log = nullptr;  // cupti-<pid>.log, opened when CUDA initialises the tracer
   std::FILE* dump = nullptr; // cupti-<pid>.records with PERFGATE_CUPTI_DUMP_RECORDS=1
+  std::map<std::pair<bool, uint32_t>, std::string> api_names;  // (driver, cbid) -> CUPTI's name
   bool finalize_registered = false;
   bool finalized = false;
 };
