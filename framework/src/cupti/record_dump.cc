@@ -87,6 +87,7 @@ class DumpReader {
 struct ActivityEntry {
   std::vector<uint64_t> storage;  // 8-byte aligned, as CUPTI's records are
   std::string name;
+  CUpti_ActivityKind kind = CUPTI_ACTIVITY_KIND_INVALID;
 };
 
 bool ReadActivity(DumpReader& in, ActivityEntry* entry, std::string* error) {
@@ -101,7 +102,7 @@ bool ReadActivity(DumpReader& in, ActivityEntry* entry, std::string* error) {
   }
   entry->storage.assign((size + 7) / 8, 0);
   std::memcpy(entry->storage.data(), bytes.data(), size);
-  SetRecordName(&entry->storage, static_cast<CUpti_ActivityKind>(kind), entry->name.c_str());
+  entry->kind = static_cast<CUpti_ActivityKind>(kind);
   return true;
 }
 
@@ -167,7 +168,9 @@ bool ReplayDumpBytes(std::string bytes, ProcessCapture* capture, std::string* er
     auto it = api_names.find({driver, cbid});
     return it == api_names.end() ? std::string() : it->second;
   };
-  for (const ActivityEntry& e : activities) {
+  // Names are pointed at only now: moving an entry moves a short name's characters.
+  for (ActivityEntry& e : activities) {
+    SetRecordName(&e.storage, e.kind, e.name.c_str());
     AppendActivity(reinterpret_cast<const CUpti_Activity*>(e.storage.data()), namer, capture);
   }
   return true;

@@ -14,6 +14,7 @@ if(PERFGATE_CUPTI)
   endif()
   if(TARGET CUDA::cupti AND perfgate_cupti_include AND perfgate_nvtx_include)
     set(PERFGATE_HAVE_CUPTI ON)
+    set(PERFGATE_NVTX_INCLUDE_DIR "${perfgate_nvtx_include}" CACHE INTERNAL "nvtx3 headers of the CUDA toolkit")
   else()
     message(STATUS "perfgate: CUDA's CUPTI was not found (CUDAToolkit ${CUDAToolkit_VERSION}, cupti headers "
                    "'${perfgate_cupti_include}'): libperfgate_cupti.so and its tests are not built; "
