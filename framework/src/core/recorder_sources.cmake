@@ -4,4 +4,5 @@ set(PERFGATE_RECORDER_SOURCES
   src/xctrace/recorder.cc
   src/xctrace/recorder_bundle.cc
   src/xctrace/recorder_host.cc
+  src/xctrace/recorder_xctrace.cc
 )
