@@ -93,10 +93,7 @@ Status CheckBackendFlags(const RecordArgs& args) {
 StatusOr<xctrace::RecordingResult> Record(const RecordArgs& args, const xctrace::EngineRecordSpec& spec,
                                           const xctrace::RecordOptions& options) {
   if (args.backend != "cuda") return xctrace::RecordInterleaved({spec}, options, args.out);
-  cuda::RecordOptions cuda_options;
-  static_cast<xctrace::RecordOptions&>(cuda_options) = options;
-  cuda_options.tracer_path = args.tracer;
-  return cuda::RecordInterleaved({spec}, cuda_options, args.out);
+  return cuda::RecordInterleaved({spec}, cuda::RecordOptions(options, args.tracer), args.out);
 }
 
 int RunRecord(const RecordArgs& args) {

@@ -126,9 +126,7 @@ StatusOr<RecordBackend> OneRecordBackend(const std::vector<EngineSpec>& engines)
 StatusOr<xctrace::RecordingResult> RecordWith(RecordBackend backend, const std::vector<xctrace::EngineRecordSpec>& specs,
                                               const xctrace::RecordOptions& options, const std::string& dir) {
   if (backend == RecordBackend::kXctrace) return xctrace::RecordInterleaved(specs, options, dir);
-  cuda::RecordOptions cuda_options;
-  static_cast<xctrace::RecordOptions&>(cuda_options) = options;
-  return cuda::RecordInterleaved(specs, cuda_options, dir);
+  return cuda::RecordInterleaved(specs, cuda::RecordOptions(options), dir);
 }
 
 Status RecordFirst(const SuiteConfig& config, const std::vector<EngineSpec>& engines, const std::string& dir) {

@@ -21,6 +21,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "perfgate/core/status.h"
@@ -56,6 +57,8 @@ std::optional<std::string> WhyCudaRecordingImpossible(const std::string& explici
 // template_name, keep_trace: left at their defaults, else record.bad_spec), plus the
 // tracer. record_timeout_ms 0 means 30 minutes per run of the command.
 struct RecordOptions : xctrace::RecordOptions {
+  explicit RecordOptions(const xctrace::RecordOptions& common = {}, std::string tracer = "")
+      : xctrace::RecordOptions(common), tracer_path(std::move(tracer)) {}
   std::string tracer_path;  // "": LocateTracer's search
 };
 
