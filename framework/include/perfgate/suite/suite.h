@@ -41,9 +41,9 @@ struct EngineSpec {
   attribution::AttributionOptions options;
   std::vector<std::string> record_command;  // argv; "{tokens}" is replaced by record_tokens
   int64_t record_tokens = 0;
+  int min_trials = 0;  // 0: the suite's min_trials
   // The engines of one suite record with one backend (two are suite.bad_config).
   RecordBackend record_backend = RecordBackend::kXctrace;
-  int min_trials = 0;  // 0: the suite's min_trials
 };
 
 struct SuiteConfig {
