@@ -103,15 +103,24 @@ class CudaBackend : public xctrace::internal::Backend {
     p.max_stderr_bytes = kMaxLoggedStderr;
     t.progress.Line(t.label + " (job " + std::to_string(t.job) + "/" + std::to_string(t.jobs) +
                     "): recording: " + xctrace::internal::Quote(t.spec.command));
-    PERFGATE_ASSIGN_OR_RETURN(const ProcessResult r,
-                              t.Run(std::move(p), "the recorded command", std::string(kCommandLogFile)));
+    const std::string argv = xctrace::internal::Quote(p.argv);
+    auto run = t.Run(std::move(p), "the recorded command", std::string(kCommandLogFile));
+    const fs::path log_path = fs::path(t.dir) / std::string(kCommandLogFile);
+    std::error_code ec;
+    if (!run.ok() && !fs::exists(log_path, ec)) {
+      // It did not start: command.log still says what happened.
+      const std::string log = "$ " + argv + "\n--- not started: " + run.status().ToString() + " ---\n";
+      static_cast<void>(xctrace::internal::WriteFileAtomic(log_path.string(), log));
+    }
+    if (!run.ok()) return run.status();
+    const ProcessResult& r = *run;
     t.meta["command_outcome"] = r.Describe();
     // Output beyond what command.log keeps is no failure of the command.
     const bool succeeded = r.exited && r.exit_code == 0 && !r.timed_out;
     if (succeeded) return Status();
     Status failed = CheckProcessSucceeded(r, "the recorded command");
     return Status::Error(failed.code(), failed.message() + " (its output: " + std::string(kCommandLogFile) + ")",
-                         {(fs::path(t.dir) / std::string(kCommandLogFile)).string()}, failed.kind());
+                         {log_path.string()}, failed.kind());
   }
 
   static void AddTraceFacts(const internal::TrialTrace& trace, json* meta) {

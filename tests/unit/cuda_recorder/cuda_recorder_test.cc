@@ -197,6 +197,16 @@ INSTANTIATE_TEST_SUITE_P(Rules, CudaRecorderFails,
                                            FailCase{"fail", "process.exit_status", "status 3"}),
                          [](const ::testing::TestParamInfo<FailCase>& info) { return info.param.mode; });
 
+TEST_F(CudaRecorder, ACommandThatCannotStartIsLoggedAndIncomplete) {
+  xctrace::EngineRecordSpec spec = Engine("a", "ok");
+  spec.command[0] = (root_ / "no-such-engine").string();
+  auto r = cuda::RecordInterleaved({spec}, Options(), out_);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), "process.not_found") << r.status().ToString();
+  EXPECT_TRUE(fs::exists(fs::path(TrialDir("a", 1)) / "INCOMPLETE"));
+  EXPECT_THAT(testing_support::ReadFileText(fs::path(TrialDir("a", 1)) / "command.log"), HasSubstr("not started: "));
+}
+
 TEST_F(CudaRecorder, AProcessThatDiedUnfinishedIsNamedByPid) {
   auto r = cuda::RecordInterleaved({Engine("a", "log_only")}, Options(), out_);
   ASSERT_FALSE(r.ok());
