@@ -5,8 +5,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <set>
+#include <thread>
 
 #include "core/text_input.h"
 #include "cuda_recorder_support.h"
@@ -224,6 +226,24 @@ TEST_F(CudaRecorder, ATimeoutStopsTheCommandAndLeavesTheTrialIncomplete) {
   EXPECT_LT(took, std::chrono::seconds(5));
   EXPECT_TRUE(fs::exists(fs::path(TrialDir("a", 1)) / "INCOMPLETE"));
   EXPECT_THAT(testing_support::ReadFileText(fs::path(TrialDir("a", 1)) / "command.log"), HasSubstr("timed out"));
+}
+
+TEST_F(CudaRecorder, ACancelStopsTheCommandAndLeavesTheTrialIncomplete) {
+  std::atomic<bool> cancel{false};
+  cuda::RecordOptions o = Options();
+  o.cancel = &cancel;
+  std::thread raise([&cancel] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    cancel.store(true);
+  });
+  auto r = cuda::RecordInterleaved({Engine("a", "hang")}, o, out_);
+  raise.join();
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), "record.interrupted") << r.status().ToString();
+  EXPECT_TRUE(fs::exists(fs::path(TrialDir("a", 1)) / "INCOMPLETE"));
+  EXPECT_THAT(testing_support::ReadFileText(fs::path(TrialDir("a", 1)) / "command.log"),
+              HasSubstr("fake target: hang"));
+  EXPECT_EQ(Meta("a", 1)["complete"], false);
 }
 
 TEST_F(CudaRecorder, ResumeKeepsCompleteTrialsAndRedoesAnIncompleteOne) {

@@ -16,11 +16,11 @@ namespace {
 using ::testing::HasSubstr;
 namespace fs = std::filesystem;
 
+// An environment of exactly `vars`.
 EnvLookup Env(std::map<std::string, std::string> vars) {
-  return [vars](const std::string& name) -> std::optional<std::string> {
+  return [vars](const std::string& name) {
     auto it = vars.find(name);
-    if (it == vars.end()) return std::nullopt;
-    return it->second;
+    return it == vars.end() ? std::optional<std::string>() : std::optional<std::string>(it->second);
   };
 }
 
