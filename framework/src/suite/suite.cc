@@ -11,6 +11,7 @@
 #include "perfgate/bundle/trials.h"
 #include "perfgate/core/input_limits.h"
 #include "perfgate/core/names.h"
+#include "perfgate/cuda/recorder.h"
 #include "perfgate/xctrace/recorder.h"
 #include "text_input.h"
 
@@ -100,8 +101,38 @@ StatusOr<std::vector<EngineSpec>> ResolvedEngines(const SuiteConfig& c) {
   return out;
 }
 
+// Why `backend` cannot record here, or nullopt.
+std::optional<std::string> WhyRecordingImpossible(RecordBackend backend) {
+  return backend == RecordBackend::kCuda ? cuda::WhyCudaRecordingImpossible() : xctrace::WhyRecordingImpossible();
+}
+
+std::string BackendName(RecordBackend backend) { return backend == RecordBackend::kCuda ? "cuda" : "xctrace"; }
+
+// The one backend the engines record with: one loop interleaves them.
+StatusOr<RecordBackend> OneRecordBackend(const std::vector<EngineSpec>& engines) {
+  for (const EngineSpec& e : engines) {
+    if (e.record_backend != engines.front().record_backend) {
+      return Status::Error("suite.bad_config",
+                           "PERFGATE_RECORD=1, but engine '" + engines.front().name + "' records with " +
+                               BackendName(engines.front().record_backend) + " and engine '" + e.name + "' with " +
+                               BackendName(e.record_backend) +
+                               "; one suite's engines are recorded together, with one backend",
+                           {}, ErrorKind::kUsage);
+    }
+  }
+  return engines.front().record_backend;
+}
+
+StatusOr<xctrace::RecordingResult> RecordWith(RecordBackend backend, const std::vector<xctrace::EngineRecordSpec>& specs,
+                                              const xctrace::RecordOptions& options, const std::string& dir) {
+  if (backend == RecordBackend::kXctrace) return xctrace::RecordInterleaved(specs, options, dir);
+  return cuda::RecordInterleaved(specs, cuda::RecordOptions(options), dir);
+}
+
 Status RecordFirst(const SuiteConfig& config, const std::vector<EngineSpec>& engines, const std::string& dir) {
-  if (auto why = xctrace::WhyRecordingImpossible()) {
+  auto backend = OneRecordBackend(engines);
+  if (!backend.ok()) return backend.status();
+  if (auto why = WhyRecordingImpossible(*backend)) {
     return Status::Error("suite.record_unavailable",
                          "PERFGATE_RECORD=1 asks to record, but " + *why + "; unset it to replay " + dir, {},
                          ErrorKind::kEnvironment);
@@ -121,7 +152,7 @@ Status RecordFirst(const SuiteConfig& config, const std::vector<EngineSpec>& eng
   ro.trials = config.record_trials;
   ro.cooldown_ms = config.record_cooldown_ms;
   ro.progress = &std::cerr;
-  auto recorded = xctrace::RecordInterleaved(specs, ro, dir);
+  auto recorded = RecordWith(*backend, specs, ro, dir);
   return recorded.ok() ? Status() : recorded.status();
 }
 
@@ -132,7 +163,12 @@ std::string MissingReason(const EngineSpec& e, const std::string& engine_dir) {
     return reason + "; the suite has no record command for it: put its trials there (trial-K/ directories of "
                     "Metal System Trace exports or of trace.json[.gz]), or point PERFGATE_RECORDINGS at recordings that have them";
   }
-  auto why = xctrace::WhyRecordingImpossible();
+  auto why = WhyRecordingImpossible(e.record_backend);
+  if (e.record_backend == RecordBackend::kCuda) {
+    return reason + "; record it with PERFGATE_RECORD=1 on a machine with an NVIDIA GPU, its driver and perfgate's "
+                    "CUPTI tracer (here: " +
+           why.value_or("CUDA recording is available") + "), or point PERFGATE_RECORDINGS at recordings that have it";
+  }
   return reason + "; record it with PERFGATE_RECORD=1 on a Mac with xctrace (here: " +
          why.value_or("xctrace is available") + "), or point PERFGATE_RECORDINGS at recordings that have it";
 }
@@ -225,10 +261,11 @@ SuiteLoad Load(const SuiteConfig& config, const std::string& dir, const EnvLooku
     auto exists = RecordingExists(engine_dir);
     if (!exists.ok()) return Failed(exists.status());
     if (!*exists) {
-      if (!e.record_command.empty() && !xctrace::WhyRecordingImpossible()) {
+      if (!e.record_command.empty() && !WhyRecordingImpossible(e.record_backend)) {
         return Failed(Status::Error("suite.no_recording",
-                                    "no recording of engine '" + e.name + "' at " + engine_dir +
-                                        "; xctrace is available: record it with PERFGATE_RECORD=1",
+                                    "no recording of engine '" + e.name + "' at " + engine_dir + "; " +
+                                        (e.record_backend == RecordBackend::kCuda ? "CUDA recording" : "xctrace") +
+                                        " is available: record it with PERFGATE_RECORD=1",
                                     {}, ErrorKind::kEnvironment));
       }
       missing.push_back(MissingReason(e, engine_dir));
@@ -292,7 +329,7 @@ std::string ConfigKey(const SuiteConfig& c) {
                     "\n" + std::to_string(c.allow_skip) + "\n";
   for (const EngineSpec& e : c.engines) {
     key += e.name + "\n" + OptionsKey(e.options) + "\n" + std::to_string(e.min_trials) + "\n" +
-           std::to_string(e.record_tokens) + ":";
+           std::to_string(e.record_tokens) + ":" + BackendName(e.record_backend) + ":";
     for (const auto& a : e.record_command) key += a + "\x1f";
     key += "\n";
   }

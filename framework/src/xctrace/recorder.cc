@@ -1,52 +1,30 @@
-// The recording pipeline: xctrace record, export of the TOC and of each table,
-// validation, and the recording bundle. See perfgate/xctrace/recorder.h.
-#include "perfgate/xctrace/recorder.h"
-
+// The recording loop that every backend shares: validation, planning, resume and
+// --force, interleaving, cool-down, the INCOMPLETE marker and meta.json of each trial.
+// The backends record one trial each: xctrace (recorder_xctrace.cc) and the CUDA
+// tracer (src/cuda/recorder.cc). See perfgate/xctrace/recorder.h.
 #include <algorithm>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <filesystem>
-#include <map>
 #include <ostream>
 #include <thread>
 
 #include "perfgate/core/process.h"
-#include "perfgate/xctrace/metal_tables.h"
-#include "perfgate/xctrace/reader.h"
-#include "perfgate/xctrace/toc.h"
+#include "perfgate/xctrace/recorder.h"
 #include "xctrace/recorder_internal.h"
 
 namespace perfgate::xctrace {
 namespace {
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
+using internal::BadSpec;
+using internal::Cancelled;
+using internal::Clock;
+using internal::MillisSince;
+using internal::Seconds;
 using nlohmann::json;
 
-constexpr int64_t kMinuteMs = 60 * 1000;
 constexpr int64_t kHeartbeatMs = 15 * 1000;
-constexpr size_t kMaxTocBytes = size_t{64} << 20;
-constexpr size_t kMaxToolOutputBytes = size_t{1} << 20;
-
-int64_t MillisSince(Clock::time_point start) {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
-}
-
-std::string Seconds(int64_t ms) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f s", static_cast<double>(ms) / 1000.0);
-  return buf;
-}
-
-// xctrace's --time-limit takes a number with a unit: "90s", "1500ms".
-std::string TimeLimitArgument(int64_t ms) {
-  return ms % 1000 == 0 ? std::to_string(ms / 1000) + "s" : std::to_string(ms) + "ms";
-}
-
-std::string TablePath(const std::string& schema) {
-  return "/trace-toc/run[@number=\"1\"]/data/table[@schema=\"" + schema + "\"]";
-}
 
 bool ValidEngineName(const std::string& name) {
   if (name.empty() || name == "." || name == "..") return false;
@@ -60,10 +38,6 @@ bool ValidEngineName(const std::string& name) {
 // resume: text that JSON cannot hold could never match.
 bool IsUtf8(const std::string& text) { return ::perfgate::internal::FindInvalidUtf8(text) == std::string::npos; }
 
-Status BadSpec(std::string message) {
-  return Status::Error("record.bad_spec", std::move(message), {}, ErrorKind::kUsage);
-}
-
 // The spec as it will run: {tokens} replaced, the process prefix defaulted.
 EngineRecordSpec Resolve(EngineRecordSpec spec) {
   const std::string placeholder = "{tokens}";
@@ -76,7 +50,7 @@ EngineRecordSpec Resolve(EngineRecordSpec spec) {
   return spec;
 }
 
-Status Validate(const std::vector<EngineRecordSpec>& engines, const RecordOptions& options) {
+Status ValidateEngines(const std::vector<EngineRecordSpec>& engines) {
   if (engines.empty()) return BadSpec("nothing to record: no engine given");
   for (size_t i = 0; i < engines.size(); ++i) {
     const EngineRecordSpec& e = engines[i];
@@ -97,163 +71,22 @@ Status Validate(const std::vector<EngineRecordSpec>& engines, const RecordOption
       }
     }
   }
-  if (options.trials < 1 || options.trials > 1000) return BadSpec("trials must be between 1 and 1000");
-  if (options.cooldown_ms < 0 || options.time_limit_ms < 0 || options.record_timeout_ms < 0 ||
-      options.export_timeout_ms < 0 || options.kill_grace_ms < 0) {
-    return BadSpec("times must not be negative");
-  }
-  if (options.template_name.empty()) return BadSpec("no template name");
-  if (!IsUtf8(options.template_name)) return BadSpec("the template name must be UTF-8 text");
-  for (const std::string& t : options.tables) {
-    if (t.empty() || t.find_first_of("\"'[]/ ") != std::string::npos) return BadSpec("bad table schema '" + t + "'");
-  }
   return Status();
-}
-
-// The tables to export, each with whether its absence from the TOC is an error.
-std::vector<std::pair<std::string, bool>> TablesToExport(const RecordOptions& options) {
-  std::vector<std::pair<std::string, bool>> out;
-  auto add = [&out](const std::string& schema, bool required) {
-    for (auto& t : out) {
-      if (t.first == schema) {
-        t.second = t.second || required;
-        return;
-      }
-    }
-    out.emplace_back(schema, required);
-  };
-  for (const std::string& s : RequiredRecordTables()) add(s, true);
-  if (options.tables.empty()) {
-    for (const std::string& s : DefaultRecordTables()) add(s, false);
-  } else {
-    for (const std::string& s : options.tables) add(s, true);
-  }
-  return out;
-}
-
-// Progress lines on the caller's stream, stamped with the time since the start.
-class Progress {
- public:
-  explicit Progress(std::ostream* out) : out_(out), start_(Clock::now()) {}
-  void Line(const std::string& text) const {
-    if (out_ == nullptr) return;
-    char stamp[32];
-    std::snprintf(stamp, sizeof stamp, "[%7.1fs] ", static_cast<double>(MillisSince(start_)) / 1000.0);
-    *out_ << "perfgate record " << stamp << text << '\n' << std::flush;
-  }
-
- private:
-  std::ostream* out_;
-  Clock::time_point start_;
-};
-
-std::string Quote(const std::vector<std::string>& argv) {
-  std::string out;
-  for (const std::string& a : argv) {
-    if (!out.empty()) out += ' ';
-    bool plain = !a.empty() && a.find_first_of(" \t\"'\\$`*?[]{}()<>|&;") == std::string::npos;
-    out += plain ? a : "'" + a + "'";
-  }
-  return out;
-}
-
-bool Cancelled(const RecordOptions& o) { return o.cancel != nullptr && o.cancel->load(); }
-
-json ProcessJson(const TocProcess& p) {
-  return {{"name", p.name},
-          {"pid", p.pid},
-          {"arguments", p.arguments},
-          {"return_exit_status", p.return_exit_status},
-          {"termination_reason", p.termination_reason}};
-}
-
-json TocSummaryJson(const TocRun& run) {
-  json j = {{"instruments_version", run.instruments_version},
-            {"template", run.template_name},
-            {"device",
-             {{"model", run.device.model},
-              {"name", run.device.name},
-              {"os_version", run.device.os_version},
-              {"platform", run.device.platform}}},
-            {"start_date", run.start_date},
-            {"end_date", run.end_date},
-            {"end_reason", run.end_reason},
-            {"duration_s", run.duration_s ? json(*run.duration_s) : json()},
-            {"table_count", run.tables.size()}};
-  j["target_process"] = run.has_target_process ? ProcessJson(run.target_process) : json();
-  return j;
-}
-
-// Row counts of one exported table, and the target's rows where the table names processes.
-struct TableCheck {
-  int64_t rows = 0;
-  std::optional<int64_t> target_rows;
-  std::map<std::string, int64_t> processes;  // rows per process name ("(unattributed)" for sentinels)
-  Diagnostics diagnostics;
-};
-
-template <typename Row>
-void CountProcesses(const std::vector<Row>& rows, const std::string& prefix, TableCheck* check) {
-  static const std::string kUnattributed = "(unattributed)";
-  int64_t target = 0;
-  for (const Row& r : rows) {
-    const std::string& name = r.process.is_null ? kUnattributed : r.process.name.str();
-    ++check->processes[name];
-    if (!r.process.is_null && r.process.name.view().substr(0, prefix.size()) == prefix) ++target;
-  }
-  check->target_rows = target;
-}
-
-// Decodes a validated table with its typed view (as attribution will), counting rows.
-StatusOr<TableCheck> CheckTable(const Table& table, const std::string& prefix) {
-  TableCheck c;
-  c.rows = static_cast<int64_t>(table.row_count());
-  const std::string& schema = table.schema();
-  if (schema == ExecutionPoint::kSchema) {
-    PERFGATE_ASSIGN_OR_RETURN(auto rows, ReadExecutionPoints(table, &c.diagnostics));
-    (void)rows;
-  } else if (schema == SubmissionMapRow::kSchema) {
-    PERFGATE_ASSIGN_OR_RETURN(auto rows, ReadSubmissionMap(table, &c.diagnostics));
-    CountProcesses(rows, prefix, &c);
-  } else if (schema == GpuInterval::kSchema) {
-    PERFGATE_ASSIGN_OR_RETURN(auto rows, ReadGpuIntervals(table, &c.diagnostics));
-    CountProcesses(rows, prefix, &c);
-  } else if (schema == EncoderRow::kSchema) {
-    PERFGATE_ASSIGN_OR_RETURN(auto rows, ReadEncoderRows(table, &c.diagnostics));
-    CountProcesses(rows, prefix, &c);
-  } else if (schema == ShaderRow::kSchema) {
-    PERFGATE_ASSIGN_OR_RETURN(auto rows, ReadShaderList(table, &c.diagnostics));
-    CountProcesses(rows, prefix, &c);
-  }
-  return c;
-}
-
-// "WindowServer (428), llama-completion (312), (unattributed) (3)", most rows first.
-std::string DescribeProcesses(const std::map<std::string, int64_t>& processes) {
-  std::vector<std::pair<std::string, int64_t>> v(processes.begin(), processes.end());
-  std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-  std::string out;
-  for (size_t i = 0; i < v.size() && i < 8; ++i) {
-    if (!out.empty()) out += ", ";
-    out += v[i].first + " (" + std::to_string(v[i].second) + ")";
-  }
-  if (v.size() > 8) out += ", …";
-  return out.empty() ? "none" : out;
 }
 
 // What every trial of one call shares.
 struct Context {
   RecordOptions options;
-  XctraceCommand xctrace;
-  std::string xctrace_version;
+  const internal::Backend& backend;
   internal::HostInfo host;
   std::optional<internal::GitInfo> git;
   std::vector<std::string> engine_names;
-  Progress progress;
+  internal::Progress progress;
   int jobs = 0;
 };
 
-// Records, exports and validates one trial into `dir`.
+// Runs one trial through the backend: the directory cleared and marked INCOMPLETE,
+// the backend's recording, then meta.json marked complete and the marker removed.
 class TrialRun {
  public:
   TrialRun(const Context& ctx, const EngineRecordSpec& spec, int trial, int job, std::string dir)
@@ -277,7 +110,9 @@ class TrialRun {
         dir_, "recording started at " + meta_["start_time"].get<std::string>() + " and has not finished", meta_);
     if (!marked.ok()) return InTrial(marked);
 
-    Status s = RecordAndExport();
+    const internal::TrialInProgress trial{spec_, o_, ctx_.progress, trial_, job_, ctx_.jobs,
+                                          dir_,  label_, meta_, missing_tables_};
+    Status s = ctx_.backend.RecordTrial(trial);
     if (!s.ok()) return Fail(s);
 
     meta_["complete"] = true;
@@ -302,7 +137,7 @@ class TrialRun {
 
  private:
   void BuildMeta() {
-    meta_ = internal::IdentityOf(spec_, o_);
+    meta_ = ctx_.backend.Identity(spec_, o_);
     json env_names = json::array();
     for (const auto& kv : spec_.environment) env_names.push_back(kv.first);
     meta_.update({{"format", "perfgate recording bundle"},
@@ -319,13 +154,9 @@ class TrialRun {
                   {"host", ctx_.host.host},
                   {"chip", ctx_.host.chip},
                   {"os_version", ctx_.host.os_version},
-                  {"xctrace",
-                   {{"path", ctx_.xctrace.argv.empty() ? "" : ctx_.xctrace.argv[0]},
-                    {"found_by", ctx_.xctrace.found_by},
-                    {"version", ctx_.xctrace_version}}},
-                  {"time_limit_ms", o_.time_limit_ms > 0 ? json(o_.time_limit_ms) : json()},
                   {"cooldown_ms", o_.cooldown_ms},
                   {"git", ctx_.git ? json{{"commit", ctx_.git->commit}, {"dirty", ctx_.git->dirty}} : json()}});
+    meta_.update(ctx_.backend.MetaFields(o_));
   }
 
   // Adds the trial's name to an error and locates it at the trial directory.
@@ -348,259 +179,6 @@ class TrialRun {
     ctx_.progress.Line(label_ + ": FAILED after " + Seconds(MillisSince(start_)) + " (" + s.code() +
                        "); the trial stays marked INCOMPLETE");
     return s;
-  }
-
-  Status Interrupted() const {
-    return Status::Error("record.interrupted", "interrupted; the trial stays incomplete and is redone next time",
-                         {dir_}, ErrorKind::kEnvironment);
-  }
-
-  // Runs one xctrace call; a failure becomes an error naming `what`.
-  // When `log_name` is given, the call's output and outcome are kept in that file of
-  // the trial directory, whatever the outcome.
-  StatusOr<ProcessResult> Xctrace(const std::vector<std::string>& args, const std::string& what, int64_t timeout_ms,
-                                  int terminate_signal, const std::string& stdout_path = "",
-                                  size_t max_stdout = kMaxToolOutputBytes, const std::string& log_name = "") {
-    ProcessOptions p;
-    p.argv = ctx_.xctrace.argv;
-    p.argv.insert(p.argv.end(), args.begin(), args.end());
-    p.timeout_ms = timeout_ms;
-    p.terminate_signal = terminate_signal;
-    p.kill_grace_ms = o_.kill_grace_ms;
-    p.stdout_path = stdout_path;
-    p.max_stdout_bytes = max_stdout;
-    p.max_stderr_bytes = kMaxToolOutputBytes;
-    p.cancel = o_.cancel;
-    p.heartbeat_ms = kHeartbeatMs;
-    p.heartbeat = [this, what](int64_t ms) { ctx_.progress.Line(label_ + ": " + what + ", " + Seconds(ms)); };
-    auto r = RunProcess(p);
-    if (!r.ok()) return r.status();
-    if (!log_name.empty()) {
-      std::string log = "$ " + Quote(p.argv) + "\n--- stdout" + (r->stdout_truncated ? " (truncated)" : "") + " ---\n" +
-                        r->stdout_text + "\n--- stderr" + (r->stderr_truncated ? " (truncated)" : "") + " ---\n" +
-                        r->stderr_text + "\n--- " + r->Describe() + " ---\n";
-      Status written = internal::WriteFileAtomic((fs::path(dir_) / log_name).string(), log);
-      if (!written.ok()) ctx_.progress.Line("warning: " + label_ + ": " + written.ToString());
-    }
-    if (r->cancelled) return Interrupted();
-    Status s = CheckProcessSucceeded(*r, "`" + what + "`");
-    if (!s.ok()) {
-      if (s.code() == "process.output_too_large") {
-        return Status::Error("record.export_too_large",
-                             "`" + what + "` wrote " + std::to_string(r->stdout_bytes) + " bytes, over the limit of " +
-                                 std::to_string(max_stdout),
-                             {}, ErrorKind::kEnvironment);
-      }
-      return s;
-    }
-    return r;
-  }
-
-  Status RecordAndExport() {
-    const std::string trace_name = "trial-" + std::to_string(trial_) + ".trace";
-    const std::string trace = (fs::path(dir_) / trace_name).string();
-    PERFGATE_RETURN_IF_ERROR(RecordTrace(trace, trace_name));
-    if (Cancelled(o_)) return Interrupted();
-    const std::string toc_path = (fs::path(dir_) / std::string(kTocFile)).string();
-    PERFGATE_ASSIGN_OR_RETURN(const TocRun run, ExportToc(trace, toc_path));
-    PERFGATE_ASSIGN_OR_RETURN(const std::vector<std::string> present, TablesInToc(run, toc_path));
-    PERFGATE_ASSIGN_OR_RETURN(const TableCheck submission_map, ExportTables(trace, present));
-    PERFGATE_RETURN_IF_ERROR(CheckTargetHasGpuWork(submission_map));
-    if (!o_.keep_trace) {
-      std::error_code ec;
-      fs::remove_all(trace, ec);
-      meta_["trace"] = nullptr;
-    }
-    return Status();
-  }
-
-  // `xctrace record` of the command. A timeout stops it with SIGINT, on which xctrace
-  // still saves the trace (exports get SIGTERM).
-  Status RecordTrace(const std::string& trace, const std::string& trace_name) {
-    ctx_.progress.Line(label_ + " (job " + std::to_string(job_) + "/" + std::to_string(ctx_.jobs) +
-                       "): recording: " + Quote(spec_.command));
-    Clock::time_point phase = Clock::now();
-    PERFGATE_ASSIGN_OR_RETURN(ProcessResult recorded, Xctrace(RecordArguments(trace), "xctrace record",
-                                                              RecordTimeoutMs(), SIGINT, "", kMaxToolOutputBytes,
-                                                              "xctrace-record.log"));
-    (void)recorded;
-    std::error_code ec;
-    if (!fs::exists(trace, ec)) {
-      return Status::Error("record.no_trace", "`xctrace record` exited 0 but wrote no trace at " + trace, {dir_},
-                           ErrorKind::kEnvironment);
-    }
-    meta_["trace"] = trace_name;
-    ctx_.progress.Line(label_ + ": recorded in " + Seconds(MillisSince(phase)) + "; exporting the TOC");
-    return Status();
-  }
-
-  std::vector<std::string> RecordArguments(const std::string& trace) const {
-    std::vector<std::string> args = {"record", "--template", o_.template_name, "--no-prompt", "--output", trace};
-    if (o_.time_limit_ms > 0) {
-      args.push_back("--time-limit");
-      args.push_back(TimeLimitArgument(o_.time_limit_ms));
-    }
-    for (const auto& kv : spec_.environment) {
-      args.push_back("--env");
-      args.push_back(kv.first + "=" + kv.second);
-    }
-    args.push_back("--launch");
-    args.push_back("--");
-    args.insert(args.end(), spec_.command.begin(), spec_.command.end());
-    return args;
-  }
-
-  // The one given, else the time limit with five minutes for xctrace to save the
-  // trace, else half an hour.
-  int64_t RecordTimeoutMs() const {
-    if (o_.record_timeout_ms > 0) return o_.record_timeout_ms;
-    return o_.time_limit_ms > 0 ? o_.time_limit_ms + 5 * kMinuteMs : 30 * kMinuteMs;
-  }
-
-  // Exports the TOC and returns its run 1, after checking that the target succeeded.
-  StatusOr<TocRun> ExportToc(const std::string& trace, const std::string& toc_path) {
-    PERFGATE_ASSIGN_OR_RETURN(ProcessResult toc_out,
-                              Xctrace({"export", "--input", trace, "--toc"}, "xctrace export --toc",
-                                      o_.export_timeout_ms, SIGTERM, toc_path, kMaxTocBytes));
-    (void)toc_out;
-    auto toc = ReadTocFile(toc_path);
-    if (!toc.ok()) {
-      return Status::Error("record.bad_toc", "`xctrace export --toc` gave no usable TOC: " + toc.status().ToString(),
-                           {toc_path}, ErrorKind::kEnvironment);
-    }
-    const TocRun* run = nullptr;
-    for (const TocRun& r : toc->runs) {
-      if (r.number == 1) run = &r;
-    }
-    if (run == nullptr) {
-      return Status::Error("record.bad_toc", "the TOC has no run number 1", {toc_path}, ErrorKind::kEnvironment);
-    }
-    meta_["toc"] = TocSummaryJson(*run);
-    if (!run->template_name.empty() && run->template_name != o_.template_name) {
-      ctx_.progress.Line("warning: " + label_ + ": the TOC names template '" + run->template_name + "', not '" +
-                         o_.template_name + "'");
-    }
-    PERFGATE_RETURN_IF_ERROR(CheckTarget(*run, toc_path));
-    return *run;
-  }
-
-  // The tables to export that the TOC lists. A missing optional table is a warning
-  // (and meta.json's "missing_tables"); a missing required one is the error.
-  StatusOr<std::vector<std::string>> TablesInToc(const TocRun& run, const std::string& toc_path) {
-    std::vector<std::string> missing_required;
-    std::vector<std::string> present;
-    for (const auto& [schema, required] : TablesToExport(o_)) {
-      if (FindTable(run, schema) != nullptr) {
-        present.push_back(schema);
-      } else if (required) {
-        missing_required.push_back(schema);
-      } else {
-        missing_tables_.push_back(schema);
-        ctx_.progress.Line("warning: " + label_ + ": the TOC has no " + schema + " table; not exported");
-      }
-    }
-    meta_["missing_tables"] = missing_tables_;
-    if (missing_required.empty()) return present;
-    std::string names;
-    for (const std::string& m : missing_required) names += (names.empty() ? "" : ", ") + m;
-    return Status::Error("record.missing_table",
-                         "the trace has no " + names + " table (run 1 of the TOC lists " +
-                             std::to_string(run.tables.size()) + " tables); was it recorded with the '" +
-                             o_.template_name + "' template?",
-                         {toc_path}, ErrorKind::kEnvironment);
-  }
-
-  // Exports and checks each table into meta.json's "tables"; returns the check of the
-  // submission map, which says whether the target did GPU work.
-  StatusOr<TableCheck> ExportTables(const std::string& trace, const std::vector<std::string>& schemas) {
-    json tables = json::object();
-    TableCheck submission_map;
-    for (const std::string& schema : schemas) {
-      if (Cancelled(o_)) return Interrupted();
-      PERFGATE_ASSIGN_OR_RETURN(TableCheck check, ExportTable(trace, schema));
-      tables[schema] = TableJson(check);
-      if (schema == ExecutionPoint::kSchema && check.rows == 0) {
-        return Status::Error(
-            "record.no_target_rows",
-            std::string(ExecutionPoint::kSchema) + " has no rows: the GPU recorded no work at all during the trace",
-            {(fs::path(dir_) / (schema + ".xml")).string()}, ErrorKind::kEnvironment);
-      }
-      if (schema == SubmissionMapRow::kSchema) submission_map = std::move(check);
-    }
-    meta_["tables"] = tables;
-    return submission_map;
-  }
-
-  static json TableJson(const TableCheck& check) {
-    json t = {{"rows", check.rows}, {"target_rows", check.target_rows ? json(*check.target_rows) : json()}};
-    json anomalies = json::object();
-    for (const auto& e : check.diagnostics.Entries()) anomalies[e.code] = e.count;
-    if (!anomalies.empty()) t["anomalies"] = anomalies;
-    return t;
-  }
-
-  // A trace where the target process submitted nothing to the GPU measures nothing.
-  Status CheckTargetHasGpuWork(const TableCheck& submission_map) const {
-    if (submission_map.target_rows.value_or(0) != 0) return Status();
-    return Status::Error("record.no_target_rows",
-                         "no GPU submission of a process named '" + spec_.process_prefix + "…' in " +
-                             std::string(SubmissionMapRow::kSchema) + " (" + std::to_string(submission_map.rows) +
-                             " rows; processes: " + DescribeProcesses(submission_map.processes) +
-                             "). Did the command run on the GPU, and is the process prefix right?",
-                         {(fs::path(dir_) / (std::string(SubmissionMapRow::kSchema) + ".xml")).string()},
-                         ErrorKind::kEnvironment);
-  }
-
-  // The launched command must have succeeded (unless the time limit stopped it).
-  Status CheckTarget(const TocRun& run, const std::string& toc_path) const {
-    if (!run.has_target_process) return Status();
-    const TocProcess& p = run.target_process;
-    const bool failed = !p.return_exit_status.empty() && p.return_exit_status != "0";
-    const bool time_limit = run.end_reason.find("ime limit") != std::string::npos;
-    if (!failed || time_limit) return Status();
-    return Status::Error("record.target_failed",
-                         "the recorded command exited with status " + p.return_exit_status +
-                             (p.termination_reason.empty() ? "" : " (" + p.termination_reason + ")") +
-                             "; a failed run is not recorded: " + Quote(spec_.command),
-                         {toc_path}, ErrorKind::kEnvironment);
-  }
-
-  StatusOr<TableCheck> ExportTable(const std::string& trace, const std::string& schema) {
-    const std::string path = (fs::path(dir_) / (schema + ".xml")).string();
-    Clock::time_point phase = Clock::now();
-    const size_t limit = static_cast<size_t>(std::min<uint64_t>(o_.max_export_bytes, SIZE_MAX));
-    PERFGATE_ASSIGN_OR_RETURN(
-        ProcessResult r, Xctrace({"export", "--input", trace, "--xpath", TablePath(schema)}, "xctrace export " + schema,
-                                 o_.export_timeout_ms, SIGTERM, path, limit));
-    ReadOptions read;
-    read.expected_schema = schema;
-    auto doc = ReadExportFile(path, read);
-    if (!doc.ok()) {
-      const Status& e = doc.status();
-      if (e.code() == "xctrace.empty_export") {
-        return Status::Error("record.empty_export",
-                             "`xctrace export` of " + schema + " exited 0 with no <node> (" +
-                                 std::to_string(r.stdout_bytes) + " bytes): nothing was exported. " + e.message(),
-                             e.location(), ErrorKind::kEnvironment);
-      }
-      return Status::Error("record.bad_export", "`xctrace export` of " + schema + " is not usable: " + e.ToString(),
-                           e.location(), ErrorKind::kEnvironment);
-    }
-    std::optional<Table> table = doc->FindTable(schema);
-    if (!table) {
-      return Status::Error("record.empty_export", "the export of " + schema + " holds no " + schema + " table", {path},
-                           ErrorKind::kEnvironment);
-    }
-    auto check = CheckTable(*table, spec_.process_prefix);
-    if (!check.ok()) {
-      return Status::Error("record.bad_export",
-                           "`xctrace export` of " + schema + " does not decode: " + check.status().ToString(),
-                           check.status().location(), ErrorKind::kEnvironment);
-    }
-    std::string target = check->target_rows ? ", " + std::to_string(*check->target_rows) + " of the target" : "";
-    ctx_.progress.Line(label_ + ": exported " + schema + " (" + std::to_string(check->rows) + " rows" + target +
-                       ") in " + Seconds(MillisSince(phase)));
-    return check;
   }
 
   const Context& ctx_;
@@ -661,8 +239,9 @@ struct Plan {
 };
 
 Plan PlanTrials(const std::vector<EngineRecordSpec>& specs, const RecordOptions& options, const std::string& out_dir,
-                std::vector<std::string>* engine_dirs) {
+                const internal::Backend& backend, std::vector<std::string>* engine_dirs) {
   Plan plan;
+  const internal::RequiredFiles required = backend.CompleteTrialFiles();
   for (const EngineRecordSpec& s : specs) {
     const std::string engine_dir = (fs::path(out_dir) / s.engine).string();
     engine_dirs->push_back(engine_dir);
@@ -671,7 +250,7 @@ Plan PlanTrials(const std::vector<EngineRecordSpec>& specs, const RecordOptions&
   for (int k = 1; k <= options.trials; ++k) {
     for (size_t i = 0; i < specs.size(); ++i) {
       const std::string dir = (fs::path(out_dir) / specs[i].engine / ("trial-" + std::to_string(k))).string();
-      internal::TrialCheck check = internal::InspectTrial(dir, internal::IdentityOf(specs[i], options));
+      internal::TrialCheck check = internal::InspectTrial(dir, backend.Identity(specs[i], options), required);
       if (check.state == internal::TrialState::kMismatch) {
         plan.refusals.push_back(dir + ": a complete trial of another recording (" + check.detail + ")");
       } else if (check.state == internal::TrialState::kForeign) {
@@ -717,19 +296,17 @@ Status RemoveExtraTrials(const Plan& plan) {
 }
 
 // What every trial's meta.json shares, gathered once, and the first progress line.
-Context MakeContext(const RecordOptions& options, const XctraceCommand& xctrace,
+Context MakeContext(const RecordOptions& options, const internal::Backend& backend,
                     const std::vector<EngineRecordSpec>& specs, const Plan& plan, const std::string& out_dir) {
-  Context ctx{options, xctrace, "", internal::ReadHostInfo(), std::nullopt, {}, Progress(options.progress), 0};
+  Context ctx{options, backend, internal::ReadHostInfo(), std::nullopt, {}, internal::Progress(options.progress), 0};
   for (const EngineRecordSpec& s : specs) ctx.engine_names.push_back(s.engine);
   ctx.git = internal::ReadGitInfo(options.source_directory);
-  ctx.xctrace_version = internal::ReadXctraceVersion(xctrace);
   int to_record = 0;
   for (const PlannedTrial& t : plan.trials) to_record += t.check.state != internal::TrialState::kComplete;
   ctx.jobs = static_cast<int>(plan.trials.size());
   ctx.progress.Line(std::to_string(specs.size()) + " engine(s) x " + std::to_string(options.trials) +
                     " trial(s) into " + out_dir + ": " + std::to_string(to_record) + " to record, " +
-                    std::to_string(plan.trials.size() - to_record) + " already complete; xctrace " + xctrace.argv[0] +
-                    " (" + xctrace.found_by + (ctx.xctrace_version.empty() ? "" : ", " + ctx.xctrace_version) + ")");
+                    std::to_string(plan.trials.size() - to_record) + " already complete; " + backend.Describe());
   return ctx;
 }
 
@@ -789,39 +366,90 @@ Status RecordPlannedTrials(const Context& ctx, const std::vector<EngineRecordSpe
 
 }  // namespace
 
-const std::vector<std::string>& DefaultRecordTables() {
-  static const std::vector<std::string> kTables = {std::string(ExecutionPoint::kSchema),
-                                                   std::string(SubmissionMapRow::kSchema),
-                                                   std::string(EncoderRow::kSchema),
-                                                   std::string(ShaderRow::kSchema),
-                                                   std::string(ShaderProfilerInterval::kSchema),
-                                                   std::string(GpuInterval::kSchema)};
-  return kTables;
+namespace internal {
+
+int64_t MillisSince(Clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
 }
 
-const std::vector<std::string>& RequiredRecordTables() {
-  static const std::vector<std::string> kTables = {std::string(ExecutionPoint::kSchema),
-                                                   std::string(SubmissionMapRow::kSchema)};
-  return kTables;
+std::string Seconds(int64_t ms) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f s", static_cast<double>(ms) / 1000.0);
+  return buf;
 }
 
-StatusOr<RecordingResult> RecordInterleaved(const std::vector<EngineRecordSpec>& engines, const RecordOptions& options,
-                                            const std::string& out_dir) {
-  PERFGATE_RETURN_IF_ERROR(Validate(engines, options));
+std::string Quote(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const std::string& a : argv) {
+    if (!out.empty()) out += ' ';
+    bool plain = !a.empty() && a.find_first_of(" \t\"'\\$`*?[]{}()<>|&;") == std::string::npos;
+    out += plain ? a : "'" + a + "'";
+  }
+  return out;
+}
+
+bool Cancelled(const RecordOptions& o) { return o.cancel != nullptr && o.cancel->load(); }
+
+void Progress::Line(const std::string& text) const {
+  if (out_ == nullptr) return;
+  char stamp[32];
+  std::snprintf(stamp, sizeof stamp, "[%7.1fs] ", static_cast<double>(MillisSince(start_)) / 1000.0);
+  *out_ << "perfgate record " << stamp << text << '\n' << std::flush;
+}
+
+Status TrialInProgress::Interrupted() const {
+  return Status::Error("record.interrupted", "interrupted; the trial stays incomplete and is redone next time", {dir},
+                       ErrorKind::kEnvironment);
+}
+
+StatusOr<ProcessResult> TrialInProgress::Run(ProcessOptions p, const std::string& what,
+                                             const std::string& log_name) const {
+  p.cancel = options.cancel;
+  p.heartbeat_ms = kHeartbeatMs;
+  p.heartbeat = [this, what](int64_t ms) { Line(what + ", " + Seconds(ms)); };
+  auto r = RunProcess(p);
+  if (!r.ok()) return r.status();
+  if (!log_name.empty()) {
+    std::string log = "$ " + Quote(p.argv) + "\n--- stdout" + (r->stdout_truncated ? " (truncated)" : "") + " ---\n" +
+                      r->stdout_text + "\n--- stderr" + (r->stderr_truncated ? " (truncated)" : "") + " ---\n" +
+                      r->stderr_text + "\n--- " + r->Describe() + " ---\n";
+    Status written = WriteFileAtomic((fs::path(dir) / log_name).string(), log);
+    if (!written.ok()) progress.Line("warning: " + label + ": " + written.ToString());
+  }
+  if (r->cancelled) return Interrupted();
+  return r;
+}
+
+Status BadSpec(std::string message) {
+  return Status::Error("record.bad_spec", std::move(message), {}, ErrorKind::kUsage);
+}
+
+Status ValidateCall(const std::vector<EngineRecordSpec>& engines, const RecordOptions& options,
+                    const std::string& out_dir) {
+  PERFGATE_RETURN_IF_ERROR(ValidateEngines(engines));
+  if (options.trials < 1 || options.trials > 1000) return BadSpec("trials must be between 1 and 1000");
+  if (options.cooldown_ms < 0 || options.time_limit_ms < 0 || options.record_timeout_ms < 0 ||
+      options.export_timeout_ms < 0 || options.kill_grace_ms < 0) {
+    return BadSpec("times must not be negative");
+  }
   if (out_dir.empty()) return BadSpec("no output directory");
+  return Status();
+}
+
+StatusOr<RecordingResult> RecordTrials(const std::vector<EngineRecordSpec>& engines, const RecordOptions& options,
+                                       const std::string& out_dir, const Backend& backend) {
   std::vector<EngineRecordSpec> specs;
   for (const EngineRecordSpec& e : engines) specs.push_back(Resolve(e));
-  PERFGATE_ASSIGN_OR_RETURN(XctraceCommand xctrace, LocateXctrace());
-
   // Plan every trial before recording any, so a refusal costs nothing.
   RecordingResult result;
   result.out_dir = out_dir;
-  const Plan plan = PlanTrials(specs, options, out_dir, &result.engine_dirs);
+  const Plan plan = PlanTrials(specs, options, out_dir, backend, &result.engine_dirs);
   PERFGATE_RETURN_IF_ERROR(RefuseUnlessForced(plan, options, out_dir));
   PERFGATE_RETURN_IF_ERROR(RemoveExtraTrials(plan));
-  const Context ctx = MakeContext(options, xctrace, specs, plan, out_dir);
+  const Context ctx = MakeContext(options, backend, specs, plan, out_dir);
   PERFGATE_RETURN_IF_ERROR(RecordPlannedTrials(ctx, specs, plan, out_dir, &result.trials));
   return result;
 }
 
+}  // namespace internal
 }  // namespace perfgate::xctrace

@@ -1,5 +1,6 @@
 // A recording bundle's files: the INCOMPLETE marker, meta.json, and what an existing
 // trial directory means for a new recording (resume, redo or refuse).
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -59,7 +60,8 @@ nlohmann::json IdentityOf(const EngineRecordSpec& spec, const RecordOptions& opt
       {"engine", spec.engine}, {"command", spec.command}, {"tokens", spec.tokens}, {"template", options.template_name}};
 }
 
-TrialCheck InspectTrial(const std::string& trial_dir, const nlohmann::json& identity) {
+TrialCheck InspectTrial(const std::string& trial_dir, const nlohmann::json& identity,
+                        const RequiredFiles& required_files) {
   std::error_code ec;
   fs::path dir(trial_dir);
   if (!fs::exists(dir, ec)) return {TrialState::kAbsent, ""};
@@ -88,12 +90,24 @@ TrialCheck InspectTrial(const std::string& trial_dir, const nlohmann::json& iden
     }
   }
   if (!differences.empty()) return {TrialState::kMismatch, differences};
-  for (const std::string& schema : RequiredRecordTables()) {
-    if (!fs::exists(dir / (schema + ".xml"), ec) && !fs::exists(dir / (schema + ".xml.gz"), ec)) {
-      return {TrialState::kForeign, "it is marked complete but has no " + schema + ".xml (damaged)"};
+  for (const std::vector<std::string>& alternatives : required_files) {
+    const bool present = std::any_of(alternatives.begin(), alternatives.end(),
+                                     [&](const std::string& name) { return fs::exists(dir / name, ec); });
+    if (!present && !alternatives.empty()) {
+      return {TrialState::kForeign, "it is marked complete but has no " + alternatives.front() + " (damaged)"};
     }
   }
   return {TrialState::kComplete, ""};
+}
+
+RequiredFiles XctraceTrialFiles() {
+  RequiredFiles files;
+  for (const std::string& schema : RequiredRecordTables()) files.push_back({schema + ".xml", schema + ".xml.gz"});
+  return files;
+}
+
+TrialCheck InspectTrial(const std::string& trial_dir, const nlohmann::json& identity) {
+  return InspectTrial(trial_dir, identity, XctraceTrialFiles());
 }
 
 std::string MetaText(const nlohmann::json& meta) {

@@ -27,16 +27,23 @@
 
 namespace perfgate::suite {
 
+// What records an engine under PERFGATE_RECORD=1: xctrace (Metal System Traces, macOS)
+// or perfgate's CUPTI tracer (perfgate/cuda/recorder.h).
+enum class RecordBackend { kXctrace, kCuda };
+
 // One engine of a suite: its name (also its recording subdirectory), how to attribute
-// it, and how to record it (used only with PERFGATE_RECORD=1 where xctrace exists).
-// Without a process filter it gets the one default (sources::WithDefaultProcessFilter),
-// as on the command line; options.buckets is taken from SuiteConfig::buckets.
+// it, and how to record it (used only with PERFGATE_RECORD=1 where its backend can
+// record). Without a process filter it gets the one default
+// (sources::WithDefaultProcessFilter), as on the command line; options.buckets is
+// taken from SuiteConfig::buckets.
 struct EngineSpec {
   std::string name;
   attribution::AttributionOptions options;
   std::vector<std::string> record_command;  // argv; "{tokens}" is replaced by record_tokens
   int64_t record_tokens = 0;
   int min_trials = 0;  // 0: the suite's min_trials
+  // The engines of one suite record with one backend (two are suite.bad_config).
+  RecordBackend record_backend = RecordBackend::kXctrace;
 };
 
 struct SuiteConfig {
@@ -87,7 +94,8 @@ struct SuiteLoad {
 // Loads and attributes the suite's recordings, once per program for equal configs
 // (the whole configuration is the cache key). PERFGATE_RECORD=1 records every engine
 // first, trials interleaved (engine, baseline, engine, ...) so drift hits both alike,
-// through `perfgate record`'s pipeline; where xctrace is missing that is an error.
+// through `perfgate record`'s pipeline with the engines' backend; where that backend
+// cannot record (no xctrace; no NVIDIA driver, no GPU or no tracer) that is an error.
 SuiteLoad LoadSuite(const SuiteConfig& config);
 // The same with the environment given (tests).
 SuiteLoad LoadSuite(const SuiteConfig& config, const EnvLookup& env);

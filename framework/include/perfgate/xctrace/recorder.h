@@ -27,6 +27,9 @@
 // complete trial recorded with another engine, command or token count is refused
 // unless `force` is set.
 //
+// CUDA programs are recorded through the same loop (resume, force, interleaving,
+// markers) by perfgate/cuda/recorder.h.
+//
 // xctrace exists only on macOS with Xcode. Everywhere else (and in perfgate's own
 // tests) PERFGATE_XCTRACE can point at a stand-in executable with the same command
 // line. Nothing here has run on a Mac yet.
