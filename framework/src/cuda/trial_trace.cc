@@ -77,7 +77,7 @@ Status CheckEveryProcessFinished(const std::map<int64_t, TracerFiles>& files, co
                dir.string());
 }
 
-// The perfgate_tracer object of a finished trace: complete, nothing dropped.
+// The perfgate_tracer object of a finished trace: complete, nothing dropped, CUPTI started.
 StatusOr<json> CheckTracerSummary(const json& root, int64_t pid, const std::string& path) {
   auto it = root.find("perfgate_tracer");
   const bool complete = it != root.end() && it->is_object() && it->value("complete", json()) == json(true);
@@ -93,6 +93,14 @@ StatusOr<json> CheckTracerSummary(const json& root, int64_t pid, const std::stri
                  "CUPTI lost " + dropped.dump() + " records of process " + std::to_string(pid) +
                      " (its activity buffers were full), so the trace is short; a short trace must never look "
                      "whole: record the trial again, with a shorter run if it recurs",
+                 path);
+  }
+  if (it->value("cuda_initialized", false) && it->value("tracing", json(true)) == json(false)) {
+    return Error("record.tracer_failed",
+                 "the tracer could not start CUPTI in process " + std::to_string(pid) + " (" +
+                     it->value("errors", json::array()).dump(-1, ' ', false, json::error_handler_t::replace) +
+                     "), so none of its GPU work was recorded; see cupti/cupti-" + std::to_string(pid) +
+                     ".log (another CUPTI client in the process, such as the PyTorch profiler, is a common cause)",
                  path);
   }
   return *it;

@@ -194,6 +194,8 @@ INSTANTIATE_TEST_SUITE_P(Rules, CudaRecorderFails,
                                            FailCase{"incomplete", "record.tracer_incomplete",
                                                     "perfgate_tracer.complete"},
                                            FailCase{"dropped", "record.dropped_records", "CUPTI lost 1 records"},
+                                           FailCase{"not_tracing", "record.tracer_failed",
+                                                    "CUPTI_ERROR_UNKNOWN"},
                                            FailCase{"nothing", "record.no_trace", "CUDA_INJECTION64_PATH reaches it"},
                                            FailCase{"zero_kernels", "record.no_target_rows", "no kernel"},
                                            FailCase{"fail", "process.exit_status", "status 3"}),
@@ -367,7 +369,9 @@ TEST(CudaRecordingHere, SaysExactlyWhyItIsImpossible) {
     EXPECT_THAT(*why, StartsWith("no NVIDIA driver (libcuda.so.1 cannot be loaded: "));
   } else {
     // A driver: recording is possible, or it is the GPU or the tracer that is missing.
-    if (why) EXPECT_THAT(*why, MatchesRegex("^no (usable )?(GPU|tracer) \\(.*"));
+    if (why) {
+      EXPECT_THAT(*why, MatchesRegex("^no (usable )?(GPU|tracer) \\(.*"));
+    }
   }
 }
 

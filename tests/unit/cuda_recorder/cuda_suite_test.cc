@@ -53,7 +53,9 @@ TEST(CudaSuite, AMissingRecordingUnderCiFailsSayingWhyCudaCannotRecord) {
   const std::optional<std::string> why = cuda::WhyCudaRecordingImpossible();
   // Here (no GPU): the driver or GPU named exactly; on a machine that can record, that it could.
   EXPECT_THAT(load.error.message(), HasSubstr(why.value_or("CUDA recording is available")));
-  if (why) EXPECT_THAT(load.error.message(), HasSubstr("PERFGATE_ALLOW_SKIP=1"));
+  if (why) {
+    EXPECT_THAT(load.error.message(), HasSubstr("PERFGATE_ALLOW_SKIP=1"));
+  }
 }
 
 TEST(CudaSuite, OutsideCiItSkipsWithTheSameReason) {

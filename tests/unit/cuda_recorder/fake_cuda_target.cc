@@ -6,7 +6,7 @@
 //
 // MODE: ok, two_processes (a child process traces too), crash (log, then SIGSEGV),
 // log_only (log, exit 0), partial (log and .partial), incomplete (complete: false),
-// dropped (dropped_records: 1), nothing, zero_kernels (runtime calls only), fail
+// dropped (dropped_records: 1), not_tracing (CUPTI never started), nothing, zero_kernels (runtime calls only), fail
 // (a whole trace, then exit 3), hang (sleeps a minute).
 // Every run appends "$PERFGATE_TRIAL_DIR" to $FAKE_CUDA_LOG when that is set, and
 // writes the injection variables it saw to $PERFGATE_TRIAL_DIR/env.txt.
@@ -35,7 +35,7 @@ void Write(const std::string& path, const std::string& text) { std::ofstream(pat
 
 // A Kineto-shaped trace of `kernels` kernels on device 0, each launched by a
 // cudaLaunchKernel of this process (the correlation ids join them).
-std::string Trace(int kernels, bool complete, int dropped) {
+std::string Trace(int kernels, bool complete, int dropped, bool tracing = true) {
   const std::string pid = std::to_string(getpid());
   std::string events =
       "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" + pid + ",\"tid\":0,\"args\":{\"name\":\"fake\"}}";
@@ -58,6 +58,8 @@ std::string Trace(int kernels, bool complete, int dropped) {
          "\"traceEvents\":[" +
          events + "],\"perfgate_tracer\":{\"format_version\":1,\"complete\":" + (complete ? "true" : "false") +
          ",\"pid\":" + pid + ",\"dropped_records\":" + std::to_string(dropped) +
+         ",\"cuda_initialized\":true,\"tracing\":" + (tracing ? "true" : "false") +
+         ",\"errors\":[" + (tracing ? "" : "\"error: cuptiActivityRegisterCallbacks: CUPTI_ERROR_UNKNOWN\"") + "]" +
          ",\"records\":{\"kernel\":" + std::to_string(kernels) + "}}}\n";
 }
 
@@ -108,6 +110,9 @@ int main(int argc, char** argv) {
     WriteTrace(kernels, false);
   } else if (mode == "dropped") {
     WriteTrace(kernels, true, 1);
+  } else if (mode == "not_tracing") {
+    WriteLog();
+    Write(OutPath(".json"), Trace(kernels, true, 0, false));
   } else if (mode == "zero_kernels") {
     WriteTrace(0);
   } else if (mode == "fail") {
