@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "perfgate/core/process.h"
+#include "perfgate/core/version.h"
 #include "perfgate/xctrace/recorder.h"
 #include "xctrace/recorder_internal.h"
 
@@ -155,7 +156,10 @@ class TrialRun {
                   {"chip", ctx_.host.chip},
                   {"os_version", ctx_.host.os_version},
                   {"cooldown_ms", o_.cooldown_ms},
-                  {"git", ctx_.git ? json{{"commit", ctx_.git->commit}, {"dirty", ctx_.git->dirty}} : json()}});
+                  {"git", ctx_.git ? json{{"commit", ctx_.git->commit}, {"dirty", ctx_.git->dirty}} : json()},
+                  // The recorder itself: the source directory's git state above may be
+                  // another checkout's, or none.
+                  {"perfgate", {{"version", std::string(Version())}, {"commit", std::string(BuildCommit())}}}});
     meta_.update(ctx_.backend.MetaFields(o_));
   }
 
