@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "core/text_input.h"
@@ -82,6 +84,38 @@ TEST(RecordDump, TheReplayWritesTheTraceTheTracerWroteOnTheH200) {
     ASSERT_EQ(replayed->runtime_calls[i].start_ns, there->runtime_calls[i].start_ns) << i;
     ASSERT_EQ(replayed->runtime_calls[i].correlation, there->runtime_calls[i].correlation) << i;
   }
+}
+
+TEST(RecordDump, GraphReplaysArriveKernelByKernel) {
+  // A torch.compile CUDA-graph decode (1 layer, 2 tokens): 9 cudaGraphLaunch calls
+  // replaying 25 kernels each (225 kernels with a graph id; Python count of
+  // h200_graphs_tiny.trace.json.gz), each kernel carrying its launch's correlation.
+  ProcessCapture c;
+  std::string error;
+  ASSERT_TRUE(ReplayDumpBytes(Inflated(kFixtures + "h200_graphs_tiny.records.gz"), &c, &error)) << error;
+  std::map<uint32_t, std::string> launches;
+  for (const ApiRecord& a : c.api_calls) launches[a.correlation] = a.name;
+  size_t graph_kernels = 0;
+  std::set<uint32_t> replays;
+  for (const KernelRecord& k : c.kernels) {
+    if (k.graph_id == 0) continue;
+    ++graph_kernels;
+    replays.insert(k.correlation);
+    EXPECT_EQ(launches[k.correlation], "cudaGraphLaunch") << k.name;
+    EXPECT_NE(k.graph_node_id, 0u);
+  }
+  EXPECT_EQ(graph_kernels, 225u);
+  EXPECT_EQ(replays.size(), 9u);
+  // Written by the tracer there with the current writer: the replay writes it again.
+  auto replayed = json_trace::ReadTraceJsonBuffer(Written(c), "replayed.json");
+  auto there = json_trace::ReadTraceJsonFile(kFixtures + "h200_graphs_tiny.trace.json.gz");
+  ASSERT_TRUE(replayed.ok() && there.ok());
+  EXPECT_EQ(replayed->gpu_work.size(), there->gpu_work.size());
+  EXPECT_EQ(replayed->runtime_calls.size(), there->runtime_calls.size());
+  // Every kind of event but the NVTX ranges, which come from NVTX, not from CUPTI's records.
+  EXPECT_EQ(there->event_kinds.at("X/user_annotation"), 3);
+  there->event_kinds.erase("X/user_annotation");
+  EXPECT_EQ(replayed->event_kinds, there->event_kinds);
 }
 
 TEST(RecordDump, KernelNamesArriveDemangledAndLaunchesByTheirPlainName) {
