@@ -73,17 +73,13 @@ def run_kineto(args, dec, prompt):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mode", choices=["eager", "graphs"], required=True)
-    ap.add_argument("--tokens", type=int, default=64)
-    ap.add_argument("--prompt", type=int, default=16)
-    ap.add_argument("--layers", type=int, default=8)
-    ap.add_argument("--seed", type=int, default=20261130)
+    rtd.add_decode_arguments(ap)
     ap.add_argument("--warmup", type=int, default=8)
     ap.add_argument("--kineto", help="record under the PyTorch profiler into this file (.json or .json.gz)")
     args = ap.parse_args()
-    import torch
-    if not torch.cuda.is_available():
-        print("no CUDA device", file=sys.stderr)
+    if not rtd.have_cuda():
         return 3
+    import torch
     model, config = rtd.build_model(args)
     prompt = torch.randint(0, config.vocab_size, (1, args.prompt), device="cuda",
                            generator=torch.Generator(device="cuda").manual_seed(args.seed))

@@ -231,19 +231,30 @@ def record(args, mode, model, config, env):
     return results
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--trials", type=int, default=3)
+def add_decode_arguments(ap):
+    """The decode's own flags, shared with cuda_decode_target.py."""
     ap.add_argument("--tokens", type=int, default=64)
     ap.add_argument("--prompt", type=int, default=16)
     ap.add_argument("--layers", type=int, default=8)
     ap.add_argument("--seed", type=int, default=20261130)
+
+
+def have_cuda():
+    import torch
+    if torch.cuda.is_available():
+        return True
+    print("no CUDA device", file=sys.stderr)
+    return False
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--trials", type=int, default=3)
+    add_decode_arguments(ap)
     ap.add_argument("--modes", default="eager,graphs")
     args = ap.parse_args()
-    import torch
-    if not torch.cuda.is_available():
-        print("no CUDA device", file=sys.stderr)
+    if not have_cuda():
         return 3
     os.makedirs(args.out, exist_ok=True)
     env = environment()

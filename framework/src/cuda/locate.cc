@@ -51,6 +51,20 @@ std::vector<fs::path> CandidatesBeside(const fs::path& dir) {
   return out;
 }
 
+// Where this build put the tracer and where installing puts it, for the programs that
+// are not perfgate and so have no tracer beside them (a suite recording with
+// PERFGATE_RECORD=1). Defined by framework/src/cupti/tracer.cmake where it builds one.
+std::vector<std::pair<fs::path, const char*>> BuiltTracers() {
+  std::vector<std::pair<fs::path, const char*>> out;
+#ifdef PERFGATE_CUPTI_BUILD_PATH
+  out.emplace_back(PERFGATE_CUPTI_BUILD_PATH, "the build tree");
+#endif
+#ifdef PERFGATE_CUPTI_INSTALL_PATH
+  out.emplace_back(PERFGATE_CUPTI_INSTALL_PATH, "the install prefix");
+#endif
+  return out;
+}
+
 // cuInit and cuDeviceGetCount, declared here: both return a CUresult (0: success).
 using CuInitFn = int (*)(unsigned int);
 using CuDeviceGetCountFn = int (*)(int*);
@@ -103,10 +117,15 @@ StatusOr<TracerLocation> LocateTracer(const std::string& explicit_path) {
     if (IsFile(p)) return TracerLocation{p.lexically_normal().string(), "beside perfgate"};
     tried += (tried.empty() ? "" : ", ") + p.lexically_normal().string();
   }
+  std::string built;
+  for (const auto& [path, where] : BuiltTracers()) {
+    if (IsFile(path)) return TracerLocation{path.lexically_normal().string(), where};
+    built += std::string("; ") + where + ": " + path.string();
+  }
   return NoTracer(
       "the CUPTI tracer was not found (tried --tracer: not given; PERFGATE_CUPTI_TRACER: unset; beside "
       "the running program: " +
-      (tried.empty() ? std::string("/proc/self/exe unreadable") : tried) + ")");
+      (tried.empty() ? std::string("/proc/self/exe unreadable") : tried) + built + ")");
 }
 
 std::optional<std::string> WhyCudaRecordingImpossible(const std::string& explicit_tracer) {

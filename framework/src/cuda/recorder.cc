@@ -75,13 +75,14 @@ class CudaBackend : public xctrace::internal::Backend {
       return Status::Error("io.write_failed", "cannot create the tracer's directory: " + ec.message(),
                            {output.string()}, ErrorKind::kEnvironment);
     }
+    // The clocks as the run starts: read after it, they would be the idle ones.
+    const internal::ClockReading clocks = internal::ReadClocks();
+    t.meta["clocks"] = clocks.clocks;
+    if (clocks.clocks.is_null()) t.meta["clocks_unavailable"] = clocks.unavailable;
     PERFGATE_RETURN_IF_ERROR(RunCommand(t, output));
     t.Line("checking the tracer's output");
     PERFGATE_ASSIGN_OR_RETURN(const internal::TrialTrace trace, internal::MakeTrialTrace(t.dir));
     AddTraceFacts(trace, &t.meta);
-    const internal::ClockReading clocks = internal::ReadClocks();
-    t.meta["clocks"] = clocks.clocks;
-    if (clocks.clocks.is_null()) t.meta["clocks_unavailable"] = clocks.unavailable;
     t.Line(std::to_string(trace.kernels) + " kernels from " + std::to_string(trace.trace_pids.size()) + " process(es)");
     return Status();
   }

@@ -95,12 +95,22 @@ StatusOr<json> CheckTracerSummary(const json& root, int64_t pid, const std::stri
                      "whole: record the trial again, with a shorter run if it recurs",
                  path);
   }
-  if (it->value("cuda_initialized", false) && it->value("tracing", json(true)) == json(false)) {
+  const json errors = it->value("errors", json::array());
+  const bool not_tracing = it->value("cuda_initialized", false) && it->value("tracing", json(true)) == json(false);
+  if (not_tracing || (errors.is_array() && !errors.empty())) {
     return Error("record.tracer_failed",
-                 "the tracer could not start CUPTI in process " + std::to_string(pid) + " (" +
-                     it->value("errors", json::array()).dump(-1, ' ', false, json::error_handler_t::replace) +
-                     "), so none of its GPU work was recorded; see cupti/cupti-" + std::to_string(pid) +
+                 std::string(not_tracing ? "the tracer could not start CUPTI in process "
+                                         : "the tracer reported errors in process ") +
+                     std::to_string(pid) + " (" + errors.dump(-1, ' ', false, json::error_handler_t::replace) +
+                     "), so its GPU work may be missing; see cupti/cupti-" + std::to_string(pid) +
                      ".log (another CUPTI client in the process, such as the PyTorch profiler, is a common cause)",
+                 path);
+  }
+  const json untimed = it->value("untimed_records", json(0));
+  if (!untimed.is_number_integer() || untimed.get<int64_t>() != 0) {
+    return Error("record.untimed_records",
+                 "the tracer kept " + untimed.dump() + " records of process " + std::to_string(pid) +
+                     " without a whole time span (work still running at exit?): their time would count as 0",
                  path);
   }
   return *it;
@@ -112,6 +122,31 @@ struct ProcessTrace {
   std::string path;
   json root;
 };
+
+// The tracer's own kernel count against the events the reader finds.
+Status CheckKernelCount(const ProcessTrace& t) {
+  const json counted = t.process.tracer.value("records", json::object()).value("kernel", json());
+  if (!counted.is_number_integer() || counted.get<int64_t>() == t.process.kernels) return Status();
+  return Error("record.bad_trace",
+               "the tracer counted " + counted.dump() + " kernels of process " + std::to_string(t.process.pid) +
+                   " but its trace holds " + std::to_string(t.process.kernels) + " kernel events",
+               t.path);
+}
+
+// An error the tracer logged after writing its trace (records that arrived late).
+Status CheckLogHasNoError(const fs::path& dir, int64_t pid) {
+  const fs::path log = dir / ("cupti-" + std::to_string(pid) + ".log");
+  auto text = ::perfgate::internal::ReadWholeFile(log.string());
+  if (!text.ok()) return Status();  // an NVTX-only process writes no log
+  for (size_t at = 0; at < text->size();) {
+    const size_t end = std::min(text->find('\n', at), text->size());
+    if (text->compare(at, 6, "error:") == 0) {
+      return Error("record.tracer_failed", "the tracer logged: " + text->substr(at, end - at), log.string());
+    }
+    at = end + 1;
+  }
+  return Status();
+}
 
 StatusOr<ProcessTrace> ReadProcessTrace(const fs::path& dir, int64_t pid) {
   ProcessTrace t;
@@ -129,6 +164,8 @@ StatusOr<ProcessTrace> ReadProcessTrace(const fs::path& dir, int64_t pid) {
   }
   for (const json_trace::GpuWork& w : read->gpu_work) t.process.kernels += w.kind == json_trace::GpuWorkKind::kKernel;
   t.process.gpu_work = static_cast<int64_t>(read->gpu_work.size());
+  PERFGATE_RETURN_IF_ERROR(CheckKernelCount(t));
+  PERFGATE_RETURN_IF_ERROR(CheckLogHasNoError(dir, pid));
   return t;
 }
 
@@ -204,6 +241,16 @@ StatusOr<int64_t> WriteTrialTrace(const fs::path& trial, const std::string& text
   return kernels;
 }
 
+StatusOr<std::vector<ProcessTrace>> ReadProcessTraces(const fs::path& dir,
+                                                     const std::map<int64_t, TracerFiles>& files) {
+  std::vector<ProcessTrace> traces;
+  for (const auto& entry : files) {
+    PERFGATE_ASSIGN_OR_RETURN(ProcessTrace t, ReadProcessTrace(dir, entry.first));
+    traces.push_back(std::move(t));
+  }
+  return traces;
+}
+
 }  // namespace
 
 std::string Gzip(const std::string& data) {
@@ -233,11 +280,7 @@ StatusOr<TrialTrace> MakeTrialTrace(const std::string& trial_dir) {
                  dir.string());
   }
   PERFGATE_RETURN_IF_ERROR(CheckEveryProcessFinished(files, dir));
-  std::vector<ProcessTrace> traces;
-  for (const auto& entry : files) {
-    PERFGATE_ASSIGN_OR_RETURN(ProcessTrace t, ReadProcessTrace(dir, entry.first));
-    traces.push_back(std::move(t));
-  }
+  PERFGATE_ASSIGN_OR_RETURN(std::vector<ProcessTrace> traces, ReadProcessTraces(dir, files));
   TrialTrace out;
   std::vector<ProcessTrace*> with_work;
   int64_t kernels = 0;

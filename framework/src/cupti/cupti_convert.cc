@@ -76,10 +76,12 @@ void AppendKernel(const CUpti_Activity* record, ProcessCapture* c) {
   c->kernels.push_back(std::move(r));
 }
 
-void AppendMemcpy(const CUpti_Activity* record, ProcessCapture* c) {
-  const auto m = Copy<CUpti_ActivityMemcpy6>(record);
+// The fields memcpy and memset records share.
+template <typename T>
+CopyRecord CopyOf(const T& m, bool memset, std::string name) {
   CopyRecord r;
-  r.name = MemcpyName(m.copyKind, m.srcKind, m.dstKind);
+  r.memset = memset;
+  r.name = std::move(name);
   r.start_ns = m.start;
   r.end_ns = m.end;
   r.device = m.deviceId;
@@ -88,23 +90,17 @@ void AppendMemcpy(const CUpti_Activity* record, ProcessCapture* c) {
   r.correlation = m.correlationId;
   r.bytes = m.bytes;
   r.graph_id = m.graphId;
-  c->copies.push_back(std::move(r));
+  return r;
+}
+
+void AppendMemcpy(const CUpti_Activity* record, ProcessCapture* c) {
+  const auto m = Copy<CUpti_ActivityMemcpy6>(record);
+  c->copies.push_back(CopyOf(m, false, MemcpyName(m.copyKind, m.srcKind, m.dstKind)));
 }
 
 void AppendMemset(const CUpti_Activity* record, ProcessCapture* c) {
   const auto m = Copy<CUpti_ActivityMemset4>(record);
-  CopyRecord r;
-  r.memset = true;
-  r.name = MemsetName(m.memoryKind);
-  r.start_ns = m.start;
-  r.end_ns = m.end;
-  r.device = m.deviceId;
-  r.context = m.contextId;
-  r.stream = m.streamId;
-  r.correlation = m.correlationId;
-  r.bytes = m.bytes;
-  r.graph_id = m.graphId;
-  c->copies.push_back(std::move(r));
+  c->copies.push_back(CopyOf(m, true, MemsetName(m.memoryKind)));
 }
 
 void AppendApi(const CUpti_Activity* record, const ApiNamer& namer, ProcessCapture* c) {

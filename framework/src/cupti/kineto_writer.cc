@@ -212,6 +212,19 @@ std::string CountsObject(const std::map<std::string, uint64_t>& counts, Names& n
   return out + "}";
 }
 
+// Records without a whole time span (a start of 0, or an end before the start): what a
+// forced flush can deliver for work still running. They fail the trial.
+template <typename T>
+uint64_t Untimed(const std::vector<T>& records) {
+  uint64_t n = 0;
+  for (const T& r : records) n += r.start_ns == 0 || r.end_ns < r.start_ns;
+  return n;
+}
+
+uint64_t UntimedRecords(const ProcessCapture& c) {
+  return Untimed(c.kernels) + Untimed(c.copies) + Untimed(c.api_calls) + Untimed(c.ranges) + Untimed(c.overheads);
+}
+
 uint64_t OverheadNs(const ProcessCapture& c) {
   uint64_t total = 0;
   for (const OverheadRecord& o : c.overheads) total += o.end_ns >= o.start_ns ? o.end_ns - o.start_ns : 0;
@@ -250,9 +263,12 @@ std::string TracerSummary(const ProcessCapture& c, const ApiSummaries& summarize
                     ", \"unclosed_nvtx_ranges\": " + std::to_string(c.unclosed_ranges) +
                     ", \"flushes\": " + CountsObject(c.flushes, name) +
                     ", \"api_calls_summarized\": " + SummariesObject(summarized, name);
-  const uint64_t invalid = c.invalid_utf8_names + name.invalid();
-  return out + ", \"invalid_utf8_names\": " + std::to_string(invalid) + ", \"complete\": true}";
+  return out + ", \"untimed_records\": " + std::to_string(UntimedRecords(c)) +
+         ", \"invalid_utf8_names\": " + std::to_string(name.invalid()) + ", \"complete\": true}";
 }
+
+// null where the version is unknown (a statically linked runtime answers no query).
+std::string VersionOrNull(int version) { return version > 0 ? std::to_string(version) : "null"; }
 
 }  // namespace
 
@@ -296,8 +312,8 @@ bool WriteKinetoTrace(const ProcessCapture& capture, std::ostream& out, const Wr
   ApiSummaries summarized;
   out << "{\n\"schemaVersion\": 1,\n\"displayTimeUnit\": \"ms\",\n\"deviceProperties\": "
       << DeviceProperties(capture, name) << ",\n\"cupti_version\": " << capture.cupti_version
-      << ",\n\"cuda_driver_version\": " << capture.cuda_driver_version
-      << ",\n\"cuda_runtime_version\": " << capture.cuda_runtime_version << ",\n\"traceEvents\": [";
+      << ",\n\"cuda_driver_version\": " << VersionOrNull(capture.cuda_driver_version)
+      << ",\n\"cuda_runtime_version\": " << VersionOrNull(capture.cuda_runtime_version) << ",\n\"traceEvents\": [";
   EventLines lines(out);
   WriteMetadataEvents(capture, name, lines);
   WriteHostEvents(capture, options, name, lines, &summarized);

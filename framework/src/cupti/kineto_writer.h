@@ -33,11 +33,11 @@ struct WriteOptions {
   bool all_api_calls = false;  // PERFGATE_CUPTI_ALL_API=1: every API call as an event
 };
 
-// Writes the whole trace: top-level keys (schemaVersion, deviceProperties,
-// cupti_version, cuda_driver_version, cuda_runtime_version, perfgate_tracer), then
-// traceEvents with one event per line: metadata, host API calls, NVTX ranges and
-// marks, GPU work, overhead records. Summarized API calls are counted per name in
-// perfgate_tracer.api_calls_summarized ({"calls", "ns"}). perfgate_tracer.complete is written true; the
+// Writes the whole trace: the top-level keys (schemaVersion, deviceProperties,
+// cupti_version, cuda_driver_version and cuda_runtime_version, null when unknown),
+// traceEvents with one event per line (metadata, host API calls, NVTX ranges and
+// marks, GPU work, overhead records), then perfgate_tracer, the tracer's account
+// (TRACER.md), with summarized API calls counted per name and "complete": true. The
 // tracer writes to a .partial file and renames it once this returns, so a trace that
 // exists under its own name is whole. Returns false when the stream failed.
 bool WriteKinetoTrace(const ProcessCapture& capture, std::ostream& out, const WriteOptions& options = {});

@@ -26,24 +26,27 @@ struct Domain {
 };
 
 // A range opened and not yet closed.
-struct Open {
+struct OpenRange {
   std::string name;
   const Domain* domain = nullptr;
   uint64_t start_ns = 0;
   uint32_t tid = 0;
 };
 
-std::atomic<uint64_t> g_open_pushes{0};
-std::atomic<uint64_t> g_next_range_id{1};
-
-// Domains and registered strings live until exit: NVTX hands their pointers back.
-std::mutex g_registry_mu;
-std::deque<Domain> g_domains;
-std::deque<std::string> g_strings;
-std::map<nvtxRangeId_t, Open> g_started;  // nvtxRangeStart ids not ended yet
+// What NVTX handles point into, and the ranges started and not ended. Never destroyed:
+// a thread may still call NVTX while exit() runs the static destructors.
+struct Registry {
+  std::mutex mu;
+  std::deque<Domain> domains;
+  std::deque<std::string> strings;
+  std::map<nvtxRangeId_t, OpenRange> started;  // nvtxRangeStart ids not ended yet
+  std::atomic<uint64_t> open_pushes{0};
+  std::atomic<uint64_t> next_range_id{1};
+};
+Registry* g_registry = new Registry();
 
 // Push/pop stacks of this thread, per domain (nullptr: the default domain).
-thread_local std::map<const Domain*, std::vector<Open>> t_stacks;
+thread_local std::map<const Domain*, std::vector<OpenRange>> t_stacks;
 
 std::string Utf8(const wchar_t* text) {
   std::string out;
@@ -75,9 +78,9 @@ std::string Message(const nvtxEventAttributes_t* a) {
   }
 }
 
-Open Opening(std::string name, const Domain* domain) { return {std::move(name), domain, Now(), OsThreadId()}; }
+OpenRange Opening(std::string name, const Domain* domain) { return {std::move(name), domain, Now(), OsThreadId()}; }
 
-void Close(const Open& open, bool start_end, int depth) {
+void Close(const OpenRange& open, bool start_end, int depth) {
   const uint64_t end = Now();
   State& s = GetState();
   std::lock_guard<std::mutex> lock(s.mu);
@@ -95,52 +98,54 @@ void Close(const Open& open, bool start_end, int depth) {
 }
 
 int Push(const Domain* domain, std::string name) {
-  std::vector<Open>& stack = t_stacks[domain];
+  std::vector<OpenRange>& stack = t_stacks[domain];
   stack.push_back(Opening(std::move(name), domain));
-  ++g_open_pushes;
+  ++g_registry->open_pushes;
   return static_cast<int>(stack.size()) - 1;
 }
 
 int Pop(const Domain* domain) {
-  std::vector<Open>& stack = t_stacks[domain];
+  std::vector<OpenRange>& stack = t_stacks[domain];
   if (stack.empty()) {
     State& s = GetState();
     std::lock_guard<std::mutex> lock(s.mu);
     ++s.capture.other_records["nvtx_pop_without_push"];
     return -1;
   }
-  const Open open = std::move(stack.back());
+  const OpenRange open = std::move(stack.back());
   stack.pop_back();
-  --g_open_pushes;
+  --g_registry->open_pushes;
   Close(open, false, static_cast<int>(stack.size()));
   return static_cast<int>(stack.size());
 }
 
 nvtxRangeId_t Start(const Domain* domain, std::string name) {
-  const nvtxRangeId_t id = g_next_range_id++;
-  std::lock_guard<std::mutex> lock(g_registry_mu);
-  g_started[id] = Opening(std::move(name), domain);
+  const nvtxRangeId_t id = g_registry->next_range_id++;
+  OpenRange open = Opening(std::move(name), domain);
+  std::lock_guard<std::mutex> lock(g_registry->mu);
+  g_registry->started[id] = std::move(open);
   return id;
 }
 
 void End(nvtxRangeId_t id) {
-  Open open;
+  OpenRange open;
   {
-    std::lock_guard<std::mutex> lock(g_registry_mu);
-    auto it = g_started.find(id);
-    if (it == g_started.end()) return;
+    std::lock_guard<std::mutex> lock(g_registry->mu);
+    auto it = g_registry->started.find(id);
+    if (it == g_registry->started.end()) return;  // ended twice, or started in the parent of a fork
     open = std::move(it->second);
-    g_started.erase(it);
+    g_registry->started.erase(it);
   }
   Close(open, true, 0);
 }
 
 void Mark(const Domain* domain, std::string name) {
+  MarkRecord m{std::move(name), domain != nullptr ? domain->name : "", Now(), static_cast<uint32_t>(getpid()),
+               OsThreadId()};
   State& s = GetState();
   std::lock_guard<std::mutex> lock(s.mu);
   EnsureRegistered(s);
-  s.capture.marks.push_back({std::move(name), domain != nullptr ? domain->name : "", Now(),
-                             static_cast<uint32_t>(getpid()), OsThreadId()});
+  s.capture.marks.push_back(std::move(m));
 }
 
 const Domain* AsDomain(nvtxDomainHandle_t d) { return reinterpret_cast<const Domain*>(d); }
@@ -170,26 +175,26 @@ nvtxRangeId_t NVTX_API DomainRangeStartEx(nvtxDomainHandle_t d, const nvtxEventA
 }
 void NVTX_API DomainRangeEnd(nvtxDomainHandle_t, nvtxRangeId_t id) { End(id); }
 void NVTX_API DomainMarkEx(nvtxDomainHandle_t d, const nvtxEventAttributes_t* a) { Mark(AsDomain(d), Message(a)); }
-nvtxDomainHandle_t NVTX_API DomainCreateA(const char* name) {
-  std::lock_guard<std::mutex> lock(g_registry_mu);
-  g_domains.push_back({name != nullptr ? name : ""});
-  return reinterpret_cast<nvtxDomainHandle_t>(&g_domains.back());
+nvtxDomainHandle_t NewDomain(std::string name) {
+  std::lock_guard<std::mutex> lock(g_registry->mu);
+  g_registry->domains.push_back({std::move(name)});
+  return reinterpret_cast<nvtxDomainHandle_t>(&g_registry->domains.back());
 }
-nvtxDomainHandle_t NVTX_API DomainCreateW(const wchar_t* name) {
-  std::lock_guard<std::mutex> lock(g_registry_mu);
-  g_domains.push_back({Utf8(name)});
-  return reinterpret_cast<nvtxDomainHandle_t>(&g_domains.back());
+
+nvtxStringHandle_t NewString(std::string text) {
+  std::lock_guard<std::mutex> lock(g_registry->mu);
+  g_registry->strings.push_back(std::move(text));
+  return reinterpret_cast<nvtxStringHandle_t>(&g_registry->strings.back());
 }
+
+nvtxDomainHandle_t NVTX_API DomainCreateA(const char* name) { return NewDomain(name != nullptr ? name : ""); }
+nvtxDomainHandle_t NVTX_API DomainCreateW(const wchar_t* name) { return NewDomain(Utf8(name)); }
 void NVTX_API DomainDestroy(nvtxDomainHandle_t) {}  // kept: ranges still name it
 nvtxStringHandle_t NVTX_API DomainRegisterStringA(nvtxDomainHandle_t, const char* text) {
-  std::lock_guard<std::mutex> lock(g_registry_mu);
-  g_strings.emplace_back(text != nullptr ? text : "");
-  return reinterpret_cast<nvtxStringHandle_t>(&g_strings.back());
+  return NewString(text != nullptr ? text : "");
 }
 nvtxStringHandle_t NVTX_API DomainRegisterStringW(nvtxDomainHandle_t, const wchar_t* text) {
-  std::lock_guard<std::mutex> lock(g_registry_mu);
-  g_strings.emplace_back(Utf8(text));
-  return reinterpret_cast<nvtxStringHandle_t>(&g_strings.back());
+  return NewString(Utf8(text));
 }
 
 template <typename Fn>
@@ -236,8 +241,16 @@ bool InstallDomains(const NvtxExportTableCallbacks* callbacks) {
 }  // namespace
 
 uint64_t OpenNvtxRanges() {
-  std::lock_guard<std::mutex> lock(g_registry_mu);
-  return g_open_pushes.load() + g_started.size();
+  std::lock_guard<std::mutex> lock(g_registry->mu);
+  return g_registry->open_pushes.load() + g_registry->started.size();
+}
+
+void ResetNvtxAfterFork() {
+  // The open ranges are the parent's: this thread's pushes and every start. The old
+  // registry is leaked, not freed: the child's NVTX still holds handles into its
+  // domains and strings, and its lock may have been held at the fork.
+  g_registry = new Registry();
+  t_stacks.clear();
 }
 
 }  // namespace perfgate::cupti::tracer

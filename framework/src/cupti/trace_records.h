@@ -125,7 +125,6 @@ struct ProcessCapture {
   int cuda_runtime_version = 0;  // cudaRuntimeGetVersion, 0 unknown
   uint64_t dropped_records = 0;  // cuptiActivityGetNumDroppedRecords, summed
   uint64_t unclosed_ranges = 0;  // pushed or started, never ended: not written
-  uint64_t invalid_utf8_names = 0;  // names whose invalid bytes became U+FFFD
   std::map<std::string, uint64_t> other_records;  // activity kinds not kept, by kind number
   std::map<std::string, uint64_t> flushes;        // "device_reset", "context_destroy", "exit"
   bool cuda_initialized = false;  // InitializeInjection ran (false: NVTX ranges only)

@@ -12,9 +12,17 @@ if(PERFGATE_CUPTI)
               PATH_SUFFIXES ../extras/CUPTI/include NO_CACHE)
     find_path(perfgate_nvtx_include nvtx3/nvToolsExt.h HINTS ${CUDAToolkit_INCLUDE_DIRS} NO_CACHE)
   endif()
-  if(TARGET CUDA::cupti AND perfgate_cupti_include AND perfgate_nvtx_include)
+  # CUDA 13: the record structs read are its CUpti_ActivityKernel10, Memcpy6, Memset4,
+  # Overhead3 and Device5.
+  if(TARGET CUDA::cupti AND perfgate_cupti_include AND perfgate_nvtx_include AND CUDAToolkit_VERSION_MAJOR GREATER_EQUAL 13)
     set(PERFGATE_HAVE_CUPTI ON)
     set(PERFGATE_NVTX_INCLUDE_DIR "${perfgate_nvtx_include}" CACHE INTERNAL "nvtx3 headers of the CUDA toolkit")
+  elseif(DEFINED ENV{CI} AND NOT "$ENV{CI}" STREQUAL "" AND NOT "$ENV{CI}" STREQUAL "false")
+    # Under CI the tracer's tests must run: a machine that lost CUDA fails here rather
+    # than passing with those tests left out.
+    message(FATAL_ERROR "perfgate: CI is set but CUDA's CUPTI was not found (CUDAToolkit "
+                        "'${CUDAToolkit_VERSION}', cupti headers '${perfgate_cupti_include}'): the tracer and its "
+                        "tests would not be built. Install CUDA's toolkit, or configure with -DPERFGATE_CUPTI=OFF.")
   else()
     message(STATUS "perfgate: CUDA's CUPTI was not found (CUDAToolkit ${CUDAToolkit_VERSION}, cupti headers "
                    "'${perfgate_cupti_include}'): libperfgate_cupti.so and its tests are not built; "
@@ -26,8 +34,9 @@ if(PERFGATE_HAVE_CUPTI)
   message(STATUS "perfgate: building the CUPTI tracer against CUDA ${CUDAToolkit_VERSION} (${perfgate_cupti_include})")
   set(perfgate_cupti_common_sources src/cupti/cupti_convert.cc src/cupti/record_dump.cc)
 
-  # The record conversion, for the unit tests (built like the rest of perfgate).
-  add_library(perfgate_cupti_records STATIC ${perfgate_cupti_common_sources} src/cupti/kineto_writer.cc)
+  # The record conversion, for the unit tests (built like the rest of perfgate; the
+  # trace writer they use is perfgate_framework's).
+  add_library(perfgate_cupti_records STATIC ${perfgate_cupti_common_sources})
   target_include_directories(perfgate_cupti_records PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/src
                              SYSTEM PUBLIC ${perfgate_cupti_include})
   target_link_libraries(perfgate_cupti_records PRIVATE perfgate_build_flags)
@@ -47,7 +56,7 @@ if(PERFGATE_HAVE_CUPTI)
                          $<$<BOOL:${PERFGATE_DEVELOPER_MODE}>:-Werror>)
   target_link_libraries(perfgate_cupti PRIVATE CUDA::cupti ${CMAKE_DL_LIBS} Threads::Threads)
   target_link_options(perfgate_cupti PRIVATE -static-libstdc++ -static-libgcc -Wl,--exclude-libs,ALL
-                    -Wl,--version-script=${CMAKE_CURRENT_SOURCE_DIR}/src/cupti/tracer.map)
+                      -Wl,--version-script=${CMAKE_CURRENT_SOURCE_DIR}/src/cupti/tracer.map)
 set_property(TARGET perfgate_cupti APPEND PROPERTY LINK_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/src/cupti/tracer.map)
   set_target_properties(perfgate_cupti PROPERTIES
     OUTPUT_NAME perfgate_cupti
@@ -56,8 +65,13 @@ set_property(TARGET perfgate_cupti APPEND PROPERTY LINK_DEPENDS ${CMAKE_CURRENT_
     # Beside the perfgate executable, where `perfgate record --backend cuda` looks.
     LIBRARY_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/tools/perfgate
     BUILD_RPATH "${CUDAToolkit_LIBRARY_DIR}")
+  include(GNUInstallDirs)
+  set_target_properties(perfgate_cupti PROPERTIES INSTALL_RPATH "${CUDAToolkit_LIBRARY_DIR}")
   if(PERFGATE_INSTALL)
-    include(GNUInstallDirs)
     install(TARGETS perfgate_cupti LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
   endif()
+  # Where the recorder looks when it runs in a program other than perfgate (a suite).
+  set_property(SOURCE src/cuda/locate.cc APPEND PROPERTY COMPILE_DEFINITIONS
+    PERFGATE_CUPTI_BUILD_PATH="$<TARGET_FILE:perfgate_cupti>"
+    PERFGATE_CUPTI_INSTALL_PATH="${CMAKE_INSTALL_FULL_LIBDIR}/$<TARGET_FILE_NAME:perfgate_cupti>")
 endif()

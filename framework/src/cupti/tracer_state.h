@@ -23,15 +23,24 @@ struct State {
   std::map<std::pair<bool, uint32_t>, std::string> api_names;  // (driver, cbid) -> CUPTI's name
   bool finalize_registered = false;
   bool finalized = false;
+  uint64_t late_records = 0;  // arrived after the trace was written: logged as an error
 };
 
+// The process's state. Never destroyed (the exit hook runs after static destructors
+// may have), and replaced in a forked child, which must not write its parent's work.
 State& GetState();
 
-// Registers the exit hook once and reads the environment (call with mu held).
+// Registers the exit hook and the fork handler once and reads the environment (call
+// with mu held).
 void EnsureRegistered(State& s);
 
-// Appends a line to the log, when it is open (call with mu held).
+// Appends a line to the log, when it is open (call with mu held). LogError also
+// records the line in the trace's perfgate_tracer.errors, which fails the trial.
 void Log(State& s, const std::string& line);
+void LogError(State& s, const std::string& line);
+
+// "<out_dir>/cupti-<pid><suffix>".
+std::string PidFile(const State& s, const char* suffix);
 
 // Now on CUPTI's clock (that of every activity record), in nanoseconds.
 uint64_t Now();
@@ -41,6 +50,8 @@ uint32_t OsThreadId();
 
 // NVTX ranges opened and not closed yet (nvtx_injection.cc).
 uint64_t OpenNvtxRanges();
+// Forgets the parent's open NVTX ranges in a forked child (nvtx_injection.cc).
+void ResetNvtxAfterFork();
 
 }  // namespace perfgate::cupti::tracer
 

@@ -75,15 +75,14 @@ TEST_F(CudaRecordCli, TheTracerFlagIsForTheCudaBackend) {
 }
 
 TEST_F(CudaRecordCli, WithoutATracerExits3) {
-  // A copy of perfgate with no tracer beside it: the build puts the real tracer beside
-  // the original wherever CUPTI is found.
-  const fs::path lone = fs::path(out_).parent_path() / "lone-bin" / "perfgate";
-  fs::create_directories(lone.parent_path());
-  fs::copy_file(PERFGATE_CLI_PATH, lone, fs::copy_options::overwrite_existing);
-  auto r = RunCommand("env -u PERFGATE_CUPTI_TRACER " + lone.string() + " record --engine a --out " + out_ +
-                      " --backend cuda --trials 1 --tokens 3 -- " + PERFGATE_FAKE_CUDA_TARGET + " ok {tokens}");
+  // A build with CUDA has a tracer beside perfgate and in the build tree: a wrong
+  // PERFGATE_CUPTI_TRACER is the error, with no fallback to either.
+  auto r = RunCommand("PERFGATE_CUPTI_TRACER=" + out_ + "-no-tracer.so " + PERFGATE_CLI_PATH +
+                      " record --engine a --out " + out_ + " --backend cuda --trials 1 --tokens 3 -- " +
+                      PERFGATE_FAKE_CUDA_TARGET + " ok {tokens}");
   EXPECT_EQ(r.exit_code, 3) << r.err;
   EXPECT_THAT(r.err, HasSubstr("error[record.no_tracer]"));
+  EXPECT_THAT(r.err, HasSubstr("-no-tracer.so is not a file; fix or unset it"));
   EXPECT_THAT(r.err, HasSubstr("built only where CUDA's CUPTI is found"));
   EXPECT_FALSE(fs::exists(out_));
 }

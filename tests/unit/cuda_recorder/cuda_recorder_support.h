@@ -15,17 +15,12 @@
 #include <vector>
 
 #include "perfgate/cuda/recorder.h"
+#include "support/file_text.h"
 
 namespace perfgate::testing_support {
 
 namespace fs = std::filesystem;
 
-inline std::string ReadFileText(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 class CudaRecorderSandbox : public ::testing::Test {
  protected:
@@ -72,7 +67,7 @@ class CudaRecorderSandbox : public ::testing::Test {
   // The trial directories the stand-in ran in, in order.
   std::vector<std::string> Runs() const {
     std::vector<std::string> runs;
-    std::istringstream in(ReadFileText(log_));
+    std::istringstream in(ReadText(log_));
     for (std::string line; std::getline(in, line);) runs.push_back(line);
     return runs;
   }
@@ -82,7 +77,7 @@ class CudaRecorderSandbox : public ::testing::Test {
   }
 
   nlohmann::json Meta(const std::string& engine, int k) const {
-    return nlohmann::json::parse(ReadFileText(fs::path(TrialDir(engine, k)) / "meta.json"));
+    return nlohmann::json::parse(ReadText(fs::path(TrialDir(engine, k)) / "meta.json"));
   }
 
   fs::path root_;

@@ -53,7 +53,7 @@ TEST_F(CudaRecorder, RecordsOneProcessIntoATrialAttributionReads) {
   EXPECT_EQ(Kernels(*trace), 4);
   EXPECT_EQ(trace->gpu_work[0].name, "fake_kernel_0");
   // gzip with mtime 0: the same trace gives the same bytes.
-  const std::string gz = testing_support::ReadFileText(fs::path(trial) / "trace.json.gz");
+  const std::string gz = testing_support::ReadText(fs::path(trial) / "trace.json.gz");
   ASSERT_GE(gz.size(), 8u);
   EXPECT_EQ(gz.substr(0, 2), "\x1f\x8b");
   EXPECT_EQ(gz.substr(4, 4), std::string(4, '\0'));
@@ -62,12 +62,12 @@ TEST_F(CudaRecorder, RecordsOneProcessIntoATrialAttributionReads) {
   const std::vector<std::string> cupti = CuptiFiles(trial);
   ASSERT_EQ(cupti.size(), 1u);
   EXPECT_THAT(cupti[0], MatchesRegex("cupti-[0-9]+\\.log"));
-  const std::string command_log = testing_support::ReadFileText(fs::path(trial) / "command.log");
+  const std::string command_log = testing_support::ReadText(fs::path(trial) / "command.log");
   EXPECT_THAT(command_log, HasSubstr("fake target: ok"));
   EXPECT_THAT(command_log, HasSubstr("fake target stderr"));
   EXPECT_THAT(command_log, HasSubstr("exited with status 0"));
 
-  const std::string env = testing_support::ReadFileText(fs::path(trial) / "env.txt");
+  const std::string env = testing_support::ReadText(fs::path(trial) / "env.txt");
   EXPECT_THAT(env, HasSubstr("CUDA_INJECTION64_PATH=" + tracer_ + "\n"));
   EXPECT_THAT(env, HasSubstr("NVTX_INJECTION64_PATH=" + tracer_ + "\n"));
   EXPECT_THAT(env, HasSubstr("PERFGATE_CUPTI_OUTPUT_DIR=" + trial + "/cupti\n"));
@@ -196,6 +196,11 @@ INSTANTIATE_TEST_SUITE_P(Rules, CudaRecorderFails,
                                            FailCase{"dropped", "record.dropped_records", "CUPTI lost 1 records"},
                                            FailCase{"not_tracing", "record.tracer_failed",
                                                     "CUPTI_ERROR_UNKNOWN"},
+                                           FailCase{"tracer_errors", "record.tracer_failed",
+                                                    "cuptiActivityFlushAll (exit)"},
+                                           FailCase{"untimed", "record.untimed_records", "without a whole time span"},
+                                           FailCase{"miscounted", "record.bad_trace", "the tracer counted 5 kernels"},
+                                           FailCase{"late_error", "record.tracer_failed", "arrived after the trace"},
                                            FailCase{"nothing", "record.no_trace", "CUDA_INJECTION64_PATH reaches it"},
                                            FailCase{"zero_kernels", "record.no_target_rows", "no kernel"},
                                            FailCase{"fail", "process.exit_status", "status 3"}),
@@ -208,7 +213,7 @@ TEST_F(CudaRecorder, ACommandThatCannotStartIsLoggedAndIncomplete) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), "process.not_found") << r.status().ToString();
   EXPECT_TRUE(fs::exists(fs::path(TrialDir("a", 1)) / "INCOMPLETE"));
-  EXPECT_THAT(testing_support::ReadFileText(fs::path(TrialDir("a", 1)) / "command.log"), HasSubstr("not started: "));
+  EXPECT_THAT(testing_support::ReadText(fs::path(TrialDir("a", 1)) / "command.log"), HasSubstr("not started: "));
 }
 
 TEST_F(CudaRecorder, AProcessThatDiedUnfinishedIsNamedByPid) {
@@ -227,7 +232,7 @@ TEST_F(CudaRecorder, ATimeoutStopsTheCommandAndLeavesTheTrialIncomplete) {
   EXPECT_EQ(r.status().code(), "process.timeout") << r.status().ToString();
   EXPECT_LT(took, std::chrono::seconds(5));
   EXPECT_TRUE(fs::exists(fs::path(TrialDir("a", 1)) / "INCOMPLETE"));
-  EXPECT_THAT(testing_support::ReadFileText(fs::path(TrialDir("a", 1)) / "command.log"), HasSubstr("timed out"));
+  EXPECT_THAT(testing_support::ReadText(fs::path(TrialDir("a", 1)) / "command.log"), HasSubstr("timed out"));
 }
 
 TEST_F(CudaRecorder, ACancelStopsTheCommandAndLeavesTheTrialIncomplete) {
@@ -243,7 +248,7 @@ TEST_F(CudaRecorder, ACancelStopsTheCommandAndLeavesTheTrialIncomplete) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), "record.interrupted") << r.status().ToString();
   EXPECT_TRUE(fs::exists(fs::path(TrialDir("a", 1)) / "INCOMPLETE"));
-  EXPECT_THAT(testing_support::ReadFileText(fs::path(TrialDir("a", 1)) / "command.log"),
+  EXPECT_THAT(testing_support::ReadText(fs::path(TrialDir("a", 1)) / "command.log"),
               HasSubstr("fake target: hang"));
   EXPECT_EQ(Meta("a", 1)["complete"], false);
 }
@@ -337,7 +342,7 @@ TEST_F(CudaRecorder, AMissingTracerIsAnEnvironmentError) {
   EXPECT_FALSE(fs::exists(out_));
 }
 
-TEST_F(CudaRecorder, TheTracerIsFoundByEnvironmentThenBesideTheProgram) {
+TEST_F(CudaRecorder, TheTracerIsFoundByEnvironmentThenBesideTheProgramThenInTheBuild) {
   setenv("PERFGATE_CUPTI_TRACER", tracer_.c_str(), 1);
   auto by_env = cuda::LocateTracer();
   ASSERT_TRUE(by_env.ok()) << by_env.status().ToString();
@@ -351,14 +356,23 @@ TEST_F(CudaRecorder, TheTracerIsFoundByEnvironmentThenBesideTheProgram) {
   EXPECT_THAT(cuda::LocateTracer().status().message(),
               HasSubstr("PERFGATE_CUPTI_TRACER=" + (root_ / "nope.so").string()));
 
-  // Nothing beside this test program: every place tried is named.
   unsetenv("PERFGATE_CUPTI_TRACER");
+#ifdef PERFGATE_BUILT_TRACER
+  // Nothing beside this test program, which is not perfgate (as a suite is not): the
+  // tracer this build made is found in the build tree.
+  auto built = cuda::LocateTracer();
+  ASSERT_TRUE(built.ok()) << built.status().ToString();
+  EXPECT_EQ(built->found_by, "the build tree");
+  EXPECT_EQ(fs::path(built->path), fs::path(PERFGATE_BUILT_TRACER).lexically_normal());
+#else
+  // Nothing beside this test program and no tracer built: every place tried is named.
   auto none = cuda::LocateTracer();
   ASSERT_FALSE(none.ok());
   EXPECT_EQ(none.status().code(), "record.no_tracer");
   EXPECT_THAT(none.status().message(), HasSubstr("/lib/libperfgate_cupti.so"));
   EXPECT_THAT(none.status().message(), HasSubstr("/lib64/libperfgate_cupti.so"));
   EXPECT_THAT(none.status().message(), HasSubstr("built only where CUDA's CUPTI is found"));
+#endif
 }
 
 TEST(CudaRecordingHere, SaysExactlyWhyItIsImpossible) {

@@ -6,7 +6,9 @@
 //
 // MODE: ok, two_processes (a child process traces too), crash (log, then SIGSEGV),
 // log_only (log, exit 0), partial (log and .partial), incomplete (complete: false),
-// dropped (dropped_records: 1), not_tracing (CUPTI never started), nothing, zero_kernels (runtime calls only), fail
+// dropped (dropped_records: 1), not_tracing (CUPTI never started), tracer_errors,
+// untimed (untimed_records 2), miscounted (the tracer's kernel count off by one),
+// late_error (an error logged after the trace), nothing, zero_kernels (runtime calls only), fail
 // (a whole trace, then exit 3), hang (sleeps a minute).
 // Every run appends "$PERFGATE_TRIAL_DIR" to $FAKE_CUDA_LOG when that is set, and
 // writes the injection variables it saw to $PERFGATE_TRIAL_DIR/env.txt.
@@ -63,6 +65,16 @@ std::string Trace(int kernels, bool complete, int dropped, bool tracing = true) 
          ",\"records\":{\"kernel\":" + std::to_string(kernels) + "}}}\n";
 }
 
+// `text` with its first `from` replaced by `to` (the variants of a whole trace).
+std::string Replaced(std::string text, const std::string& from, const std::string& to) {
+  const size_t at = text.find(from);
+  if (at == std::string::npos) {
+    std::cerr << "fake_cuda_target: no '" << from << "' in the trace\n";
+    std::exit(2);
+  }
+  return text.replace(at, from.size(), to);
+}
+
 void WriteLog() { Write(OutPath(".log"), "started\n"); }
 
 void WriteTrace(int kernels, bool complete = true, int dropped = 0) {
@@ -110,6 +122,21 @@ int main(int argc, char** argv) {
     WriteTrace(kernels, false);
   } else if (mode == "dropped") {
     WriteTrace(kernels, true, 1);
+  } else if (mode == "tracer_errors") {
+    WriteLog();
+    Write(OutPath(".json"), Replaced(Trace(kernels, true, 0), "\"errors\":[]",
+                                     "\"errors\":[\"error: cuptiActivityFlushAll (exit): CUPTI_ERROR_UNKNOWN\"]"));
+  } else if (mode == "untimed") {
+    WriteLog();
+    Write(OutPath(".json"), Replaced(Trace(kernels, true, 0), "\"format_version\":1,",
+                                     "\"format_version\":1,\"untimed_records\":2,"));
+  } else if (mode == "miscounted") {
+    WriteLog();
+    Write(OutPath(".json"), Replaced(Trace(kernels, true, 0), "\"records\":{\"kernel\":" + std::to_string(kernels),
+                                     "\"records\":{\"kernel\":" + std::to_string(kernels + 1)));
+  } else if (mode == "late_error") {
+    WriteTrace(kernels);
+    Write(OutPath(".log"), "started\nerror: 3 records arrived after the trace was written\n");
   } else if (mode == "not_tracing") {
     WriteLog();
     Write(OutPath(".json"), Trace(kernels, true, 0, false));

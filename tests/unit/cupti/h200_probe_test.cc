@@ -40,7 +40,13 @@ TEST(H200Probe, AResetMidRunKeepsTheKernelsOfBothContexts) {
 
   auto text = internal::ReadWholeFile(kProbe + "probe-reset/trial-1/trace.json.gz");
   ASSERT_TRUE(text.ok());
-  const auto tracer = nlohmann::json::parse(*text).at("perfgate_tracer");
+  const auto root = nlohmann::json::parse(*text);
+  std::set<int> contexts;
+  for (const auto& e : root.at("traceEvents")) {
+    if (e.value("cat", "") == "kernel") contexts.insert(e.at("args").at("context").get<int>());
+  }
+  EXPECT_EQ(contexts, (std::set<int>{1, 2}));  // the context before the reset, and the one after
+  const auto tracer = root.at("perfgate_tracer");
   EXPECT_EQ(tracer.at("flushes").at("device_reset"), 1);
   EXPECT_EQ(tracer.at("flushes").at("context_destroy"), 1);
   EXPECT_EQ(tracer.at("dropped_records"), 0);

@@ -1,11 +1,17 @@
 // The program the tracer-injection tests run with NVTX_INJECTION64_PATH pointing at
 // libperfgate_cupti.so: NVTX ranges of every kind NVTX offers, on two threads, and one
 // range left open. With `--cuda-init TRACER` it also calls the tracer's
-// InitializeInjection as the CUDA driver would (there is no driver here).
+// InitializeInjection as the CUDA driver would (there is no driver here); with
+// `--fork` it forks after its ranges, and the child records one range of its own and
+// exits through exit() (so the exit hook runs there too).
 #include <dlfcn.h>
 #include <nvtx3/nvToolsExt.h>
 
 #include <cstdio>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
@@ -34,14 +40,27 @@ int main(int argc, char** argv) {
   nvtxDomainRangePushEx(domain, &attributes);
   nvtxDomainRangePop(domain);
   nvtxRangeId_t id = nvtxRangeStartA("spanning");
-  std::thread worker([] {
+  nvtxRangeId_t handed_over = nvtxRangeStartA("handed_over");  // ended by the worker
+  std::thread worker([handed_over] {
     nvtxRangePushA("worker_step");
     nvtxRangePop();
+    nvtxRangeEnd(handed_over);
   });
   worker.join();
   nvtxRangeEnd(id);
   nvtxMarkA("done");
   nvtxRangePop();  // a pop without a push: counted
   nvtxRangePushA("left_open");
+  if (argc == 2 && std::strcmp(argv[1], "--fork") == 0) {
+    const pid_t child = fork();
+    if (child == 0) {
+      nvtxRangePushA("child_step");
+      nvtxRangePop();
+      std::exit(0);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    std::printf("child %d exited %d\n", static_cast<int>(child), WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  }
   return 0;
 }

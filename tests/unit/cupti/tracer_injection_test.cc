@@ -40,12 +40,17 @@ class TracerInjection : public ::testing::Test {
     return *r;
   }
 
-  // The one trace the run wrote.
-  fs::path OnlyTrace() {
+  std::vector<fs::path> Traces() {
     std::vector<fs::path> traces;
     for (const auto& e : fs::directory_iterator(out_)) {
       if (e.path().extension() == ".json") traces.push_back(e.path());
     }
+    return traces;
+  }
+
+  // The one trace the run wrote.
+  fs::path OnlyTrace() {
+    std::vector<fs::path> traces = Traces();
     EXPECT_EQ(traces.size(), 1u);
     return traces.empty() ? fs::path() : traces[0];
   }
@@ -68,11 +73,13 @@ TEST_F(TracerInjection, EveryNvtxRangeBecomesAHostAnnotationOnItsThread) {
   EXPECT_EQ(names["attention"], 3);
   EXPECT_EQ(names["registered_range"], 1);  // a domain's registered string
   EXPECT_EQ(names["spanning"], 1);          // nvtxRangeStart/End
+  EXPECT_EQ(names["handed_over"], 1);       // started on one thread, ended on another
   EXPECT_EQ(names["worker_step"], 1);
   EXPECT_EQ(names.count("left_open"), 0u);  // never closed: counted below, not written
-  EXPECT_EQ(trace->cpu_annotations.size(), 10u);
+  EXPECT_EQ(trace->cpu_annotations.size(), 11u);
   EXPECT_EQ(tids["decode_step"], tids["prefill"]);
   EXPECT_NE(tids["worker_step"], tids["decode_step"]);
+  EXPECT_EQ(tids["handed_over"], tids["decode_step"]);  // a range belongs to the thread that opened it
   // Nesting: each attention range lies inside a decode_step.
   for (const auto& inner : trace->cpu_annotations) {
     if (inner.name != "attention") continue;
@@ -93,10 +100,30 @@ TEST_F(TracerInjection, WhatWasNotWrittenIsCounted) {
   EXPECT_EQ(t.at("cuda_initialized"), false);  // NVTX alone loaded it
   EXPECT_EQ(t.at("unclosed_nvtx_ranges"), 1);
   EXPECT_EQ(t.at("other_records").at("nvtx_pop_without_push"), 1);
-  EXPECT_EQ(t.at("records").at("nvtx_range"), 10);
+  EXPECT_EQ(t.at("records").at("nvtx_range"), 11);
   EXPECT_EQ(t.at("records").at("nvtx_mark"), 1);
   // Only CUDA opens the log: an NVTX-only process leaves its trace alone.
   EXPECT_FALSE(fs::exists(out_ / ("cupti-" + std::to_string(t.at("pid").get<int>()) + ".log")));
+}
+
+TEST_F(TracerInjection, AForkedChildWritesOnlyItsOwnRanges) {
+  ProcessResult r = Run({"--fork"});
+  ASSERT_NE(r.stdout_text.find("exited 0"), std::string::npos) << r.stdout_text;
+  const std::vector<fs::path> traces = Traces();
+  ASSERT_EQ(traces.size(), 2u);
+  std::map<std::string, size_t> ranges_by_file;
+  for (const fs::path& path : traces) {
+    auto trace = json_trace::ReadTraceJsonFile(path.string());
+    ASSERT_TRUE(trace.ok()) << trace.status().ToString();
+    const bool child = trace->cpu_annotations.size() == 1;
+    if (child) {
+      EXPECT_EQ(trace->cpu_annotations[0].name, "child_step");
+    }
+    ranges_by_file[child ? "child" : "parent"] = trace->cpu_annotations.size();
+  }
+  // The parent's 11 ranges are written once, by the parent; the child's range by the child.
+  EXPECT_EQ(ranges_by_file["parent"], 11u);
+  EXPECT_EQ(ranges_by_file["child"], 1u);
 }
 
 TEST_F(TracerInjection, WithoutADriverTheTraceSaysTracingNeverStarted) {

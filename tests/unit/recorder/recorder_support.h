@@ -15,20 +15,13 @@
 #include <string>
 #include <vector>
 
+#include "support/file_text.h"
 #include "xctrace_gen/recording.h"
 
 namespace perfgate::testing_support {
 
 namespace fs = std::filesystem;
 
-inline std::string ReadText(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-inline nlohmann::json ReadJson(const fs::path& path) { return nlohmann::json::parse(ReadText(path)); }
 
 // A scratch directory per test with:
 //   served/hf2q/, served/llama/   toc.xml and <schema>.xml of one generated trial (4 tokens)
