@@ -7,7 +7,8 @@
 //     trace.json.gz   the trace the tracer wrote (the processes with GPU work merged
 //                     into one when there are several), gzip with mtime 0
 //     meta.json       the generic fields, "backend": "cuda", tracer, gpu, cuda versions,
-//                     tracer_summary, kernels, clocks (NVML) or clocks_unavailable
+//                     tracer_summary, kernels, clocks as the run starts (NVML) or
+//                     clocks_unavailable
 //     cupti/          the tracer's output directory: cupti-<pid>.log are kept
 //     command.log     the command's stdout, stderr and how it ended, whatever the outcome
 //     INCOMPLETE      present while the trial is being recorded and after it failed
@@ -36,8 +37,8 @@ inline constexpr std::string_view kCommandLogFile = "command.log";
 // The tracer's file name, as the build installs it.
 inline constexpr std::string_view kTracerLibrary = "libperfgate_cupti.so";
 
-// Where the tracer is, and how it was found: "--tracer", "PERFGATE_CUPTI_TRACER" or
-// "beside perfgate".
+// Where the tracer is, and how it was found: "--tracer", "PERFGATE_CUPTI_TRACER",
+// "beside perfgate", "the build tree" or "the install prefix".
 struct TracerLocation {
   std::string path;
   std::string found_by;
@@ -45,7 +46,8 @@ struct TracerLocation {
 
 // Finds the tracer: `explicit_path` when given, else PERFGATE_CUPTI_TRACER (when set
 // and wrong, that is the error), else beside the running executable (its directory,
-// ../lib, ../lib64, ../lib/<multiarch>). Error: record.no_tracer (ErrorKind::
+// ../lib, ../lib64, ../lib/<multiarch>), else where this build put it or installs it
+// (for programs other than perfgate: suites). Error: record.no_tracer (ErrorKind::
 // kEnvironment, exit 3), saying what was tried.
 StatusOr<TracerLocation> LocateTracer(const std::string& explicit_path = "");
 
@@ -73,7 +75,10 @@ struct RecordOptions : xctrace::RecordOptions {
 //   record.tracer_incomplete  a process's log without its trace, a .partial, or a trace
 //                             whose perfgate_tracer.complete is not true
 //   record.dropped_records    CUPTI lost records (perfgate_tracer.dropped_records > 0)
-//   record.bad_trace          a trace the JSON or trace-event reader rejects
+//   record.tracer_failed      the tracer did not start CUPTI, reported errors, or logged one
+//   record.untimed_records    records without a whole time span (perfgate_tracer.untimed_records)
+//   record.bad_trace          a trace the JSON or trace-event reader rejects, or whose
+//                             kernel events differ from the tracer's count
 //   record.no_target_rows     no kernel event in any trace
 StatusOr<xctrace::RecordingResult> RecordInterleaved(const std::vector<xctrace::EngineRecordSpec>& engines,
                                                      const RecordOptions& options, const std::string& out_dir);
