@@ -58,12 +58,18 @@ if(PERFGATE_HAVE_CUPTI)
   target_link_options(perfgate_cupti PRIVATE -static-libstdc++ -static-libgcc -Wl,--exclude-libs,ALL
                       -Wl,--version-script=${CMAKE_CURRENT_SOURCE_DIR}/src/cupti/tracer.map)
 set_property(TARGET perfgate_cupti APPEND PROPERTY LINK_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/src/cupti/tracer.map)
+  # Beside the perfgate executable, where `perfgate record --backend cuda` looks; an
+  # embedding project without the CLI keeps it in this directory.
+  if(PERFGATE_BUILD_CLI)
+    set(perfgate_cupti_dir ${PROJECT_BINARY_DIR}/tools/perfgate)
+  else()
+    set(perfgate_cupti_dir ${CMAKE_CURRENT_BINARY_DIR})
+  endif()
   set_target_properties(perfgate_cupti PROPERTIES
     OUTPUT_NAME perfgate_cupti
     CXX_VISIBILITY_PRESET hidden
     VISIBILITY_INLINES_HIDDEN ON
-    # Beside the perfgate executable, where `perfgate record --backend cuda` looks.
-    LIBRARY_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/tools/perfgate
+    LIBRARY_OUTPUT_DIRECTORY ${perfgate_cupti_dir}
     BUILD_RPATH "${CUDAToolkit_LIBRARY_DIR}")
   include(GNUInstallDirs)
   set_target_properties(perfgate_cupti PROPERTIES INSTALL_RPATH "${CUDAToolkit_LIBRARY_DIR}")
