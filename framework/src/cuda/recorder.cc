@@ -83,6 +83,7 @@ class CudaBackend : public xctrace::internal::Backend {
     t.Line("checking the tracer's output");
     PERFGATE_ASSIGN_OR_RETURN(const internal::TrialTrace trace, internal::MakeTrialTrace(t.dir));
     AddTraceFacts(trace, &t.meta);
+    for (const std::string& w : NvtxWarnings(trace)) t.Line("warning: " + w);
     t.Line(std::to_string(trace.kernels) + " kernels from " + std::to_string(trace.trace_pids.size()) + " process(es)");
     return Status();
   }
@@ -124,7 +125,27 @@ class CudaBackend : public xctrace::internal::Backend {
                          {log_path.string()}, failed.kind());
   }
 
+  // NVTX ranges left open or popped without a push: not errors (a program may exit
+  // inside an outer range), but a decode step left open is a token fewer, so the
+  // progress says so and meta.json keeps it.
+  static std::vector<std::string> NvtxWarnings(const internal::TrialTrace& trace) {
+    std::vector<std::string> out;
+    for (const internal::TracedProcess& p : trace.processes) {
+      const json unclosed = p.tracer.value("unclosed_nvtx_ranges", json(0));
+      const json unmatched = p.tracer.value("other_records", json::object()).value("nvtx_pop_without_push", json(0));
+      if (unclosed.is_number_integer() && unclosed.get<int64_t>() > 0) {
+        out.push_back("process " + std::to_string(p.pid) + " exited with " + unclosed.dump() +
+                      " NVTX range(s) open (not in the trace; a decode step left open is a token fewer)");
+      }
+      if (unmatched.is_number_integer() && unmatched.get<int64_t>() > 0) {
+        out.push_back("process " + std::to_string(p.pid) + " popped " + unmatched.dump() + " NVTX range(s) it never pushed");
+      }
+    }
+    return out;
+  }
+
   static void AddTraceFacts(const internal::TrialTrace& trace, json* meta) {
+    (*meta)["warnings"] = NvtxWarnings(trace);
     json gpus = json::array();
     for (const json& d : trace.devices) gpus.push_back(GpuJson(d));
     json summaries = json::array();

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "core/text_input.h"
@@ -205,6 +206,19 @@ INSTANTIATE_TEST_SUITE_P(Rules, CudaRecorderFails,
                                            FailCase{"zero_kernels", "record.no_target_rows", "no kernel"},
                                            FailCase{"fail", "process.exit_status", "status 3"}),
                          [](const ::testing::TestParamInfo<FailCase>& info) { return info.param.mode; });
+
+TEST_F(CudaRecorder, NvtxRangesLeftOpenAreAWarningKeptInTheMeta) {
+  std::ostringstream progress;
+  cuda::RecordOptions o = Options();
+  o.progress = &progress;
+  auto r = cuda::RecordInterleaved({Engine("a", "unclosed")}, o, out_);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_THAT(progress.str(), HasSubstr("warning: process "));
+  EXPECT_THAT(progress.str(), HasSubstr("exited with 2 NVTX range(s) open"));
+  const auto meta = testing_support::ReadJson(fs::path(out_) / "a" / "trial-1" / "meta.json");
+  ASSERT_EQ(meta.at("warnings").size(), 1u);
+  EXPECT_THAT(meta.at("warnings").at(0).get<std::string>(), HasSubstr("a decode step left open is a token fewer"));
+}
 
 TEST_F(CudaRecorder, ACommandThatCannotStartIsLoggedAndIncomplete) {
   xctrace::EngineRecordSpec spec = Engine("a", "ok");

@@ -8,7 +8,8 @@
 // log_only (log, exit 0), partial (log and .partial), incomplete (complete: false),
 // dropped (dropped_records: 1), not_tracing (CUPTI never started), tracer_errors,
 // untimed (untimed_records 2), miscounted (the tracer's kernel count off by one),
-// late_error (an error logged after the trace), nothing, zero_kernels (runtime calls only), fail
+// late_error (an error logged after the trace), unclosed (2 NVTX ranges left open: a
+// warning, not a failure), nothing, zero_kernels (runtime calls only), fail
 // (a whole trace, then exit 3), hang (sleeps a minute).
 // Every run appends "$PERFGATE_TRIAL_DIR" to $FAKE_CUDA_LOG when that is set, and
 // writes the injection variables it saw to $PERFGATE_TRIAL_DIR/env.txt.
@@ -134,6 +135,10 @@ int main(int argc, char** argv) {
     WriteLog();
     Write(OutPath(".json"), Replaced(Trace(kernels, true, 0), "\"records\":{\"kernel\":" + std::to_string(kernels),
                                      "\"records\":{\"kernel\":" + std::to_string(kernels + 1)));
+  } else if (mode == "unclosed") {
+    WriteLog();
+    Write(OutPath(".json"), Replaced(Trace(kernels, true, 0), "\"format_version\":1,",
+                                     "\"format_version\":1,\"unclosed_nvtx_ranges\":2,"));
   } else if (mode == "late_error") {
     WriteTrace(kernels);
     Write(OutPath(".log"), "started\nerror: 3 records arrived after the trace was written\n");
