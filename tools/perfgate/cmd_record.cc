@@ -148,12 +148,13 @@ void RegisterRecordCommand(CLI::App& app, int* exit_code) {
       "meta.json; xctrace is found through PERFGATE_XCTRACE, then `xcrun xctrace`, then PATH (exit 3 without it).\n"
       "--backend cuda: the command runs with perfgate's CUPTI tracer injected (CUDA_INJECTION64_PATH);\n"
       "trace.json.gz, meta.json, cupti/ and command.log per trial. The tracer is --tracer, else\n"
-      "PERFGATE_CUPTI_TRACER, else libperfgate_cupti.so beside perfgate (exit 3 without it).\n"
+      "PERFGATE_CUPTI_TRACER, else libperfgate_cupti.so beside perfgate, else where this build put\n"
+      "or installs it (exit 3 without it).\n"
       "Re-running resumes: complete trials are kept, incomplete ones redone.");
   cmd->add_option("--backend", args->backend, "what records: xctrace (default) or cuda")
       ->check(CLI::IsMember({"xctrace", "cuda"}));
   cmd->add_option("--tracer", args->tracer, "--backend cuda: the tracer library (default: PERFGATE_CUPTI_TRACER, "
-                                            "then libperfgate_cupti.so beside perfgate)");
+                                            "then libperfgate_cupti.so beside perfgate, then the build's or install's)");
   cmd->add_option("--engine", args->engine, "the engine's name: OUT's subdirectory, and the default process prefix")
       ->required();
   cmd->add_option("--trials", args->trials, "trials to record (1..1000)")->required()->check(CLI::Range(1, 1000));

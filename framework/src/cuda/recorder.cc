@@ -131,8 +131,8 @@ class CudaBackend : public xctrace::internal::Backend {
   static std::vector<std::string> NvtxWarnings(const internal::TrialTrace& trace) {
     std::vector<std::string> out;
     for (const internal::TracedProcess& p : trace.processes) {
-      const json unclosed = p.tracer.value("unclosed_nvtx_ranges", json(0));
-      const json unmatched = p.tracer.value("other_records", json::object()).value("nvtx_pop_without_push", json(0));
+      const json unclosed = internal::FieldOf(p.tracer, "unclosed_nvtx_ranges");
+      const json unmatched = internal::FieldOf(internal::FieldOf(p.tracer, "other_records"), "nvtx_pop_without_push");
       if (unclosed.is_number_integer() && unclosed.get<int64_t>() > 0) {
         out.push_back("process " + std::to_string(p.pid) + " exited with " + unclosed.dump() +
                       " NVTX range(s) open (not in the trace; a decode step left open is a token fewer)");

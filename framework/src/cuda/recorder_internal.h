@@ -48,6 +48,10 @@ StatusOr<TrialTrace> MakeTrialTrace(const std::string& trial_dir);
 // `data` as a gzip member with mtime 0 (the same bytes for the same trace).
 std::string Gzip(const std::string& data);
 
+// object[key], or null where `object` is no object or lacks the key: for reading the
+// tracer's files, whose fields may be damaged, without an exception.
+nlohmann::json FieldOf(const nlohmann::json& object, const char* key);
+
 }  // namespace perfgate::cuda::internal
 
 #endif  // PERFGATE_SRC_CUDA_RECORDER_INTERNAL_H_

@@ -69,7 +69,6 @@ void TakeRecords(State& s, CUcontext context, uint32_t stream, uint8_t* buffer, 
   }
   if (r != CUPTI_ERROR_MAX_LIMIT_REACHED) LogError(s, "error: cuptiActivityGetNextRecord: " + CuptiError(r));
   if (s.finalized) {
-    s.late_records += taken;
     LogError(s, "error: " + std::to_string(taken) + " records arrived after the trace was written");
   }
   size_t dropped = 0;

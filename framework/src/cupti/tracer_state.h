@@ -23,7 +23,6 @@ struct State {
   std::map<std::pair<bool, uint32_t>, std::string> api_names;  // (driver, cbid) -> CUPTI's name
   bool finalize_registered = false;
   bool finalized = false;
-  uint64_t late_records = 0;  // arrived after the trace was written: logged as an error
 };
 
 // The process's state. Never destroyed (the exit hook runs after static destructors

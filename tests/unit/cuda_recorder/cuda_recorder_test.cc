@@ -220,6 +220,16 @@ TEST_F(CudaRecorder, NvtxRangesLeftOpenAreAWarningKeptInTheMeta) {
   EXPECT_THAT(meta.at("warnings").at(0).get<std::string>(), HasSubstr("a decode step left open is a token fewer"));
 }
 
+TEST_F(CudaRecorder, SummaryFieldsOfTheWrongTypeAreNoCrash) {
+  // The count check and the warnings read nothing from them; the trace's kernels are
+  // still counted by the reader attribution uses.
+  auto r = cuda::RecordInterleaved({Engine("a", "damaged_fields", 3)}, Options(), out_);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const auto meta = testing_support::ReadJson(fs::path(out_) / "a" / "trial-1" / "meta.json");
+  EXPECT_EQ(meta.at("kernels"), 3);
+  EXPECT_TRUE(meta.at("warnings").empty());
+}
+
 TEST_F(CudaRecorder, ACommandThatCannotStartIsLoggedAndIncomplete) {
   xctrace::EngineRecordSpec spec = Engine("a", "ok");
   spec.command[0] = (root_ / "no-such-engine").string();

@@ -13,7 +13,9 @@
 namespace perfgate {
 namespace {
 
+using ::testing::AnyOf;
 using ::testing::HasSubstr;
+using ::testing::StartsWith;
 namespace fs = std::filesystem;
 
 // An environment of exactly `vars`.
@@ -72,9 +74,16 @@ TEST(CudaSuite, OutsideCiItSkipsWithTheSameReason) {
 }
 
 TEST(CudaSuite, RecordingWhereCudaCannotRecordSaysWhy) {
+  // A tracer that is not there makes CUDA recording impossible on every machine, one
+  // with a GPU included (here the driver is missing too, and named first).
+  const std::string missing = (fs::temp_directory_path() / ("no-tracer-" + std::to_string(getpid()) + ".so")).string();
+  setenv("PERFGATE_CUPTI_TRACER", missing.c_str(), 1);
   const std::optional<std::string> why = cuda::WhyCudaRecordingImpossible();
-  if (!why) GTEST_SKIP() << "CUDA can record here; the stand-in tests cover recording";
   suite::SuiteLoad load = suite::LoadSuite(CudaSuite(EmptyRecordings()), Env({{"PERFGATE_RECORD", "1"}}));
+  unsetenv("PERFGATE_CUPTI_TRACER");
+  ASSERT_TRUE(why.has_value());
+  EXPECT_THAT(*why, AnyOf(StartsWith("no NVIDIA driver"), StartsWith("no GPU"), StartsWith("no usable GPU"),
+                          HasSubstr(missing + " is not a file")));
   ASSERT_FALSE(load.error.ok());
   EXPECT_EQ(load.error.code(), "suite.record_unavailable");
   EXPECT_THAT(load.error.message(), HasSubstr("PERFGATE_RECORD=1 asks to record, but " + *why));

@@ -9,7 +9,7 @@
 // dropped (dropped_records: 1), not_tracing (CUPTI never started), tracer_errors,
 // untimed (untimed_records 2), miscounted (the tracer's kernel count off by one),
 // late_error (an error logged after the trace), unclosed (2 NVTX ranges left open: a
-// warning, not a failure), nothing, zero_kernels (runtime calls only), fail
+// warning, not a failure), damaged_fields (summary fields of the wrong type), nothing, zero_kernels (runtime calls only), fail
 // (a whole trace, then exit 3), hang (sleeps a minute).
 // Every run appends "$PERFGATE_TRIAL_DIR" to $FAKE_CUDA_LOG when that is set, and
 // writes the injection variables it saw to $PERFGATE_TRIAL_DIR/env.txt.
@@ -135,6 +135,10 @@ int main(int argc, char** argv) {
     WriteLog();
     Write(OutPath(".json"), Replaced(Trace(kernels, true, 0), "\"records\":{\"kernel\":" + std::to_string(kernels),
                                      "\"records\":{\"kernel\":" + std::to_string(kernels + 1)));
+  } else if (mode == "damaged_fields") {
+    WriteLog();
+    Write(OutPath(".json"), Replaced(Trace(kernels, true, 0), "\"records\":{\"kernel\":" + std::to_string(kernels) + "}",
+                                     "\"records\":\"damaged\",\"other_records\":7,\"unclosed_nvtx_ranges\":\"x\""));
   } else if (mode == "unclosed") {
     WriteLog();
     Write(OutPath(".json"), Replaced(Trace(kernels, true, 0), "\"format_version\":1,",
