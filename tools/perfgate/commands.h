@@ -44,6 +44,7 @@ void RegisterRecordCommand(CLI::App& app, int* exit_code);  // cmd_record.cc
 void RegisterHistoryCommand(CLI::App& app, int* exit_code);       // cmd_history.cc: counter-report histories
 void RegisterKernelReportCommand(CLI::App& app, int* exit_code);  // cmd_kernel_report.cc: per-kernel timing reports
 void RegisterToksCommand(CLI::App& app, int* exit_code);          // cmd_toks.cc: tok/s ratio gates
+void RegisterDiffCommand(CLI::App& app, int* exit_code);          // cmd_diff.cc: what changed between two recordings
 
 }  // namespace perfgate::cli
 

@@ -198,6 +198,7 @@ int main(int argc, char** argv) {
   int exit_code = kExitOk;
   RegisterXctraceCommands(app, &exit_code);
   RegisterAttributeCommand(app, &exit_code);
+  RegisterDiffCommand(app, &exit_code);
   RegisterNewSuiteCommand(app, &exit_code);
   RegisterHistoryCommand(app, &exit_code);
   RegisterKernelReportCommand(app, &exit_code);

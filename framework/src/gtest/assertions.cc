@@ -70,7 +70,7 @@ std::string Provenance(const EngineSummary& e) {
 }
 
 ::testing::AssertionResult Outcome(bool pass, const std::vector<MetricVerdict>& rows, const std::string& what,
-                                   const std::string& provenance) {
+                                   const std::string& provenance, const MoversText& movers) {
   for (const auto& r : rows) {
     Record(r.metric + ".current", r.current);
     Record(r.metric + "." + r.reference, r.baseline);
@@ -78,15 +78,16 @@ std::string Provenance(const EngineSummary& e) {
   if (pass) return ::testing::AssertionSuccess() << what;
   std::string why;
   for (const auto& r : rows) why += "  " + r.explanation + "\n";
-  return ::testing::AssertionFailure() << what << "\n" << gates::FormatVerdictTable(rows) << why << provenance;
+  return ::testing::AssertionFailure() << what << "\n" << gates::FormatVerdictTable(rows) << why
+                                       << (movers ? movers() : "") << provenance;
 }
 
 ::testing::AssertionResult Budget(const std::string& metric, const TrialMedian& current, double limit,
-                                  const std::string& what, const std::string& provenance) {
+                                  const std::string& what, const std::string& provenance, const MoversText& movers) {
   const gates::LimitVerdict v =
       gates::JudgeLimit(metric, current.median, current.per_trial, limit,
                         gates::Policy::Exact(0, gates::Direction::kLowerIsBetter), {}, "budget");
-  return Outcome(v.pass, {v.verdict}, what, provenance);
+  return Outcome(v.pass, {v.verdict}, what, provenance, movers);
 }
 
 }  // namespace internal
@@ -100,6 +101,9 @@ using attribution::TrialMedian;
 using gates::MetricVerdict;
 using gates::Verdict;
 using internal::Budget;
+using internal::MoversAgainst;
+using internal::MoversForBudget;
+using internal::MoversText;
 using internal::Fixed;
 using internal::Outcome;
 using internal::Provenance;
@@ -138,8 +142,10 @@ const TrialMedian* PhaseMetric(const EngineSummary& e, const std::string& phase,
 std::string KnownPhases(const EngineSummary& e) { return ListNames(KeysOf(e.cb_label_gpu)); }
 
 // `unit` is the verdict name's quantity: "cbs_per_token", UnitsPerToken(e), ...
+// `quantity` is the catalogue's (metrics::MetricsOf): the golden path's last part.
 ::testing::AssertionResult PhaseBudget(const EngineSummary& e, const std::string& phase, double budget,
-                                       TrialMedian attribution::PhaseMedians::*field, const std::string& unit) {
+                                       TrialMedian attribution::PhaseMedians::*field, const std::string& unit,
+                                       const std::string& quantity) {
   if (auto f = RequireEngine(e)) return *f;
   const sources::SourceWords& w = WordsFor(e);
   const TrialMedian* m = PhaseMetric(e, phase, field);
@@ -147,9 +153,9 @@ std::string KnownPhases(const EngineSummary& e) { return ListNames(KeysOf(e.cb_l
     return ::testing::AssertionFailure() << e.name << " has no " << w.phase << " '" << phase << "' ("
                                          << Lower(w.phases) << ": " << KnownPhases(e) << ")" << Provenance(e);
   }
-  return Budget(e.name + "." + phase + "." + unit, *m, budget,
-                e.name + " " + Str(w.phase) + " '" + phase + "' " + unit + " budget " + Fixed(budget),
-                Provenance(e));
+  const std::string metric = e.name + "." + phase + "." + unit;
+  return Budget(metric, *m, budget, e.name + " " + Str(w.phase) + " '" + phase + "' " + unit + " budget " + Fixed(budget),
+                Provenance(e), [&] { return MoversForBudget(e, "phases/" + phase + "/" + quantity, metric); });
 }
 
 const attribution::BucketMedians* Bucket(const EngineSummary& e, const std::string& name) {
@@ -175,7 +181,7 @@ std::string KnownFamilies(const EngineSummary& e, const EngineSummary& b) {
 // table shows the real baseline, Δ against it and the allowance as the threshold.
 ::testing::AssertionResult DeltaWithin(const std::string& metric, const TrialMedian& engine,
                                        const TrialMedian& baseline, double allowance, const std::string& what,
-                                       const std::string& provenance) {
+                                       const std::string& provenance, const MoversText& movers) {
   std::vector<double> shifted = baseline.per_trial;
   for (double& v : shifted) v += allowance;
   gates::LimitVerdict judged =
@@ -187,7 +193,7 @@ std::string KnownFamilies(const EngineSummary& e, const EngineSummary& b) {
   v.delta = engine.median - baseline.median;
   v.delta_pct = baseline.median != 0 ? std::optional<double>(v.delta / std::fabs(baseline.median) * 100) : std::nullopt;
   v.threshold = allowance;
-  return Outcome(judged.pass, {v}, what, provenance);
+  return Outcome(judged.pass, {v}, what, provenance, movers);
 }
 
 }  // namespace
@@ -206,6 +212,7 @@ void PerfSuiteFixture::SetUp() {
     GTEST_SKIP() << load.unavailable->reason;
   }
   data_ = load.data;
+  internal::SetRunningSuite(data_.get(), golden_dir_);
   ::testing::Test::RecordProperty("perfgate_recordings", data_->recordings_dir);
 }
 
@@ -238,8 +245,10 @@ std::string PerfSuiteFixture::GoldenPath() const { return CurrentTestGoldenPath(
 
 ::testing::AssertionResult SubmissionsPerTokenAtMost(const EngineSummary& e, double budget) {
   if (auto f = RequireEngine(e)) return *f;
-  return Budget(e.name + "." + UnitsPerToken(e), e.dispatches_per_token, budget,
-                e.name + " " + Str(WordsFor(e).units) + "/token budget " + Fixed(budget), Provenance(e));
+  const std::string metric = e.name + "." + UnitsPerToken(e);
+  return Budget(metric, e.dispatches_per_token, budget,
+                e.name + " " + Str(WordsFor(e).units) + "/token budget " + Fixed(budget), Provenance(e),
+                [&] { return MoversForBudget(e, "submissions_per_token", metric); });
 }
 
 ::testing::AssertionResult SubmissionsPerTokenExactly(const EngineSummary& e, double expected, double tolerance) {
@@ -250,21 +259,23 @@ std::string PerfSuiteFixture::GoldenPath() const { return CurrentTestGoldenPath(
       gates::JudgeLimit(e.name + "." + UnitsPerToken(e), e.dispatches_per_token.median,
                         e.dispatches_per_token.per_trial, expected, gates::Policy::Exact(tolerance));
   return Outcome(v.pass, {v.verdict}, e.name + " " + Str(WordsFor(e).units) + "/token exactly " + Fixed(expected),
-                 Provenance(e));
+                 Provenance(e), [&] { return MoversForBudget(e, "submissions_per_token", v.verdict.metric); });
 }
 
 ::testing::AssertionResult PhaseSubmissionsPerTokenAtMost(const EngineSummary& e, const std::string& phase,
                                                           double budget) {
-  return PhaseBudget(e, phase, budget, &attribution::PhaseMedians::dispatches_per_token, UnitsPerToken(e));
+  return PhaseBudget(e, phase, budget, &attribution::PhaseMedians::dispatches_per_token, UnitsPerToken(e),
+                     "submissions_per_token");
 }
 
 ::testing::AssertionResult PhaseCbsPerTokenAtMost(const EngineSummary& e, const std::string& phase, double budget) {
-  return PhaseBudget(e, phase, budget, &attribution::PhaseMedians::cbs_per_token, "cbs_per_token");
+  return PhaseBudget(e, phase, budget, &attribution::PhaseMedians::cbs_per_token, "cbs_per_token", "cbs_per_token");
 }
 
 ::testing::AssertionResult PhaseGpuUsPerTokenAtMost(const EngineSummary& e, const std::string& phase,
                                                     double budget_us) {
-  return PhaseBudget(e, phase, budget_us, &attribution::PhaseMedians::gpu_us_per_token, "gpu_us_per_token");
+  return PhaseBudget(e, phase, budget_us, &attribution::PhaseMedians::gpu_us_per_token, "gpu_us_per_token",
+                     "gpu_us_per_token");
 }
 
 ::testing::AssertionResult MetricAtMost(const EngineSummary& e, const std::string& metric, double limit) {
@@ -272,7 +283,8 @@ std::string PerfSuiteFixture::GoldenPath() const { return CurrentTestGoldenPath(
   auto m = metrics::FindMetric(e, metric);
   if (!m.ok()) return ::testing::AssertionFailure() << m.status().message() << Provenance(e);
   const std::string name = m->id.VerdictName(e.name);
-  return Budget(name, m->value, limit, name + " at most " + Fixed(limit), Provenance(e));
+  return Budget(name, m->value, limit, name + " at most " + Fixed(limit), Provenance(e),
+                [&] { return MoversForBudget(e, metric, name); });
 }
 
 namespace {
@@ -290,10 +302,12 @@ namespace {
                                          << " (buckets: " << KnownBuckets(lacking) << ")";
   }
   const double allowance = percent ? std::fabs(b->us_per_token.median) * limit / 100.0 : limit;
-  return DeltaWithin(engine.name + "." + bucket + ".us_per_token", e->us_per_token, b->us_per_token, allowance,
+  const std::string metric = engine.name + "." + bucket + ".us_per_token";
+  return DeltaWithin(metric, e->us_per_token, b->us_per_token, allowance,
                      engine.name + " vs " + baseline.name + " bucket " + bucket + ": delta at most " + Fixed(limit) +
                          (percent ? " %" : " us/token"),
-                     Provenance(engine) + Provenance(baseline));
+                     Provenance(engine) + Provenance(baseline),
+                     [&] { return MoversAgainst(engine, baseline, "buckets/" + bucket + "/us_per_token", metric); });
 }
 
 }  // namespace
@@ -324,11 +338,12 @@ namespace {
                                          << KnownFamilies(engine, baseline) << ")" << Provenance(engine);
   }
   const TrialMedian e = get(engine), b = get(baseline);
-  return DeltaWithin(engine.name + ".family." + family + ".gpu_us_per_token", e, b,
-                     std::fabs(b.median) * max_delta_pct / 100.0,
+  const std::string metric = engine.name + ".family." + family + ".gpu_us_per_token";
+  return DeltaWithin(metric, e, b, std::fabs(b.median) * max_delta_pct / 100.0,
                      engine.name + " vs " + baseline.name + " " + Str(WordsFor(engine).family) + " " + family +
                          ": delta at most " + Fixed(max_delta_pct) + " %",
-                     Provenance(engine) + Provenance(baseline));
+                     Provenance(engine) + Provenance(baseline),
+                     [&] { return MoversAgainst(engine, baseline, "families/" + family + "/gpu_us_per_token", metric); });
 }
 
 ::testing::AssertionResult GpuTimeRatioAtMost(const EngineSummary& engine, const EngineSummary& baseline,
@@ -349,7 +364,9 @@ namespace {
   auto r = DeltaWithin(engine.name + ".gpu_us_per_token", engine.gpu_us_per_token, scaled, 0,
                        engine.name + "/" + baseline.name + " GPU time ratio " + Fixed(ratio) + " at most " +
                            Fixed(max_ratio),
-                       Provenance(engine) + Provenance(baseline));
+                       Provenance(engine) + Provenance(baseline), [&] {
+                         return MoversAgainst(engine, baseline, "gpu_us_per_token", engine.name + ".gpu_us_per_token");
+                       });
   return r;
 }
 
@@ -378,9 +395,10 @@ golden::CheckOptions CheckOptionsFor(std::string_view phase_word, std::string_vi
   return options;
 }
 
+// A mismatch's report leads with the movers (after its first line), then the fields.
 ::testing::AssertionResult CheckAgainstGolden(const std::string& golden_path, const golden::GoldenFile& actual,
                                               const std::string& accept_command,
-                                              const golden::CheckOptions& options) {
+                                              const golden::CheckOptions& options, const MoversText& movers = nullptr) {
   auto mode = golden::UpdateModeFromEnv();
   if (!mode.ok()) return ::testing::AssertionFailure() << mode.status().ToString();
   golden::CheckOutcome out = golden::CheckGolden(golden_path, actual, *mode, accept_command, options);
@@ -396,6 +414,13 @@ golden::CheckOptions CheckOptionsFor(std::string_view phase_word, std::string_vi
       return ::testing::AssertionSuccess() << "updated " << golden_path;
     case golden::CheckStatus::kError:
       return ::testing::AssertionFailure() << out.error.ToString();
+    case golden::CheckStatus::kMismatch:
+      if (movers) {
+        const size_t first_line = out.report.find('\n') + 1;
+        return ::testing::AssertionFailure() << out.report.substr(0, first_line) << movers()
+                                             << out.report.substr(first_line);
+      }
+      return ::testing::AssertionFailure() << out.report;
     default:
       return ::testing::AssertionFailure() << out.report;
   }
@@ -486,7 +511,8 @@ std::string PerfSuiteFixture::GoldenPathFor(const std::string& engine_name) cons
   std::string filter = info != nullptr ? std::string(info->test_suite_name()) + "." + info->name() : "";
   const sources::SourceWords& w = WordsFor(e);
   return CheckAgainstGolden(path, GoldenOf(e, std::move(context)), GoldenAcceptCommand(filter),
-                            CheckOptionsFor(w.phase, w.family));
+                            CheckOptionsFor(w.phase, w.family),
+                            [&] { return internal::MoversAgainstGolden(e, path); });
 }
 
 namespace {

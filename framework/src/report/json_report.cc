@@ -1,4 +1,4 @@
-// The JSON report, schema_version 4 (README: "JSON report schema"). Objects are built in
+// The JSON report, schema_version 5 (README: "JSON report schema"). Objects are built in
 // insertion order and written with sorted keys, except "buckets" objects, which keep
 // band order; so the output is stable. It is machine-readable, so it is lossless: every
 // double is written as the shortest text that parses back to the identical double
@@ -16,6 +16,8 @@
 #include "perfgate/sources/source.h"
 
 #include "perfgate/report/formats.h"
+#include "report/diff_json.h"
+#include "report/diff_tables.h"
 #include "report/report_util.h"
 
 namespace perfgate::report {
@@ -27,7 +29,7 @@ using attribution::TrialSummary;
 // Insertion order: bands stay in band order; Write sorts every other object's keys.
 using json = nlohmann::ordered_json;
 
-constexpr int kSchemaVersion = 4;
+constexpr int kSchemaVersion = 5;
 // The key whose objects are written in insertion (band) order rather than sorted.
 constexpr const char* kBandOrderedKey = "buckets";
 
@@ -421,6 +423,8 @@ std::string RenderJson(const Report& report) {
   }
   j["engines"] = std::move(engines);
   j["comparison"] = report.comparison ? ComparisonJson(*report.comparison) : json(nullptr);
+  const std::optional<diff::Diff> movers = MoversOf(report);
+  j["movers"] = movers ? DiffJson(*movers) : json(nullptr);
   j["seed_compat"] = report.seed_compat;
   j["options"] = ReportOptionsJson(report);
   const sources::TraceSource* source = util::SourceOf(report);

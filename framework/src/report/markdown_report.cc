@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "perfgate/report/formats.h"
+#include "report/diff_tables.h"
 #include "report/report_util.h"
 
 namespace perfgate::report {
@@ -345,6 +346,11 @@ std::string RenderMarkdown(const Report& report) {
       out.push_back(line);
     }
     out.push_back("");
+  }
+  if (const std::optional<diff::Diff> movers = MoversOf(report)) {
+    out.push_back("### Top movers");
+    out.push_back("");
+    out.push_back(MoversMarkdown(*movers, kReportMovers));
   }
   out.push_back(
       "_" + std::string(util::WordsOf(report).dispatch_note) + " Medians over trials" +

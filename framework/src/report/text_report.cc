@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "perfgate/attribution/options.h"
+#include "perfgate/report/diff_formats.h"
 #include "perfgate/report/formats.h"
+#include "report/diff_tables.h"
 #include "report/report_util.h"
 
 namespace perfgate::report {
@@ -858,6 +860,20 @@ void DiagnosticsSection(const Report& report, Lines& out) {
 
 }  // namespace
 
+// What changed from the baseline to the engine, ranked (perfgate diff's movers).
+void MoversSection(const Report& report, Lines& out) {
+  const std::optional<diff::Diff> d = MoversOf(report);
+  if (!d) return;
+  out.Add("Top movers (perfgate diff BASELINE ENGINE lists every change)");
+  std::string text = RenderMovers(*d, std::nullopt, kReportMovers);
+  for (size_t start = 0; start < text.size();) {
+    const size_t end = text.find('\n', start);
+    out.Add(text.substr(start, end - start));
+    start = end + 1;
+  }
+  out.Blank();
+}
+
 std::string RenderText(const Report& report) {
   Lines out;
   util::Sides sides = util::FindSides(report);
@@ -884,6 +900,7 @@ std::string RenderText(const Report& report) {
   FamilyTable(report, sides, out);
   KernelNameTable(report, sides, out);
   PhaseTable(report, sides, out);
+  MoversSection(report, out);
   Registry(report, sides, out);
   PerTrial(report, sides, out);
   DiagnosticsSection(report, out);

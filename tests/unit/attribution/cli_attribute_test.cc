@@ -36,7 +36,7 @@ TEST(AttributeCli, JsonMatchesTheGeneratedTruthPerTrial) {
   auto r = RunPerfgate(StandardArgs() + " --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["schema_version"], 4);
+  EXPECT_EQ(j["schema_version"], 5);
   ASSERT_TRUE(j["engines"].contains("hf2q"));
   ASSERT_TRUE(j["engines"].contains("llama"));
   for (int t = 1; t <= 3; ++t) {

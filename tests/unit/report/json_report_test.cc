@@ -1,4 +1,4 @@
-// The JSON report: schema_version 4, exact keys, band order, exact values after a round trip.
+// The JSON report: schema_version 5, exact keys, band order, exact values after a round trip.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -71,9 +71,9 @@ TEST(JsonReport, TopLevelShape) {
   ASSERT_FALSE(out.empty());
   EXPECT_EQ(out.back(), '\n');
   json j = json::parse(out);
-  EXPECT_EQ(Keys(j), (std::set<std::string>{"buckets", "comparison", "engines", "options", "perfgate",
+  EXPECT_EQ(Keys(j), (std::set<std::string>{"buckets", "comparison", "engines", "movers", "options", "perfgate",
                                             "schema_version", "seed_compat", "source", "units", "words"}));
-  EXPECT_EQ(j["schema_version"], 4);
+  EXPECT_EQ(j["schema_version"], 5);
   EXPECT_TRUE(j["schema_version"].is_number_integer());
   EXPECT_EQ(j["seed_compat"], true);
   EXPECT_EQ(j["units"]["submission"],
@@ -215,6 +215,7 @@ TEST(JsonReport, NoAttackTargetIsNull) {
 TEST(JsonReport, EngineOnlyHasNullComparison) {
   json j = json::parse(RenderJson(testdata::EngineOnly()));
   EXPECT_TRUE(j["comparison"].is_null());
+  EXPECT_TRUE(j["movers"].is_null());
   EXPECT_EQ(j["seed_compat"], false);
   EXPECT_EQ(Keys(j["engines"]), (std::set<std::string>{"hf2q"}));
 }

@@ -83,7 +83,7 @@ const Reports& Graphs() {
 
 TEST(GraphsKernelNames, JsonHoldsEveryNameWholeWithTheCountedFigures) {
   const json j = json::parse(Graphs().json);
-  EXPECT_EQ(j["schema_version"], 4);
+  EXPECT_EQ(j["schema_version"], 5);
   const json& names = j["engines"]["graphs"]["kernel_names"];
   EXPECT_EQ(names.size(), 29u);
   int64_t kernels[3] = {0, 0, 0};

@@ -110,6 +110,17 @@ using MetalTraceFixture = PerfSuiteFixture;
 // `budget`; fails the same way where the source records none.
 ::testing::AssertionResult GraphLaunchesPerTokenAtMost(const attribution::EngineSummary& engine, double budget);
 
+// --- what changed ------------------------------------------------------------------
+
+// Every failing assertion and golden check appends the top movers of each level
+// (bucket, family, phase, kernel) by |Δ µs/token|, headed by what explains most of
+// the failing figure (perfgate/diff/diff.h): engine against baseline for deltas,
+// against the golden for golden checks, and for budgets against the engine's golden
+// in the suite's golden directory, else the suite's baseline.
+inline constexpr size_t kDefaultTopMovers = 5;
+// Movers per level from now on (0: none); PERFGATE_TOP_MOVERS sets it for a run.
+void SetTopMovers(size_t n);
+
 // Records a figure of a test (RecordProperty) in shortest round-trip form, as every
 // assertion does, so the gtest XML/JSON output reads back as exactly `value`.
 void RecordFigure(const std::string& key, double value);

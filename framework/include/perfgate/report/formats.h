@@ -45,7 +45,12 @@ struct Report {
   static constexpr size_t kDefaultKernelNameRows = 20;
 };
 
+// Movers per level in the reports with a baseline (text, Markdown, JSON's "movers"
+// holds every change).
+inline constexpr size_t kReportMovers = 5;
+
 // The seed's report: side-by-side bucket, family, kernel-name and phase tables, the
+// top movers (with a baseline: perfgate diff's, report/diff_formats.h), the
 // attack target, the kernel registry, per-trial pairing counts and diagnostics. Every
 // line is at most 110 columns (long labels end in an ellipsis). Ends with a newline.
 std::string RenderText(const Report& report);
@@ -54,8 +59,10 @@ std::string RenderText(const Report& report);
 // that fits a GitHub or GitLab CI job summary.
 std::string RenderMarkdown(const Report& report);
 
-// The stable machine-readable form, "schema_version": 4 (4 added the engine's own
-// counters: engines.*.counters, counter_text, counters_path): 2-space indent, trailing
+// The stable machine-readable form, "schema_version": 5 (4 added the engine's own
+// counters: engines.*.counters, counter_text, counters_path; 5 added "movers", with a
+// baseline the diff of baseline to engine as perfgate diff --format json writes its
+// before/after/total/levels, else null): 2-space indent, trailing
 // newline, keys sorted except that every "buckets" object lists its bands in band order
 // (with their bounds at the top level); perfgate's version and commit and the options
 // used; every kernel name whole; integers as integers and every double lossless: the

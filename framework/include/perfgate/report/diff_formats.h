@@ -1,0 +1,44 @@
+// A diff (perfgate/diff/diff.h) rendered: text, Markdown, JSON and SVG for
+// `perfgate diff`, and the movers section every failing assertion, golden check and
+// baseline report appends.
+#ifndef PERFGATE_REPORT_DIFF_FORMATS_H_
+#define PERFGATE_REPORT_DIFF_FORMATS_H_
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include "perfgate/diff/diff.h"
+
+namespace perfgate::report {
+
+// Rows per level in text, Markdown and SVG (the JSON holds every change).
+inline constexpr size_t kDefaultDiffRows = 10;
+
+// Every level's changes, `rows` per level, then "N more"; widths fit 110 columns.
+std::string RenderDiffText(const diff::Diff& d, size_t rows = kDefaultDiffRows);
+// The same as headings and pipe tables, for a CI job summary or a PR comment.
+std::string RenderDiffMarkdown(const diff::Diff& d, size_t rows = kDefaultDiffRows);
+// {"kind": "perfgate.diff", "schema_version": 1, ...}: every change of every level,
+// every double lossless (README: "perfgate diff").
+std::string RenderDiffJson(const diff::Diff& d);
+// A diverging bar chart of each level's top `rows` Δ µs/token (removed and faster
+// left, added and slower right), with Δ, status and share on every bar.
+std::string RenderDiffSvg(const diff::Diff& d, size_t rows = kDefaultDiffRows);
+
+// What a failure explains: the failing figure and its change.
+struct Explained {
+  std::string metric;  // as the verdict table names it: "hf2q.md_8_32us.us_per_token"
+  double delta = 0;    // its change, engine minus reference
+  bool is_time = true;  // µs per token; false: a count per token (submissions, kernels)
+};
+
+// The movers section: a headline per level naming the change that explains most of
+// `what`'s Δ ("hf2q.md_8_32us.us_per_token +50.2 µs/tok: 71 % from command-buffer
+// phase layer.moe_gather (added, 1.00 sub/tok, 35.4 µs/tok)"), then the top `n`
+// movers of each level. "" when n is 0.
+std::string RenderMovers(const diff::Diff& d, const std::optional<Explained>& what, size_t n);
+
+}  // namespace perfgate::report
+
+#endif  // PERFGATE_REPORT_DIFF_FORMATS_H_

@@ -1,0 +1,171 @@
+// The movers section of a failing assertion or golden check: what changed, against
+// what, ranked (diff/diff.h, report/diff_formats.h).
+#include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "assertions_internal.h"
+#include "perfgate/diff/diff.h"
+#include "perfgate/gtest/perfgate_gtest.h"
+#include "perfgate/metrics/catalogue.h"
+#include "perfgate/report/diff_formats.h"
+
+namespace perfgate::testing {
+namespace {
+
+std::optional<size_t> g_top_movers;  // SetTopMovers
+
+// The running suite, while a PerfSuiteFixture test runs: budgets are explained
+// against its goldens or its baseline.
+struct RunningSuite {
+  const ::testing::TestInfo* test = nullptr;
+  const SuiteData* data = nullptr;
+  std::string golden_dir;
+};
+RunningSuite& Running() {
+  static RunningSuite running;
+  return running;
+}
+const RunningSuite* CurrentSuite() {
+  const RunningSuite& r = Running();
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  return r.data != nullptr && info != nullptr && r.test == info ? &r : nullptr;
+}
+
+// PERFGATE_TOP_MOVERS: a count, 0 to turn the section off.
+struct TopCount {
+  size_t n = kDefaultTopMovers;
+  std::string error;  // a value that is no count
+};
+TopCount TopFromEnvironment() {
+  if (g_top_movers) return {*g_top_movers, ""};
+  const char* v = std::getenv("PERFGATE_TOP_MOVERS");
+  if (v == nullptr || *v == '\0') return {};
+  size_t n = 0;
+  const std::string_view text(v);
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec != std::errc() || end != text.data() + text.size()) {
+    return {kDefaultTopMovers, "PERFGATE_TOP_MOVERS='" + std::string(text) + "' is not a count (0 turns movers off); " +
+                                   std::to_string(kDefaultTopMovers) + " shown\n"};
+  }
+  return {n, ""};
+}
+
+// The figure a failure is about, as the diff measures it (means over trials): its
+// level item's Δ, or for totals the diff's total (time) or the buckets' calls (counts).
+std::optional<report::Explained> ExplainedFrom(const diff::Diff& d, const std::string& golden_path,
+                                               const std::string& verdict_name) {
+  auto id = metrics::MetricId::FromGoldenPath(golden_path);
+  if (!id.ok()) return std::nullopt;
+  const bool time = id->quantity.find("us_per_token") != std::string::npos;
+  report::Explained what{verdict_name, 0, time};
+  const std::optional<diff::Level> level = id->scope == "buckets"    ? std::optional(diff::Level::kBucket)
+                                           : id->scope == "phases"   ? std::optional(diff::Level::kPhase)
+                                           : id->scope == "families" ? std::optional(diff::Level::kFamily)
+                                                                     : std::nullopt;
+  if (id->scope.empty()) {
+    if (time) {
+      what.delta = d.delta_total();
+      return what;
+    }
+    const diff::LevelDiff* buckets = d.Find(diff::Level::kBucket);
+    if (buckets == nullptr) return std::nullopt;
+    for (const diff::Change& c : buckets->changes) what.delta += c.delta_calls();
+    return what;
+  }
+  if (!level) return std::nullopt;
+  const diff::LevelDiff* l = d.Find(*level);
+  if (l == nullptr) return std::nullopt;
+  for (const diff::Change& c : l->changes) {
+    if (c.name == id->part) {
+      what.delta = time ? c.delta_us() : c.delta_calls();
+      return what;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string Section(const diff::Side& before, const diff::Side& after, const std::string& golden_path,
+                    const std::string& verdict_name) {
+  const TopCount top = TopFromEnvironment();
+  if (top.n == 0) return top.error;
+  const diff::Diff d = diff::Compute(before, after);
+  return top.error + report::RenderMovers(d, ExplainedFrom(d, golden_path, verdict_name), top.n);
+}
+
+// The golden of `engine` in the running suite's golden directory (the first by name
+// whose context names it), for explaining a budget against the last accepted figures.
+std::optional<std::pair<std::string, golden::GoldenFile>> EngineGoldenIn(const std::string& dir,
+                                                                          const std::string& engine) {
+  std::error_code ec;
+  std::vector<std::string> paths;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string p = entry.path().string();
+    if (entry.path().extension() == ".json" && p.find(".actual.json") == std::string::npos) paths.push_back(p);
+  }
+  std::sort(paths.begin(), paths.end());
+  for (const std::string& p : paths) {
+    auto g = golden::ReadGolden(p);
+    if (!g.ok()) continue;
+    auto it = g->context.find("engine");
+    if (it != g->context.end() && it->second == engine) return std::make_pair(p, std::move(g).value());
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+void SetTopMovers(size_t n) { g_top_movers = n; }
+
+namespace internal {
+
+void SetRunningSuite(const SuiteData* data, const std::string& golden_dir) {
+  Running() = {::testing::UnitTest::GetInstance()->current_test_info(), data, golden_dir};
+}
+
+std::string MoversAgainst(const attribution::EngineSummary& engine, const attribution::EngineSummary& reference,
+                          const std::string& golden_path, const std::string& verdict_name) {
+  return Section(diff::SideOf(reference), diff::SideOf(engine), golden_path, verdict_name);
+}
+
+std::string MoversForBudget(const attribution::EngineSummary& engine, const std::string& golden_path,
+                            const std::string& verdict_name) {
+  const RunningSuite* suite = CurrentSuite();
+  if (suite == nullptr) return "";
+  if (auto golden = EngineGoldenIn(suite->golden_dir, engine.name)) {
+    const diff::Side now = diff::SideOf(engine);
+    const diff::Side before = diff::SideOf(golden->second, golden->first, now);
+    const diff::Side after = diff::SideOf(metrics::EngineGolden(engine), engine.name, now);
+    return Section(before, after, golden_path, verdict_name);
+  }
+  if (!suite->data->comparison) return "";
+  const std::string& baseline = suite->data->comparison->baseline;
+  std::string other = baseline;
+  if (baseline == engine.name) {
+    for (const auto& [name, _] : suite->data->engines) {
+      if (name != engine.name) {
+        other = name;
+        break;
+      }
+    }
+  }
+  if (other == engine.name) return "";
+  return MoversAgainst(engine, suite->data->engine(other), golden_path, verdict_name);
+}
+
+std::string MoversAgainstGolden(const attribution::EngineSummary& engine, const std::string& golden_path_of_file) {
+  auto golden = golden::ReadGolden(golden_path_of_file);
+  if (!golden.ok()) return "";
+  const diff::Side now = diff::SideOf(engine);
+  diff::Side before = diff::SideOf(*golden, "golden " + std::filesystem::path(golden_path_of_file).filename().string(), now);
+  before.paths = {golden_path_of_file};
+  const diff::Side after = diff::SideOf(metrics::EngineGolden(engine), engine.name, now);
+  return Section(before, after, "gpu_us_per_token", engine.name + ".gpu_us_per_token");
+}
+
+}  // namespace internal
+}  // namespace perfgate::testing

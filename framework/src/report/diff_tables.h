@@ -1,0 +1,53 @@
+// Private: the cells every text-like diff format (text, Markdown, movers) prints for
+// one change, so they agree on rounding and words.
+#ifndef PERFGATE_SRC_REPORT_DIFF_TABLES_H_
+#define PERFGATE_SRC_REPORT_DIFF_TABLES_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "perfgate/diff/diff.h"
+
+namespace perfgate::report::diff_cells {
+
+// "added", "removed", "changed", or "rest" for the "(rest)" item.
+std::string Status(const diff::Change& c);
+// "0 → 1.00": calls per token before → after ("" for the "(rest)" item).
+std::string Calls(const diff::Change& c);
+// "0 → 35.4": µs per token before → after.
+std::string Us(const diff::Change& c);
+// "+35.4": Δ µs per token.
+std::string DeltaUs(const diff::Change& c);
+// "97 %", or "" without a share.
+std::string Share(const diff::Change& c);
+// "+0.41": Δ µs per call (mean), "" where a side has no calls.
+std::string DeltaPerCall(const diff::Change& c);
+// "0.100", "" without a rank test.
+std::string P(const diff::Change& c);
+// The original names when they are not just the matched name: "(as a, b)".
+std::string Originals(const diff::Change& c);
+
+// "by command-buffer phase: 12 items (1 added, 0 removed)".
+std::string LevelHeading(const diff::LevelDiff& level);
+// "total GPU µs/token 7780 → 8120 (+340, +4.4 %, p 0.100)".
+std::string TotalLine(const diff::Diff& d);
+// "hf2q-regressed against hf2q: 3 vs 3 trials, means per token".
+std::string SidesLine(const diff::Diff& d);
+
+}  // namespace perfgate::report::diff_cells
+
+namespace perfgate::report {
+
+struct Report;
+
+// The movers of a report with a baseline: engine against baseline (diff::Compute);
+// none without a baseline.
+std::optional<diff::Diff> MoversOf(const Report& report);
+
+// The movers as Markdown: a pipe table of the top `n` changes per level.
+std::string MoversMarkdown(const diff::Diff& d, size_t n);
+
+}  // namespace perfgate::report
+
+#endif  // PERFGATE_SRC_REPORT_DIFF_TABLES_H_

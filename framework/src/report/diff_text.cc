@@ -1,0 +1,191 @@
+// `perfgate diff` as text and Markdown, and the movers section of failures.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "perfgate/report/diff_formats.h"
+#include "perfgate/report/formats.h"
+#include "report/diff_tables.h"
+#include "report/report_util.h"
+
+namespace perfgate::report {
+namespace {
+
+namespace cells = diff_cells;
+using util::Left;
+using util::Right;
+
+constexpr const char* kArrow = "\xE2\x86\x92";
+
+// Columns of a text row (110 in all, with the indent).
+constexpr size_t kNameWidth = 30, kStatusWidth = 7, kCallsWidth = 15, kUsWidth = 19, kDeltaWidth = 9,
+                 kShareWidth = 6, kPerCallWidth = 9, kPWidth = 6;
+
+std::string TextHeader() {
+  return "  " + Left("name", kNameWidth) + " " + Left("status", kStatusWidth) + " " +
+         Right("calls/tok", kCallsWidth) + " " + Right("\xC2\xB5s/tok", kUsWidth) + " " +
+         Right("\xCE\x94 \xC2\xB5s/tok", kDeltaWidth) + " " + Right("share", kShareWidth) + " " +
+         Right("\xCE\x94/call", kPerCallWidth) + " " + Right("p", kPWidth) + "\n";
+}
+
+std::string TextRow(const diff::Change& c) {
+  std::string row = "  " + Left(util::TruncateMiddle(c.name, kNameWidth), kNameWidth) + " " +
+                    Left(cells::Status(c), kStatusWidth) + " " + Right(cells::Calls(c), kCallsWidth) + " " +
+                    Right(cells::Us(c), kUsWidth) + " " + Right(cells::DeltaUs(c), kDeltaWidth) + " " +
+                    Right(cells::Share(c), kShareWidth) + " " + Right(cells::DeltaPerCall(c), kPerCallWidth) + " " +
+                    Right(cells::P(c), kPWidth);
+  while (!row.empty() && row.back() == ' ') row.pop_back();
+  return row + "\n";
+}
+
+std::string MoreLine(size_t shown, size_t total, const char* where) {
+  if (shown >= total) return "";
+  return "  ... " + std::to_string(total - shown) + " more (" + where + ")\n";
+}
+
+std::string MarkdownRow(const diff::Change& c) {
+  std::string name = util::MarkdownCode(c.name);
+  const std::string originals = cells::Originals(c);
+  if (!originals.empty()) name += " " + util::MarkdownCell(originals);
+  return "| " + name + " | " + cells::Status(c) + " | " + cells::Calls(c) + " | " + cells::Us(c) + " | " +
+         cells::DeltaUs(c) + " | " + cells::Share(c) + " | " + cells::DeltaPerCall(c) + " | " + cells::P(c) + " |\n";
+}
+
+// The level the headline of a failure draws on: phases, families and kernels name
+// causes; buckets are duration classes, so they explain only when nothing else does.
+bool ExplainsCauses(diff::Level level) { return level != diff::Level::kBucket; }
+
+// The change explaining most of `what` at `level`: the largest Δ of its quantity with
+// the sign of what's Δ.
+const diff::Change* Explainer(const diff::LevelDiff& level, const Explained& what) {
+  const diff::Change* best = nullptr;
+  double best_value = 0;
+  for (const diff::Change& c : level.changes) {
+    if (c.rest) continue;
+    const double value = (what.is_time ? c.delta_us() : c.delta_calls()) * (what.delta < 0 ? -1 : 1);
+    if (value > best_value) {
+      best = &c;
+      best_value = value;
+    }
+  }
+  return best;
+}
+
+std::string Unsigned(double v, bool time) {
+  if (v == 0) return "0";
+  return util::Fixed(v, time ? (std::abs(v) >= 10 ? 1 : 2) : 2);
+}
+
+// "hf2q.md_8_32us.us_per_token +50.2 µs/tok: 71 % from command-buffer phase
+// layer.moe_gather (added, 1.00 sub/tok, 35.4 µs/tok)".
+std::string Headline(const diff::LevelDiff& level, const diff::Change& c, const Explained& what) {
+  const double part = what.is_time ? c.delta_us() : c.delta_calls();
+  const std::string unit = what.is_time ? " \xC2\xB5s/tok" : "/tok";
+  std::string line = "  " + what.metric + " " + util::Signed(what.delta, 2) + unit + ": ";
+  if (what.delta != 0) line += util::Fixed(100.0 * part / what.delta, 0) + " % from ";
+  line += level.word + " " + c.name + " (" + cells::Status(c) + ", ";
+  if (c.presence == diff::Presence::kBoth) {
+    line += cells::Calls(c) + " " + level.calls_word + "/tok, " + cells::Us(c) + " \xC2\xB5s/tok)";
+  } else {
+    const bool added = c.presence == diff::Presence::kAdded;
+    line += Unsigned(added ? c.after_calls : c.before_calls, false) + " " + level.calls_word + "/tok, " +
+            Unsigned(added ? c.after_us : c.before_us, true) + " \xC2\xB5s/tok)";
+  }
+  return line + "\n";
+}
+
+std::string Headlines(const diff::Diff& d, const Explained& what) {
+  std::string out;
+  for (const diff::LevelDiff& level : d.levels) {
+    if (!ExplainsCauses(level.level) && d.levels.size() > 1) continue;
+    if (const diff::Change* c = Explainer(level, what)) out += Headline(level, *c, what);
+  }
+  return out;
+}
+
+}  // namespace
+
+// "kernels_per_token 423 → 160 (-263, p 0.100)", one line per figure.
+std::string FigureLine(const diff::FigureChange& f) {
+  std::string line = f.name + " " + util::Fixed(f.before, 2) + " " + kArrow + " " + util::Fixed(f.after, 2) + " (" +
+                     util::Signed(f.delta(), 2);
+  if (f.p_value) line += ", p " + util::PValue(*f.p_value);
+  return line + ")";
+}
+
+std::string RenderDiffText(const diff::Diff& d, size_t rows) {
+  std::string out = "perfgate diff: " + cells::SidesLine(d) + "\n" + cells::TotalLine(d) + "\n";
+  for (const std::string& note : d.notes) out += "caution: " + note + "\n";
+  for (const diff::FigureChange& f : d.figures) out += "  " + FigureLine(f) + "\n";
+  if (d.levels.empty()) out += "no level both sides have: nothing to compare item by item\n";
+  for (const std::string& level : d.one_sided_levels) out += "not compared: level " + level + "\n";
+  for (const diff::LevelDiff& level : d.levels) {
+    out += "\n" + cells::LevelHeading(level) + ", by |\xCE\x94 \xC2\xB5s/tok|\n" + TextHeader();
+    const size_t shown = std::min(rows, level.changes.size());
+    for (size_t i = 0; i < shown; ++i) out += TextRow(level.changes[i]);
+    out += MoreLine(shown, level.changes.size(), "--rows all, or --format json");
+  }
+  return out;
+}
+
+std::string RenderDiffMarkdown(const diff::Diff& d, size_t rows) {
+  std::string out = "## perfgate diff: " + util::MarkdownCell(d.after) + " against " + util::MarkdownCell(d.before) +
+                    "\n\n" + util::MarkdownCell(cells::SidesLine(d)) + ". " + util::MarkdownCell(cells::TotalLine(d)) +
+                    ".\n";
+  for (const std::string& note : d.notes) out += "\n**Caution:** " + util::MarkdownCell(note) + "\n";
+  if (!d.figures.empty()) {
+    out += "\n| Per token | " + util::MarkdownCell(d.before) + " | " + util::MarkdownCell(d.after) + " | \xCE\x94 | p |\n";
+    out += "|---|---:|---:|---:|---:|\n";
+    for (const diff::FigureChange& f : d.figures) {
+      out += "| " + util::MarkdownCode(f.name) + " | " + util::Fixed(f.before, 2) + " | " + util::Fixed(f.after, 2) +
+             " | " + util::Signed(f.delta(), 2) + " | " + (f.p_value ? util::PValue(*f.p_value) : "") + " |\n";
+    }
+  }
+  for (const std::string& level : d.one_sided_levels) out += "\nNot compared: level " + util::MarkdownCell(level) + ".\n";
+  for (const diff::LevelDiff& level : d.levels) {
+    out += "\n### " + util::Capitalized(util::MarkdownCell(cells::LevelHeading(level))) + "\n\n";
+    out += "| " + util::Capitalized(level.word) + " | status | calls/tok " + kArrow +
+           " | \xC2\xB5s/tok " + kArrow + " | \xCE\x94 \xC2\xB5s/tok | share | \xCE\x94 \xC2\xB5s/call | p |\n";
+    out += "|---|---|---:|---:|---:|---:|---:|---:|\n";
+    const size_t shown = std::min(rows, level.changes.size());
+    for (size_t i = 0; i < shown; ++i) out += MarkdownRow(level.changes[i]);
+    if (shown < level.changes.size()) {
+      out += "\n" + std::to_string(level.changes.size() - shown) + " more in `perfgate diff --format json`.\n";
+    }
+  }
+  return out;
+}
+
+std::optional<diff::Diff> MoversOf(const Report& report) {
+  const util::Sides sides = util::FindSides(report);
+  if (sides.engine == nullptr || sides.baseline == nullptr || sides.baseline->trials.empty()) return std::nullopt;
+  return diff::Compute(diff::SideOf(*sides.baseline), diff::SideOf(*sides.engine));
+}
+
+std::string MoversMarkdown(const diff::Diff& d, size_t n) {
+  std::string out = util::MarkdownCell(cells::SidesLine(d)) + ". " + util::MarkdownCell(cells::TotalLine(d)) + ".\n\n";
+  out += "| Level | Name | status | calls/tok " + std::string(kArrow) + " | \xC2\xB5s/tok " + kArrow +
+         " | \xCE\x94 \xC2\xB5s/tok | share | \xCE\x94 \xC2\xB5s/call | p |\n";
+  out += "|---|---|---|---:|---:|---:|---:|---:|---:|\n";
+  for (const diff::LevelDiff& level : d.levels) {
+    for (const diff::Change& c : diff::TopMovers(level, n)) out += "| " + level.word + " " + MarkdownRow(c);
+  }
+  return out;
+}
+
+std::string RenderMovers(const diff::Diff& d, const std::optional<Explained>& what, size_t n) {
+  if (n == 0) return "";
+  std::string out = "what changed: " + cells::SidesLine(d) + "\n  " + cells::TotalLine(d) + "\n";
+  for (const std::string& note : d.notes) out += "  caution: " + note + "\n";
+  for (const diff::FigureChange& f : d.figures) out += "  " + FigureLine(f) + "\n";
+  if (what) out += Headlines(d, *what);
+  for (const diff::LevelDiff& level : d.levels) {
+    out += " top " + std::to_string(std::min(n, level.changes.size())) + " " + cells::LevelHeading(level) + "\n";
+    out += TextHeader();
+    for (const diff::Change& c : diff::TopMovers(level, n)) out += TextRow(c);
+  }
+  return out;
+}
+
+}  // namespace perfgate::report

@@ -1,0 +1,153 @@
+// `perfgate diff` (every format, --fail-on, bad input) and the movers every failing
+// assertion appends, on the bundled Metal recordings: the regressed hf2q against the
+// normal one (fixtures/recordings/README.md: two more md submissions per token in a
+// new phase, layer.moe_gather).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "perfgate/attribution/options.h"
+#include "perfgate/bundle/trials.h"
+#include "perfgate/gtest/perfgate_gtest.h"
+#include "support/run_command.h"
+
+namespace perfgate {
+namespace {
+
+using testing_support::RunPerfgate;
+
+const std::string kFixtures = std::string(PERFGATE_SOURCE_DIR) + "/fixtures/recordings";
+const std::string kNormal = kFixtures + "/decode_q4_0/hf2q";
+const std::string kRegressed = kFixtures + "/decode_q4_0_regressed/hf2q";
+const std::string kWindow =
+    " --tokens auto:output_head.fused_norm_lm_argmax --window label:output_head.fused_norm_lm_argmax";
+
+testing_support::CommandResult Diff(const std::string& flags) {
+  return RunPerfgate("diff " + kNormal + " " + kRegressed + kWindow + " " + flags);
+}
+
+TEST(DiffCli, TextNamesTheMoversOfEveryLevel) {
+  const auto r = Diff("");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("perfgate diff: decode_q4_0_regressed/hf2q against decode_q4_0/hf2q: 3 vs 3 trials"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("submissions_per_token 45.62 \xE2\x86\x92 47.62 (+2.00"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("by command-buffer phase: 6 (1 added, 0 removed; calls are submissions)"), std::string::npos);
+  EXPECT_NE(r.out.find("  layer.moe_gather               added          0 \xE2\x86\x92 2.00"), std::string::npos) << r.out;
+  for (size_t start = 0, end; (end = r.out.find('\n', start)) != std::string::npos; start = end + 1) {
+    size_t columns = 0;
+    for (size_t i = start; i < end; ++i) columns += (static_cast<unsigned char>(r.out[i]) & 0xC0) != 0x80;
+    EXPECT_LE(columns, 110u) << r.out.substr(start, end - start);
+  }
+}
+
+TEST(DiffCli, JsonHoldsEveryChangeLosslesslyAndIsDeterministic) {
+  const auto a = Diff("--format json"), b = Diff("--format json");
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_EQ(a.out, b.out);
+  const nlohmann::json j = nlohmann::json::parse(a.out);
+  EXPECT_EQ(j["kind"], "perfgate.diff");
+  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["after"]["trials"], 3);
+  ASSERT_EQ(j["levels"].size(), 3u);  // bucket, family, phase: Metal names no kernels
+  EXPECT_EQ(j["one_sided_levels"].size(), 0u);
+  const nlohmann::json& phases = j["levels"][2];
+  EXPECT_EQ(phases["level"], "phase");
+  EXPECT_EQ(phases["changes"].size(), 6u);  // every change, not the text's rows
+  const nlohmann::json& top = phases["changes"][0];
+  EXPECT_EQ(top["name"], "layer.moe_gather");
+  EXPECT_EQ(top["status"], "added");
+  EXPECT_EQ(top["after"]["calls_per_token"].get<double>(), 2.0);
+  EXPECT_TRUE(top["before"]["us_per_call"].is_null());
+  // Lossless: the shares are the Δs over the total's, to the last bit.
+  const double total = j["total"]["delta_us_per_token"].get<double>();
+  EXPECT_EQ(top["share"].get<double>(), top["delta"]["us_per_token"].get<double>() / total);
+}
+
+TEST(DiffCli, MarkdownAndSvgShowTheTopMovers) {
+  const auto md = Diff("--format markdown --rows 2");
+  ASSERT_EQ(md.exit_code, 0) << md.err;
+  EXPECT_NE(md.out.find("## perfgate diff: decode_q4_0_regressed/hf2q against decode_q4_0/hf2q"), std::string::npos);
+  EXPECT_NE(md.out.find("| `layer.moe_gather` | added | 0 \xE2\x86\x92 2.00 |"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("4 more in `perfgate diff --format json`."), std::string::npos) << md.out;
+  const auto svg = Diff("--format svg");
+  ASSERT_EQ(svg.exit_code, 0) << svg.err;
+  EXPECT_EQ(svg.out.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0), 0u);
+  EXPECT_NE(svg.out.find(">layer.moe_gather</text>"), std::string::npos);
+  EXPECT_NE(svg.out.find("class=\"bar-delta regressed\""), std::string::npos);
+  EXPECT_EQ(svg.out.find("<script"), std::string::npos);
+}
+
+TEST(DiffCli, FailOnGatesTheTotal) {
+  // The total moves +0.32 % (9718.1 -> 9749.5 µs/token).
+  const auto fails = Diff("--fail-on 0.1");
+  EXPECT_EQ(fails.exit_code, 1) << fails.err;
+  EXPECT_NE(fails.err.find("beyond --fail-on 0.1 %: regressed"), std::string::npos) << fails.err;
+  const auto passes = Diff("--fail-on 1");
+  EXPECT_EQ(passes.exit_code, 0) << passes.err;
+  EXPECT_NE(passes.err.find("within --fail-on 1 %: ok"), std::string::npos) << passes.err;
+  // Reversed, the total improves: never beyond.
+  EXPECT_EQ(RunPerfgate("diff " + kRegressed + " " + kNormal + kWindow + " --fail-on 0").exit_code, 0);
+}
+
+TEST(DiffCli, BadInputIsAnErrorWithExitCode2) {
+  const auto missing = RunPerfgate("diff " + kNormal + " /nonexistent/trace.json --tokens 1");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("/nonexistent/trace.json"), std::string::npos) << missing.err;
+  EXPECT_NE(missing.err.find("error["), std::string::npos) << missing.err;
+  const auto one_name = Diff("--names only");
+  EXPECT_EQ(one_name.exit_code, 2);
+  EXPECT_NE(one_name.err.find("--names: expected two different names"), std::string::npos) << one_name.err;
+  const auto typo = Diff("--names before,after --process befor=hf2q");
+  EXPECT_EQ(typo.exit_code, 2);
+  EXPECT_NE(typo.err.find("before, after"), std::string::npos) << typo.err;
+  EXPECT_EQ(Diff("--rows 0").exit_code, 2);
+  EXPECT_EQ(Diff("--format html").exit_code, 2);
+}
+
+// --- the movers a failing assertion appends -------------------------------------
+
+attribution::EngineSummary Engine(const std::string& name, const std::string& path) {
+  attribution::AttributionOptions o;
+  o.process_prefix = "hf2q";
+  o.window = *attribution::ParseWindow("label:output_head.fused_norm_lm_argmax");
+  o.token_label = "output_head.fused_norm_lm_argmax";
+  auto trials = bundle::DiscoverTrials(path);
+  auto e = bundle::AttributeTrials(name, trials->trials, o);
+  EXPECT_TRUE(e.ok()) << e.status().ToString();
+  return e.ok() ? *e : attribution::EngineSummary{};
+}
+
+TEST(Movers, AFailingDeltaSaysWhatExplainsIt) {
+  const auto normal = Engine("hf2q", kNormal), regressed = Engine("hf2q-regressed", kRegressed);
+  const ::testing::AssertionResult r = testing::BucketDeltaAtMostUs(regressed, normal, "md_8_32us", 25);
+  ASSERT_FALSE(r);
+  const std::string m = r.message();
+  EXPECT_NE(m.find("what changed: hf2q-regressed against hf2q: 3 vs 3 trials"), std::string::npos) << m;
+  EXPECT_NE(m.find("  hf2q-regressed.md_8_32us.us_per_token +36.54 \xC2\xB5s/tok: 97 % from command-buffer phase "
+                   "layer.moe_gather (added, 2.00 submissions/tok, 35.3 \xC2\xB5s/tok)"),
+            std::string::npos)
+      << m;
+  EXPECT_NE(m.find(" top 5 by command-buffer phase"), std::string::npos) << m;
+  // After the verdict table, before the recordings.
+  EXPECT_LT(m.find("regressed"), m.find("what changed"));
+  EXPECT_LT(m.find("what changed"), m.find("recordings of hf2q-regressed"));
+}
+
+TEST(Movers, ACountOfThemOrNone) {
+  const auto normal = Engine("hf2q", kNormal), regressed = Engine("hf2q-regressed", kRegressed);
+  testing::SetTopMovers(1);
+  std::string m = testing::GpuTimeRatioAtMost(regressed, normal, 0.9).message();
+  EXPECT_NE(m.find(" top 1 by command-buffer phase"), std::string::npos) << m;
+  testing::SetTopMovers(0);
+  m = testing::GpuTimeRatioAtMost(regressed, normal, 0.9).message();
+  EXPECT_EQ(m.find("what changed"), std::string::npos) << m;
+  testing::SetTopMovers(testing::kDefaultTopMovers);
+  // A passing assertion says nothing of movers.
+  EXPECT_EQ(std::string(testing::GpuTimeRatioAtMost(regressed, normal, 2.0).message()).find("what changed"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace perfgate

@@ -1,0 +1,177 @@
+// The diff engine on hand-built summaries whose every figure is known: presence,
+// means over trials, shares that add up (with the "(rest)" item), ranking, the rank
+// test, kernel-name normalisation and level lookup.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+
+#include "perfgate/diff/diff.h"
+
+namespace perfgate::diff {
+namespace {
+
+using attribution::EngineSummary;
+using attribution::TrialSummary;
+
+// One trace-JSON trial of `tokens` tokens: kernels by exact name (count, total ns), all
+// in bucket "b" and phase "decode", families "gemm"/"norm" by name.
+TrialSummary Trial(int64_t tokens, const std::vector<std::tuple<std::string, int64_t, int64_t>>& kernels,
+                   int64_t unphased_ns = 0) {
+  TrialSummary t;
+  t.source = "trace_json";
+  t.path = "trial";
+  t.tokens = tokens;
+  attribution::BucketStats bucket;
+  attribution::PhaseStats phase;
+  for (const auto& [name, count, ns] : kernels) {
+    auto& k = t.kernel_names[name];
+    k.count += count;
+    k.gpu_sum_ns += ns;
+    auto& f = t.encoder_gpu[name.find("gemm") != std::string::npos ? "gemm" : "norm"];
+    f.encoders += count;
+    f.gpu_sum_ns += ns;
+    bucket.count += count;
+    bucket.sum_ns += ns;
+    phase.submissions += count;
+    phase.gpu_sum_ns += ns;
+    t.total_sum_ns += ns;
+  }
+  bucket.count += unphased_ns > 0;
+  bucket.sum_ns += unphased_ns;
+  t.total_sum_ns += unphased_ns;
+  t.buckets = {{"b", bucket}};
+  t.cb_label_gpu["decode"] = phase;
+  return t;
+}
+
+EngineSummary Engine(std::string name, std::vector<TrialSummary> trials) {
+  EngineSummary e;
+  e.name = std::move(name);
+  e.trials = std::move(trials);
+  return e;
+}
+
+const Change& Named(const LevelDiff& level, const std::string& name) {
+  for (const Change& c : level.changes) {
+    if (c.name == name) return c;
+  }
+  ADD_FAILURE() << "no change named " << name;
+  static const Change kNone;
+  return kNone;
+}
+
+// before: gemm 10 µs/tok (2 calls), rmsnorm 4; after: gemm 16 (one trial 15, one 17),
+// rmsnorm gone, layernorm 1 added.
+Diff TwoTrialDiff() {
+  const EngineSummary before = Engine("before", {Trial(2, {{"gemm_f16", 4, 20000}, {"rmsnorm", 2, 8000}}),
+                                                  Trial(2, {{"gemm_f16", 4, 20000}, {"rmsnorm", 2, 8000}})});
+  const EngineSummary after = Engine("after", {Trial(2, {{"gemm_f16", 4, 30000}, {"layernorm", 2, 2000}}),
+                                                Trial(2, {{"gemm_f16", 4, 34000}, {"layernorm", 2, 2000}})});
+  return Compute(SideOf(before), SideOf(after));
+}
+
+TEST(Diff, KernelsAddedRemovedAndChangedAreMeansOverTrials) {
+  const Diff d = TwoTrialDiff();
+  const LevelDiff* kernels = d.Find(Level::kKernel);
+  ASSERT_NE(kernels, nullptr);
+  ASSERT_EQ(kernels->changes.size(), 3u);
+  const Change& gemm = Named(*kernels, "gemm_f16");
+  EXPECT_EQ(gemm.presence, Presence::kBoth);
+  EXPECT_DOUBLE_EQ(gemm.before_us, 10);
+  EXPECT_DOUBLE_EQ(gemm.after_us, 16);  // (15 + 17) / 2
+  EXPECT_DOUBLE_EQ(gemm.before_calls, 2);
+  EXPECT_DOUBLE_EQ(*gemm.delta_us_per_call(), 3);  // 8 - 5 µs per call
+  const Change& rms = Named(*kernels, "rmsnorm");
+  EXPECT_EQ(rms.presence, Presence::kRemoved);
+  EXPECT_DOUBLE_EQ(rms.delta_us(), -4);
+  EXPECT_FALSE(rms.after_us_per_call());
+  EXPECT_EQ(Named(*kernels, "layernorm").presence, Presence::kAdded);
+  // Ranked by |Δ|: gemm +6, rmsnorm -4, layernorm +1.
+  EXPECT_EQ(kernels->changes[0].name, "gemm_f16");
+  EXPECT_EQ(kernels->changes[1].name, "rmsnorm");
+  EXPECT_EQ(kernels->changes[2].name, "layernorm");
+}
+
+TEST(Diff, SharesOfEveryLevelAddUpToTheTotal) {
+  const Diff d = TwoTrialDiff();
+  EXPECT_DOUBLE_EQ(d.before_total, 14);
+  EXPECT_DOUBLE_EQ(d.after_total, 17);
+  ASSERT_EQ(d.levels.size(), 4u);
+  for (const LevelDiff& level : d.levels) {
+    double shares = 0, deltas = 0;
+    for (const Change& c : level.changes) {
+      ASSERT_TRUE(c.share) << LevelName(level.level) << " " << c.name;
+      shares += *c.share;
+      deltas += c.delta_us();
+    }
+    EXPECT_NEAR(shares, 1, 1e-12) << LevelName(level.level);
+    EXPECT_NEAR(deltas, d.delta_total(), 1e-9) << LevelName(level.level);
+  }
+  EXPECT_DOUBLE_EQ(*Named(*d.Find(Level::kKernel), "gemm_f16").share, 2);  // +6 of +3
+}
+
+TEST(Diff, WorkALevelDoesNotNameIsItsRest) {
+  // 6000 ns over 2 tokens outside every phase: the phase level's "(rest)" holds 3 µs.
+  const EngineSummary before = Engine("before", {Trial(2, {{"gemm_f16", 2, 10000}})});
+  const EngineSummary after = Engine("after", {Trial(2, {{"gemm_f16", 2, 10000}}, 6000)});
+  const Diff d = Compute(SideOf(before), SideOf(after));
+  const Change& rest = Named(*d.Find(Level::kPhase), "(rest)");
+  EXPECT_TRUE(rest.rest);
+  EXPECT_DOUBLE_EQ(rest.delta_us(), 3);
+  EXPECT_DOUBLE_EQ(*rest.share, 1);
+  // Buckets cover every unit: no rest there.
+  for (const Change& c : d.Find(Level::kBucket)->changes) EXPECT_FALSE(c.rest) << c.name;
+}
+
+TEST(Diff, TheRankTestNeedsTwoTrialsASide) {
+  EXPECT_TRUE(Named(*TwoTrialDiff().Find(Level::kKernel), "gemm_f16").p_value);
+  const EngineSummary one = Engine("one", {Trial(1, {{"gemm_f16", 1, 1000}})});
+  const Diff d = Compute(SideOf(one), SideOf(one));
+  EXPECT_FALSE(d.total_p_value);
+  EXPECT_FALSE(Named(*d.Find(Level::kKernel), "gemm_f16").p_value);
+  EXPECT_FALSE(Named(*d.Find(Level::kKernel), "gemm_f16").share);  // no total Δ to share
+}
+
+TEST(Diff, KernelNamesMatchAfterNormalisationKeepingTheOriginals) {
+  const EngineSummary before = Engine("before", {Trial(1, {{"kernel_mul_mv_q4_0_f32_nsg=2", 1, 3000}})});
+  const EngineSummary after = Engine("after", {Trial(1, {{"kernel_mul_mv_q4_0_f32_nsg=4", 1, 2000},
+                                                          {"kernel_mul_mv_q4_0_f32", 1, 2000}})});
+  const Diff d = Compute(SideOf(before), SideOf(after));
+  const LevelDiff* kernels = d.Find(Level::kKernel);
+  ASSERT_EQ(kernels->changes.size(), 1u);
+  const Change& c = kernels->changes[0];
+  EXPECT_EQ(c.name, "kernel_mul_mv_q4_0_f32");
+  EXPECT_EQ(c.before_names, std::vector<std::string>{"kernel_mul_mv_q4_0_f32_nsg=2"});
+  EXPECT_EQ(c.after_names, (std::vector<std::string>{"kernel_mul_mv_q4_0_f32", "kernel_mul_mv_q4_0_f32_nsg=4"}));
+  EXPECT_DOUBLE_EQ(c.delta_us(), 1);
+}
+
+TEST(NormalizeKernelName, DropsTemplatesSpecialisationsAndDecorations) {
+  EXPECT_EQ(NormalizeKernelName("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
+                                "std::array<char*, 1ul> >(int, at::native::FillFunctor<float>, std::array<char*, 1ul>)"),
+            "vectorized_elementwise_kernel");
+  EXPECT_EQ(NormalizeKernelName("kernel_flash_attn_ext_vec_reduce_dv=256_nwg=32"), "kernel_flash_attn_ext_vec_reduce");
+  EXPECT_EQ(NormalizeKernelName("Cijk_Alik_Bljk_HHS_BH_MT64x64x64.kd"), "Cijk_Alik_Bljk_HHS_BH_MT64x64x64");
+  EXPECT_EQ(NormalizeKernelName("void rms_norm_kernel<float>(float*) [clone .constprop.0]"), "rms_norm_kernel");
+  EXPECT_EQ(NormalizeKernelName("triton_poi_fused_add_0"), "triton_poi_fused_add_0");  // a variant, not a decoration
+}
+
+TEST(DiffLevel, AnUnknownNameListsTheLevels) {
+  EXPECT_EQ(*LevelFromName("phase"), Level::kPhase);
+  auto bad = LevelFromName("phases");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), "diff.unknown_level");
+  EXPECT_NE(bad.status().message().find("bucket, family, phase, kernel"), std::string::npos) << bad.status().message();
+}
+
+TEST(Diff, LevelsOneSideLacksAreLeftOutAndSaidSo) {
+  EngineSummary metal = Engine("metal", {Trial(1, {{"gemm_f16", 1, 1000}})});
+  metal.trials[0].kernel_names.clear();  // Metal names no kernels
+  const Diff d = Compute(SideOf(metal), SideOf(Engine("json", {Trial(1, {{"gemm_f16", 1, 1000}})})));
+  EXPECT_EQ(d.Find(Level::kKernel), nullptr);
+  EXPECT_EQ(d.one_sided_levels, std::vector<std::string>{"kernel (only json has it)"});
+}
+
+}  // namespace
+}  // namespace perfgate::diff

@@ -1,0 +1,178 @@
+// `perfgate diff A B`: what changed from recording A to recording B, at every level
+// both have, ranked by how much of the change each item explains; with --fail-on a
+// gate of its own.
+#include <cmath>
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "commands.h"
+#include "engine_options.h"
+#include "perfgate/bundle/trials.h"
+#include "perfgate/core/names.h"
+#include "perfgate/diff/diff.h"
+#include "perfgate/kernel_report/report.h"
+#include "perfgate/report/diff_formats.h"
+
+namespace perfgate::cli {
+namespace {
+
+struct DiffArgs {
+  std::string before, after;
+  std::vector<std::string> names;  // --names A,B
+  EngineOptionArgs engine;
+  std::string format = "text";
+  std::string output;
+  std::string rows = std::to_string(report::kDefaultDiffRows);
+  double fail_on = -1;  // < 0: not given
+  int min_trials = 1;
+};
+
+// A per-kernel timing report (llama.cpp's phase0 build, hf2q's candle backend) rather
+// than a trace: a JSON file whose start has a "kernels" key and no "traceEvents".
+bool IsKernelReport(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec) || std::filesystem::path(path).extension() != ".json") return false;
+  std::ifstream in(path, std::ios::binary);
+  std::string head(64 * 1024, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(in.gcount()));
+  return head.find("\"kernels\"") != std::string::npos && head.find("\"traceEvents\"") == std::string::npos;
+}
+
+// The default names: each path's last component, or its last two where those agree
+// (decode_q4_0/hf2q against decode_q4_0_regressed/hf2q).
+std::pair<std::string, std::string> DefaultNames(const std::string& a, const std::string& b) {
+  auto last = [](const std::filesystem::path& p, int parts) {
+    std::filesystem::path clean = p.lexically_normal();
+    if (clean.filename().empty()) clean = clean.parent_path();
+    std::string name = clean.filename().string();
+    if (parts == 2 && !clean.parent_path().filename().empty()) name = clean.parent_path().filename().string() + "/" + name;
+    return name;
+  };
+  std::string na = last(a, 1), nb = last(b, 1);
+  if (na == nb) na = last(a, 2), nb = last(b, 2);
+  if (na == nb) na += " (A)", nb += " (B)";
+  return {na, nb};
+}
+
+// The name a Metal trace's process is matched by when --process gives none (as for
+// `perfgate attribute --trace ENGINE=PATH`): the engine directory's name, that is the
+// path's last component, or its parent's for a trial (trial-K, or a file in one).
+std::string EngineDirectoryName(const std::string& path) {
+  std::filesystem::path p = std::filesystem::path(path).lexically_normal();
+  if (p.filename().empty()) p = p.parent_path();
+  if (std::filesystem::is_regular_file(p)) p = p.parent_path();
+  if (p.filename().string().rfind("trial-", 0) == 0 && !p.parent_path().empty()) p = p.parent_path();
+  return p.filename().string();
+}
+
+StatusOr<diff::Side> ReadSide(const DiffArgs& args, const std::string& path, const std::string& name,
+                              const attribution::AttributionOptions& base) {
+  if (IsKernelReport(path)) {
+    auto r = kernel_report::ReadKernelReport(path);
+    if (!r.ok()) return r.status();
+    r->name = name;
+    return diff::SideOf(*r);
+  }
+  auto recording = bundle::DiscoverTrials(path);
+  if (!recording.ok()) return recording.status();
+  for (const std::string& ignored : recording->ignored) std::cerr << "note: not a trial, ignored: " << FormatPath(ignored) << '\n';
+  PERFGATE_RETURN_IF_ERROR(bundle::RequireTrials(path, *recording, args.min_trials));
+  PERFGATE_RETURN_IF_ERROR(bundle::RequireOneSource(path, recording->trials));
+  auto options = EngineOptions(args.engine, base, name);
+  if (!options.ok()) return options.status();
+  auto engine = bundle::AttributeTrials(EngineDirectoryName(path), recording->trials, *options);
+  if (!engine.ok()) return engine.status();
+  engine->name = name;
+  return diff::SideOf(*engine);
+}
+
+StatusOr<size_t> Rows(const std::string& value) {
+  if (value == "all") return static_cast<size_t>(-1);
+  size_t n = 0;
+  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+  if (ec != std::errc() || end != value.data() + value.size() || n == 0) {
+    return Usage("--rows '" + value + "': expected a positive row count or 'all'");
+  }
+  return n;
+}
+
+StatusOr<diff::Diff> BuildDiff(const DiffArgs& args) {
+  std::pair<std::string, std::string> names = DefaultNames(args.before, args.after);
+  if (!args.names.empty()) {
+    if (args.names.size() != 2 || args.names[0].empty() || args.names[1].empty() || args.names[0] == args.names[1]) {
+      return Usage("--names: expected two different names, A,B");
+    }
+    names = {args.names[0], args.names[1]};
+  }
+  PERFGATE_RETURN_IF_ERROR(CheckEngineNames(args.engine, {names.first, names.second}, "--names (or the paths)"));
+  auto base = BaseOptions(args.engine);
+  if (!base.ok()) return base.status();
+  auto before = ReadSide(args, args.before, names.first, *base);
+  if (!before.ok()) return before.status();
+  auto after = ReadSide(args, args.after, names.second, *base);
+  if (!after.ok()) return after.status();
+  return diff::Compute(*before, *after);
+}
+
+std::string Render(const DiffArgs& args, const diff::Diff& d, size_t rows) {
+  if (args.format == "markdown") return report::RenderDiffMarkdown(d, rows);
+  if (args.format == "json") return report::RenderDiffJson(d);
+  if (args.format == "svg") return report::RenderDiffSvg(d, rows);
+  return report::RenderDiffText(d, rows);
+}
+
+// --fail-on PCT: 1 when the total regressed by more than PCT percent.
+int GateExit(const DiffArgs& args, const diff::Diff& d) {
+  if (args.fail_on < 0) return kExitOk;
+  const std::optional<double> pct = d.delta_total_pct();
+  const bool regressed = pct ? *pct > args.fail_on : d.after_total > 0;
+  std::cerr << "perfgate diff: total GPU us/token " << d.before_total << " -> " << d.after_total << " ("
+            << (pct ? (*pct >= 0 ? "+" : "") + std::to_string(*pct) + " %" : std::string("no time before")) << "), "
+            << (regressed ? "beyond" : "within") << " --fail-on " << args.fail_on << " %: "
+            << (regressed ? "regressed" : "ok") << '\n';
+  return regressed ? kExitCheckFailed : kExitOk;
+}
+
+int RunDiff(const DiffArgs& args) {
+  auto rows = Rows(args.rows);
+  if (!rows.ok()) return ReportError(rows.status());
+  auto d = BuildDiff(args);
+  if (!d.ok()) return ReportError(d.status());
+  Status written = WriteOutput(args.output, Render(args, *d, *rows));
+  if (!written.ok()) return ReportError(written);
+  return GateExit(args, *d);
+}
+
+}  // namespace
+
+void RegisterDiffCommand(CLI::App& app, int* exit_code) {
+  auto args = std::make_shared<DiffArgs>();
+  auto* cmd = app.add_subcommand(
+      "diff",
+      "What changed from recording A to recording B: per duration bucket, family, phase and kernel name,\n"
+      "the items added, removed and changed, ranked by |delta us/token| with their share of the total's\n"
+      "change. A and B are anything perfgate reads: recordings of trials, one trial, one trace file, or a\n"
+      "per-kernel timing report. Exit 0; with --fail-on PCT, 1 when the total regressed by more than PCT %.");
+  cmd->add_option("A", args->before, "the reference: before, golden, baseline")->required();
+  cmd->add_option("B", args->after, "what is compared with it: after, now, engine")->required();
+  cmd->add_option("--names", args->names, "A,B: the sides' names (default: the paths' last components)")
+      ->delimiter(',');
+  cmd->add_option("--format", args->format, "text (default), markdown, json, or svg")
+      ->check(CLI::IsMember({"text", "markdown", "json", "svg"}));
+  cmd->add_option("--rows", args->rows, "rows per level in text, Markdown and SVG: N (default " + args->rows +
+                                            ") or all; the JSON holds every change");
+  cmd->add_option("--fail-on", args->fail_on, "exit 1 when B's total GPU time per token exceeds A's by more than PCT %")
+      ->check(CLI::Range(0.0, 1e9));
+  cmd->add_option("--min-trials", args->min_trials, "fail when a side has fewer trials (default 1)")
+      ->check(PositiveInt());
+  AddEngineOptions(cmd, &args->engine, /*with_seed_compat=*/false);
+  cmd->add_option("--output,-o", args->output, "write here instead of stdout");
+  AddInputLimitOptions(cmd);
+  cmd->callback([args, exit_code] { *exit_code = RunDiff(*args); });
+}
+
+}  // namespace perfgate::cli
