@@ -18,8 +18,9 @@ constexpr const char* kLevelNames[] = {"bucket", "family", "phase", "kernel"};
 constexpr Level kLevels[] = {Level::kBucket, Level::kFamily, Level::kPhase, Level::kKernel};
 constexpr const char* kRestName = "(rest)";
 
-// Below this a "(rest)" is rounding, not work the level leaves out (µs per token).
-constexpr double kRestEpsilonUs = 1e-6;
+// Below this share of the total (or 1e-6 µs per token) a "(rest)" is rounding, not
+// work the level leaves out: goldens round every value to 6 significant digits.
+constexpr double kRestEpsilonShare = 1e-5;
 
 const LevelItems* FindLevel(const Side& side, Level level) {
   for (const LevelItems& l : side.levels) {
@@ -91,7 +92,9 @@ std::optional<Change> RestChange(Level level, const Side& before, const LevelIte
                                  const LevelItems* a) {
   const std::vector<double> rb = RestOf(before, b), ra = RestOf(after, a);
   const double mb = stats::Mean(rb), ma = stats::Mean(ra);
-  if (std::abs(mb) < kRestEpsilonUs && std::abs(ma) < kRestEpsilonUs) return std::nullopt;
+  const double epsilon = std::max(1e-6, kRestEpsilonShare * std::max(std::abs(stats::Mean(before.total_us_per_token)),
+                                                                      std::abs(stats::Mean(after.total_us_per_token))));
+  if (std::abs(mb) < epsilon && std::abs(ma) < epsilon) return std::nullopt;
   Change c;
   c.level = level;
   c.name = kRestName;

@@ -33,6 +33,10 @@ class LevelBuilder {
     item.us_per_token[trial] += us;
   }
   void SetMedianPerCall(const std::string& matched, double us) { Find(matched).us_per_call_median = us; }
+  LevelBuilder WithCallsWord(std::string word) && {
+    calls_word_ = std::move(word);
+    return std::move(*this);
+  }
   bool empty() const { return items_.empty(); }
 
   LevelItems Take() {
@@ -203,7 +207,7 @@ LevelBuilder BuilderLike(const Side& like, Level level, size_t trials) {
 void AddGoldenValue(const metrics::MetricId& id, const std::vector<double>& samples, std::map<Level, LevelBuilder>* levels) {
   static const std::map<std::string, std::pair<Level, std::pair<std::string, std::string>>> kQuantities = {
       {"buckets", {Level::kBucket, {"submissions_per_token", "us_per_token"}}},
-      {"phases", {Level::kPhase, {"submissions_per_token", "gpu_us_per_token"}}},
+      {"phases", {Level::kPhase, {"cbs_per_token", "gpu_us_per_token"}}},
       {"families", {Level::kFamily, {"encoders_per_token", "gpu_us_per_token"}}}};
   const auto scope = kQuantities.find(id.scope);
   if (scope == kQuantities.end()) return;
@@ -224,6 +228,10 @@ Side SideOf(const golden::GoldenFile& golden, const std::string& name, const Sid
   side.trials = trials;
   std::map<Level, LevelBuilder> levels;
   for (Level level : {Level::kBucket, Level::kFamily, Level::kPhase}) levels.emplace(level, BuilderLike(like, level, trials));
+  // A golden holds a phase's instances per token (cbs_per_token: command buffers for
+  // Metal, annotation ranges for trace-event JSON), not its units.
+  levels.erase(Level::kPhase);
+  levels.emplace(Level::kPhase, BuilderLike(like, Level::kPhase, trials).WithCallsWord("instances"));
   for (const auto& [path, value] : golden.values) {
     auto id = metrics::MetricId::FromGoldenPath(path);
     if (!id.ok()) continue;  // a golden of other figures (ANE, kernel reports): no level here

@@ -398,7 +398,9 @@ golden::CheckOptions CheckOptionsFor(std::string_view phase_word, std::string_vi
 // A mismatch's report leads with the movers (after its first line), then the fields.
 ::testing::AssertionResult CheckAgainstGolden(const std::string& golden_path, const golden::GoldenFile& actual,
                                               const std::string& accept_command,
-                                              const golden::CheckOptions& options, const MoversText& movers = nullptr) {
+                                              const golden::CheckOptions& options,
+                                              const std::function<std::string(const golden::CompareResult&)>& movers =
+                                                  nullptr) {
   auto mode = golden::UpdateModeFromEnv();
   if (!mode.ok()) return ::testing::AssertionFailure() << mode.status().ToString();
   golden::CheckOutcome out = golden::CheckGolden(golden_path, actual, *mode, accept_command, options);
@@ -417,7 +419,7 @@ golden::CheckOptions CheckOptionsFor(std::string_view phase_word, std::string_vi
     case golden::CheckStatus::kMismatch:
       if (movers) {
         const size_t first_line = out.report.find('\n') + 1;
-        return ::testing::AssertionFailure() << out.report.substr(0, first_line) << movers()
+        return ::testing::AssertionFailure() << out.report.substr(0, first_line) << movers(out.compare)
                                              << out.report.substr(first_line);
       }
       return ::testing::AssertionFailure() << out.report;
@@ -512,7 +514,9 @@ std::string PerfSuiteFixture::GoldenPathFor(const std::string& engine_name) cons
   const sources::SourceWords& w = WordsFor(e);
   return CheckAgainstGolden(path, GoldenOf(e, std::move(context)), GoldenAcceptCommand(filter),
                             CheckOptionsFor(w.phase, w.family),
-                            [&] { return internal::MoversAgainstGolden(e, path); });
+                            [&](const golden::CompareResult& compared) {
+                              return internal::MoversAgainstGolden(e, path, compared);
+                            });
 }
 
 namespace {

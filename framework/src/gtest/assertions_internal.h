@@ -12,6 +12,7 @@
 
 #include "perfgate/attribution/summary.h"
 #include "perfgate/gates/verdict.h"
+#include "perfgate/golden/golden.h"
 #include "perfgate/suite/suite.h"
 
 namespace perfgate::testing::internal {
@@ -64,8 +65,10 @@ std::string MoversAgainst(const attribution::EngineSummary& engine, const attrib
 std::string MoversForBudget(const attribution::EngineSummary& engine, const std::string& golden_path,
                             const std::string& verdict_name);
 
-// A golden check's movers: the engine's figures against the golden file's.
-std::string MoversAgainstGolden(const attribution::EngineSummary& engine, const std::string& golden_file);
+// A golden check's movers: the engine's figures against the golden file's, headed
+// by what explains its first failing field (the first in µs per token, if any).
+std::string MoversAgainstGolden(const attribution::EngineSummary& engine, const std::string& golden_file,
+                                const golden::CompareResult& compared);
 
 }  // namespace perfgate::testing::internal
 

@@ -97,6 +97,11 @@ std::string Section(const diff::Side& before, const diff::Side& after, const std
   return top.error + report::RenderMovers(d, ExplainedFrom(d, golden_path, verdict_name), top.n);
 }
 
+// "golden Hf2qGolden.json": a golden side's name in the movers.
+std::string GoldenSideName(const std::string& path) {
+  return "golden " + std::filesystem::path(path).filename().string();
+}
+
 // The golden of `engine` in the running suite's golden directory (the first by name
 // whose context names it), for explaining a budget against the last accepted figures.
 std::optional<std::pair<std::string, golden::GoldenFile>> EngineGoldenIn(const std::string& dir,
@@ -138,7 +143,8 @@ std::string MoversForBudget(const attribution::EngineSummary& engine, const std:
   if (suite == nullptr) return "";
   if (auto golden = EngineGoldenIn(suite->golden_dir, engine.name)) {
     const diff::Side now = diff::SideOf(engine);
-    const diff::Side before = diff::SideOf(golden->second, golden->first, now);
+    diff::Side before = diff::SideOf(golden->second, GoldenSideName(golden->first), now);
+    before.paths = {golden->first};
     const diff::Side after = diff::SideOf(metrics::EngineGolden(engine), engine.name, now);
     return Section(before, after, golden_path, verdict_name);
   }
@@ -157,14 +163,28 @@ std::string MoversForBudget(const attribution::EngineSummary& engine, const std:
   return MoversAgainst(engine, suite->data->engine(other), golden_path, verdict_name);
 }
 
-std::string MoversAgainstGolden(const attribution::EngineSummary& engine, const std::string& golden_path_of_file) {
+// The failing field a golden mismatch is explained by: the first in µs per token,
+// else the first.
+static std::string ExplainedField(const golden::CompareResult& compared) {
+  std::string first;
+  for (const golden::FieldResult& f : compared.fields) {
+    if (f.ok) continue;
+    if (f.name.find("us_per_token") != std::string::npos) return f.name;
+    if (first.empty()) first = f.name;
+  }
+  return first.empty() ? "gpu_us_per_token" : first;
+}
+
+std::string MoversAgainstGolden(const attribution::EngineSummary& engine, const std::string& golden_path_of_file,
+                                const golden::CompareResult& compared) {
   auto golden = golden::ReadGolden(golden_path_of_file);
   if (!golden.ok()) return "";
   const diff::Side now = diff::SideOf(engine);
-  diff::Side before = diff::SideOf(*golden, "golden " + std::filesystem::path(golden_path_of_file).filename().string(), now);
+  diff::Side before = diff::SideOf(*golden, GoldenSideName(golden_path_of_file), now);
   before.paths = {golden_path_of_file};
   const diff::Side after = diff::SideOf(metrics::EngineGolden(engine), engine.name, now);
-  return Section(before, after, "gpu_us_per_token", engine.name + ".gpu_us_per_token");
+  const std::string field = ExplainedField(compared);
+  return Section(before, after, field, field);
 }
 
 }  // namespace internal

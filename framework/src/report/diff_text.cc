@@ -159,8 +159,13 @@ std::string RenderDiffMarkdown(const diff::Diff& d, size_t rows) {
 
 std::optional<diff::Diff> MoversOf(const Report& report) {
   const util::Sides sides = util::FindSides(report);
-  if (sides.engine == nullptr || sides.baseline == nullptr || sides.baseline->trials.empty()) return std::nullopt;
-  return diff::Compute(diff::SideOf(*sides.baseline), diff::SideOf(*sides.engine));
+  if (sides.engine == nullptr || sides.baseline == nullptr || sides.engine->trials.empty() ||
+      sides.baseline->trials.empty()) {
+    return std::nullopt;  // summaries built without trials (tests, old callers): nothing to diff
+  }
+  diff::Diff d = diff::Compute(diff::SideOf(*sides.baseline), diff::SideOf(*sides.engine));
+  if (d.levels.empty()) return std::nullopt;  // trials without per-level figures
+  return d;
 }
 
 std::string MoversMarkdown(const diff::Diff& d, size_t n) {

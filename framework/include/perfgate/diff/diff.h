@@ -85,8 +85,9 @@ struct Side {
 Side SideOf(const attribution::EngineSummary& engine);
 // A per-kernel timing report: kernels and kernel families, one "trial" of medians.
 Side SideOf(const kernel_report::KernelReport& report);
-// A golden file (metrics::EngineGolden's paths): buckets, phases and families, from
-// each value's samples (else its value as one trial). `like` gives the words; the
+// A golden file (metrics::EngineGolden's paths): buckets, and phases counted in
+// labelled instances (a golden holds cbs_per_token, not a phase's units), from each
+// value's samples (else its value as one trial). `like` gives the words; the
 // caller sets `paths`.
 Side SideOf(const golden::GoldenFile& golden, const std::string& name, const Side& like);
 
