@@ -56,15 +56,21 @@ std::string MarkdownRow(const diff::Change& c) {
 // causes; buckets are duration classes, so they explain only when nothing else does.
 bool ExplainsCauses(diff::Level level) { return level != diff::Level::kBucket; }
 
+// A part explains at most its whole: a change more than this much larger than the
+// failing figure's own lies mostly outside it (another partition of the work: a
+// phase against a duration bucket of a different engine).
+constexpr double kPartSlack = 1.1;
+
 // The change explaining most of `what` at `level`: the largest Δ of its quantity with
-// the sign of what's Δ.
+// the sign of what's Δ and no larger than it (kPartSlack); none when none is.
 const diff::Change* Explainer(const diff::LevelDiff& level, const Explained& what) {
   const diff::Change* best = nullptr;
   double best_value = 0;
+  const double limit = std::abs(what.delta) * kPartSlack;
   for (const diff::Change& c : level.changes) {
     if (c.rest) continue;
     const double value = (what.is_time ? c.delta_us() : c.delta_calls()) * (what.delta < 0 ? -1 : 1);
-    if (value > best_value) {
+    if (value > best_value && value <= limit) {
       best = &c;
       best_value = value;
     }
