@@ -13,6 +13,7 @@
 #include "perfgate/attribution/summary.h"
 #include "perfgate/gates/verdict.h"
 #include "perfgate/golden/golden.h"
+#include "perfgate/kernel_report/report.h"
 #include "perfgate/suite/suite.h"
 
 namespace perfgate::testing::internal {
@@ -58,6 +59,10 @@ void SetRunningSuite(const SuiteData* data, const std::string& golden_dir);
 // the failing figure `golden_path` (metrics::MetricId), named `verdict_name`.
 std::string MoversAgainst(const attribution::EngineSummary& engine, const attribution::EngineSummary& reference,
                           const std::string& golden_path, const std::string& verdict_name);
+
+// The movers of one per-kernel timing report against another.
+std::string MoversOfReports(const kernel_report::KernelReport& engine, const kernel_report::KernelReport& baseline,
+                            const std::string& golden_path, const std::string& verdict_name);
 
 // A budget's movers: against the engine's golden in the running suite's golden
 // directory (the last accepted figures), else against the suite's baseline (or, for

@@ -48,7 +48,8 @@ std::string FromCounters(const EngineSummary& e) { return " (from the engine's c
                                          << "' (counters: " << CounterKeys(e) << ")" << Provenance(e);
   }
   const std::string name = metrics::MetricId{"counters", "", counter}.VerdictName(e.name);
-  return Budget(name, it->second.value, limit, name + " at most " + Fixed(limit) + FromCounters(e), Provenance(e));
+  return Budget(name, it->second.value, limit, name + " at most " + Fixed(limit) + FromCounters(e), Provenance(e),
+                [&] { return internal::MoversForBudget(e, "counters/" + counter, name); });
 }
 
 ::testing::AssertionResult DispatchesPerTokenAtMost(const EngineSummary& e, double budget) {
@@ -56,13 +57,13 @@ std::string FromCounters(const EngineSummary& e) { return " (from the engine's c
   if (const auto it = e.counters.find("dispatches_per_token"); it != e.counters.end()) {
     const std::string name = metrics::MetricId{"counters", "", "dispatches_per_token"}.VerdictName(e.name);
     return Budget(name, it->second.value, budget, e.name + " dispatches/token budget " + Fixed(budget) + FromCounters(e),
-                  Provenance(e));
+                  Provenance(e), [&] { return internal::MoversForBudget(e, "counters/dispatches_per_token", name); });
   }
   if (const auto it = e.extras.find("kernels_per_token"); it != e.extras.end()) {
     const std::string name = metrics::MetricId{"extras", "", "kernels_per_token"}.VerdictName(e.name);
     return Budget(name, it->second, budget,
                   e.name + " dispatches/token budget " + Fixed(budget) + " (from the trace: kernels per token)",
-                  Provenance(e));
+                  Provenance(e), [&] { return internal::MoversForBudget(e, "extras/kernels_per_token", name); });
   }
   if (!e.trials.empty() && e.trials.front().source == "metal") {
     return ::testing::AssertionFailure()

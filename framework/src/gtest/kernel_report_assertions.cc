@@ -81,7 +81,9 @@ gates::LimitVerdict DeltaVerdict(const std::string& metric, const Row& row, doub
   const std::string what = engine.name + " vs " + baseline.name + " " + (family ? "family " : "kernel ") + row->name +
                            ": Δ " + (per_call ? "µs/call" : "µs/token") + " at most " + internal::Fixed(max) +
                            (percent ? " %" : " µs") + kMediansOnly;
-  return internal::Outcome(v.pass, {v.verdict}, what, prov);
+  return internal::Outcome(v.pass, {v.verdict}, what, prov, [&] {
+    return internal::MoversOfReports(engine, baseline, id.GoldenPath(), v.verdict.metric);
+  });
 }
 
 }  // namespace
@@ -130,7 +132,10 @@ gates::LimitVerdict DeltaVerdict(const std::string& metric, const Row& row, doub
     rows.push_back(DeltaVerdict(metrics::MetricId{"families", r->name, "us_per_token"}.VerdictName(engine.name), *r, 0)
                        .verdict);
   }
-  return internal::Outcome(c.attack_target == family, rows, what, Provenance(engine) + Provenance(baseline));
+  return internal::Outcome(c.attack_target == family, rows, what, Provenance(engine) + Provenance(baseline), [&] {
+    return internal::MoversOfReports(engine, baseline, "families/" + family + "/us_per_token",
+                                     metrics::MetricId{"families", family, "us_per_token"}.VerdictName(engine.name));
+  });
 }
 
 ::testing::AssertionResult KernelFamilyShareAtLeast(const KernelReport& report, const std::string& family,

@@ -37,8 +37,10 @@ std::string FiguresOf(const EngineSummary& e) {
            << " and record no host launch calls (trace-event JSON with the profiler's CUDA runtime events does); "
            << "figures of " << e.name << ": " << FiguresOf(e) << internal::Provenance(e);
   }
-  return internal::Budget(m->id.VerdictName(e.name), m->value, budget,
-                          e.name + " " + words + " budget " + internal::Fixed(budget), internal::Provenance(e));
+  const std::string name = m->id.VerdictName(e.name);
+  return internal::Budget(name, m->value, budget, e.name + " " + words + " budget " + internal::Fixed(budget),
+                          internal::Provenance(e),
+                          [&] { return internal::MoversForBudget(e, "extras/" + key, name); });
 }
 
 }  // namespace

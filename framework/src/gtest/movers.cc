@@ -66,6 +66,7 @@ std::optional<report::Explained> ExplainedFrom(const diff::Diff& d, const std::s
   const std::optional<diff::Level> level = id->scope == "buckets"    ? std::optional(diff::Level::kBucket)
                                            : id->scope == "phases"   ? std::optional(diff::Level::kPhase)
                                            : id->scope == "families" ? std::optional(diff::Level::kFamily)
+                                           : id->scope == "kernels"  ? std::optional(diff::Level::kKernel)
                                                                      : std::nullopt;
   if (id->scope.empty()) {
     if (time) {
@@ -135,6 +136,11 @@ void SetRunningSuite(const SuiteData* data, const std::string& golden_dir) {
 std::string MoversAgainst(const attribution::EngineSummary& engine, const attribution::EngineSummary& reference,
                           const std::string& golden_path, const std::string& verdict_name) {
   return Section(diff::SideOf(reference), diff::SideOf(engine), golden_path, verdict_name);
+}
+
+std::string MoversOfReports(const kernel_report::KernelReport& engine, const kernel_report::KernelReport& baseline,
+                            const std::string& golden_path, const std::string& verdict_name) {
+  return Section(diff::SideOf(baseline), diff::SideOf(engine), golden_path, verdict_name);
 }
 
 std::string MoversForBudget(const attribution::EngineSummary& engine, const std::string& golden_path,
