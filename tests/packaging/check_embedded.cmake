@@ -1,4 +1,4 @@
-// Included by run_consumer.cmake after configuring an embedding project (${build}):
+# Included by run_consumer.cmake after configuring an embedding project (${build}):
 # perfgate left the consumer's cache, its targets' flags and its `all` alone.
 
 # No build type written for the consumer (it configured without one).

@@ -1,8 +1,9 @@
 // `perfgate diff A B`: what changed from recording A to recording B, at every level
 // both have, ranked by how much of the change each item explains; with --fail-on a
 // gate of its own.
-#include <cmath>
 #include <charconv>
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -130,8 +131,11 @@ int GateExit(const DiffArgs& args, const diff::Diff& d) {
   if (args.fail_on < 0) return kExitOk;
   const std::optional<double> pct = d.delta_total_pct();
   const bool regressed = pct ? *pct > args.fail_on : d.after_total > 0;
-  std::cerr << "perfgate diff: total GPU us/token " << d.before_total << " -> " << d.after_total << " ("
-            << (pct ? (*pct >= 0 ? "+" : "") + std::to_string(*pct) + " %" : std::string("no time before")) << "), "
+  char change[64] = "no time before";
+  if (pct) std::snprintf(change, sizeof change, "%+.2f %%", *pct);
+  char totals[96];
+  std::snprintf(totals, sizeof totals, "%.1f -> %.1f", d.before_total, d.after_total);
+  std::cerr << "perfgate diff: total GPU us/token " << totals << " (" << change << "), "
             << (regressed ? "beyond" : "within") << " --fail-on " << args.fail_on << " %: "
             << (regressed ? "regressed" : "ok") << '\n';
   return regressed ? kExitCheckFailed : kExitOk;

@@ -95,33 +95,37 @@ LevelItems BucketsOf(const EngineSummary& e, const sources::SourceWords& words) 
   return b.Take();
 }
 
-LevelItems FamiliesOf(const EngineSummary& e, const sources::SourceWords& words) {
-  LevelBuilder b(Level::kFamily, std::string(words.family), std::string(words.labelled), e.trials.size());
+// One level from a per-name table of every trial (`per_name`): each entry's `calls`
+// and `gpu_ns`, its name matched by `match` (kernels) or kept.
+template <typename Stats>
+LevelItems FromTrials(LevelBuilder b, const EngineSummary& e, const std::map<std::string, Stats> TrialSummary::*per_name,
+                      int64_t Stats::*calls, int64_t Stats::*gpu_ns,
+                      std::string (*match)(std::string_view) = nullptr) {
   for (size_t i = 0; i < e.trials.size(); ++i) {
     const TrialSummary& t = e.trials[i];
-    for (const auto& [name, stats] : t.encoder_gpu) b.Add(name, name, i, PerToken(stats.encoders, t), UsPerToken(stats.gpu_sum_ns, t));
-  }
-  return b.Take();
-}
-
-LevelItems PhasesOf(const EngineSummary& e, const sources::SourceWords& words) {
-  LevelBuilder b(Level::kPhase, std::string(words.phase), std::string(words.units), e.trials.size());
-  for (size_t i = 0; i < e.trials.size(); ++i) {
-    const TrialSummary& t = e.trials[i];
-    for (const auto& [name, stats] : t.cb_label_gpu) b.Add(name, name, i, PerToken(stats.submissions, t), UsPerToken(stats.gpu_sum_ns, t));
-  }
-  return b.Take();
-}
-
-LevelItems KernelsOf(const EngineSummary& e) {
-  LevelBuilder b(Level::kKernel, "kernel", "calls", e.trials.size());
-  for (size_t i = 0; i < e.trials.size(); ++i) {
-    const TrialSummary& t = e.trials[i];
-    for (const auto& [name, stats] : t.kernel_names) {
-      b.Add(NormalizeKernelName(name), name, i, PerToken(stats.count, t), UsPerToken(stats.gpu_sum_ns, t));
+    for (const auto& [name, stats] : t.*per_name) {
+      b.Add(match != nullptr ? match(name) : name, name, i, PerToken(stats.*calls, t), UsPerToken(stats.*gpu_ns, t));
     }
   }
   return b.Take();
+}
+
+LevelItems FamiliesOf(const EngineSummary& e, const sources::SourceWords& words) {
+  return FromTrials(LevelBuilder(Level::kFamily, std::string(words.family), std::string(words.labelled), e.trials.size()),
+                    e, &TrialSummary::encoder_gpu, &attribution::FamilyStats::encoders,
+                    &attribution::FamilyStats::gpu_sum_ns);
+}
+
+LevelItems PhasesOf(const EngineSummary& e, const sources::SourceWords& words) {
+  return FromTrials(LevelBuilder(Level::kPhase, std::string(words.phase), std::string(words.units), e.trials.size()), e,
+                    &TrialSummary::cb_label_gpu, &attribution::PhaseStats::submissions,
+                    &attribution::PhaseStats::gpu_sum_ns);
+}
+
+LevelItems KernelsOf(const EngineSummary& e) {
+  return FromTrials(LevelBuilder(Level::kKernel, "kernel", "calls", e.trials.size()), e, &TrialSummary::kernel_names,
+                    &attribution::KernelNameStats::count, &attribution::KernelNameStats::gpu_sum_ns,
+                    &NormalizeKernelName);
 }
 
 // Levels with no item at all are left out: the source does not have them.

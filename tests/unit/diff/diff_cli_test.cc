@@ -9,10 +9,7 @@
 
 #include "perfgate/attribution/options.h"
 #include "perfgate/bundle/trials.h"
-#include "perfgate/gtest/kernel_report.h"
 #include "perfgate/gtest/perfgate_gtest.h"
-#include "perfgate/kernel_report/report.h"
-#include "support/corpus.h"
 #include "support/run_command.h"
 
 namespace perfgate {
@@ -150,23 +147,6 @@ TEST(Movers, ACountOfThemOrNone) {
   // A passing assertion says nothing of movers.
   EXPECT_EQ(std::string(testing::GpuTimeRatioAtMost(regressed, normal, 2.0).message()).find("what changed"),
             std::string::npos);
-}
-
-TEST(Movers, APerKernelReportFailureListsTheKernelsThatMoved) {
-  PERFGATE_CORPUS_FILE_OR_SKIP(ggml_path, "hf2q/phase0-ggml-perkernel.json");
-  PERFGATE_CORPUS_FILE_OR_SKIP(candle_path, "hf2q/phase0-candle-perkernel.json");
-  auto ggml = kernel_report::ReadKernelReport(ggml_path);
-  auto candle = kernel_report::ReadKernelReport(candle_path);
-  ASSERT_TRUE(ggml.ok() && candle.ok());
-  // candle's MoE Q4_0 mat-vec is 7.2 µs per call slower than llama.cpp's.
-  const ::testing::AssertionResult r =
-      testing::KernelPerCallDeltaAtMostPercent(*candle, *ggml, "kernel_mul_mv_id_q4_0_f32", 10);
-  ASSERT_FALSE(r);
-  const std::string m = r.message();
-  EXPECT_NE(m.find("what changed: " + candle->name + " against " + ggml->name + ": 1 vs 1 trials"), std::string::npos) << m;
-  EXPECT_NE(m.find("caution: " + candle->name + ": 103702 dispatches were not timed"), std::string::npos) << m;
-  EXPECT_NE(m.find(" top 5 by kernel: 73 (37 added, 27 removed)"), std::string::npos) << m;
-  EXPECT_NE(m.find("  kernel_mul_mv_f16_f32_4        removed"), std::string::npos) << m;
 }
 
 }  // namespace

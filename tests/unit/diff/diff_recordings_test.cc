@@ -12,6 +12,8 @@
 //    (fixtures/recordings/cuda_decode_h200): the figures
 //    tests/recordings/cuda_tracer_agreement.py prints (423 and 160 kernels per token,
 //    fixtures/recordings/cuda_decode_h200/README.md) and the kernels summed here.
+// And the movers a failing per-kernel-report assertion appends (candle against
+// llama.cpp).
 #include <gtest/gtest.h>
 #include <zlib.h>
 
@@ -23,6 +25,7 @@
 #include "perfgate/attribution/options.h"
 #include "perfgate/bundle/trials.h"
 #include "perfgate/diff/diff.h"
+#include "perfgate/gtest/kernel_report.h"
 #include "perfgate/kernel_report/report.h"
 #include "support/corpus.h"
 
@@ -195,12 +198,16 @@ TEST(DiffRecordings, HtaTraceDiffPairKernelByKernel) {
   ExpectSharesAddUp(d);
 }
 
+// hf2q's two per-kernel reports, read (a missing corpus skips, or fails under CI).
+#define READ_REPORTS(ggml, candle, ggml_path, candle_path)                      \
+  PERFGATE_CORPUS_FILE_OR_SKIP(ggml_path, "hf2q/phase0-ggml-perkernel.json");     \
+  PERFGATE_CORPUS_FILE_OR_SKIP(candle_path, "hf2q/phase0-candle-perkernel.json"); \
+  auto ggml = kernel_report::ReadKernelReport(ggml_path);                         \
+  auto candle = kernel_report::ReadKernelReport(candle_path);                     \
+  ASSERT_TRUE(ggml.ok() && candle.ok())
+
 TEST(DiffRecordings, CandleAgainstLlamaCppPerKernelReports) {
-  PERFGATE_CORPUS_FILE_OR_SKIP(ggml_path, "hf2q/phase0-ggml-perkernel.json");
-  PERFGATE_CORPUS_FILE_OR_SKIP(candle_path, "hf2q/phase0-candle-perkernel.json");
-  auto ggml = kernel_report::ReadKernelReport(ggml_path);
-  auto candle = kernel_report::ReadKernelReport(candle_path);
-  ASSERT_TRUE(ggml.ok() && candle.ok());
+  READ_REPORTS(ggml, candle, ggml_path, candle_path);
   const Diff d = Compute(SideOf(*ggml), SideOf(*candle));
   // The files' own sums.
   auto sum = [](const std::string& path) {
@@ -230,6 +237,19 @@ TEST(DiffRecordings, CandleAgainstLlamaCppPerKernelReports) {
   ASSERT_TRUE(moe->delta_us_per_call());
   EXPECT_GT(*moe->delta_us_per_call(), 5);
   ExpectSharesAddUp(d);
+}
+
+TEST(Movers, APerKernelReportFailureListsTheKernelsThatMoved) {
+  READ_REPORTS(ggml, candle, ggml_path, candle_path);
+  // candle's MoE Q4_0 mat-vec is 7.2 µs per call slower than llama.cpp's.
+  const ::testing::AssertionResult r =
+      perfgate::testing::KernelPerCallDeltaAtMostPercent(*candle, *ggml, "kernel_mul_mv_id_q4_0_f32", 10);
+  ASSERT_FALSE(r);
+  const std::string m = r.message();
+  EXPECT_NE(m.find("what changed: " + candle->name + " against " + ggml->name + ": 1 vs 1 trials"), std::string::npos) << m;
+  EXPECT_NE(m.find("caution: " + candle->name + ": 103702 dispatches were not timed"), std::string::npos) << m;
+  EXPECT_NE(m.find(" top 5 by kernel: 73 (37 added, 27 removed)"), std::string::npos) << m;
+  EXPECT_NE(m.find("  kernel_mul_mv_f16_f32_4        removed"), std::string::npos) << m;
 }
 
 TEST(DiffRecordings, H200GraphsAgainstEagerLaunchesCollapseElementwiseVanishesTritonAppears) {
