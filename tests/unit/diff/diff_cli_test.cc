@@ -4,6 +4,7 @@
 // new phase, layer.moe_gather).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -106,6 +107,26 @@ TEST(DiffCli, BadInputIsAnErrorWithExitCode2) {
   EXPECT_EQ(Diff("--format html").exit_code, 2);
 }
 
+TEST(AttributeMovers, ReportsWithABaselineListTheMovers) {
+  const std::string args = "attribute --trace regressed=" + kRegressed + " --trace normal=" + kNormal +
+                           " --baseline normal --process hf2q" + kWindow;
+  const auto text = RunPerfgate(args);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("Top movers (perfgate diff BASELINE ENGINE lists every change)\nwhat changed: regressed "
+                          "against normal: 3 vs 3 trials"),
+            std::string::npos)
+      << text.out;
+  const auto json = RunPerfgate(args + " --format json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const nlohmann::json j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["schema_version"], 5);
+  EXPECT_EQ(j["movers"]["after"]["name"], "regressed");
+  EXPECT_EQ(j["movers"]["levels"][2]["changes"][0]["name"], "layer.moe_gather");
+  const auto md = RunPerfgate(args + " --format markdown");
+  EXPECT_NE(md.out.find("### Top movers"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("| command-buffer phase | `layer.moe_gather` | added |"), std::string::npos) << md.out;
+}
+
 // --- the movers a failing assertion appends -------------------------------------
 
 attribution::EngineSummary Engine(const std::string& name, const std::string& path) {
@@ -133,6 +154,19 @@ TEST(Movers, AFailingDeltaSaysWhatExplainsIt) {
   // After the verdict table, before the recordings.
   EXPECT_LT(m.find("regressed"), m.find("what changed"));
   EXPECT_LT(m.find("what changed"), m.find("recordings of hf2q-regressed"));
+}
+
+// Declared before any SetTopMovers call, which outranks the environment.
+TEST(Movers, TheEnvironmentSetsTheCountAndAValueThatIsNoCountIsSaid) {
+  const auto normal = Engine("hf2q", kNormal), regressed = Engine("hf2q-regressed", kRegressed);
+  setenv("PERFGATE_TOP_MOVERS", "2", 1);
+  std::string m = testing::GpuTimeRatioAtMost(regressed, normal, 0.9).message();
+  EXPECT_NE(m.find(" top 2 by command-buffer phase"), std::string::npos) << m;
+  setenv("PERFGATE_TOP_MOVERS", "five", 1);
+  m = testing::GpuTimeRatioAtMost(regressed, normal, 0.9).message();
+  EXPECT_NE(m.find("PERFGATE_TOP_MOVERS='five' is not a count (0 turns movers off); 5 shown"), std::string::npos) << m;
+  EXPECT_NE(m.find(" top 5 by command-buffer phase"), std::string::npos) << m;
+  unsetenv("PERFGATE_TOP_MOVERS");
 }
 
 TEST(Movers, ACountOfThemOrNone) {
