@@ -530,6 +530,12 @@ std::optional<::testing::AssertionResult> RequireKnownFamily(const EngineSummary
                                        << ")" << Provenance(e);
 }
 
+// A kernel-registry failure's movers: what changed against the engine's golden or
+// the suite's baseline (internal::MoversForBudget), without a headline.
+std::string FamilyMovers(const EngineSummary& e, const std::string& family) {
+  return MoversForBudget(e, "kernel_families/" + family, e.name + ".kernel_family." + family);
+}
+
 }  // namespace
 
 ::testing::AssertionResult KernelFamilyPresent(const EngineSummary& e, const std::string& family) {
@@ -541,8 +547,8 @@ std::optional<::testing::AssertionResult> RequireKnownFamily(const EngineSummary
   }
   return ::testing::AssertionFailure() << "kernel family '" << family << "' is absent from " << e.name << "'s "
                                        << WordsFor(e).registry << " (kernel families: "
-                                       << ListNames(KeysOf(e.shader_registry))
-                                       << ")" << Provenance(e);
+                                       << ListNames(KeysOf(e.shader_registry)) << ")\n"
+                                       << FamilyMovers(e, family) << Provenance(e);
 }
 
 ::testing::AssertionResult KernelFamilyAbsent(const EngineSummary& e, const std::string& family) {
@@ -554,7 +560,8 @@ std::optional<::testing::AssertionResult> RequireKnownFamily(const EngineSummary
     return ::testing::AssertionSuccess() << family << " absent from " << e.name;
   }
   return ::testing::AssertionFailure() << "kernel family '" << family << "' is present in " << e.name << ": "
-                                       << ListNames({it->second.begin(), it->second.end()}, "") << Provenance(e);
+                                       << ListNames({it->second.begin(), it->second.end()}, "") << "\n"
+                                       << FamilyMovers(e, family) << Provenance(e);
 }
 
 }  // namespace perfgate::testing
