@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -29,7 +30,24 @@ struct DiffArgs {
   std::string rows = std::to_string(report::kDefaultDiffRows);
   double fail_on = -1;  // < 0: not given
   int min_trials = 1;
+  std::vector<std::string> levels;  // --level: only these levels (empty: all)
 };
+
+// The attribution flags given, by name: per-kernel reports take none of them.
+std::vector<std::string> AttributionFlagsGiven(const DiffArgs& args) {
+  const EngineOptionArgs& e = args.engine;
+  std::vector<std::string> given;
+  const std::pair<const char*, bool> flags[] = {
+      {"--tokens", !e.tokens.empty()},       {"--process", !e.process.empty()},
+      {"--device", !e.device.empty()},       {"--window", !e.window.empty()},
+      {"--lenient", e.lenient},              {"--all-processes", e.all_processes},
+      {"--buckets", !e.buckets.empty()},     {"--kernel-families", !e.kernel_families.empty()},
+      {"--run", e.run != 0},                 {"--min-trials", args.min_trials != 1}};
+  for (const auto& [flag, set] : flags) {
+    if (set) given.push_back(flag);
+  }
+  return given;
+}
 
 // A per-kernel timing report (llama.cpp's phase0 build, hf2q's candle backend) rather
 // than a trace: a JSON file whose start has a "kernels" key and no "traceEvents".
@@ -101,6 +119,26 @@ StatusOr<size_t> Rows(const std::string& value) {
   return n;
 }
 
+// --level NAME...: only those levels; an unknown name, or one neither side has, is
+// an error listing what there is.
+StatusOr<diff::Diff> KeepLevels(const DiffArgs& args, diff::Diff d) {
+  if (args.levels.empty()) return d;
+  std::vector<diff::LevelDiff> kept;
+  for (const std::string& name : args.levels) {
+    auto level = diff::LevelFromName(name);
+    if (!level.ok()) return Usage("--level: " + level.status().message());
+    const diff::LevelDiff* found = d.Find(*level);
+    if (found == nullptr) {
+      std::vector<std::string> present;
+      for (const diff::LevelDiff& l : d.levels) present.push_back(diff::LevelName(l.level));
+      return Usage("--level " + name + ": the two sides do not both have it (levels compared: " + ListNames(present) + ")");
+    }
+    kept.push_back(*found);
+  }
+  d.levels = std::move(kept);
+  return d;
+}
+
 StatusOr<diff::Diff> BuildDiff(const DiffArgs& args) {
   std::pair<std::string, std::string> names = DefaultNames(args.before, args.after);
   if (!args.names.empty()) {
@@ -110,13 +148,18 @@ StatusOr<diff::Diff> BuildDiff(const DiffArgs& args) {
     names = {args.names[0], args.names[1]};
   }
   PERFGATE_RETURN_IF_ERROR(CheckEngineNames(args.engine, {names.first, names.second}, "--names (or the paths)"));
+  if (IsKernelReport(args.before) && IsKernelReport(args.after) && !AttributionFlagsGiven(args).empty()) {
+    return Usage("per-kernel timing reports hold figures, not traces: " + ListNames(AttributionFlagsGiven(args), "") +
+                 " would change nothing");
+  }
   auto base = BaseOptions(args.engine);
   if (!base.ok()) return base.status();
   auto before = ReadSide(args, args.before, names.first, *base);
   if (!before.ok()) return before.status();
   auto after = ReadSide(args, args.after, names.second, *base);
   if (!after.ok()) return after.status();
-  return diff::Compute(*before, *after);
+  diff::Diff d = diff::Compute(*before, *after);
+  return KeepLevels(args, std::move(d));
 }
 
 std::string Render(const DiffArgs& args, const diff::Diff& d, size_t rows) {
@@ -170,7 +213,17 @@ void RegisterDiffCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--rows", args->rows, "rows per level in text, Markdown and SVG: N (default " + args->rows +
                                             ") or all; the JSON holds every change");
   cmd->add_option("--fail-on", args->fail_on, "exit 1 when B's total GPU time per token exceeds A's by more than PCT %")
-      ->check(CLI::Range(0.0, 1e9));
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            char* end = nullptr;
+            const double v = std::strtod(text.c_str(), &end);
+            if (end == text.c_str() || *end != '\0' || !std::isfinite(v) || v < 0) {
+              return "--fail-on '" + text + "': expected a finite percentage, 0 or more";
+            }
+            return "";
+          },
+          "PCT"));
+  cmd->add_option("--level", args->levels, "only this level (bucket, family, phase, kernel); repeatable");
   cmd->add_option("--min-trials", args->min_trials, "fail when a side has fewer trials (default 1)")
       ->check(PositiveInt());
   AddEngineOptions(cmd, &args->engine, /*with_seed_compat=*/false);

@@ -105,9 +105,16 @@ std::optional<Change> RestChange(Level level, const Side& before, const LevelIte
   return c;
 }
 
+// |Δ µs/token| for ranking; a NaN Δ (a figure a hand-built report lacks) ranks last,
+// which keeps the order a strict weak ordering.
+double RankKey(const Change& c) {
+  const double d = std::abs(c.delta_us());
+  return std::isnan(d) ? -1 : d;
+}
+
 void Rank(std::vector<Change>* changes) {
   std::sort(changes->begin(), changes->end(), [](const Change& x, const Change& y) {
-    const double dx = std::abs(x.delta_us()), dy = std::abs(y.delta_us());
+    const double dx = RankKey(x), dy = RankKey(y);
     if (dx != dy) return dx > dy;
     return x.name < y.name;
   });
@@ -123,12 +130,32 @@ LevelDiff DiffLevel(Level level, const Side& before, const LevelItems& b, const 
     out.changes.push_back(
         ChangeOf(level, name, ValuesOf(items.first, before.trials), ValuesOf(items.second, after.trials)));
   }
+  const bool totals = !before.total_us_per_token.empty() && !after.total_us_per_token.empty();
+  if (!totals) {
+    Rank(&out.changes);
+    return out;  // nothing to share out, nothing left over
+  }
   if (auto rest = RestChange(level, before, &b, after, &a)) out.changes.push_back(std::move(*rest));
   for (Change& c : out.changes) {
-    if (total_delta != 0) c.share = c.delta_us() / total_delta;
+    if (total_delta != 0 && std::isfinite(total_delta) && std::isfinite(c.delta_us())) c.share = c.delta_us() / total_delta;
   }
   Rank(&out.changes);
   return out;
+}
+
+// The per-token figures both sides have; those of one side only are said.
+void CompareFigures(const Side& before, const Side& after, Diff* d) {
+  for (const auto& [name, values] : after.figures) {
+    auto it = before.figures.find(name);
+    if (it == before.figures.end()) {
+      d->one_sided_figures.push_back(name + " (only " + after.name + " has it)");
+      continue;
+    }
+    d->figures.push_back({name, stats::Mean(it->second), stats::Mean(values), RankTest(it->second, values)});
+  }
+  for (const auto& [name, _] : before.figures) {
+    if (!after.figures.count(name)) d->one_sided_figures.push_back(name + " (only " + before.name + " has it)");
+  }
 }
 
 }  // namespace
@@ -188,11 +215,7 @@ Diff Compute(const Side& before, const Side& after) {
   d.before_total = stats::Mean(before.total_us_per_token);
   d.after_total = stats::Mean(after.total_us_per_token);
   d.total_p_value = RankTest(before.total_us_per_token, after.total_us_per_token);
-  for (const auto& [name, values] : after.figures) {
-    auto it = before.figures.find(name);
-    if (it == before.figures.end()) continue;
-    d.figures.push_back({name, stats::Mean(it->second), stats::Mean(values), RankTest(it->second, values)});
-  }
+  CompareFigures(before, after, &d);
   d.notes = before.notes;
   d.notes.insert(d.notes.end(), after.notes.begin(), after.notes.end());
   for (Level level : kLevels) {

@@ -65,6 +65,8 @@ class LevelBuilder {
   std::map<std::string, Item> items_;
 };
 
+// Attribution never leaves a trial without tokens (attr.no_tokens); a hand-built one
+// counts nothing rather than dividing by zero.
 double PerToken(int64_t value, const TrialSummary& t) {
   return t.tokens > 0 ? static_cast<double>(value) / static_cast<double>(t.tokens) : 0;
 }
@@ -186,7 +188,7 @@ Side SideOf(const kernel_report::KernelReport& report) {
   LevelItems kernel_level = kernels.Take();
   // A median over several kernels' calls is not in the report.
   for (Item& item : kernel_level.items) {
-    if (item.originals.size() > 1) item.us_per_call_median.reset();
+    if (per_matched[item.name] > 1) item.us_per_call_median.reset();
   }
   AddLevel(std::move(kernel_level), &side);
   return side;
@@ -211,8 +213,7 @@ LevelBuilder BuilderLike(const Side& like, Level level, size_t trials) {
 void AddGoldenValue(const metrics::MetricId& id, const std::vector<double>& samples, std::map<Level, LevelBuilder>* levels) {
   static const std::map<std::string, std::pair<Level, std::pair<std::string, std::string>>> kQuantities = {
       {"buckets", {Level::kBucket, {"submissions_per_token", "us_per_token"}}},
-      {"phases", {Level::kPhase, {"cbs_per_token", "gpu_us_per_token"}}},
-      {"families", {Level::kFamily, {"encoders_per_token", "gpu_us_per_token"}}}};
+      {"phases", {Level::kPhase, {"cbs_per_token", "gpu_us_per_token"}}}};
   const auto scope = kQuantities.find(id.scope);
   if (scope == kQuantities.end()) return;
   const auto [level, quantities] = scope->second;
@@ -230,11 +231,11 @@ Side SideOf(const golden::GoldenFile& golden, const std::string& name, const Sid
   size_t trials = 1;
   for (const auto& [_, v] : golden.values) trials = std::max(trials, v.samples.size());
   side.trials = trials;
+  // A golden holds buckets and phases (metrics::EngineGolden: no family or kernel
+  // figures); a phase's calls are its instances per token (cbs_per_token: command
+  // buffers for Metal, annotation ranges for trace-event JSON), not its units.
   std::map<Level, LevelBuilder> levels;
-  for (Level level : {Level::kBucket, Level::kFamily, Level::kPhase}) levels.emplace(level, BuilderLike(like, level, trials));
-  // A golden holds a phase's instances per token (cbs_per_token: command buffers for
-  // Metal, annotation ranges for trace-event JSON), not its units.
-  levels.erase(Level::kPhase);
+  levels.emplace(Level::kBucket, BuilderLike(like, Level::kBucket, trials));
   levels.emplace(Level::kPhase, BuilderLike(like, Level::kPhase, trials).WithCallsWord("instances"));
   for (const auto& [path, value] : golden.values) {
     auto id = metrics::MetricId::FromGoldenPath(path);
@@ -242,9 +243,13 @@ Side SideOf(const golden::GoldenFile& golden, const std::string& name, const Sid
     std::vector<double> samples = SamplesOf(value);
     samples.resize(trials, stats::Median(samples));  // a value with fewer samples: its median fills in
     if (id->scope.empty() && id->quantity == "gpu_us_per_token") side.total_us_per_token = samples;
+    if (id->scope.empty() && id->quantity == "submissions_per_token") side.figures[id->quantity] = samples;
     AddGoldenValue(*id, samples, &levels);
   }
   for (auto& [_, b] : levels) AddLevel(b.Take(), &side);
+  if (side.total_us_per_token.empty()) {
+    side.notes.push_back(name + " holds no gpu_us_per_token: no total to share out (no shares, no (rest))");
+  }
   return side;
 }
 

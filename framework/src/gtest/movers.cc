@@ -17,7 +17,7 @@
 namespace perfgate::testing {
 namespace {
 
-std::optional<size_t> g_top_movers;  // SetTopMovers
+std::optional<size_t> g_top_movers;  // SetTopMovers; unset: PERFGATE_TOP_MOVERS
 
 // The running suite, while a PerfSuiteFixture test runs: budgets are explained
 // against its goldens or its baseline.
@@ -55,35 +55,51 @@ TopCount TopFromEnvironment() {
   return {n, ""};
 }
 
+// The level a golden path's scope names, if it is one.
+std::optional<diff::Level> LevelOfScope(const std::string& scope) {
+  if (scope == "buckets") return diff::Level::kBucket;
+  if (scope == "phases") return diff::Level::kPhase;
+  if (scope == "families") return diff::Level::kFamily;
+  if (scope == "kernels") return diff::Level::kKernel;
+  return std::nullopt;
+}
+
+// What a failing figure is, for a headline: GPU µs per token, or a count per token of
+// submissions or kernels. Anything else (per-call medians, busy time, counters,
+// command buffers) adds up over no level's items: no headline.
+std::optional<report::Explained> KindOf(const metrics::MetricId& id, const std::string& verdict_name) {
+  if (id.quantity == "us_per_token" || id.quantity == "gpu_us_per_token") return report::Explained{verdict_name, 0, true, ""};
+  if (id.quantity == "submissions_per_token" || id.quantity == "kernels_per_token") {
+    return report::Explained{verdict_name, 0, false, id.quantity.substr(0, id.quantity.size() - 10)};
+  }
+  return std::nullopt;
+}
+
 // The figure a failure is about, as the diff measures it (means over trials): its
-// level item's Δ, or for totals the diff's total (time) or the buckets' calls (counts).
+// level item's Δ, or for totals the diff's total (time) or the buckets' calls (counts
+// of the buckets' own unit).
 std::optional<report::Explained> ExplainedFrom(const diff::Diff& d, const std::string& golden_path,
                                                const std::string& verdict_name) {
   auto id = metrics::MetricId::FromGoldenPath(golden_path);
   if (!id.ok()) return std::nullopt;
-  const bool time = id->quantity.find("us_per_token") != std::string::npos;
-  report::Explained what{verdict_name, 0, time};
-  const std::optional<diff::Level> level = id->scope == "buckets"    ? std::optional(diff::Level::kBucket)
-                                           : id->scope == "phases"   ? std::optional(diff::Level::kPhase)
-                                           : id->scope == "families" ? std::optional(diff::Level::kFamily)
-                                           : id->scope == "kernels"  ? std::optional(diff::Level::kKernel)
-                                                                     : std::nullopt;
-  if (id->scope.empty()) {
-    if (time) {
-      what.delta = d.delta_total();
+  std::optional<report::Explained> what = KindOf(*id, verdict_name);
+  if (!what) return std::nullopt;
+  if (id->scope.empty() || id->scope == "extras") {
+    if (what->is_time) {
+      what->delta = d.delta_total();
       return what;
     }
     const diff::LevelDiff* buckets = d.Find(diff::Level::kBucket);
-    if (buckets == nullptr) return std::nullopt;
-    for (const diff::Change& c : buckets->changes) what.delta += c.delta_calls();
+    if (buckets == nullptr || buckets->calls_word != what->calls_word) return std::nullopt;
+    for (const diff::Change& c : buckets->changes) what->delta += c.delta_calls();
     return what;
   }
-  if (!level) return std::nullopt;
-  const diff::LevelDiff* l = d.Find(*level);
-  if (l == nullptr) return std::nullopt;
+  const std::optional<diff::Level> level = LevelOfScope(id->scope);
+  const diff::LevelDiff* l = level ? d.Find(*level) : nullptr;
+  if (l == nullptr || (!what->is_time && l->calls_word != what->calls_word)) return std::nullopt;
   for (const diff::Change& c : l->changes) {
     if (c.name == id->part) {
-      what.delta = time ? c.delta_us() : c.delta_calls();
+      what->delta = what->is_time ? c.delta_us() : c.delta_calls();
       return what;
     }
   }
@@ -103,10 +119,12 @@ std::string GoldenSideName(const std::string& path) {
   return "golden " + std::filesystem::path(path).filename().string();
 }
 
-// The golden of `engine` in the running suite's golden directory (the first by name
-// whose context names it), for explaining a budget against the last accepted figures.
+// The golden of `engine` in the running suite's golden directory, for explaining a
+// budget against the last accepted figures: the running test's own golden when its
+// context names the engine, else the first by name whose context does.
 std::optional<std::pair<std::string, golden::GoldenFile>> EngineGoldenIn(const std::string& dir,
-                                                                          const std::string& engine) {
+                                                                          const std::string& engine,
+                                                                          const std::string& test_golden) {
   std::error_code ec;
   std::vector<std::string> paths;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
@@ -114,6 +132,12 @@ std::optional<std::pair<std::string, golden::GoldenFile>> EngineGoldenIn(const s
     if (entry.path().extension() == ".json" && p.find(".actual.json") == std::string::npos) paths.push_back(p);
   }
   std::sort(paths.begin(), paths.end());
+  // The running test's own golden first (<test>.json, <test>.<engine>.json).
+  const std::string stem = test_golden.substr(0, test_golden.size() - std::string(".json").size());
+  for (const std::string& own : {stem + "." + engine + ".json", test_golden}) {
+    auto it = std::find(paths.begin(), paths.end(), own);
+    if (it != paths.end()) std::rotate(paths.begin(), it, it + 1);
+  }
   for (const std::string& p : paths) {
     auto g = golden::ReadGolden(p);
     if (!g.ok()) continue;
@@ -125,7 +149,7 @@ std::optional<std::pair<std::string, golden::GoldenFile>> EngineGoldenIn(const s
 
 }  // namespace
 
-void SetTopMovers(size_t n) { g_top_movers = n; }
+void SetTopMovers(std::optional<size_t> n) { g_top_movers = n; }
 
 namespace internal {
 
@@ -147,7 +171,7 @@ std::string MoversForBudget(const attribution::EngineSummary& engine, const std:
                             const std::string& verdict_name) {
   const RunningSuite* suite = CurrentSuite();
   if (suite == nullptr) return "";
-  if (auto golden = EngineGoldenIn(suite->golden_dir, engine.name)) {
+  if (auto golden = EngineGoldenIn(suite->golden_dir, engine.name, CurrentTestGoldenPath(suite->golden_dir))) {
     const diff::Side now = diff::SideOf(engine);
     diff::Side before = diff::SideOf(golden->second, GoldenSideName(golden->first), now);
     before.paths = {golden->first};

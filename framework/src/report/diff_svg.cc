@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "perfgate/report/diff_formats.h"
 #include "report/diff_tables.h"
@@ -66,6 +67,11 @@ std::string LevelChart(const diff::LevelDiff& level, size_t rows, double* y) {
   }
   out += "<line x1=\"" + Px(kMid) + "\" y1=\"" + Px(top_y - 3) + "\" x2=\"" + Px(kMid) + "\" y2=\"" + Px(*y) +
          "\" stroke=\"#333\"/>\n";
+  if (top.size() < level.changes.size()) {
+    out += Text(kLabelRight, *y + 10, "end", std::to_string(level.changes.size() - top.size()) +
+                                                 " more (perfgate diff --format json)", " font-size=\"10\" fill=\"#555\"");
+    *y += kRow;
+  }
   *y += 12;
   return out;
 }
@@ -77,6 +83,19 @@ std::string RenderDiffSvg(const diff::Diff& d, size_t rows) {
   std::string body = Text(10, y + 16, "start", "perfgate diff: " + diff_cells::SidesLine(d), " font-size=\"15\" font-weight=\"bold\"");
   body += Text(10, y + 36, "start", diff_cells::TotalLine(d));
   y += 50;
+  // What the charts cannot show: cautions, per-token counts, what was not compared.
+  std::vector<std::string> lines;
+  for (const std::string& note : d.notes) lines.push_back("caution: " + note);
+  for (const diff::FigureChange& f : d.figures) {
+    lines.push_back(f.name + " " + util::Fixed(f.before, 2) + " \xE2\x86\x92 " + util::Fixed(f.after, 2));
+  }
+  for (const std::string& level : d.one_sided_levels) lines.push_back("not compared: level " + level);
+  for (const std::string& figure : d.one_sided_figures) lines.push_back("not compared: " + figure);
+  for (const std::string& line : lines) {
+    body += Text(10, y + 4, "start", line, " font-size=\"11\"");
+    y += 15;
+  }
+  y += lines.empty() ? 0 : 8;
   for (const diff::LevelDiff& level : d.levels) body += LevelChart(level, rows, &y);
   return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + Px(kWidth) + "\" height=\"" + Px(y) +
          "\" viewBox=\"0 0 " + Px(kWidth) + " " + Px(y) +

@@ -52,8 +52,8 @@ std::string MarkdownRow(const diff::Change& c) {
          cells::DeltaUs(c) + " | " + cells::Share(c) + " | " + cells::DeltaPerCall(c) + " | " + cells::P(c) + " |\n";
 }
 
-// The level the headline of a failure draws on: phases, families and kernels name
-// causes; buckets are duration classes, so they explain only when nothing else does.
+// Phases, families and kernels name causes; buckets are duration classes, so a
+// headline draws on them only where no other level explains the figure.
 bool ExplainsCauses(diff::Level level) { return level != diff::Level::kBucket; }
 
 // A part explains at most its whole: a change more than this much larger than the
@@ -67,6 +67,7 @@ const diff::Change* Explainer(const diff::LevelDiff& level, const Explained& wha
   const diff::Change* best = nullptr;
   double best_value = 0;
   const double limit = std::abs(what.delta) * kPartSlack;
+  if (!what.is_time && level.calls_word != what.calls_word) return nullptr;  // other calls: not comparable
   for (const diff::Change& c : level.changes) {
     if (c.rest) continue;
     const double value = (what.is_time ? c.delta_us() : c.delta_calls()) * (what.delta < 0 ? -1 : 1);
@@ -101,16 +102,22 @@ std::string Headline(const diff::LevelDiff& level, const diff::Change& c, const 
   return line + "\n";
 }
 
+// A headline per level that names causes; the buckets' only where none of those did.
 std::string Headlines(const diff::Diff& d, const Explained& what) {
   std::string out;
+  const diff::LevelDiff* buckets = nullptr;
   for (const diff::LevelDiff& level : d.levels) {
-    if (!ExplainsCauses(level.level) && d.levels.size() > 1) continue;
+    if (!ExplainsCauses(level.level)) {
+      buckets = &level;
+      continue;
+    }
     if (const diff::Change* c = Explainer(level, what)) out += Headline(level, *c, what);
+  }
+  if (out.empty() && buckets != nullptr) {
+    if (const diff::Change* c = Explainer(*buckets, what)) out += Headline(*buckets, *c, what);
   }
   return out;
 }
-
-}  // namespace
 
 // "kernels_per_token 423 → 160 (-263, p 0.100)", one line per figure.
 std::string FigureLine(const diff::FigureChange& f) {
@@ -120,12 +127,22 @@ std::string FigureLine(const diff::FigureChange& f) {
   return line + ")";
 }
 
+// What the diff could not compare: levels and figures only one side has.
+std::string OneSidedLines(const diff::Diff& d, const std::string& indent) {
+  std::string out;
+  for (const std::string& level : d.one_sided_levels) out += indent + "not compared: level " + level + "\n";
+  for (const std::string& figure : d.one_sided_figures) out += indent + "not compared: " + figure + "\n";
+  return out;
+}
+
+}  // namespace
+
 std::string RenderDiffText(const diff::Diff& d, size_t rows) {
   std::string out = "perfgate diff: " + cells::SidesLine(d) + "\n" + cells::TotalLine(d) + "\n";
   for (const std::string& note : d.notes) out += "caution: " + note + "\n";
   for (const diff::FigureChange& f : d.figures) out += "  " + FigureLine(f) + "\n";
   if (d.levels.empty()) out += "no level both sides have: nothing to compare item by item\n";
-  for (const std::string& level : d.one_sided_levels) out += "not compared: level " + level + "\n";
+  out += OneSidedLines(d, "");
   for (const diff::LevelDiff& level : d.levels) {
     out += "\n" + cells::LevelHeading(level) + ", by |\xCE\x94 \xC2\xB5s/tok|\n" + TextHeader();
     const size_t shown = std::min(rows, level.changes.size());
@@ -149,6 +166,7 @@ std::string RenderDiffMarkdown(const diff::Diff& d, size_t rows) {
     }
   }
   for (const std::string& level : d.one_sided_levels) out += "\nNot compared: level " + util::MarkdownCell(level) + ".\n";
+  for (const std::string& figure : d.one_sided_figures) out += "\nNot compared: " + util::MarkdownCell(figure) + ".\n";
   for (const diff::LevelDiff& level : d.levels) {
     out += "\n### " + util::Capitalized(util::MarkdownCell(cells::LevelHeading(level))) + "\n\n";
     out += "| " + util::Capitalized(level.word) + " | status | calls/tok " + kArrow +
@@ -190,6 +208,7 @@ std::string RenderMovers(const diff::Diff& d, const std::optional<Explained>& wh
   std::string out = "what changed: " + cells::SidesLine(d) + "\n  " + cells::TotalLine(d) + "\n";
   for (const std::string& note : d.notes) out += "  caution: " + note + "\n";
   for (const diff::FigureChange& f : d.figures) out += "  " + FigureLine(f) + "\n";
+  out += OneSidedLines(d, "  ");
   if (what) out += Headlines(d, *what);
   for (const diff::LevelDiff& level : d.levels) {
     out += " top " + std::to_string(std::min(n, level.changes.size())) + " " + cells::LevelHeading(level) + "\n";

@@ -858,21 +858,21 @@ void DiagnosticsSection(const Report& report, Lines& out) {
   out.Blank();
 }
 
-}  // namespace
-
 // What changed from the baseline to the engine, ranked (perfgate diff's movers).
 void MoversSection(const Report& report, Lines& out) {
   const std::optional<diff::Diff> d = MoversOf(report);
   if (!d) return;
   out.Add("Top movers (perfgate diff BASELINE ENGINE lists every change)");
-  std::string text = RenderMovers(*d, std::nullopt, kReportMovers);
+  const std::string text = RenderMovers(*d, std::nullopt, kReportMovers);
   for (size_t start = 0; start < text.size();) {
-    const size_t end = text.find('\n', start);
+    const size_t end = std::min(text.find('\n', start), text.size());
     out.Add(text.substr(start, end - start));
     start = end + 1;
   }
   out.Blank();
 }
+
+}  // namespace
 
 std::string RenderText(const Report& report) {
   Lines out;

@@ -80,6 +80,14 @@ TEST(DiffCli, MarkdownAndSvgShowTheTopMovers) {
   EXPECT_EQ(svg.out.find("<script"), std::string::npos);
 }
 
+TEST(DiffCli, LevelKeepsOnlyTheLevelsNamed) {
+  const auto r = Diff("--level phase --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["levels"].size(), 1u);
+  EXPECT_EQ(j["levels"][0]["level"], "phase");
+}
+
 TEST(DiffCli, FailOnGatesTheTotal) {
   // The total moves +0.32 % (9718.1 -> 9749.5 µs/token).
   const auto fails = Diff("--fail-on 0.1");
@@ -105,6 +113,18 @@ TEST(DiffCli, BadInputIsAnErrorWithExitCode2) {
   EXPECT_NE(typo.err.find("before, after"), std::string::npos) << typo.err;
   EXPECT_EQ(Diff("--rows 0").exit_code, 2);
   EXPECT_EQ(Diff("--format html").exit_code, 2);
+  // A percentage that is no number would make the gate unable to fail.
+  for (const char* pct : {"nan", "inf", "-1", "5x"}) {
+    const auto bad = Diff(std::string("--fail-on ") + pct);
+    EXPECT_EQ(bad.exit_code, 2) << pct;
+    EXPECT_NE(bad.err.find("expected a finite percentage"), std::string::npos) << bad.err;
+  }
+  const auto level = Diff("--level kernels");
+  EXPECT_EQ(level.exit_code, 2);
+  EXPECT_NE(level.err.find("levels: bucket, family, phase, kernel"), std::string::npos) << level.err;
+  const auto absent = Diff("--level kernel");  // Metal names no kernels
+  EXPECT_EQ(absent.exit_code, 2);
+  EXPECT_NE(absent.err.find("levels compared: bucket, family, phase"), std::string::npos) << absent.err;
 }
 
 TEST(AttributeMovers, ReportsWithABaselineListTheMovers) {
@@ -152,7 +172,7 @@ TEST(Movers, AFailingDeltaSaysWhatExplainsIt) {
       << m;
   EXPECT_NE(m.find(" top 5 by command-buffer phase"), std::string::npos) << m;
   // After the verdict table, before the recordings.
-  EXPECT_LT(m.find("regressed"), m.find("what changed"));
+  EXPECT_LT(m.find("3 vs 3  regressed"), m.find("what changed"));
   EXPECT_LT(m.find("what changed"), m.find("recordings of hf2q-regressed"));
 }
 
@@ -177,7 +197,7 @@ TEST(Movers, ACountOfThemOrNone) {
   testing::SetTopMovers(0);
   m = testing::GpuTimeRatioAtMost(regressed, normal, 0.9).message();
   EXPECT_EQ(m.find("what changed"), std::string::npos) << m;
-  testing::SetTopMovers(testing::kDefaultTopMovers);
+  testing::SetTopMovers(std::nullopt);
   // A passing assertion says nothing of movers.
   EXPECT_EQ(std::string(testing::GpuTimeRatioAtMost(regressed, normal, 2.0).message()).find("what changed"),
             std::string::npos);

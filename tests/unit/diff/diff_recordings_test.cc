@@ -28,6 +28,7 @@
 #include "perfgate/gtest/kernel_report.h"
 #include "perfgate/kernel_report/report.h"
 #include "support/corpus.h"
+#include "support/run_command.h"
 
 namespace perfgate::diff {
 namespace {
@@ -250,6 +251,19 @@ TEST(Movers, APerKernelReportFailureListsTheKernelsThatMoved) {
   EXPECT_NE(m.find("caution: " + candle->name + ": 103702 dispatches were not timed"), std::string::npos) << m;
   EXPECT_NE(m.find(" top 5 by kernel: 73 (37 added, 27 removed)"), std::string::npos) << m;
   EXPECT_NE(m.find("  kernel_mul_mv_f16_f32_4        removed"), std::string::npos) << m;
+  // A per-call median adds up over no level's items: no headline claims a share of it.
+  EXPECT_EQ(m.find(" % from "), std::string::npos) << m;
+}
+
+TEST(DiffRecordings, TwoPerKernelReportsTakeNoAttributionFlags) {
+  READ_REPORTS(ggml, candle, ggml_path, candle_path);
+  const auto r = testing_support::RunPerfgate("diff " + ggml_path + " " + candle_path + " --tokens 64 --all-processes");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("per-kernel timing reports hold figures, not traces: --tokens, --all-processes would change "
+                       "nothing"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(testing_support::RunPerfgate("diff " + ggml_path + " " + candle_path).exit_code, 0);
 }
 
 TEST(DiffRecordings, H200GraphsAgainstEagerLaunchesCollapseElementwiseVanishesTritonAppears) {

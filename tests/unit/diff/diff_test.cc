@@ -173,5 +173,60 @@ TEST(Diff, LevelsOneSideLacksAreLeftOutAndSaidSo) {
   EXPECT_EQ(d.one_sided_levels, std::vector<std::string>{"kernel (only json has it)"});
 }
 
+TEST(Diff, SidesWithoutTrialsOrItemsGiveAnEmptyDiff) {
+  const Diff d = Compute(Side{}, Side{});
+  EXPECT_TRUE(d.levels.empty());
+  EXPECT_EQ(d.delta_total(), 0);
+  EXPECT_FALSE(d.delta_total_pct());
+  EXPECT_FALSE(d.total_p_value);
+}
+
+TEST(Diff, ANaNFigureRanksLastAndSharesNothing) {
+  Side before, after;
+  before.name = "a";
+  after.name = "b";
+  before.trials = after.trials = 1;
+  before.total_us_per_token = {10};
+  after.total_us_per_token = {12};
+  LevelItems level{Level::kKernel, "kernel", "calls", {}};
+  level.items = {Item{"k1", {"k1"}, {1}, {10}, std::nullopt}};
+  before.levels = {level};
+  level.items = {Item{"k1", {"k1"}, {1}, {std::nan("")}, std::nullopt}, Item{"k2", {"k2"}, {1}, {2}, std::nullopt}};
+  after.levels = {level};
+  const Diff d = Compute(before, after);
+  const LevelDiff* kernels = d.Find(Level::kKernel);
+  ASSERT_NE(kernels, nullptr);
+  EXPECT_EQ(kernels->changes.back().name, "k1");  // NaN last, whatever else ranks
+  EXPECT_FALSE(kernels->changes.back().share);
+}
+
+TEST(Diff, AGoldenWithoutATotalHasNoSharesAndSaysSo) {
+  golden::GoldenFile g;
+  g.values["buckets/b/us_per_token"].value = 5;
+  g.values["buckets/b/submissions_per_token"].value = 1;
+  const Side like;
+  const Side a = SideOf(g, "golden", like), b = SideOf(g, "now", like);
+  ASSERT_EQ(a.notes.size(), 1u);
+  EXPECT_EQ(a.notes[0], "golden holds no gpu_us_per_token: no total to share out (no shares, no (rest))");
+  const Diff d = Compute(a, b);
+  ASSERT_NE(d.Find(Level::kBucket), nullptr);
+  for (const Change& c : d.Find(Level::kBucket)->changes) {
+    EXPECT_FALSE(c.share) << c.name;
+    EXPECT_FALSE(c.rest) << c.name;
+  }
+}
+
+TEST(Diff, FiguresOnlyOneSideHasAreSaid) {
+  Side metal, json;
+  metal.name = "metal";
+  json.name = "json";
+  metal.figures["submissions_per_token"] = {40};
+  json.figures["kernels_per_token"] = {400};
+  const Diff d = Compute(metal, json);
+  EXPECT_TRUE(d.figures.empty());
+  EXPECT_EQ(d.one_sided_figures,
+            (std::vector<std::string>{"kernels_per_token (only json has it)", "submissions_per_token (only metal has it)"}));
+}
+
 }  // namespace
 }  // namespace perfgate::diff

@@ -5,9 +5,10 @@
 //
 // Figures are means over trials of per-trial per-token values (a trial without an
 // item counts 0 for it), not medians: means add up, so the items of a level that
-// covers the whole total (buckets do) explain exactly the total's change, and a level
-// that covers part of it (phases cover labelled work only) gets a "(rest)" item
-// holding what it does not name. Each item's share is its Δ µs/token over the
+// covers the whole total (Metal's buckets do) explain exactly the total's change, and
+// a level that covers part of it (phases cover labelled work only; trace-event JSON's
+// buckets leave out memcpy and memset) gets a "(rest)" item holding what it does not
+// name. Each item's share is its Δ µs/token over the
 // total's, so a level's shares add up to 100 %. The rank test (two-sided
 // Mann-Whitney U over the per-trial µs/token) says whether the trials could tell.
 #ifndef PERFGATE_DIFF_DIFF_H_
@@ -55,6 +56,7 @@ struct Item {
   std::optional<double> us_per_call_median;
 };
 
+// One level of one side: its items and the source's words for them.
 struct LevelItems {
   Level level = Level::kBucket;
   std::string word;        // the source's word: "command-buffer phase", "kernel family", ...
@@ -75,6 +77,8 @@ struct Side {
   // Per-token counts besides the levels, one value per trial: the source's units
   // ("submissions_per_token", "kernels_per_token") and its per-token extras
   // (launches_per_token, graph_launches_per_token, ...) that every trial has.
+  // Empty `total_us_per_token` (a golden without gpu_us_per_token): the diff then
+  // has no total to share out, so no shares and no "(rest)", and says so in notes.
   std::map<std::string, std::vector<double>> figures;
   // What makes the side's figures less than whole ("candle: 1200 dispatches were not
   // timed ...: per-token figures undercount"): said with every diff of it.
@@ -126,12 +130,14 @@ struct FigureChange {
   double delta() const { return after - before; }
 };
 
+// One level's changes, after minus before.
 struct LevelDiff {
   Level level = Level::kBucket;
   std::string word, calls_word;
   std::vector<Change> changes;  // by |Δ µs/token|, largest first, then by name
 };
 
+// Everything that changed between two sides, level by level.
 struct Diff {
   std::string before, after;  // the sides' names
   std::vector<std::string> before_paths, after_paths;
@@ -142,6 +148,8 @@ struct Diff {
   // The levels only one side has, said rather than dropped: "kernel (only B has it)".
   std::vector<std::string> one_sided_levels;
   std::vector<FigureChange> figures;  // by name
+  // The same for figures: "kernels_per_token (only graphs has it)".
+  std::vector<std::string> one_sided_figures;
   std::vector<std::string> notes;     // both sides' notes
 
   double delta_total() const { return after_total - before_total; }

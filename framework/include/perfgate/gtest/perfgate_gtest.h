@@ -18,6 +18,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "perfgate/attribution/summary.h"
@@ -118,8 +119,9 @@ using MetalTraceFixture = PerfSuiteFixture;
 // against the golden for golden checks, and for budgets against the engine's golden
 // in the suite's golden directory, else the suite's baseline.
 inline constexpr size_t kDefaultTopMovers = 5;
-// Movers per level from now on (0: none); PERFGATE_TOP_MOVERS sets it for a run.
-void SetTopMovers(size_t n);
+// Movers per level from now on (0: none); nullopt: back to PERFGATE_TOP_MOVERS (a
+// count for a run), else kDefaultTopMovers. A count set here wins over the variable.
+void SetTopMovers(std::optional<size_t> n);
 
 // Records a figure of a test (RecordProperty) in shortest round-trip form, as every
 // assertion does, so the gtest XML/JSON output reads back as exactly `value`.

@@ -30,11 +30,14 @@ std::string RenderDiffSvg(const diff::Diff& d, size_t rows = kDefaultDiffRows);
 struct Explained {
   std::string metric;  // as the verdict table names it: "hf2q.md_8_32us.us_per_token"
   double delta = 0;    // its change, engine minus reference
-  bool is_time = true;  // µs per token; false: a count per token (submissions, kernels)
+  bool is_time = true;  // GPU µs per token; false: a count per token of `calls_word`
+  // What the count counts ("submissions", "kernels"): only levels whose calls are
+  // the same (LevelDiff::calls_word) can explain it.
+  std::string calls_word;
 };
 
 // The movers section: a headline per level naming the change that explains most of
-// `what`'s Δ ("hf2q.md_8_32us.us_per_token +50.2 µs/tok: 71 % from command-buffer
+// `what`'s Δ (buckets only where no other level does) ("hf2q.md_8_32us.us_per_token +50.2 µs/tok: 71 % from command-buffer
 // phase layer.moe_gather (added, 1.00 sub/tok, 35.4 µs/tok)"), then the top `n`
 // movers of each level. "" when n is 0.
 std::string RenderMovers(const diff::Diff& d, const std::optional<Explained>& what, size_t n);
