@@ -124,10 +124,23 @@ LevelItems PhasesOf(const EngineSummary& e, const sources::SourceWords& words) {
                     &attribution::PhaseStats::gpu_sum_ns);
 }
 
+// Kernels by matched name; one with a single original name gets its median call: the
+// median over the trials that ran it of each trial's median (several names' calls
+// have no median here).
 LevelItems KernelsOf(const EngineSummary& e) {
-  return FromTrials(LevelBuilder(Level::kKernel, "kernel", "calls", e.trials.size()), e, &TrialSummary::kernel_names,
-                    &attribution::KernelNameStats::count, &attribution::KernelNameStats::gpu_sum_ns,
-                    &NormalizeKernelName);
+  LevelItems level =
+      FromTrials(LevelBuilder(Level::kKernel, "kernel", "calls", e.trials.size()), e, &TrialSummary::kernel_names,
+                 &attribution::KernelNameStats::count, &attribution::KernelNameStats::gpu_sum_ns, &NormalizeKernelName);
+  for (Item& item : level.items) {
+    if (item.originals.size() != 1) continue;
+    std::vector<double> medians;
+    for (const TrialSummary& t : e.trials) {
+      auto it = t.kernel_names.find(item.originals.front());
+      if (it != t.kernel_names.end() && it->second.count > 0) medians.push_back(it->second.median_ns / 1000.0);
+    }
+    if (!medians.empty()) item.us_per_call_median = stats::Median(std::move(medians));
+  }
+  return level;
 }
 
 // Levels with no item at all are left out: the source does not have them.

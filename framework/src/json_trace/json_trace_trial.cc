@@ -614,6 +614,7 @@ void SummarizeFamilies(const std::vector<Item>& kernels, const attribution::Kern
                        TrialSummary* s, JsonTrialExtras* x) {
   KernelNamer namer(table);
   std::map<std::string, std::set<std::string>> registry;
+  std::map<std::string, std::vector<double>> durations;  // per exact name, for the median call
   for (const Item& k : kernels) {
     const GpuWork& work = *k.work;
     const int64_t d = work.duration_ns();
@@ -639,7 +640,9 @@ void SummarizeFamilies(const std::vector<Item>& kernels, const attribution::Kern
     kn.gpu_sum_ns += d;
     kn.min_ns = std::min(kn.min_ns, d);
     kn.max_ns = std::max(kn.max_ns, d);
+    durations[work.name].push_back(static_cast<double>(d));
   }
+  for (auto& [name, ds] : durations) s->kernel_names[name].median_ns = stats::Median(std::move(ds));
   for (auto& [family, names] : registry) s->shader_registry[family].assign(names.begin(), names.end());
   s->shader_count = static_cast<int64_t>(x->per_kernel.size());
 }

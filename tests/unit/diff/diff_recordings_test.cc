@@ -4,8 +4,9 @@
 //    figures in each trial's meta.json ("expected.label_window.figures", written as it
 //    built the trial, fixtures/recordings/README.md);
 //  - HTA's TraceDiff pair (shared/corpus/kineto/hta/trace_diff_{control_control,
-//    test_test}.json.gz, A100 against V100): every kernel event summed by exact name
-//    here, with zlib and nlohmann::json (CountKernels below), whole trace, 1 token;
+//    test_test}.json.gz, A100 against V100): every kernel event summed by exact name,
+//    with each name's median call, by tests/corpus/kernel_sums.py (stdlib gzip + json,
+//    run by the test), whole trace, 1 token;
 //  - hf2q's per-kernel reports (shared/corpus/hf2q/phase0-{ggml,candle}-perkernel.json):
 //    the files' own numbers, read here with nlohmann::json;
 //  - the H200 eager and graphs recordings of perfgate's CUPTI tracer
@@ -15,8 +16,8 @@
 // And the movers a failing per-kernel-report assertion appends (candle against
 // llama.cpp).
 #include <gtest/gtest.h>
-#include <zlib.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -121,26 +122,25 @@ TEST(DiffRecordings, MetalRegressionNamesTheMdBucketTheNewPhaseAndTheExtraSubmis
   ExpectSharesAddUp(d);
 }
 
-// Kernel events summed by exact name: count and µs.
+// Kernel events summed by exact name, count, µs and median call, as
+// tests/corpus/kernel_sums.py computes them (stdlib gzip + json).
 struct KernelSums {
   std::map<std::string, std::pair<int64_t, double>> by_name;
+  std::map<std::string, double> median_us;
   double total_us = 0;
 };
 
 KernelSums CountKernels(const std::string& gz_path) {
-  gzFile f = gzopen(gz_path.c_str(), "rb");
-  std::string text;
-  char buf[1 << 16];
-  for (int n; f != nullptr && (n = gzread(f, buf, sizeof buf)) > 0;) text.append(buf, static_cast<size_t>(n));
-  if (f != nullptr) gzclose(f);
+  const auto r = testing_support::RunCommand("python3 -S " + std::string(PERFGATE_SOURCE_DIR) +
+                                             "/tests/corpus/kernel_sums.py '" + gz_path + "'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
   KernelSums sums;
-  const nlohmann::json doc = nlohmann::json::parse(text);
-  for (const auto& e : doc.at("traceEvents")) {
-    if (e.value("cat", "") != "kernel" || e.value("ph", "") != "X") continue;
-    auto& [count, us] = sums.by_name[e.at("name").get<std::string>()];
-    ++count;
-    us += e.at("dur").get<double>();
-    sums.total_us += e.at("dur").get<double>();
+  if (r.exit_code != 0) return sums;
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  sums.total_us = doc.at("total_us").get<double>();
+  for (const auto& [name, f] : doc.at("kernels").items()) {
+    sums.by_name[name] = {f.at(0).get<int64_t>(), f.at(1).get<double>()};
+    sums.median_us[name] = f.at(2).get<double>();
   }
   return sums;
 }
@@ -178,6 +178,15 @@ TEST(DiffRecordings, HtaTraceDiffPairKernelByKernel) {
     EXPECT_DOUBLE_EQ(c.after_calls, static_cast<double>(ac)) << c.name;
     EXPECT_NEAR(c.before_us, bus, 1e-6 * (1 + bus)) << c.name;
     EXPECT_NEAR(c.after_us, aus, 1e-6 * (1 + aus)) << c.name;
+    // One trial a side: a kernel of one original name has that name's median call.
+    if (c.before_names.size() == 1) {
+      ASSERT_TRUE(c.before_us_per_call_median) << c.name;
+      EXPECT_NEAR(*c.before_us_per_call_median, a.median_us.at(c.before_names[0]), 1e-6) << c.name;
+    }
+    if (c.after_names.size() == 1) {
+      ASSERT_TRUE(c.after_us_per_call_median) << c.name;
+      EXPECT_NEAR(*c.after_us_per_call_median, b.median_us.at(c.after_names[0]), 1e-6) << c.name;
+    }
     before_us += c.before_us;
     after_us += c.after_us;
     added += c.presence == Presence::kAdded;

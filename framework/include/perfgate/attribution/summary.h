@@ -58,6 +58,7 @@ struct KernelNameStats {
   int64_t gpu_sum_ns = 0;
   int64_t min_ns = 0;
   int64_t max_ns = 0;
+  double median_ns = 0;  // of one call: the middle duration (the mean of the middle two)
 };
 
 struct TrialSummary {
