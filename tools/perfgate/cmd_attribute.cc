@@ -1,7 +1,6 @@
 // `perfgate attribute`: per-token GPU attribution of several trials per engine, and
 // the engine-versus-baseline report.
 #include <algorithm>
-#include <charconv>
 #include <filesystem>
 #include <set>
 #include <iostream>
@@ -30,13 +29,9 @@ struct AttributeArgs {
 
 // --kernel-names N|all: the rows of the text and Markdown kernel-name tables (0: all).
 StatusOr<size_t> KernelNameRows(const std::string& value) {
-  if (value == "all") return size_t{0};
-  size_t n = 0;
-  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
-  if (ec != std::errc() || end != value.data() + value.size() || n == 0) {
-    return Usage("--kernel-names '" + value + "': expected a positive row count or 'all'");
-  }
-  return n;
+  auto n = ParseRowCount("--kernel-names", value);
+  if (!n.ok()) return n.status();
+  return *n == SIZE_MAX ? size_t{0} : *n;
 }
 
 // The engines' trials, in the order engines first appear, the baseline last.

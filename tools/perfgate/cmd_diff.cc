@@ -1,10 +1,8 @@
 // `perfgate diff A B`: what changed from recording A to recording B, at every level
 // both have, ranked by how much of the change each item explains; with --fail-on a
 // gate of its own.
-#include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -15,6 +13,7 @@
 #include "perfgate/bundle/trials.h"
 #include "perfgate/core/names.h"
 #include "perfgate/diff/diff.h"
+#include "perfgate/gates/judge.h"
 #include "perfgate/kernel_report/report.h"
 #include "perfgate/report/diff_formats.h"
 
@@ -88,9 +87,9 @@ std::string EngineDirectoryName(const std::string& path) {
   return p.filename().string();
 }
 
-StatusOr<diff::Side> ReadSide(const DiffArgs& args, const std::string& path, const std::string& name,
-                              const attribution::AttributionOptions& base) {
-  if (IsKernelReport(path)) {
+StatusOr<diff::Side> ReadSide(const DiffArgs& args, const std::string& path, bool kernel_report,
+                              const std::string& name, const attribution::AttributionOptions& base) {
+  if (kernel_report) {
     auto r = kernel_report::ReadKernelReport(path);
     if (!r.ok()) return r.status();
     r->name = name;
@@ -107,16 +106,6 @@ StatusOr<diff::Side> ReadSide(const DiffArgs& args, const std::string& path, con
   if (!engine.ok()) return engine.status();
   engine->name = name;
   return diff::SideOf(*engine);
-}
-
-StatusOr<size_t> Rows(const std::string& value) {
-  if (value == "all") return static_cast<size_t>(-1);
-  size_t n = 0;
-  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
-  if (ec != std::errc() || end != value.data() + value.size() || n == 0) {
-    return Usage("--rows '" + value + "': expected a positive row count or 'all'");
-  }
-  return n;
 }
 
 // --level NAME...: only those levels; an unknown name, or one neither side has, is
@@ -148,15 +137,16 @@ StatusOr<diff::Diff> BuildDiff(const DiffArgs& args) {
     names = {args.names[0], args.names[1]};
   }
   PERFGATE_RETURN_IF_ERROR(CheckEngineNames(args.engine, {names.first, names.second}, "--names (or the paths)"));
-  if (IsKernelReport(args.before) && IsKernelReport(args.after) && !AttributionFlagsGiven(args).empty()) {
-    return Usage("per-kernel timing reports hold figures, not traces: " + ListNames(AttributionFlagsGiven(args), "") +
-                 " would change nothing");
+  const bool before_report = IsKernelReport(args.before), after_report = IsKernelReport(args.after);
+  const std::vector<std::string> flags = AttributionFlagsGiven(args);
+  if (before_report && after_report && !flags.empty()) {
+    return Usage("per-kernel timing reports hold figures, not traces: " + ListNames(flags, "") + " would change nothing");
   }
   auto base = BaseOptions(args.engine);
   if (!base.ok()) return base.status();
-  auto before = ReadSide(args, args.before, names.first, *base);
+  auto before = ReadSide(args, args.before, before_report, names.first, *base);
   if (!before.ok()) return before.status();
-  auto after = ReadSide(args, args.after, names.second, *base);
+  auto after = ReadSide(args, args.after, after_report, names.second, *base);
   if (!after.ok()) return after.status();
   diff::Diff d = diff::Compute(*before, *after);
   return KeepLevels(args, std::move(d));
@@ -173,7 +163,11 @@ std::string Render(const DiffArgs& args, const diff::Diff& d, size_t rows) {
 int GateExit(const DiffArgs& args, const diff::Diff& d) {
   if (args.fail_on < 0) return kExitOk;
   const std::optional<double> pct = d.delta_total_pct();
-  const bool regressed = pct ? *pct > args.fail_on : d.after_total > 0;
+  // The one judge: B's total against A's plus PCT % (no trials behind the means).
+  const double limit = d.before_total + std::abs(d.before_total) * args.fail_on / 100.0;
+  const bool regressed = !gates::JudgeLimit("total.gpu_us_per_token", d.after_total, {}, limit,
+                                            gates::Policy::Noisy(0, 0, gates::Direction::kLowerIsBetter))
+                              .pass;
   char change[64] = "no time before";
   if (pct) std::snprintf(change, sizeof change, "%+.2f %%", *pct);
   char totals[96];
@@ -185,7 +179,7 @@ int GateExit(const DiffArgs& args, const diff::Diff& d) {
 }
 
 int RunDiff(const DiffArgs& args) {
-  auto rows = Rows(args.rows);
+  auto rows = ParseRowCount("--rows", args.rows);
   if (!rows.ok()) return ReportError(rows.status());
   auto d = BuildDiff(args);
   if (!d.ok()) return ReportError(d.status());
@@ -213,16 +207,7 @@ void RegisterDiffCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--rows", args->rows, "rows per level in text, Markdown and SVG: N (default " + args->rows +
                                             ") or all; the JSON holds every change");
   cmd->add_option("--fail-on", args->fail_on, "exit 1 when B's total GPU time per token exceeds A's by more than PCT %")
-      ->check(CLI::Validator(
-          [](std::string& text) -> std::string {
-            char* end = nullptr;
-            const double v = std::strtod(text.c_str(), &end);
-            if (end == text.c_str() || *end != '\0' || !std::isfinite(v) || v < 0) {
-              return "--fail-on '" + text + "': expected a finite percentage, 0 or more";
-            }
-            return "";
-          },
-          "PCT"));
+      ->check(Percentage());
   cmd->add_option("--level", args->levels, "only this level (bucket, family, phase, kernel); repeatable");
   cmd->add_option("--min-trials", args->min_trials, "fail when a side has fewer trials (default 1)")
       ->check(PositiveInt());

@@ -36,6 +36,13 @@ CLI::Validator PositiveInt();
 // A check for an option in seconds: a finite number from 0 to 10^7.
 CLI::Validator Seconds();
 
+// A check for a percentage threshold: a finite number, 0 or more.
+CLI::Validator Percentage();
+
+// A row-count option's value, N (a whole number from 1) or "all" (SIZE_MAX); anything
+// else is a usage error naming `flag`.
+StatusOr<size_t> ParseRowCount(const std::string& flag, const std::string& value);
+
 void RegisterXctraceCommands(CLI::App& app, int* exit_code);
 void RegisterAttributeCommand(CLI::App& app, int* exit_code);
 void RegisterNewSuiteCommand(CLI::App& app, int* exit_code);  // cmd_new_suite.cc

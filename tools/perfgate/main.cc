@@ -1,6 +1,8 @@
 // perfgate: GPU trace attribution and perf gates from the command line.
 #include <algorithm>
+#include <charconv>
 #include <climits>
+#include <cstdint>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -93,6 +95,29 @@ CLI::Validator Seconds() {
         return "";
       },
       "SECONDS");
+}
+
+CLI::Validator Percentage() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        double v = 0;
+        if (!CLI::detail::lexical_cast(text, v) || !std::isfinite(v) || v < 0) {
+          return "'" + text + "': expected a finite percentage, 0 or more";
+        }
+        return "";
+      },
+      "PCT");
+}
+
+StatusOr<size_t> ParseRowCount(const std::string& flag, const std::string& value) {
+  if (value == "all") return SIZE_MAX;
+  size_t n = 0;
+  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+  if (ec != std::errc() || end != value.data() + value.size() || n == 0) {
+    return Status::Error("cli.usage", flag + " '" + value + "': expected a positive row count or 'all'", {},
+                         ErrorKind::kUsage);
+  }
+  return n;
 }
 
 namespace {

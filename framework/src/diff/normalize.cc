@@ -5,6 +5,7 @@
 #include "perfgate/diff/diff.h"
 #include "perfgate/json_trace/trial.h"
 #include "perfgate/kernel_report/report.h"
+#include "string_util.h"
 
 namespace perfgate::diff {
 namespace {
@@ -22,9 +23,7 @@ std::string_view WithoutCloneDecorations(std::string_view name) {
 // ROCm's code objects name a kernel's descriptor "<kernel>.kd".
 std::string_view WithoutCodeObjectSuffix(std::string_view name) {
   constexpr std::string_view kSuffix = ".kd";
-  if (name.size() > kSuffix.size() && name.substr(name.size() - kSuffix.size()) == kSuffix) {
-    name.remove_suffix(kSuffix.size());
-  }
+  if (name.size() > kSuffix.size() && EndsWith(name, kSuffix)) name.remove_suffix(kSuffix.size());
   return name;
 }
 

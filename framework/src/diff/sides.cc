@@ -10,6 +10,7 @@
 #include "perfgate/metrics/catalogue.h"
 #include "perfgate/sources/source.h"
 #include "perfgate/stats/summary.h"
+#include "string_util.h"
 
 namespace perfgate::diff {
 namespace {
@@ -153,8 +154,7 @@ void AddFigures(const EngineSummary& e, const sources::SourceWords& words, Side*
   std::vector<double>& units = side->figures[std::string(words.units) + "_per_token"];
   for (const TrialSummary& t : e.trials) units.push_back(t.dispatches_per_token);
   for (const auto& [key, median] : e.extras) {
-    const bool per_token = key.size() > 10 && key.compare(key.size() - 10, 10, "_per_token") == 0;
-    if (per_token && median.per_trial.size() == e.trials.size()) side->figures[key] = median.per_trial;
+    if (EndsWith(key, "_per_token") && median.per_trial.size() == e.trials.size()) side->figures[key] = median.per_trial;
   }
 }
 

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "assertions_internal.h"
@@ -70,7 +71,8 @@ std::optional<diff::Level> LevelOfScope(const std::string& scope) {
 std::optional<report::Explained> KindOf(const metrics::MetricId& id, const std::string& verdict_name) {
   if (id.quantity == "us_per_token" || id.quantity == "gpu_us_per_token") return report::Explained{verdict_name, 0, true, ""};
   if (id.quantity == "submissions_per_token" || id.quantity == "kernels_per_token") {
-    return report::Explained{verdict_name, 0, false, id.quantity.substr(0, id.quantity.size() - 10)};
+    constexpr std::string_view kPerToken = "_per_token";
+    return report::Explained{verdict_name, 0, false, id.quantity.substr(0, id.quantity.size() - kPerToken.size())};
   }
   return std::nullopt;
 }
@@ -147,6 +149,30 @@ std::optional<std::pair<std::string, golden::GoldenFile>> EngineGoldenIn(const s
   return std::nullopt;
 }
 
+// The movers of `engine` against a golden file (`golden`, read from `path`): both
+// sides as golden figures (metrics::EngineGolden for the engine), so that they are
+// measured alike; the engine's own summary gives the words.
+std::string GoldenSection(const attribution::EngineSummary& engine, const golden::GoldenFile& golden,
+                          const std::string& path, const std::string& golden_path, const std::string& verdict_name) {
+  const diff::Side now = diff::SideOf(engine);
+  diff::Side before = diff::SideOf(golden, GoldenSideName(path), now);
+  before.paths = {path};
+  const diff::Side after = diff::SideOf(metrics::EngineGolden(engine), engine.name, now);
+  return Section(before, after, golden_path, verdict_name);
+}
+
+// The failing field a golden mismatch is explained by: the first in µs per token,
+// else the first.
+std::string ExplainedField(const golden::CompareResult& compared) {
+  std::string first;
+  for (const golden::FieldResult& f : compared.fields) {
+    if (f.ok) continue;
+    if (f.name.find("us_per_token") != std::string::npos) return f.name;
+    if (first.empty()) first = f.name;
+  }
+  return first.empty() ? "gpu_us_per_token" : first;
+}
+
 }  // namespace
 
 void SetTopMovers(std::optional<size_t> n) { g_top_movers = n; }
@@ -172,11 +198,7 @@ std::string MoversForBudget(const attribution::EngineSummary& engine, const std:
   const RunningSuite* suite = CurrentSuite();
   if (suite == nullptr) return "";
   if (auto golden = EngineGoldenIn(suite->golden_dir, engine.name, CurrentTestGoldenPath(suite->golden_dir))) {
-    const diff::Side now = diff::SideOf(engine);
-    diff::Side before = diff::SideOf(golden->second, GoldenSideName(golden->first), now);
-    before.paths = {golden->first};
-    const diff::Side after = diff::SideOf(metrics::EngineGolden(engine), engine.name, now);
-    return Section(before, after, golden_path, verdict_name);
+    return GoldenSection(engine, golden->second, golden->first, golden_path, verdict_name);
   }
   if (!suite->data->comparison) return "";
   const std::string& baseline = suite->data->comparison->baseline;
@@ -193,28 +215,12 @@ std::string MoversForBudget(const attribution::EngineSummary& engine, const std:
   return MoversAgainst(engine, suite->data->engine(other), golden_path, verdict_name);
 }
 
-// The failing field a golden mismatch is explained by: the first in µs per token,
-// else the first.
-static std::string ExplainedField(const golden::CompareResult& compared) {
-  std::string first;
-  for (const golden::FieldResult& f : compared.fields) {
-    if (f.ok) continue;
-    if (f.name.find("us_per_token") != std::string::npos) return f.name;
-    if (first.empty()) first = f.name;
-  }
-  return first.empty() ? "gpu_us_per_token" : first;
-}
-
 std::string MoversAgainstGolden(const attribution::EngineSummary& engine, const std::string& golden_path_of_file,
                                 const golden::CompareResult& compared) {
   auto golden = golden::ReadGolden(golden_path_of_file);
   if (!golden.ok()) return "";
-  const diff::Side now = diff::SideOf(engine);
-  diff::Side before = diff::SideOf(*golden, GoldenSideName(golden_path_of_file), now);
-  before.paths = {golden_path_of_file};
-  const diff::Side after = diff::SideOf(metrics::EngineGolden(engine), engine.name, now);
   const std::string field = ExplainedField(compared);
-  return Section(before, after, field, field);
+  return GoldenSection(engine, *golden, golden_path_of_file, field, field);
 }
 
 }  // namespace internal

@@ -86,11 +86,8 @@ std::string RenderDiffSvg(const diff::Diff& d, size_t rows) {
   // What the charts cannot show: cautions, per-token counts, what was not compared.
   std::vector<std::string> lines;
   for (const std::string& note : d.notes) lines.push_back("caution: " + note);
-  for (const diff::FigureChange& f : d.figures) {
-    lines.push_back(f.name + " " + util::Fixed(f.before, 2) + " \xE2\x86\x92 " + util::Fixed(f.after, 2));
-  }
-  for (const std::string& level : d.one_sided_levels) lines.push_back("not compared: level " + level);
-  for (const std::string& figure : d.one_sided_figures) lines.push_back("not compared: " + figure);
+  for (const diff::FigureChange& f : d.figures) lines.push_back(diff_cells::Figure(f));
+  for (const std::string& item : diff_cells::NotCompared(d)) lines.push_back("not compared: " + item);
   for (const std::string& line : lines) {
     body += Text(10, y + 4, "start", line, " font-size=\"11\"");
     y += 15;

@@ -20,10 +20,10 @@ int CallsDigits(double v) {
   const double a = std::abs(v);
   return a >= 100 ? 0 : a >= 10 ? 1 : 2;
 }
-std::string UsText(double v) { return v == 0 ? "0" : Fixed(v, UsDigits(v)); }
-std::string CallsText(double v) { return v == 0 ? "0" : Fixed(v, CallsDigits(v)); }
-
 }  // namespace
+
+std::string UsNumber(double v) { return v == 0 ? "0" : Fixed(v, UsDigits(v)); }
+std::string CallsNumber(double v) { return v == 0 ? "0" : Fixed(v, CallsDigits(v)); }
 
 std::string Status(const diff::Change& c) {
   if (c.rest) return "rest";
@@ -33,10 +33,10 @@ std::string Status(const diff::Change& c) {
 
 std::string Calls(const diff::Change& c) {
   if (c.rest) return "";
-  return CallsText(c.before_calls) + " \xE2\x86\x92 " + CallsText(c.after_calls);
+  return CallsNumber(c.before_calls) + " \xE2\x86\x92 " + CallsNumber(c.after_calls);
 }
 
-std::string Us(const diff::Change& c) { return UsText(c.before_us) + " \xE2\x86\x92 " + UsText(c.after_us); }
+std::string Us(const diff::Change& c) { return UsNumber(c.before_us) + " \xE2\x86\x92 " + UsNumber(c.after_us); }
 
 std::string DeltaUs(const diff::Change& c) {
   return c.delta_us() == 0 ? "0" : Signed(c.delta_us(), UsDigits(c.delta_us()));
@@ -78,11 +78,25 @@ std::string LevelHeading(const diff::LevelDiff& level) {
 }
 
 std::string TotalLine(const diff::Diff& d) {
-  std::string out = "total GPU \xC2\xB5s/token " + UsText(d.before_total) + " \xE2\x86\x92 " + UsText(d.after_total) +
+  std::string out = "total GPU \xC2\xB5s/token " + UsNumber(d.before_total) + " \xE2\x86\x92 " + UsNumber(d.after_total) +
                     " (" + Signed(d.delta_total(), UsDigits(d.delta_total())) + ", " +
                     util::Percent(d.delta_total_pct());
   if (d.total_p_value) out += ", p " + util::PValue(*d.total_p_value);
   return out + ")";
+}
+
+std::string Figure(const diff::FigureChange& f) {
+  std::string line = f.name + " " + Fixed(f.before, 2) + " \xE2\x86\x92 " + Fixed(f.after, 2) + " (" +
+                     Signed(f.delta(), 2);
+  if (f.p_value) line += ", p " + util::PValue(*f.p_value);
+  return line + ")";
+}
+
+std::vector<std::string> NotCompared(const diff::Diff& d) {
+  std::vector<std::string> out;
+  for (const std::string& level : d.one_sided_levels) out.push_back("level " + level);
+  out.insert(out.end(), d.one_sided_figures.begin(), d.one_sided_figures.end());
+  return out;
 }
 
 std::string SidesLine(const diff::Diff& d) {

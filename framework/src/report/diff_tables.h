@@ -11,6 +11,11 @@
 
 namespace perfgate::report::diff_cells {
 
+// One figure per token, rounded as the tables round it: µs ("35.3", "0.412", "1358")
+// and calls ("2.00", "43.6", "423"); "0" for zero.
+std::string UsNumber(double v);
+std::string CallsNumber(double v);
+
 // "added", "removed", "changed", or "rest" for the "(rest)" item.
 std::string Status(const diff::Change& c);
 // "0 → 1.00": calls per token before → after ("" for the "(rest)" item).
@@ -32,6 +37,11 @@ std::string Originals(const diff::Change& c);
 std::string LevelHeading(const diff::LevelDiff& level);
 // "total GPU µs/token 7780 → 8120 (+340, +4.4 %, p 0.100)".
 std::string TotalLine(const diff::Diff& d);
+// "kernels_per_token 423.00 → 160.00 (-263.00, p 0.047)": a per-token figure.
+std::string Figure(const diff::FigureChange& f);
+// What the diff could not compare, a line each: "level kernel (only graphs has it)",
+// "kernels_per_token (only json has it)".
+std::vector<std::string> NotCompared(const diff::Diff& d);
 // "hf2q-regressed against hf2q: 3 vs 3 trials, means per token".
 std::string SidesLine(const diff::Diff& d);
 

@@ -79,11 +79,6 @@ const diff::Change* Explainer(const diff::LevelDiff& level, const Explained& wha
   return best;
 }
 
-std::string Unsigned(double v, bool time) {
-  if (v == 0) return "0";
-  return util::Fixed(v, time ? (std::abs(v) >= 10 ? 1 : 2) : 2);
-}
-
 // "hf2q.md_8_32us.us_per_token +50.2 µs/tok: 71 % from command-buffer phase
 // layer.moe_gather (added, 1.00 sub/tok, 35.4 µs/tok)".
 std::string Headline(const diff::LevelDiff& level, const diff::Change& c, const Explained& what) {
@@ -96,8 +91,8 @@ std::string Headline(const diff::LevelDiff& level, const diff::Change& c, const 
     line += cells::Calls(c) + " " + level.calls_word + "/tok, " + cells::Us(c) + " \xC2\xB5s/tok)";
   } else {
     const bool added = c.presence == diff::Presence::kAdded;
-    line += Unsigned(added ? c.after_calls : c.before_calls, false) + " " + level.calls_word + "/tok, " +
-            Unsigned(added ? c.after_us : c.before_us, true) + " \xC2\xB5s/tok)";
+    line += cells::CallsNumber(added ? c.after_calls : c.before_calls) + " " + level.calls_word + "/tok, " +
+            cells::UsNumber(added ? c.after_us : c.before_us) + " \xC2\xB5s/tok)";
   }
   return line + "\n";
 }
@@ -119,19 +114,17 @@ std::string Headlines(const diff::Diff& d, const Explained& what) {
   return out;
 }
 
-// "kernels_per_token 423 → 160 (-263, p 0.100)", one line per figure.
-std::string FigureLine(const diff::FigureChange& f) {
-  std::string line = f.name + " " + util::Fixed(f.before, 2) + " " + kArrow + " " + util::Fixed(f.after, 2) + " (" +
-                     util::Signed(f.delta(), 2);
-  if (f.p_value) line += ", p " + util::PValue(*f.p_value);
-  return line + ")";
+// The per-token figures, a line each, indented.
+std::string FigureLines(const diff::Diff& d) {
+  std::string out;
+  for (const diff::FigureChange& f : d.figures) out += "  " + cells::Figure(f) + "\n";
+  return out;
 }
 
-// What the diff could not compare: levels and figures only one side has.
-std::string OneSidedLines(const diff::Diff& d, const std::string& indent) {
+// What was not compared, a line each after `indent`.
+std::string NotComparedLines(const diff::Diff& d, const std::string& indent) {
   std::string out;
-  for (const std::string& level : d.one_sided_levels) out += indent + "not compared: level " + level + "\n";
-  for (const std::string& figure : d.one_sided_figures) out += indent + "not compared: " + figure + "\n";
+  for (const std::string& item : cells::NotCompared(d)) out += indent + "not compared: " + item + "\n";
   return out;
 }
 
@@ -140,9 +133,9 @@ std::string OneSidedLines(const diff::Diff& d, const std::string& indent) {
 std::string RenderDiffText(const diff::Diff& d, size_t rows) {
   std::string out = "perfgate diff: " + cells::SidesLine(d) + "\n" + cells::TotalLine(d) + "\n";
   for (const std::string& note : d.notes) out += "caution: " + note + "\n";
-  for (const diff::FigureChange& f : d.figures) out += "  " + FigureLine(f) + "\n";
+  out += FigureLines(d);
   if (d.levels.empty()) out += "no level both sides have: nothing to compare item by item\n";
-  out += OneSidedLines(d, "");
+  out += NotComparedLines(d, "");
   for (const diff::LevelDiff& level : d.levels) {
     out += "\n" + cells::LevelHeading(level) + ", by |\xCE\x94 \xC2\xB5s/tok|\n" + TextHeader();
     const size_t shown = std::min(rows, level.changes.size());
@@ -165,8 +158,7 @@ std::string RenderDiffMarkdown(const diff::Diff& d, size_t rows) {
              " | " + util::Signed(f.delta(), 2) + " | " + (f.p_value ? util::PValue(*f.p_value) : "") + " |\n";
     }
   }
-  for (const std::string& level : d.one_sided_levels) out += "\nNot compared: level " + util::MarkdownCell(level) + ".\n";
-  for (const std::string& figure : d.one_sided_figures) out += "\nNot compared: " + util::MarkdownCell(figure) + ".\n";
+  for (const std::string& item : cells::NotCompared(d)) out += "\nNot compared: " + util::MarkdownCell(item) + ".\n";
   for (const diff::LevelDiff& level : d.levels) {
     out += "\n### " + util::Capitalized(util::MarkdownCell(cells::LevelHeading(level))) + "\n\n";
     out += "| " + util::Capitalized(level.word) + " | status | calls/tok " + kArrow +
@@ -207,8 +199,7 @@ std::string RenderMovers(const diff::Diff& d, const std::optional<Explained>& wh
   if (n == 0) return "";
   std::string out = "what changed: " + cells::SidesLine(d) + "\n  " + cells::TotalLine(d) + "\n";
   for (const std::string& note : d.notes) out += "  caution: " + note + "\n";
-  for (const diff::FigureChange& f : d.figures) out += "  " + FigureLine(f) + "\n";
-  out += OneSidedLines(d, "  ");
+  out += FigureLines(d) + NotComparedLines(d, "  ");
   if (what) out += Headlines(d, *what);
   for (const diff::LevelDiff& level : d.levels) {
     out += " top " + std::to_string(std::min(n, level.changes.size())) + " " + cells::LevelHeading(level) + "\n";
