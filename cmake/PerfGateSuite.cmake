@@ -7,6 +7,7 @@
 #     [LABELS extra ...]             # added to the label `perf`
 #     [TIMEOUT seconds]              # per test; default 300
 #     [RESOURCE_LOCK name ...]       # tests naming the same lock never run at once (e.g. gpu, ane)
+#     [CACHE_DIR dir|OFF]            # attributed trials kept between its tests; default <build dir>/perfgate-cache
 #     [PARALLEL])                    # allow ctest -j to run its tests concurrently (default: serial)
 #
 # Needs perfgate::gtest_main: find_package(PerfGate CONFIG REQUIRED COMPONENTS gtest), or
@@ -76,7 +77,7 @@ function(_perfgate_check_testing_enabled)
 endfunction()
 
 function(perfgate_add_perf_suite NAME)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "PARALLEL" "GOLDEN_DIR;RECORDINGS;TIMEOUT" "SOURCES;LABELS;RESOURCE_LOCK")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "PARALLEL" "GOLDEN_DIR;RECORDINGS;TIMEOUT;CACHE_DIR" "SOURCES;LABELS;RESOURCE_LOCK")
   if(NOT ARG_SOURCES)
     message(FATAL_ERROR "perfgate_add_perf_suite(${NAME}): SOURCES is required")
   endif()
@@ -85,6 +86,17 @@ function(perfgate_add_perf_suite NAME)
   endif()
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 300)
+  endif()
+  # Each discovered test runs in a process of its own: without the cache each one
+  # would read and attribute every recording of the suite again.
+  if(NOT DEFINED ARG_CACHE_DIR)
+    set(ARG_CACHE_DIR "${CMAKE_BINARY_DIR}/perfgate-cache")
+  endif()
+  if(ARG_CACHE_DIR)
+    get_filename_component(ARG_CACHE_DIR "${ARG_CACHE_DIR}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_BINARY_DIR}")
+    if(ARG_CACHE_DIR MATCHES ";")
+      message(FATAL_ERROR "perfgate_add_perf_suite(${NAME}): CACHE_DIR may not hold ';': ${ARG_CACHE_DIR}")
+    endif()
   endif()
 
   if(NOT TARGET perfgate::gtest_main)
@@ -121,6 +133,11 @@ function(perfgate_add_perf_suite NAME)
   set(props "")
   _perfgate_bracket(value "${labels}")
   string(APPEND props " LABELS ${value} TIMEOUT ${ARG_TIMEOUT}")
+  if(ARG_CACHE_DIR)
+    list(APPEND scalar_props ENVIRONMENT "PERFGATE_CACHE_DIR=${ARG_CACHE_DIR}")
+    _perfgate_bracket(value "PERFGATE_CACHE_DIR=${ARG_CACHE_DIR}")
+    string(APPEND props " ENVIRONMENT ${value}")
+  endif()
   if(NOT ARG_PARALLEL)
     list(APPEND scalar_props RUN_SERIAL TRUE)
     string(APPEND props " RUN_SERIAL TRUE")

@@ -207,6 +207,7 @@ void RegisterAttributeCommand(CLI::App& app, int* exit_code) {
                       args->kernel_names + ") or all; the JSON report holds every name");
   cmd->add_option("--output,-o", args->output, "write here instead of stdout (a prefix with --format all)");
   AddInputLimitOptions(cmd);
+  AddJobsOption(cmd);
   cmd->callback([args, exit_code] { *exit_code = RunAttribute(*args); });
 }
 

@@ -214,6 +214,7 @@ void RegisterDiffCommand(CLI::App& app, int* exit_code) {
   AddEngineOptions(cmd, &args->engine, /*with_seed_compat=*/false);
   cmd->add_option("--output,-o", args->output, "write here instead of stdout");
   AddInputLimitOptions(cmd);
+  AddJobsOption(cmd);
   cmd->callback([args, exit_code] { *exit_code = RunDiff(*args); });
 }
 

@@ -22,6 +22,9 @@ int ReportError(const Status& status);
 // when given, sets the process's InputLimits (perfgate/core/input_limits.h).
 void AddInputLimitOptions(CLI::App* cmd);
 
+// --jobs N: the threads that read trials (perfgate/core/jobs.h; default every core, env PERFGATE_JOBS).
+void AddJobsOption(CLI::App* cmd);
+
 // Writes `text` to the file `path` (io.write_failed, an environment failure, when it
 // cannot), the one writer of every subcommand's --output/--out.
 Status WriteTextFile(const std::string& path, const std::string& text);

@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "perfgate/core/diagnostics.h"
 #include "perfgate/core/input_limits.h"
+#include "perfgate/core/jobs.h"
 #include "perfgate/core/version.h"
 
 namespace perfgate::cli {
@@ -54,6 +55,15 @@ void AddInputLimitOptions(CLI::App* cmd) {
          "how many times its compressed size a .gz input may inflate to (default 100; env " +
              std::string(kMaxGzipRatioEnv) + ")")
       ->type_name("N");
+}
+
+void AddJobsOption(CLI::App* cmd) {
+  cmd->add_option_function<int>(
+         "--jobs,-j", [](int n) { SetJobs(n); },
+         "threads that read and attribute trials, one trial each (default: every core; env " +
+             std::string(kJobsEnv) + ")")
+      ->type_name("N")
+      ->check(CLI::Range(1, 1024));
 }
 
 Status WriteTextFile(const std::string& path, const std::string& text) {

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/byte_codec.h"
 #include "core/text_input.h"
 #include "json_trace/json_document.h"
 
@@ -385,6 +386,53 @@ std::string KernelFamily(const KernelFamilyTable& table, std::string_view name, 
 bool IsGenericPhase(std::string_view phase) {
   return phase.empty() || phase == "(unknown)" || phase.substr(0, 14) == "Command Buffer" ||
          phase.substr(0, 15) == "Compute Command";
+}
+
+namespace {
+
+void PutLabel(internal::ByteWriter* w, const LabelMatch& l) {
+  w->Put(l.kind);
+  w->Put(l.text);
+}
+
+}  // namespace
+
+std::string OptionsKey(const AttributionOptions& o) {
+  // A field added to AttributionOptions must be added here, or two options that
+  // attribute differently would share cached summaries. The size check below fails
+  // the build on the platform it was written on until this function is looked at.
+#if defined(__GLIBCXX__) && defined(__x86_64__)
+  static_assert(sizeof(AttributionOptions) == 296, "AttributionOptions changed: add the new field to OptionsKey");
+#endif
+  internal::ByteWriter w;
+  w.Put(o.process_prefix);
+  w.Put(o.process_id);
+  w.Put(o.all_processes);
+  w.Put(o.device);
+  w.Put(o.lenient);
+  w.Put(o.seed_compat);
+  w.Put(o.window.mode);
+  PutLabel(&w, o.window.label);
+  w.Put(o.window.start_ns);
+  w.Put(o.window.end_ns);
+  w.Put(o.window.skip);
+  w.Put(o.tokens);
+  PutLabel(&w, o.token_label);
+  w.Put(static_cast<uint64_t>(o.buckets.size()));
+  for (const Bucket& b : o.buckets) {
+    w.Put(b.name);
+    w.Put(b.lo_ns);
+    w.Put(b.hi_ns);
+    w.Put(b.hint);
+  }
+  w.Put(o.kernel_families.strip_prefix);
+  w.Put(static_cast<uint64_t>(o.kernel_families.rules.size()));
+  for (const KernelFamilyRule& r : o.kernel_families.rules) {
+    w.Put(r.prefix);
+    w.Put(r.family);
+  }
+  w.Put(o.run);
+  return w.Take();
 }
 
 }  // namespace perfgate::attribution

@@ -5,11 +5,14 @@
 #include <algorithm>
 #include <filesystem>
 #include <cerrno>
+#include <optional>
 #include <set>
 
 #include <nlohmann/json.hpp>
 
 #include "perfgate/attribution/attribute.h"
+#include "perfgate/bundle/summary_cache.h"
+#include "perfgate/core/jobs.h"
 #include "perfgate/core/names.h"
 #include "perfgate/xctrace/metal_tables.h"
 #include "perfgate/xctrace/recorder.h"
@@ -433,13 +436,21 @@ StatusOr<attribution::EngineSummary> AttributeTrials(const std::string& engine, 
                                                      const TrialObserver& on_trial) {
   auto reports = ReadCounterReports(engine, trials);
   if (!reports.ok()) return reports.status();
+  if (auto jobs = ResolveJobs(); !jobs.ok()) return jobs.status();
+  // Each trial alone, on every core; then in trial order, so the first error and the
+  // observer's calls are those of a serial read.
+  std::vector<std::optional<StatusOr<attribution::TrialSummary>>> attributed(trials.size());
+  const std::string cache_dir = SummaryCacheDir();
+  ParallelFor(trials.size(), [&](size_t i) {
+    const Trial& t = trials[i];
+    attributed[i] = CachedSummary(cache_dir, t, sources::WithDefaultProcessFilter(*t.source, engine, options));
+  });
   std::vector<attribution::TrialSummary> summaries;
   for (size_t i = 0; i < trials.size(); ++i) {
-    const Trial& t = trials[i];
-    auto summary = t.source->summarize(t.path, sources::WithDefaultProcessFilter(*t.source, engine, options));
+    StatusOr<attribution::TrialSummary>& summary = *attributed[i];
     if (!summary.ok()) return summary.status();
     summary->counters = std::move(reports->trials[i].counters);
-    if (on_trial) on_trial(t, *summary);
+    if (on_trial) on_trial(trials[i], *summary);
     summaries.push_back(std::move(summary).value());
   }
   attribution::EngineSummary e =

@@ -47,20 +47,6 @@ std::string BucketsKey(const std::vector<Bucket>& buckets) {
   return key;
 }
 
-std::string OptionsKey(const attribution::AttributionOptions& o) {
-  auto optional = [](const std::optional<int64_t>& v) { return v ? std::to_string(*v) : std::string("-"); };
-  std::string key = o.process_prefix + "|pid " + optional(o.process_id) + "|device " + optional(o.device) +
-                    "|lenient " + std::to_string(o.lenient) + "|" + std::to_string(o.all_processes) + "|" +
-                    std::to_string(o.seed_compat) +
-                    "|" + std::to_string(static_cast<int>(o.window.mode)) + ":" + o.window.label.Spelling() + ":" +
-                    std::to_string(o.window.start_ns) + ":" + std::to_string(o.window.end_ns) + ":" +
-                    std::to_string(o.window.skip) + "|" + std::to_string(o.tokens.value_or(-1)) + "|" +
-                    o.token_label.Spelling() + "|" + BucketsKey(o.buckets) + "|run " + std::to_string(o.run) + "|" +
-                    o.kernel_families.strip_prefix + ":";
-  for (const auto& r : o.kernel_families.rules) key += r.prefix + "=" + r.family + ";";
-  return key;
-}
-
 // The buckets stated once: the suite's, or one engine's when only it departs from the
 // defaults. Two different non-default sets are an error.
 StatusOr<std::vector<Bucket>> SuiteBuckets(const SuiteConfig& c) {
@@ -328,7 +314,7 @@ std::string ConfigKey(const SuiteConfig& c) {
   std::string key = c.suite + "\n" + c.baseline + "\n" + BucketsKey(c.buckets) + "\n" + std::to_string(c.min_trials) +
                     "\n" + std::to_string(c.allow_skip) + "\n";
   for (const EngineSpec& e : c.engines) {
-    key += e.name + "\n" + OptionsKey(e.options) + "\n" + std::to_string(e.min_trials) + "\n" +
+    key += e.name + "\n" + attribution::OptionsKey(e.options) + "\n" + std::to_string(e.min_trials) + "\n" +
            std::to_string(e.record_tokens) + ":" + BackendName(e.record_backend) + ":";
     for (const auto& a : e.record_command) key += a + "\x1f";
     key += "\n";

@@ -173,6 +173,10 @@ struct AttributionOptions {
   int run = 0;
 };
 
+// Every option, as exact bytes (sizes and all): two options with one key attribute
+// every trial alike. The key of perfgate's caches of attributed trials.
+std::string OptionsKey(const AttributionOptions& options);
+
 // The Metal default of the process filter: an empty process_prefix becomes the
 // engine's name, unless all_processes asks for every process. An explicit prefix is
 // kept. The one default for the CLI and suites, per source, is
