@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "heap_meter.h"
+#include "json_trace/json_simd_walk.h"
 #include "kineto_gen.h"
 #include "perfgate/json_trace/reader.h"
 #include "perfgate/json_trace/trial.h"
@@ -99,6 +100,22 @@ void BM_NlohmannSaxNull(benchmark::State& state) {
     bool ok = nlohmann::json::sax_parse(in.bytes.data(), in.bytes.data() + in.bytes.size(), &sax);
     if (!ok) state.SkipWithError("nlohmann rejected the trace");
     benchmark::DoNotOptimize(ok);
+  }
+  Report(state, in, 0);
+}
+
+// simdjson's On-Demand walk of the same bytes through the reader's walker, with a
+// handler that keeps nothing: the ceiling of the reader's design.
+struct NullWalkSax : NullSax {
+  const char** cursor() { return &at; }
+  const char* at = nullptr;
+};
+void BM_SimdjsonWalkNull(benchmark::State& state) {
+  const Input& in = GetInput(state.range(0), state.range(1) != 0);
+  for (auto _ : state) {
+    NullWalkSax sax;
+    jt::detail::SimdWalker<NullWalkSax> walker(in.bytes, &sax);
+    if (walker.Run(0) != jt::detail::SimdWalk::kDone) state.SkipWithError("simdjson rejected the trace");
   }
   Report(state, in, 0);
 }
@@ -191,6 +208,7 @@ void BM_ReadXlaTrace(benchmark::State& state) {
 
 // Args: {megabytes, cuda_graphs}.
 BENCHMARK(BM_NlohmannSaxNull)->Args({20, 0})->Args({200, 0})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SimdjsonWalkNull)->Args({20, 0})->Args({200, 0})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_ReadTraceJson)->Args({20, 0})->Args({200, 0})->Args({200, 1})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_ReadTraceJsonGzipFile)->Args({200, 0})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_ReadXlaTrace)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();

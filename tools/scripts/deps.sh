@@ -7,8 +7,8 @@
 # clang has AddressSanitizer but no libFuzzer). The Homebrew path has never run on a Mac.
 set -euo pipefail
 debian_packages=(cmake ninja-build g++ git libgtest-dev libgmock-dev libbenchmark-dev
-                 libpugixml-dev nlohmann-json3-dev libcli11-dev zlib1g-dev libsqlite3-dev python3 librsvg2-bin)
-brew_formulae=(cmake ninja git googletest google-benchmark pugixml nlohmann-json cli11 zlib sqlite python librsvg)
+                 libpugixml-dev nlohmann-json3-dev libcli11-dev zlib1g-dev libsqlite3-dev libsimdjson-dev python3 librsvg2-bin)
+brew_formulae=(cmake ninja git googletest google-benchmark pugixml nlohmann-json cli11 zlib sqlite simdjson python librsvg)
 if [ "${PERFGATE_DEPS_FUZZ:-0}" = 1 ]; then
   debian_packages+=(clang libclang-rt-14-dev)
   brew_formulae+=(llvm)

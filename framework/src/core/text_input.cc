@@ -94,7 +94,9 @@ namespace {
 // caught by the extra byte).
 StatusOr<std::string> ReadDescriptor(int fd, const std::string& path, uint64_t size_hint, uint64_t max_bytes) {
   std::string out;
-  out.reserve(static_cast<size_t>(size_hint));
+  // Room past the end for a parser that reads ahead (simdjson reads up to 64 bytes
+  // past it), so a trace is not copied again to make that room.
+  out.reserve(static_cast<size_t>(size_hint) + 64);
   char buf[1 << 16];
   while (true) {
     const ssize_t n = ::read(fd, buf, sizeof buf);

@@ -43,7 +43,18 @@ uint64_t ReadableBytes(uint64_t size, bool gzip);
 // The SAX pass over `bytes` (not empty, not only whitespace) into `trace`: errors
 // json.not_json, json.truncated, json.bad_utf8, json.too_deep, json.no_events and,
 // in strict mode, json.bad_event, located in `path`.
-Status ReadEvents(std::string_view bytes, const std::string& path, const ReadOptions& options, GpuTrace* trace);
+// simdjson's On-Demand parser reads well-formed input (`padding`: bytes readable past
+// its end, SIMDJSON_PADDING or more spares a copy); input it rejects is read again by
+// nlohmann's SAX parser, which words the error.
+// `*parser`, when given, says which parser's reading is the result.
+enum class JsonParser { kSimdjson, kNlohmann };
+Status ReadEvents(std::string_view bytes, const std::string& path, const ReadOptions& options, GpuTrace* trace,
+                  size_t padding = 0, JsonParser* parser = nullptr);
+
+// The same pass with nlohmann's SAX parser alone: what ReadEvents falls back to, and
+// the reference its tests compare simdjson's reading with.
+Status ReadEventsWithNlohmann(std::string_view bytes, const std::string& path, const ReadOptions& options,
+                              GpuTrace* trace);
 
 // Converts the text of a JSON number of microseconds ("1234.5678", "-2", "1.5e3") to
 // nanoseconds exactly, rounding half away from zero to the nearest nanosecond

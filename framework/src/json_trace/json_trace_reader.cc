@@ -30,7 +30,11 @@ std::string_view GpuWorkKindName(GpuWorkKind kind) {
   return "kernel";
 }
 
-StatusOr<GpuTrace> ReadTraceJsonBuffer(std::string_view bytes, std::string display_path, const ReadOptions& options) {
+namespace {
+
+// `padding`: bytes readable past the end of `bytes` (detail::ReadEvents).
+StatusOr<GpuTrace> ReadPaddedBuffer(std::string_view bytes, std::string display_path, const ReadOptions& options,
+                                    size_t padding) {
   GpuTrace trace;
   trace.path = std::move(display_path);
   size_t first = bytes.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
@@ -42,14 +46,20 @@ StatusOr<GpuTrace> ReadTraceJsonBuffer(std::string_view bytes, std::string displ
     return Status::Error("json.empty_file", bytes.empty() ? "the file is empty" : "the file holds only whitespace",
                          {trace.path, 1, 1});
   }
-  PERFGATE_RETURN_IF_ERROR(detail::ReadEvents(bytes, trace.path, options, &trace));
+  PERFGATE_RETURN_IF_ERROR(detail::ReadEvents(bytes, trace.path, options, &trace, padding));
   return trace;
+}
+
+}  // namespace
+
+StatusOr<GpuTrace> ReadTraceJsonBuffer(std::string_view bytes, std::string display_path, const ReadOptions& options) {
+  return ReadPaddedBuffer(bytes, std::move(display_path), options, 0);
 }
 
 StatusOr<GpuTrace> ReadTraceJsonFile(const std::string& path, const ReadOptions& options) {
   auto bytes = ::perfgate::internal::ReadWholeFile(path);
   if (!bytes.ok()) return bytes.status();
-  return ReadTraceJsonBuffer(*bytes, path, options);
+  return ReadPaddedBuffer(*bytes, path, options, bytes->capacity() - bytes->size());
 }
 
 // --- sniffing ------------------------------------------------------------------

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "json_document.h"
+#include "json_simd_walk.h"
 #include "json_trace_internal.h"
 #include "text_input.h"
 #include "xla_dialect.h"
@@ -1102,11 +1103,24 @@ bool Handler::Finish() {
   return true;
 }
 
+// The checks after a walk that reached the end: there were events, and the
+// buffered XLA events and tallies are finished.
+Status Finished(Handler& handler, const GpuTrace& trace, const std::string& path) {
+  if (!handler.error().ok()) return handler.error();
+  if (!handler.saw_events()) {
+    return Status::Error("json.no_events", "no \"traceEvents\" array: not a trace-event file", {path, 1, 1});
+  }
+  if (trace.events == 0) return Status::Error("json.no_events", "\"traceEvents\" is empty", {path, 1, 1});
+  if (!handler.Finish()) return handler.error();
+  return Status();
+}
+
 }  // namespace
 
 namespace detail {
 
-Status ReadEvents(std::string_view bytes, const std::string& path, const ReadOptions& options, GpuTrace* trace) {
+Status ReadEventsWithNlohmann(std::string_view bytes, const std::string& path, const ReadOptions& options,
+                              GpuTrace* trace) {
   Handler handler(bytes, path, options, trace);
   TrackingIterator begin{bytes.data(), handler.cursor()};
   TrackingIterator end{bytes.data() + bytes.size(), handler.cursor()};
@@ -1121,12 +1135,25 @@ Status ReadEvents(std::string_view bytes, const std::string& path, const ReadOpt
   }
   if (!handler.error().ok()) return handler.error();
   if (!ok) return Status::Error("json.not_json", "the parser stopped", {path});
-  if (!handler.saw_events()) {
-    return Status::Error("json.no_events", "no \"traceEvents\" array: not a trace-event file", {path, 1, 1});
+  return Finished(handler, *trace, path);
+}
+
+Status ReadEvents(std::string_view bytes, const std::string& path, const ReadOptions& options, GpuTrace* trace,
+                  size_t padding, JsonParser* parser) {
+  const GpuTrace before = *trace;
+  {
+    Handler handler(bytes, path, options, trace);
+    SimdWalker<Handler> walker(bytes, &handler);
+    if (walker.Run(padding) != SimdWalk::kMalformed) {
+      if (parser) *parser = JsonParser::kSimdjson;
+      return Finished(handler, *trace, path);
+    }
   }
-  if (trace->events == 0) return Status::Error("json.no_events", "\"traceEvents\" is empty", {path, 1, 1});
-  if (!handler.Finish()) return handler.error();
-  return Status();
+  // Not JSON as simdjson reads it: nlohmann reads it from the start, to the same
+  // figures where it is JSON after all, and to its error, located and worded, where not.
+  *trace = before;
+  if (parser) *parser = JsonParser::kNlohmann;
+  return ReadEventsWithNlohmann(bytes, path, options, trace);
 }
 
 }  // namespace detail

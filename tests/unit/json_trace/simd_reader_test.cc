@@ -1,0 +1,164 @@
+// simdjson's On-Demand reading of trace-event JSON (json_simd_walk.h) against
+// nlohmann's SAX reading (the reader before it, and still the reader of malformed
+// input): on every bundled recording, the corpus's Kineto traces and a list of
+// inputs at the edges of the JSON grammar, in strict and lenient mode, both give the
+// same trace, field for field, or the same error, word for word and located alike.
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <filesystem>
+#include <sstream>
+
+#include "json_trace/json_trace_internal.h"
+#include "support/corpus.h"
+#include "core/text_input.h"
+#include "unit/json_trace/kineto_gen.h"
+
+namespace perfgate::json_trace {
+namespace {
+
+namespace fs = std::filesystem;
+using detail::JsonParser;
+
+template <typename T>
+void Put(std::ostringstream& o, const std::optional<T>& v) {
+  if (v) o << *v; else o << '-';
+}
+
+// Every field of the trace (or the error) as text.
+std::string Fingerprint(const Status& s, const GpuTrace& t) {
+  if (!s.ok()) return "error " + s.ToString();
+  std::ostringstream o;
+  o << "events " << t.events << " bad " << t.bad_events << '\n';
+  for (const GpuWork& w : t.gpu_work) {
+    o << "w " << static_cast<int>(w.kind) << ' ' << w.name << ' ' << w.start_ns << ' ' << w.end_ns << ' ' << w.pid
+      << ' ' << w.tid << ' ' << w.device << ' ' << w.stream << ' ';
+    Put(o, w.correlation), o << ' ', Put(o, w.process), o << '\n';
+  }
+  for (const RuntimeCall& c : t.runtime_calls) {
+    o << "r " << c.name << ' ' << c.start_ns << ' ' << c.end_ns << ' ' << c.pid << ' ' << c.tid << ' ' << c.driver
+      << ' ';
+    Put(o, c.correlation), o << '\n';
+  }
+  for (const auto* list : {&t.cpu_annotations, &t.gpu_annotations}) {
+    for (const Annotation& a : *list) {
+      o << "a " << a.name << ' ' << a.start_ns << ' ' << a.end_ns << ' ' << a.pid << ' ' << a.tid << ' ';
+      Put(o, a.external_id), o << '\n';
+    }
+  }
+  for (const auto& [pid, name] : t.process_names) o << "p " << pid << ' ' << name << '\n';
+  for (const auto& [key, name] : t.thread_names) o << "t " << key.first << ' ' << key.second << ' ' << name << '\n';
+  for (const auto& [id, text] : t.string_ids) o << "s " << id << ' ' << text << '\n';
+  for (const auto& [kind, n] : t.event_kinds) o << "k " << kind << ' ' << n << '\n';
+  for (const auto& e : t.diagnostics.Entries()) {
+    o << "d " << e.code << ' ' << e.count << ' ' << e.first_location.line << ':' << e.first_location.column << ' '
+      << e.first_detail << '\n';
+  }
+  return o.str();
+}
+
+struct Both {
+  std::string simd, nlohmann;
+  JsonParser parser = JsonParser::kNlohmann;
+};
+
+Both ReadBoth(std::string_view bytes, ReadMode mode) {
+  ReadOptions options;
+  options.mode = mode;
+  Both b;
+  GpuTrace a, c;
+  a.path = c.path = "t.json";
+  Status sa = detail::ReadEvents(bytes, a.path, options, &a, 0, &b.parser);
+  Status sc = detail::ReadEventsWithNlohmann(bytes, c.path, options, &c);
+  b.simd = Fingerprint(sa, a);
+  b.nlohmann = Fingerprint(sc, c);
+  return b;
+}
+
+// Well-formed recordings have no bad event, so lenient mode reads them as strict mode does.
+void ExpectSameReading(std::string_view bytes, const std::string& what, bool well_formed, bool lenient_too = true) {
+  for (ReadMode mode : {ReadMode::kStrict, ReadMode::kLenient}) {
+    if (mode == ReadMode::kLenient && !lenient_too) continue;
+    const Both b = ReadBoth(bytes, mode);
+    EXPECT_EQ(b.simd, b.nlohmann) << what << (mode == ReadMode::kStrict ? " (strict)" : " (lenient)");
+    if (well_formed) {
+      EXPECT_EQ(b.parser, JsonParser::kSimdjson) << what << ": simdjson read it";
+    }
+  }
+}
+
+std::string Inflated(const fs::path& p) {
+  auto bytes = ::perfgate::internal::ReadWholeFile(p.string());
+  EXPECT_TRUE(bytes.ok()) << bytes.status().ToString();
+  return bytes.ok() ? *bytes : std::string();
+}
+
+TEST(SimdReader, EveryBundledRecordingReadsAsWithNlohmann) {
+  int traces = 0;
+  for (const auto& e : fs::recursive_directory_iterator(fs::path(PERFGATE_SOURCE_DIR) / "fixtures")) {
+    const std::string name = e.path().filename().string();
+    if (name != "trace.json.gz" && name != "trace.json") continue;
+    const std::string bytes = Inflated(e.path());
+    ExpectSameReading(bytes, e.path().string(), true, /*lenient_too=*/false);
+    ++traces;
+  }
+  EXPECT_GE(traces, 18) << "the fixtures' trace-event recordings (PyTorch, JAX, the CUPTI tracer)";
+}
+
+TEST(SimdReader, TheCorpusKinetoTracesReadAsWithNlohmann) {
+  PERFGATE_CORPUS_FILE_OR_SKIP(hta, "kineto/hta/cupti_profiler_benchmark_result_924719_1679055439_trace.json.gz");
+  PERFGATE_CORPUS_FILE_OR_SKIP(rocm, "kineto/hta/amd_trace_mi250_minitoy_train_ROCm6_2_kineto.json.gz");
+  for (const std::string& p : {hta, rocm}) ExpectSameReading(Inflated(p), p, true);
+}
+
+TEST(SimdReader, ASyntheticDecodeTraceReadsAsWithNlohmann) {
+  gen::DecodeTraceSpec spec;
+  const std::string bytes = gen::DecodeTrace(spec);
+  ExpectSameReading(bytes, "synthetic decode", true);
+}
+
+// Inputs at the grammar's edges, inside a trace that is otherwise good: simdjson's
+// reading must never accept what nlohmann refuses, nor read a value differently.
+TEST(SimdReader, EdgesOfTheGrammarReadAsWithNlohmann) {
+  const std::string head = R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1.5, "dur": 2, "args": {"correlation": 3, "device": 0, "stream": 7, "x": )";
+  const std::string tail = "}}]}";
+  const std::vector<std::pair<std::string, bool>> args = {
+      {"1", true}, {"-0", true}, {"0.0", true}, {"1e5", true}, {"1E+5", true}, {"-1.25e-3", true},
+      {"18446744073709551615", true}, {"18446744073709551616", true}, {"-9223372036854775808", true},
+      {"-9223372036854775809", true}, {"123456789012345678901234567890", true}, {"1e308", true},
+      {"\"\\u00e9\\ud83d\\ude00\\n\\\"\"", true}, {"\"\xc3\xa9\"", true}, {"[]", true}, {"{}", true},
+      {"[1, [2, {\"a\": null}]]", true}, {"true", true}, {"false", true}, {"null", true},
+      {"01", false}, {"1.", false}, {".5", false}, {"+1", false}, {"-", false}, {"1e", false}, {"1e+", false},
+      {"1e999", false}, {"-1e999", false}, {"NaN", false}, {"Infinity", false}, {"tru", false}, {"nul", false},
+      {"truex", false}, {"\"\\ud800\"", false}, {"\"\\x41\"", false}, {"\"\t\"", false}, {"'a'", false},
+      {"[1,]", false}, {"{\"a\": 1,}", false}, {"{\"a\" 1}", false}, {"[1 2]", false}, {"/* c */ 1", false},
+      {"\"\xff\"", false}, {"\"\xc3\"", false}, {"\"unterminated", false}, {"", false}};
+  for (const auto& [arg, good] : args) ExpectSameReading(head + arg + tail, "args.x = " + arg, good);
+  // Around the document.
+  const std::string doc = head + "1" + tail;
+  const std::vector<std::pair<std::string, bool>> documents = {
+      {"\xEF\xBB\xBF" + doc, false}, {doc + " \n", true}, {doc + " x", false}, {doc + doc, false},
+      {doc.substr(0, doc.size() - 1), false}, {"[" + doc.substr(16, doc.size() - 17), false},
+      {"1", false}, {"\"s\"", false}, {"[]", false}, {"{}", false}, {"{\"traceEvents\": 5}", false},
+      {std::string(300, '[') + std::string(300, ']'), false}};
+  for (const auto& [d, good] : documents) ExpectSameReading(d, "document " + d.substr(0, 40), good);
+  // Keys: escaped, empty, repeated (the reader counts a kept field given twice).
+  for (const std::string key : {R"("n\u0061me")", R"("")", R"("ph")", R"("a\"b")"}) {
+    ExpectSameReading(R"({"traceEvents": [{"ph": "X", )" + key + R"(: "k2", "cat": "kernel", "name": "k", "pid": 0, "tid": 1, "ts": 1, "dur": 2}]})",
+                      "key " + key, true);
+  }
+}
+
+// Events that the reader itself refuses (strict) or counts (lenient): located alike.
+TEST(SimdReader, BadEventsAreLocatedAlike) {
+  for (const std::string ev :
+       {R"("just a string")", R"(17)", R"([1])", R"({"ph": 5})", R"({"ph": "X", "ts": "1", "dur": 1})",
+        R"({"ph": "X", "cat": "kernel", "name": "k", "ts": 1e400, "dur": 1})", R"({})",
+        R"({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 0, "ts": 1, "dur": 1, "args": {"device": -1}})"}) {
+    ExpectSameReading("{\"traceEvents\": [\n  " + ev + ",\n  {\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 0, \"args\": {\"name\": \"p\"}}]}",
+                      "event " + ev, ev.find("1e400") == std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace perfgate::json_trace
