@@ -21,6 +21,7 @@
 
 #include "heap_meter.h"
 #include "json_trace/json_simd_walk.h"
+#include "json_trace/json_trace_internal.h"
 #include "kineto_gen.h"
 #include "perfgate/json_trace/reader.h"
 #include "perfgate/json_trace/trial.h"
@@ -130,6 +131,40 @@ void BM_ReadTraceJson(benchmark::State& state) {
   Report(state, in, peak);
 }
 
+// The reader before simdjson, which still reads malformed input: nlohmann's SAX
+// parser under the same handler (detail::ReadEventsWithNlohmann).
+void BM_ReadTraceJsonNlohmann(benchmark::State& state) {
+  const Input& in = GetInput(state.range(0), state.range(1) != 0);
+  size_t peak = 0;
+  for (auto _ : state) {
+    const size_t base = LiveHeapBytes();
+    ResetPeak();
+    jt::GpuTrace t;
+    t.path = "bench.json";
+    perfgate::Status s = jt::detail::ReadEventsWithNlohmann(in.bytes, t.path, jt::ReadOptions(), &t);
+    if (!s.ok()) state.SkipWithError(s.ToString().c_str());
+    peak = std::max(peak, PeakHeapBytes() - base);
+    benchmark::DoNotOptimize(t);
+  }
+  Report(state, in, peak);
+}
+
+// ReadTraceJsonFile on the trace as a plain file: the read and the parse, in place.
+void BM_ReadTraceJsonFile(benchmark::State& state) {
+  const Input& in = GetInput(state.range(0), state.range(1) != 0);
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("perfgate_bench_" + std::to_string(state.range(0)) + ".json"))
+                               .string();
+  std::ofstream(path, std::ios::binary) << in.bytes;
+  for (auto _ : state) {
+    auto t = jt::ReadTraceJsonFile(path);
+    if (!t.ok()) state.SkipWithError(t.status().ToString().c_str());
+    benchmark::DoNotOptimize(t);
+  }
+  std::remove(path.c_str());
+  Report(state, in, 0);
+}
+
 // ReadTraceJsonFile on the gzip-compressed trace: inflation included.
 void BM_ReadTraceJsonGzipFile(benchmark::State& state) {
   const Input& in = GetInput(state.range(0), state.range(1) != 0);
@@ -210,6 +245,8 @@ void BM_ReadXlaTrace(benchmark::State& state) {
 BENCHMARK(BM_NlohmannSaxNull)->Args({20, 0})->Args({200, 0})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_SimdjsonWalkNull)->Args({20, 0})->Args({200, 0})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_ReadTraceJson)->Args({20, 0})->Args({200, 0})->Args({200, 1})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_ReadTraceJsonNlohmann)->Args({20, 0})->Args({200, 0})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_ReadTraceJsonFile)->Args({20, 0})->Args({200, 0})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_ReadTraceJsonGzipFile)->Args({200, 0})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_ReadXlaTrace)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_SummarizeJsonTrial)->Args({200, 0})->Args({200, 1})->Unit(benchmark::kMillisecond)->UseRealTime();

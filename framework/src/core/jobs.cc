@@ -43,6 +43,12 @@ StatusOr<int> ResolveJobs() {
                        {}, ErrorKind::kUsage);
 }
 
+bool ParallelWorkersAvailable() {
+  if (t_inside_parallel_for) return false;
+  auto jobs = ResolveJobs();
+  return jobs.ok() && *jobs > 1;
+}
+
 void ParallelFor(size_t count, const std::function<void(size_t)>& fn) {
   auto jobs = ResolveJobs();
   const size_t threads = std::min(count, static_cast<size_t>(jobs.ok() ? *jobs : 1));

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstring>
 #include <deque>
+#include <future>
 #include <mutex>
 #include <optional>
 #include <type_traits>
@@ -22,6 +23,7 @@
 #endif
 
 #include "core/hash_mix.h"
+#include "perfgate/core/jobs.h"
 #include "text_input.h"
 #include "xml_chars.h"
 
@@ -428,6 +430,13 @@ class ExportParser {
   Status SelectRun(size_t root_offset);
   // Parses the rows from *pos up to the node's "</node>" and sets *pos to that tag.
   Status ParseRows(size_t* pos);
+  // ParseRows' steps: reserving after the first chunk, parsing one chunk into
+  // document `slot` (0 or 1), its parse error, and reading its rows.
+  void ReserveForTheRest(size_t start, size_t p, size_t rows_before, size_t nodes_before);
+  pugi::xml_parse_result ParseChunk(int slot, size_t begin, size_t end);
+  Status ChunkNotXml(size_t p, const pugi::xml_parse_result& r) const;
+  bool ReadChunkRows(int slot, size_t p);
+  pugi::xml_document& ChunkDocument(int slot) { return slot == 0 ? chunk_ : chunk_ahead_; }
   // The end of the next chunk of rows from `p`: just past a "</row>", or the offset
   // of "</node>" (then *last is set); npos when the file ends first.
   size_t NextChunkEnd(size_t p, bool* last) const;
@@ -478,6 +487,7 @@ class ExportParser {
   std::vector<PendingRef> pending_refs_;
   bool stop_for_pending_ref_ = false;
   pugi::xml_document chunk_;
+  pugi::xml_document chunk_ahead_;  // the next chunk, parsed on another core
   TableData* table_ = nullptr;
   int node_ordinal_ = 0;
   size_t node_offset_ = 0;  // of the <node> being read
@@ -973,66 +983,102 @@ bool ExportParser::NodeIsClosedAfter(size_t p) {
   return *last_node_end_ != std::string_view::npos && *last_node_end_ >= p;
 }
 
+void ExportParser::ReserveForTheRest(size_t start, size_t p, size_t rows_before, size_t nodes_before) {
+  // After the first chunk, reserve for the rest of the file at the density seen so
+  // far (the node's end is not known yet; exports hold one node nearly always), so
+  // that vectors rarely double and no extra pass counts the bytes. The slack is
+  // given back when the table is left.
+  const double scale = 1.05 * static_cast<double>(size() - start) / static_cast<double>(p - start);
+  auto grow = [scale](auto& v, size_t before) {
+    v.reserve(before + static_cast<size_t>(static_cast<double>(v.size() - before) * scale) + 16);
+  };
+  grow(table_->row_offsets, rows_before);
+  grow(table_->cells, rows_before * table_->columns.size());
+  grow(doc_.nodes, nodes_before);
+}
+
+pugi::xml_parse_result ExportParser::ParseChunk(int slot, size_t begin, size_t end) {
+  return ChunkDocument(slot).load_buffer_inplace(buf() + begin, end - begin, kRowParseOptions, pugi::encoding_utf8);
+}
+
+Status ExportParser::ChunkNotXml(size_t p, const pugi::xml_parse_result& r) const {
+  // pugixml points a mismatched end tag at its name; point at its '<' instead.
+  size_t at = p + static_cast<size_t>(r.offset);
+  // (In situ, the text before it may already have overwritten the '<' with a NUL.)
+  if (r.status == pugi::status_end_element_mismatch && at >= p + 2 && doc_.bytes[at - 1] == '/' &&
+      (doc_.bytes[at - 2] == '<' || doc_.bytes[at - 2] == '\0')) {
+    at -= 2;
+  }
+  return Fatal("xctrace.not_xml", at,
+               std::string(r.description()) + " (in the rows of <node> " + std::to_string(node_ordinal_) + ")");
+}
+
+bool ExportParser::ReadChunkRows(int slot, size_t p) {
+  for (pugi::xml_node n = ChunkDocument(slot).first_child(); Present(n); n = n.next_sibling()) {
+    if (n.type() == pugi::node_element) {
+      const char* name = n.name();
+      if (name[0] == 'r' && name[1] == 'o' && name[2] == 'w' && name[3] == '\0') {
+        ++row_in_node_;
+        if (!ParseRow(n)) return false;
+        continue;
+      }
+      if (!Anomaly("xctrace.unknown_element", ElementOffset(n),
+                   "<" + std::string(n.name()) + "> among the rows of <node> " + std::to_string(node_ordinal_) +
+                       "; expected <row>")) {
+        return false;
+      }
+    } else if ((n.type() == pugi::node_pcdata && !IsAllSpace(n.value())) || n.type() == pugi::node_cdata) {
+      if (!Anomaly("xctrace.unknown_element", InBuffer(n.value()) ? OffsetOf(n.value()) : p,
+                   "text among the rows of <node> " + std::to_string(node_ordinal_))) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 Status ExportParser::ParseRows(size_t* pos) {
   const size_t start = *pos;
   // A cut-off file is reported as such before any of its rows, whatever its size.
   if (!NodeIsClosedAfter(start)) return RowsCutOff(start);
-  size_t p = start;
   const size_t rows_before = table_->row_offsets.size();
   const size_t nodes_before = doc_.nodes.size();
-  bool reserved = false;
-  for (bool last = false; !last;) {
-    const size_t chunk_end = NextChunkEnd(p, &last);
-    if (chunk_end == std::string::npos) return RowsCutOff(start);
+  // While this thread reads a chunk's rows (interning ids in document order), another
+  // core parses the next chunk: chunks are disjoint byte ranges parsed in situ into
+  // two documents used in turn. Errors keep the serial order: a chunk's parse result
+  // is looked at only once the chunk before it is read.
+  const bool ahead = ParallelWorkersAvailable();
+  size_t p = start;
+  bool last = false;
+  size_t end = NextChunkEnd(p, &last);
+  if (end == std::string::npos) return RowsCutOff(start);
+  int slot = 0;
+  pugi::xml_parse_result parsed;
+  if (end > p) parsed = ParseChunk(slot, p, end);
+  for (bool reserved = false; end > p;) {
     if (!reserved && !last && p > start) {
-      // After the first chunk, reserve for the rest of the file at the density seen so
-      // far (the node's end is not known yet; exports hold one node nearly always), so
-      // that vectors rarely double and no extra pass counts the bytes. The slack is
-      // given back when the table is left.
       reserved = true;
-      const double scale = 1.05 * static_cast<double>(size() - start) / static_cast<double>(p - start);
-      auto grow = [scale](auto& v, size_t before) {
-        v.reserve(before + static_cast<size_t>(static_cast<double>(v.size() - before) * scale) + 16);
-      };
-      grow(table_->row_offsets, rows_before);
-      grow(table_->cells, rows_before * table_->columns.size());
-      grow(doc_.nodes, nodes_before);
+      ReserveForTheRest(start, p, rows_before, nodes_before);
     }
-    if (chunk_end == p) break;
-    pugi::xml_parse_result r = chunk_.load_buffer_inplace(buf() + p, chunk_end - p, kRowParseOptions,
-                                                          pugi::encoding_utf8);
-    if (!r) {
-      // pugixml points a mismatched end tag at its name; point at its '<' instead.
-      size_t at = p + static_cast<size_t>(r.offset);
-      // (In situ, the text before it may already have overwritten the '<' with a NUL.)
-      if (r.status == pugi::status_end_element_mismatch && at >= p + 2 && doc_.bytes[at - 1] == '/' &&
-          (doc_.bytes[at - 2] == '<' || doc_.bytes[at - 2] == '\0')) {
-        at -= 2;
-      }
-      return Fatal("xctrace.not_xml", at,
-                   std::string(r.description()) + " (in the rows of <node> " + std::to_string(node_ordinal_) + ")");
+    bool next_last = false;
+    const size_t next_end = last ? end : NextChunkEnd(end, &next_last);
+    std::future<pugi::xml_parse_result> next;
+    if (ahead && !last && next_end != std::string::npos && next_end > end) {
+      next = std::async(std::launch::async, [this, slot, from = end, next_end] {
+        return ParseChunk(1 - slot, from, next_end);
+      });
     }
-    for (pugi::xml_node n = chunk_.first_child(); Present(n); n = n.next_sibling()) {
-      if (n.type() == pugi::node_element) {
-        const char* name = n.name();
-        if (name[0] == 'r' && name[1] == 'o' && name[2] == 'w' && name[3] == '\0') {
-          ++row_in_node_;
-          if (!ParseRow(n)) return error_;
-          continue;
-        }
-        if (!Anomaly("xctrace.unknown_element", ElementOffset(n),
-                     "<" + std::string(n.name()) + "> among the rows of <node> " +
-                         std::to_string(node_ordinal_) + "; expected <row>")) {
-          return error_;
-        }
-      } else if ((n.type() == pugi::node_pcdata && !IsAllSpace(n.value())) || n.type() == pugi::node_cdata) {
-        if (!Anomaly("xctrace.unknown_element", InBuffer(n.value()) ? OffsetOf(n.value()) : p,
-                     "text among the rows of <node> " + std::to_string(node_ordinal_))) {
-          return error_;
-        }
-      }
+    if (!parsed || !ReadChunkRows(slot, p)) {
+      if (next.valid()) next.wait();
+      return !parsed ? ChunkNotXml(p, parsed) : error_;
     }
-    p = chunk_end;
+    p = end;
+    if (last) break;
+    if (next_end == std::string::npos) return RowsCutOff(start);
+    end = next_end;
+    last = next_last;
+    slot = 1 - slot;
+    if (end > p) parsed = next.valid() ? next.get() : ParseChunk(slot, p, end);
   }
   // The slack of the reservation is given back when the table is left (SwitchTable).
   *pos = p;

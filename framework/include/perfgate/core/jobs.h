@@ -30,6 +30,10 @@ StatusOr<int> ResolveJobs();
 // already keeps every core busy. `fn` must not throw.
 void ParallelFor(size_t count, const std::function<void(size_t)>& fn);
 
+// True when a second thread may work beside this one: the job count is above 1 and
+// the caller is not inside a ParallelFor (whose threads already keep every core busy).
+bool ParallelWorkersAvailable();
+
 }  // namespace perfgate
 
 #endif  // PERFGATE_CORE_JOBS_H_
