@@ -149,13 +149,10 @@ void BM_ReadTraceJsonNlohmann(benchmark::State& state) {
   Report(state, in, peak);
 }
 
-// ReadTraceJsonFile on the trace as a plain file: the read and the parse, in place.
-void BM_ReadTraceJsonFile(benchmark::State& state) {
-  const Input& in = GetInput(state.range(0), state.range(1) != 0);
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("perfgate_bench_" + std::to_string(state.range(0)) + ".json"))
-                               .string();
-  std::ofstream(path, std::ios::binary) << in.bytes;
+// ReadTraceJsonFile of the trace written to a temporary file `name` as `contents`.
+void TimeFileRead(benchmark::State& state, const Input& in, const std::string& name, const std::string& contents) {
+  const std::string path = (std::filesystem::temp_directory_path() / name).string();
+  std::ofstream(path, std::ios::binary) << contents;
   for (auto _ : state) {
     auto t = jt::ReadTraceJsonFile(path);
     if (!t.ok()) state.SkipWithError(t.status().ToString().c_str());
@@ -165,20 +162,16 @@ void BM_ReadTraceJsonFile(benchmark::State& state) {
   Report(state, in, 0);
 }
 
+// ReadTraceJsonFile on the trace as a plain file: the read and the parse, in place.
+void BM_ReadTraceJsonFile(benchmark::State& state) {
+  const Input& in = GetInput(state.range(0), state.range(1) != 0);
+  TimeFileRead(state, in, "perfgate_bench_" + std::to_string(state.range(0)) + ".json", in.bytes);
+}
+
 // ReadTraceJsonFile on the gzip-compressed trace: inflation included.
 void BM_ReadTraceJsonGzipFile(benchmark::State& state) {
   const Input& in = GetInput(state.range(0), state.range(1) != 0);
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("perfgate_bench_" + std::to_string(state.range(0)) + ".json.gz"))
-                               .string();
-  std::ofstream(path, std::ios::binary) << gen::Gzip(in.bytes);
-  for (auto _ : state) {
-    auto t = jt::ReadTraceJsonFile(path);
-    if (!t.ok()) state.SkipWithError(t.status().ToString().c_str());
-    benchmark::DoNotOptimize(t);
-  }
-  std::remove(path.c_str());
-  Report(state, in, 0);
+  TimeFileRead(state, in, "perfgate_bench_" + std::to_string(state.range(0)) + ".json.gz", gen::Gzip(in.bytes));
 }
 
 // SummarizeJsonTrial on a trace already read: the attribution's own cost.
