@@ -4,7 +4,9 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <fstream>
 #include <new>
+#include <string>
 
 #include <pugixml.hpp>
 
@@ -44,6 +46,25 @@ const bool kInstalled = [] {
 size_t LiveHeapBytes() { return live.load(); }
 size_t PeakHeapBytes() { return peak.load(); }
 void ResetPeak() { peak.store(live.load()); }
+
+namespace {
+// A "Name:  123 kB" line of /proc/self/status, in bytes.
+size_t StatusKilobytes(const std::string& name) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.compare(0, name.size() + 1, name + ":") == 0) return std::stoull(line.substr(name.size() + 1)) * 1024;
+  }
+  return 0;
+}
+}  // namespace
+
+size_t RssBytes() { return StatusKilobytes("VmRSS"); }
+size_t PeakRssBytes() { return StatusKilobytes("VmHWM"); }
+void ResetPeakRss() {
+  malloc_trim(0);  // freed memory the allocator still holds would hide the next peak
+  std::ofstream("/proc/self/clear_refs") << "5";
+}
 
 }  // namespace perfgate::bench
 

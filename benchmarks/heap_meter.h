@@ -12,6 +12,14 @@ size_t LiveHeapBytes();
 size_t PeakHeapBytes();
 void ResetPeak();
 
+// The process's resident set now, and its high-water mark since the last
+// ResetPeakRss() (Linux: /proc/self/status VmRSS and VmHWM, reset through
+// /proc/self/clear_refs). Unlike the heap meter this sees every allocator (SQLite's
+// malloc, simdjson's aligned buffers, mappings); 0 where /proc cannot be read.
+size_t RssBytes();
+size_t PeakRssBytes();
+void ResetPeakRss();
+
 }  // namespace perfgate::bench
 
 #endif  // PERFGATE_BENCHMARKS_HEAP_METER_H_

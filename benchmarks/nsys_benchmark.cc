@@ -8,10 +8,10 @@
 //
 //   build/benchmarks/nsys_benchmark --benchmark_counters_tabular=true
 #include <benchmark/benchmark.h>
-#include <sqlite3.h>
 
 #include <string>
 
+#include "nsys_ceiling.h"
 #include "perfgate/nsys/reader.h"
 #include "support/corpus.h"
 
@@ -54,29 +54,8 @@ BENCHMARK(BM_NsysRead)->Unit(benchmark::kMillisecond);
 // costs at least.
 void BM_SqliteScanCeiling(benchmark::State& state) {
   if (SkipWithoutCorpus(state)) return;
-  const char* queries[] = {
-      "SELECT start, end, deviceId, streamId, correlationId, globalPid, demangledName FROM CUPTI_ACTIVITY_KIND_KERNEL",
-      "SELECT start, end, deviceId, streamId, correlationId, globalPid, copyKind FROM CUPTI_ACTIVITY_KIND_MEMCPY",
-      "SELECT start, end, deviceId, streamId, correlationId, globalPid FROM CUPTI_ACTIVITY_KIND_MEMSET",
-      "SELECT start, end, eventClass, globalTid, correlationId, nameId FROM CUPTI_ACTIVITY_KIND_RUNTIME",
-      "SELECT start, end, eventType, text, textId, globalTid FROM NVTX_EVENTS"};
   int64_t rows = 0;
-  for (auto _ : state) {
-    sqlite3* db = nullptr;
-    sqlite3_open_v2(("file:" + ExportPath() + "?immutable=1").c_str(), &db,
-                    SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
-    rows = 0;
-    for (const char* sql : queries) {
-      sqlite3_stmt* st = nullptr;
-      sqlite3_prepare_v2(db, sql, -1, &st, nullptr);
-      while (sqlite3_step(st) == SQLITE_ROW) {
-        ++rows;
-        for (int i = 0; i < sqlite3_column_count(st); ++i) benchmark::DoNotOptimize(sqlite3_column_int64(st, i));
-      }
-      sqlite3_finalize(st);
-    }
-    sqlite3_close(db);
-  }
+  for (auto _ : state) rows = perfgate::bench::ScanNsysEventTables(ExportPath());
   ReportRows(state, rows);
 }
 BENCHMARK(BM_SqliteScanCeiling)->Unit(benchmark::kMillisecond);
