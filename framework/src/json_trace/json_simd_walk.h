@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 namespace perfgate::json_trace::detail {
@@ -54,14 +55,26 @@ inline bool IsJsonNumber(std::string_view t, bool* is_integer) {
   return i == t.size();
 }
 
+// A handler that takes keys, strings and float texts as views (key_text,
+// string_text, float_text) rather than as nlohmann's std::string: the walker then
+// hands it simdjson's own buffer, copied once, by the handler, if at all.
+template <typename Sax, typename = void>
+struct TakesTextViews : std::false_type {};
+template <typename Sax>
+struct TakesTextViews<Sax, std::void_t<decltype(&Sax::key_text)>> : std::true_type {};
+
 template <typename Sax>
 class SimdWalker {
  public:
-  SimdWalker(std::string_view bytes, Sax* sax) : bytes_(bytes), sax_(sax), cursor_(sax->cursor()) {}
+  // `origin`: where the handler's input holds bytes[0], when `bytes` is a copy of a
+  // piece of it (json_simd_chunks.h); the cursors are put there.
+  SimdWalker(std::string_view bytes, Sax* sax, const char* origin = nullptr)
+      : bytes_(bytes), sax_(sax), cursor_(sax->cursor()), origin_(origin != nullptr ? origin : bytes.data()) {}
 
   // `padded` is how many bytes after the input may be read (simdjson reads up to
-  // SIMDJSON_PADDING past the end); with fewer the input is copied once.
-  SimdWalk Run(size_t padded) {
+  // SIMDJSON_PADDING past the end); with fewer the input is copied once. `reuse`: a
+  // parser whose buffers serve again (walks of many pieces touch no fresh memory).
+  SimdWalk Run(size_t padded, simdjson::ondemand::parser* reuse = nullptr) {
     if (bytes_.size() > 0xFFFFFFFFull - 64) return SimdWalk::kMalformed;  // past simdjson's 4 GiB
     simdjson::padded_string copy;
     const char* data = bytes_.data();
@@ -72,7 +85,8 @@ class SimdWalker {
       allocated = copy.size() + simdjson::SIMDJSON_PADDING;
     }
     base_ = data;
-    simdjson::ondemand::parser parser(bytes_.size());
+    simdjson::ondemand::parser own(reuse != nullptr ? 0 : bytes_.size());
+    simdjson::ondemand::parser& parser = reuse != nullptr ? *reuse : own;
     if (parser.iterate(data, bytes_.size(), allocated).get(doc_)) return SimdWalk::kMalformed;
     simdjson::ondemand::json_type type;
     if (doc_.type().get(type) ||
@@ -99,12 +113,12 @@ class SimdWalker {
     return false;
   }
   // Maps simdjson's buffer (maybe a padded copy) back onto the handler's bytes.
-  const char* Mapped(const char* p) const { return bytes_.data() + (p - base_); }
+  const char* Mapped(const char* p) const { return origin_ + (p - base_); }
   // Where the document's iterator stands (the token after the value just finished),
   // or the end of the input.
   const char* Here() {
     const char* p = nullptr;
-    if (doc_.current_location().get(p)) return bytes_.data() + bytes_.size();
+    if (doc_.current_location().get(p)) return origin_ + bytes_.size();
     return Mapped(p);
   }
 
@@ -140,15 +154,18 @@ class SimdWalker {
   }
 
   bool Key(simdjson::ondemand::field& field) {
-    const char* raw = Mapped(field.key().raw());  // just past the opening quote
+    const char* p = field.key().raw();  // just past the opening quote, in simdjson's buffer
     std::string_view unescaped;
     if (field.unescaped_key().get(unescaped)) return Malformed();
     // nlohmann's cursor stands just past the closing quote.
-    const char* p = raw;
     while (*p != '"') p += (*p == '\\') ? 2 : 1;
-    *cursor_ = p + 1;
-    key_.assign(unescaped.data(), unescaped.size());
-    return sax_->key(key_) || Stopped();
+    *cursor_ = Mapped(p + 1);
+    if constexpr (TakesTextViews<Sax>::value) {
+      return sax_->key_text(unescaped) || Stopped();
+    } else {
+      key_.assign(unescaped.data(), unescaped.size());
+      return sax_->key(key_) || Stopped();
+    }
   }
 
   bool Array(Value_& v) {
@@ -182,8 +199,12 @@ class SimdWalker {
     Token(v);
     std::string_view s;
     if (v.get_string().get(s)) return Malformed();
-    string_.assign(s.data(), s.size());
-    return sax_->string(string_) || Stopped();
+    if constexpr (TakesTextViews<Sax>::value) {
+      return sax_->string_text(s) || Stopped();
+    } else {
+      string_.assign(s.data(), s.size());
+      return sax_->string(string_) || Stopped();
+    }
   }
 
   // Numbers as nlohmann reports them: integers that fit int64 (or, non-negative,
@@ -208,12 +229,14 @@ class SimdWalker {
     }
     // nlohmann refuses a float beyond double's range (error 406); only an exponent or
     // some 300 digits can get there, so only those are converted to check.
-    number_.assign(t.data(), t.size());
-    if ((t.size() > 300 || t.find_first_of("eE") != std::string_view::npos) &&
-        !std::isfinite(std::strtod(number_.c_str(), nullptr))) {
-      return Malformed();
+    const bool may_overflow = t.size() > 300 || t.find_first_of("eE") != std::string_view::npos;
+    if (may_overflow || !TakesTextViews<Sax>::value) number_.assign(t.data(), t.size());
+    if (may_overflow && !std::isfinite(std::strtod(number_.c_str(), nullptr))) return Malformed();
+    if constexpr (TakesTextViews<Sax>::value) {
+      return sax_->float_text(t) || Stopped();
+    } else {
+      return sax_->number_float(0.0, number_) || Stopped();
     }
-    return sax_->number_float(0.0, number_) || Stopped();
   }
 
   bool Literal(Value_& v) {
@@ -227,6 +250,7 @@ class SimdWalker {
   std::string_view bytes_;
   Sax* sax_;
   const char** cursor_;
+  const char* origin_;
   const char* base_ = nullptr;
   simdjson::ondemand::document doc_;
   SimdWalk outcome_ = SimdWalk::kDone;

@@ -47,9 +47,21 @@ uint64_t ReadableBytes(uint64_t size, bool gzip);
 // its end, SIMDJSON_PADDING or more spares a copy); input it rejects is read again by
 // nlohmann's SAX parser, which words the error.
 // `*parser`, when given, says which parser's reading is the result.
+// How simdjson walks (`plan`, by default AutoSimdPlan): a large trace in pieces
+// (json_simd_chunks.h; a document without their layout is walked whole), and the
+// walk on a second thread beside the handler (json_simd_pipeline.h). The result is
+// the same whatever the plan.
 enum class JsonParser { kSimdjson, kNlohmann };
+struct SimdPlan {
+  bool two_threads = false;
+  size_t piece_bytes = 0;  // 0: the document whole
+};
+inline constexpr size_t kSimdPieceBytes = size_t{4} << 20;
+// Pieces of kSimdPieceBytes for inputs of 4 pieces or more; two threads for inputs
+// of 1 MiB or more where a second core is free (ParallelWorkersAvailable).
+SimdPlan AutoSimdPlan(size_t input_bytes);
 Status ReadEvents(std::string_view bytes, const std::string& path, const ReadOptions& options, GpuTrace* trace,
-                  size_t padding = 0, JsonParser* parser = nullptr);
+                  size_t padding = 0, JsonParser* parser = nullptr, const SimdPlan* plan = nullptr);
 
 // The same pass with nlohmann's SAX parser alone: what ReadEvents falls back to, and
 // the reference its tests compare simdjson's reading with.

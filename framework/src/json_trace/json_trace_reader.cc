@@ -17,6 +17,7 @@
 #include "perfgate/core/input_limits.h"
 
 #include "json_trace_internal.h"
+#include "mapped_file.h"
 #include "text_input.h"
 
 namespace perfgate::json_trace {
@@ -56,7 +57,16 @@ StatusOr<GpuTrace> ReadTraceJsonBuffer(std::string_view bytes, std::string displ
   return ReadPaddedBuffer(bytes, std::move(display_path), options, 0);
 }
 
+// A plain trace is parsed where the page cache holds it (mapped: no copy, no fresh
+// memory); a gzip one, or one on a file system that cannot map files, is read whole.
 StatusOr<GpuTrace> ReadTraceJsonFile(const std::string& path, const ReadOptions& options) {
+  auto mapped = ::perfgate::internal::MapRegularFile(path);
+  if (!mapped.ok() && mapped.status().code() != "io.cannot_map") return mapped.status();
+  if (mapped.ok()) {
+    const std::string_view b = mapped->bytes();
+    const bool gzip = b.size() >= 2 && static_cast<unsigned char>(b[0]) == 0x1f && static_cast<unsigned char>(b[1]) == 0x8b;
+    if (!gzip) return ReadPaddedBuffer(b, path, options, mapped->padding());
+  }
   auto bytes = ::perfgate::internal::ReadWholeFile(path);
   if (!bytes.ok()) return bytes.status();
   return ReadPaddedBuffer(*bytes, path, options, bytes->capacity() - bytes->size());

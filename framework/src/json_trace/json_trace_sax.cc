@@ -11,7 +11,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "perfgate/core/jobs.h"
+
 #include "json_document.h"
+#include "json_simd_chunks.h"
+#include "json_simd_pipeline.h"
 #include "json_simd_walk.h"
 #include "json_trace_internal.h"
 #include "text_input.h"
@@ -1138,13 +1142,26 @@ Status ReadEventsWithNlohmann(std::string_view bytes, const std::string& path, c
   return Finished(handler, *trace, path);
 }
 
+SimdPlan AutoSimdPlan(size_t input_bytes) {
+  SimdPlan plan;
+  plan.two_threads = input_bytes >= (size_t{1} << 20) && ParallelWorkersAvailable();
+  plan.piece_bytes = input_bytes >= 4 * kSimdPieceBytes ? kSimdPieceBytes : 0;
+  return plan;
+}
+
 Status ReadEvents(std::string_view bytes, const std::string& path, const ReadOptions& options, GpuTrace* trace,
-                  size_t padding, JsonParser* parser) {
+                  size_t padding, JsonParser* parser, const SimdPlan* plan) {
   const GpuTrace before = *trace;
-  {
+  SimdPlan walk = plan != nullptr ? *plan : AutoSimdPlan(bytes.size());
+  // In pieces, then (a document without their layout) whole, then with nlohmann.
+  for (int attempt = walk.piece_bytes > 0 ? 0 : 1; attempt < 2; ++attempt) {
+    if (attempt == 1) walk.piece_bytes = 0;
+    *trace = before;
     Handler handler(bytes, path, options, trace);
-    SimdWalker<Handler> walker(bytes, &handler);
-    if (walker.Run(padding) != SimdWalk::kMalformed) {
+    const SimdWalk walked = walk.two_threads    ? PipelinedSimdWalk(bytes, padding, walk.piece_bytes, &handler)
+                            : walk.piece_bytes ? ChunkedSimdWalk(bytes, &handler, walk.piece_bytes)
+                                               : SimdWalker<Handler>(bytes, &handler).Run(padding);
+    if (walked != SimdWalk::kMalformed) {
       if (parser) *parser = JsonParser::kSimdjson;
       return Finished(handler, *trace, path);
     }

@@ -1,8 +1,9 @@
-// simdjson's On-Demand reading of trace-event JSON (json_simd_walk.h) against
-// nlohmann's SAX reading (the reader before it, and still the reader of malformed
-// input): on every bundled recording, the corpus's Kineto traces and a list of
-// inputs at the edges of the JSON grammar, in strict and lenient mode, both give the
-// same trace, field for field, or the same error, word for word and located alike.
+// simdjson's On-Demand reading of trace-event JSON (json_simd_walk.h), on one thread
+// and with the walk on a second one (json_simd_pipeline.h), against nlohmann's SAX
+// reading (the reader before it, and still the reader of malformed input): on every
+// bundled recording, the corpus's Kineto traces and a list of inputs at the edges of
+// the JSON grammar, in strict and lenient mode, all three give the same trace, field
+// for field, or the same error, word for word and located alike.
 #include <gtest/gtest.h>
 #include <zlib.h>
 
@@ -57,32 +58,49 @@ std::string Fingerprint(const Status& s, const GpuTrace& t) {
   return o.str();
 }
 
-struct Both {
-  std::string simd, nlohmann;
+// The ways simdjson may walk (json_trace_internal.h SimdPlan): whole on one thread,
+// then in pieces cut about every 300 bytes (most inputs here are a few pieces; the
+// recordings thousands), on one thread and with the walk on a second one.
+constexpr size_t kSmallPieces = 300;
+const std::vector<std::pair<std::string, detail::SimdPlan>>& Plans() {
+  static const std::vector<std::pair<std::string, detail::SimdPlan>> plans = {
+      {"whole, one thread", {false, 0}},
+      {"whole, two threads", {true, 0}},
+      {"in pieces, one thread", {false, kSmallPieces}},
+      {"in pieces, two threads", {true, kSmallPieces}},
+  };
+  return plans;
+}
+
+struct Reading {
+  std::string fingerprint;
   JsonParser parser = JsonParser::kNlohmann;
 };
 
-Both ReadBoth(std::string_view bytes, ReadMode mode) {
+Reading ReadWith(std::string_view bytes, ReadMode mode, const detail::SimdPlan* plan) {
   ReadOptions options;
   options.mode = mode;
-  Both b;
-  GpuTrace a, c;
-  a.path = c.path = "t.json";
-  Status sa = detail::ReadEvents(bytes, a.path, options, &a, 0, &b.parser);
-  Status sc = detail::ReadEventsWithNlohmann(bytes, c.path, options, &c);
-  b.simd = Fingerprint(sa, a);
-  b.nlohmann = Fingerprint(sc, c);
-  return b;
+  Reading r;
+  GpuTrace t;
+  t.path = "t.json";
+  const Status s = plan != nullptr ? detail::ReadEvents(bytes, t.path, options, &t, 0, &r.parser, plan)
+                                   : detail::ReadEventsWithNlohmann(bytes, t.path, options, &t);
+  r.fingerprint = Fingerprint(s, t);
+  return r;
 }
 
 // Well-formed recordings have no bad event, so lenient mode reads them as strict mode does.
 void ExpectSameReading(std::string_view bytes, const std::string& what, bool well_formed, bool lenient_too = true) {
   for (ReadMode mode : {ReadMode::kStrict, ReadMode::kLenient}) {
     if (mode == ReadMode::kLenient && !lenient_too) continue;
-    const Both b = ReadBoth(bytes, mode);
-    EXPECT_EQ(b.simd, b.nlohmann) << what << (mode == ReadMode::kStrict ? " (strict)" : " (lenient)");
-    if (well_formed) {
-      EXPECT_EQ(b.parser, JsonParser::kSimdjson) << what << ": simdjson read it";
+    const char* in = mode == ReadMode::kStrict ? " (strict)" : " (lenient)";
+    const Reading nlohmann = ReadWith(bytes, mode, nullptr);
+    for (const auto& [name, plan] : Plans()) {
+      const Reading r = ReadWith(bytes, mode, &plan);
+      EXPECT_EQ(r.fingerprint, nlohmann.fingerprint) << what << in << ", simdjson " << name;
+      if (well_formed) {
+        EXPECT_EQ(r.parser, JsonParser::kSimdjson) << what << in << ": simdjson read it, " << name;
+      }
     }
   }
 }
@@ -157,6 +175,30 @@ TEST(SimdReader, BadEventsAreLocatedAlike) {
         R"({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 0, "ts": 1, "dur": 1, "args": {"device": -1}})"}) {
     ExpectSameReading("{\"traceEvents\": [\n  " + ev + ",\n  {\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 0, \"args\": {\"name\": \"p\"}}]}",
                       "event " + ev, ev.find("1e400") == std::string::npos);
+  }
+}
+
+// A trace of many blocks of tokens (json_simd_pipeline.h hands them over 16,384 at a
+// time) and many pieces, with one fault placed early, in the middle or near the end:
+// a bad event (the handler stops there in strict mode, counts it in lenient mode) or
+// a byte that is not JSON (nlohmann reads it all again). Every plan stops, or falls
+// back, where the whole walk on one thread does.
+TEST(SimdReader, FaultsAnywhereInALongTraceEndItAlike) {
+  gen::DecodeTraceSpec spec;
+  spec.tokens = 16;
+  const std::string bytes = gen::DecodeTrace(spec);
+  ASSERT_GT(bytes.size(), size_t{2} << 20) << "long enough for many blocks";
+  for (double at : {0.05, 0.5, 0.97}) {
+    // The start of an event line past `at` of the file.
+    const size_t line = bytes.find("\n  {", static_cast<size_t>(static_cast<double>(bytes.size()) * at));
+    ASSERT_NE(line, std::string::npos);
+    const std::string where = " at " + std::to_string(line) + " of " + std::to_string(bytes.size());
+    std::string bad_event = bytes;
+    bad_event.insert(line + 3, R"({"ph": "X", "cat": "kernel", "name": "k", "ts": "1", "dur": 1}, )");
+    ExpectSameReading(bad_event, "a bad event" + where, true);
+    std::string not_json = bytes;
+    not_json.insert(line + 3, "@");
+    ExpectSameReading(not_json, "a stray byte" + where, false);
   }
 }
 

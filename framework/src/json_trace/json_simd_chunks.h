@@ -1,0 +1,238 @@
+// The simdjson walk of a large trace in pieces of a few MB: simdjson's index of a
+// whole 200 MB document is about a gigabyte of fresh memory, and touching it cost
+// more than the parse. A piece's index fits in the cache and its buffers serve the
+// next piece.
+//
+// The pieces of {"...": ..., "traceEvents": [e0, e1, ...], "...": ...}:
+//  - the head, up to the '[' that opens traceEvents, walked as head + "]}";
+//  - the events, cut after a ',' that ends a line, each run walked as "[" + run + "]";
+//  - the tail, from the ']' that closes the array, walked as {"k":[ + tail.
+// The handler is given the callbacks of the whole document's walk and no others (the
+// added brackets' callbacks are left out) with cursors in the real input. Nothing is
+// assumed about where the cuts fall: each piece is parsed whole by simdjson, so a cut
+// inside an event, a second array after traceEvents, or any other layout makes a piece
+// fail, and the caller walks the document whole instead (kMalformed). Together the
+// pieces cover every byte, each one as JSON, so a walk that ends kDone read exactly
+// the document's values.
+#pragma once
+
+#include <simdjson.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "json_simd_walk.h"
+
+namespace perfgate::json_trace::detail {
+
+// Where the pieces lie: the '[' of traceEvents, the ']' that closes it, and the
+// start of each run of events after the first.
+struct EventPieces {
+  size_t open = 0, close = 0;
+  std::vector<size_t> cuts;  // each just past a ',' that ends a line; ascending, in (open, close)
+};
+
+inline bool IsJsonSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+// The '[' after the root object's "traceEvents" key, found by reading at most
+// `limit` bytes of the head (strings skipped, depth counted); npos when not there.
+inline size_t FindEventsOpen(std::string_view b, size_t limit) {
+  static constexpr std::string_view kKey = "\"traceEvents\"";
+  int depth = 0;
+  const size_t end = b.size() < limit ? b.size() : limit;
+  for (size_t i = 0; i < end; ++i) {
+    const char c = b[i];
+    if (c == '"') {
+      const bool key = depth == 1 && b.compare(i, kKey.size(), kKey) == 0;
+      size_t j = i + 1;
+      while (j < end && b[j] != '"') j += b[j] == '\\' ? 2 : 1;
+      if (j >= end) return std::string_view::npos;
+      i = j;
+      if (!key) continue;
+      size_t k = j + 1;
+      while (k < end && IsJsonSpace(b[k])) ++k;
+      if (k >= end || b[k] != ':') continue;
+      ++k;
+      while (k < end && IsJsonSpace(b[k])) ++k;
+      if (k < end && b[k] == '[') return k;
+    } else if (c == '{' || c == '[') {
+      ++depth;
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+  return std::string_view::npos;
+}
+
+// The last ']' of the root object's own members, found by reading at most `limit`
+// bytes back from the end: a quote is a string's edge unless an odd run of
+// backslashes stands before it. npos when not there.
+inline size_t FindEventsClose(std::string_view b, size_t limit) {
+  int depth = 0;
+  bool in_string = false;
+  const size_t stop = b.size() > limit ? b.size() - limit : 0;
+  for (size_t i = b.size(); i-- > stop;) {
+    const char c = b[i];
+    if (c == '"') {
+      size_t backslashes = 0;
+      while (i - backslashes > 0 && b[i - backslashes - 1] == '\\') ++backslashes;
+      if (backslashes % 2 == 0) in_string = !in_string;
+      continue;
+    }
+    if (in_string) continue;
+    if (c == '}' || c == ']') {
+      if (c == ']' && depth == 1) return i;
+      ++depth;
+    } else if (c == '{' || c == '[') {
+      --depth;
+    }
+  }
+  return std::string_view::npos;
+}
+
+// Cuts about every `piece_bytes` between open and close, each at the first line end
+// from there whose last non-space byte is a ',' and whose next line starts with a
+// '{' (inside an event, a ',' at a line's end is followed by a key). A raw newline
+// never stands inside a JSON string, so the comma is outside one; whether it ends an
+// event is for the pieces' parses to show.
+inline EventPieces FindEventPieces(std::string_view b, size_t piece_bytes) {
+  EventPieces p;
+  p.open = FindEventsOpen(b, size_t{1} << 20);
+  if (p.open == std::string_view::npos) return p;
+  p.close = FindEventsClose(b, size_t{1} << 20);
+  if (p.close == std::string_view::npos || p.close <= p.open) {
+    p.open = std::string_view::npos;
+    return p;
+  }
+  size_t from = p.open + 1 + piece_bytes;
+  while (from < p.close) {
+    const size_t newline = b.find('\n', from);
+    if (newline == std::string_view::npos || newline >= p.close) break;
+    size_t last = newline, next = newline;
+    while (last > p.open && IsJsonSpace(b[last])) --last;
+    while (next < p.close && IsJsonSpace(b[next])) ++next;
+    if (b[last] == ',' && b[next] == '{' && last > (p.cuts.empty() ? p.open : p.cuts.back())) {
+      p.cuts.push_back(last + 1);
+      from = last + 1 + piece_bytes;
+    } else {
+      from = newline + 1;
+    }
+  }
+  return p;
+}
+
+// Hands the walker's callbacks of one piece to `sax`, less the added brackets':
+// kSkipFirst3 drops the tail's {"k":[ , kOuterArray a run's "[" and "]", and
+// kPastHead every callback located after the head (its "]}").
+template <typename Sax>
+class PieceSax {
+ public:
+  enum Mode { kHead, kRun, kTail };
+  PieceSax(Sax* sax, Mode mode, const char* head_end) : sax_(sax), mode_(mode), head_end_(head_end) {}
+
+  const char** cursor() { return sax_->cursor(); }
+  int64_t values() const { return values_; }  // a run's events
+
+  bool null() { return Scalar() ? sax_->null() : true; }
+  bool boolean(bool v) { return Scalar() ? sax_->boolean(v) : true; }
+  bool number_integer(int64_t v) { return Scalar() ? sax_->number_integer(v) : true; }
+  bool number_unsigned(uint64_t v) { return Scalar() ? sax_->number_unsigned(v) : true; }
+  // Texts as views (TakesTextViews), handed on as the handler takes them.
+  bool float_text(std::string_view t) {
+    if (!Keep(0)) return true;
+    if constexpr (TakesTextViews<Sax>::value) {
+      return sax_->float_text(t);
+    } else {
+      return sax_->number_float(0.0, text_.assign(t.data(), t.size()));
+    }
+  }
+  bool string_text(std::string_view s) {
+    if (!Keep(0)) return true;
+    if constexpr (TakesTextViews<Sax>::value) {
+      return sax_->string_text(s);
+    } else {
+      return sax_->string(text_.assign(s.data(), s.size()));
+    }
+  }
+  bool key_text(std::string_view k) {
+    if (!Keep(0)) return true;
+    if constexpr (TakesTextViews<Sax>::value) {
+      return sax_->key_text(k);
+    } else {
+      return sax_->key(text_.assign(k.data(), k.size()));
+    }
+  }
+  bool start_object(size_t n) { return Keep(+1) ? sax_->start_object(n) : true; }
+  bool start_array(size_t n) { return Keep(+1) ? sax_->start_array(n) : true; }
+  bool end_object() { return Keep(-1) ? sax_->end_object() : true; }
+  bool end_array() { return Keep(-1) ? sax_->end_array() : true; }
+
+ private:
+  bool Scalar() { return Keep(0); }
+  // Whether the callback that moves the depth by `step` is the document's.
+  bool Keep(int step) {
+    const int before = depth_;
+    depth_ += step;
+    switch (mode_) {
+      case kHead:
+        return *sax_->cursor() <= head_end_;
+      case kRun:
+        if (before == 1 && step >= 0) ++values_;  // a value of the run begins
+        return !(before == 0 && step == +1) && !(depth_ == 0 && step == -1);
+      case kTail:
+        return ++seen_ > 3;
+    }
+    return true;
+  }
+
+  Sax* sax_;
+  Mode mode_;
+  const char* head_end_;
+  int depth_ = 0;
+  int64_t values_ = 0;
+  int seen_ = 0;
+  std::string text_;
+};
+
+// Walks `bytes` piece by piece into `sax` (see above). kMalformed also when the
+// document does not have the layout (no pieces could be found, or one did not
+// parse): the caller walks it whole.
+template <typename Sax>
+SimdWalk ChunkedSimdWalk(std::string_view bytes, Sax* sax, size_t piece_bytes) {
+  const EventPieces pieces = FindEventPieces(bytes, piece_bytes);
+  if (pieces.open == std::string_view::npos) return SimdWalk::kMalformed;
+  simdjson::ondemand::parser parser;
+  std::string copy;
+  // One piece: `prefix` + bytes[from, to) + `suffix`, walked with its cursors put
+  // where the real bytes are.
+  auto walk = [&](std::string_view prefix, size_t from, size_t to, std::string_view suffix,
+                  PieceSax<Sax>* piece) {
+    copy.assign(prefix);
+    copy.append(bytes.data() + from, to - from);
+    copy.append(suffix);
+    const size_t size = copy.size();
+    copy.append(simdjson::SIMDJSON_PADDING, ' ');
+    SimdWalker<PieceSax<Sax>> walker(std::string_view(copy.data(), size), piece,
+                                     bytes.data() + from - prefix.size());
+    return walker.Run(simdjson::SIMDJSON_PADDING, &parser);
+  };
+  PieceSax<Sax> head(sax, PieceSax<Sax>::kHead, bytes.data() + pieces.open + 1);
+  SimdWalk w = walk("", 0, pieces.open + 1, "]}", &head);
+  if (w != SimdWalk::kDone) return w;
+  size_t from = pieces.open + 1;
+  for (size_t i = 0; i <= pieces.cuts.size(); ++i) {
+    const bool last = i == pieces.cuts.size();
+    const size_t to = last ? pieces.close : pieces.cuts[i] - 1;  // the run's ',' is not walked
+    PieceSax<Sax> run(sax, PieceSax<Sax>::kRun, nullptr);
+    if ((w = walk("[", from, to, "]", &run)) != SimdWalk::kDone) return w;
+    // "[]" parses, but the document's ",," or ",]" does not.
+    if (run.values() == 0 && !pieces.cuts.empty()) return SimdWalk::kMalformed;
+    if (!last) from = pieces.cuts[i];
+  }
+  PieceSax<Sax> tail(sax, PieceSax<Sax>::kTail, nullptr);
+  return walk("{\"k\":[", pieces.close, bytes.size(), "", &tail);
+}
+
+}  // namespace perfgate::json_trace::detail
