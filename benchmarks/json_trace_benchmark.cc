@@ -149,6 +149,33 @@ void BM_ReadTraceJsonNlohmann(benchmark::State& state) {
   Report(state, in, peak);
 }
 
+// detail::ReadEvents of the bytes with one plan (arg 2): 0 the whole document on one
+// thread (the reader before pieces), 1 in pieces on one thread, 2 in pieces walked by
+// two worker threads (what ReadTraceJson chooses on two free cores); pieces of arg 3
+// KiB. The bytes are given 64 bytes of slack, as a file read is, so no plan copies
+// them whole.
+void BM_ReadTraceJsonPlan(benchmark::State& state) {
+  const Input& in = GetInput(state.range(0), state.range(1) != 0);
+  std::string padded = in.bytes;
+  padded.reserve(in.bytes.size() + 64);
+  const int plan = static_cast<int>(state.range(2));
+  const size_t piece = static_cast<size_t>(state.range(3)) << 10;
+  const jt::detail::SimdPlan chosen{plan == 2 ? 2 : 0, plan == 0 ? 0 : piece};
+  size_t peak = 0;
+  for (auto _ : state) {
+    const size_t base = LiveHeapBytes();
+    ResetPeak();
+    jt::GpuTrace t;
+    t.path = "bench.json";
+    perfgate::Status s = jt::detail::ReadEvents(padded, t.path, jt::ReadOptions(), &t,
+                                                padded.capacity() - padded.size(), nullptr, &chosen);
+    if (!s.ok()) state.SkipWithError(s.ToString().c_str());
+    peak = std::max(peak, PeakHeapBytes() - base);
+    benchmark::DoNotOptimize(t);
+  }
+  Report(state, in, peak);
+}
+
 // ReadTraceJsonFile of the trace written to a temporary file `name` as `contents`.
 void TimeFileRead(benchmark::State& state, const Input& in, const std::string& name, const std::string& contents) {
   const std::string path = (std::filesystem::temp_directory_path() / name).string();
@@ -238,6 +265,11 @@ void BM_ReadXlaTrace(benchmark::State& state) {
 BENCHMARK(BM_NlohmannSaxNull)->Args({20, 0})->Args({200, 0})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_SimdjsonWalkNull)->Args({20, 0})->Args({200, 0})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_ReadTraceJson)->Args({20, 0})->Args({200, 0})->Args({200, 1})->Unit(benchmark::kMillisecond)->UseRealTime();
+// Compare them with --benchmark_enable_random_interleaving=true: this VM drifts by
+// ±20 % between minutes, and interleaved repetitions share the drift.
+BENCHMARK(BM_ReadTraceJsonPlan)->Args({200, 0, 0, 0})->Args({200, 0, 1, 4096})->Args({200, 0, 2, 4096})
+    ->Args({200, 0, 1, 1024})->Args({200, 0, 2, 1024})
+    ->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_ReadTraceJsonNlohmann)->Args({20, 0})->Args({200, 0})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_ReadTraceJsonFile)->Args({20, 0})->Args({200, 0})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_ReadTraceJsonGzipFile)->Args({200, 0})->Unit(benchmark::kMillisecond)->UseRealTime();

@@ -16,14 +16,12 @@
 // the document's values.
 #pragma once
 
-#include <simdjson.h>
-
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "json_simd_walk.h"
+#include "json_simd_walk.h"  // simdjson.h, with the settings every unit must share
 
 namespace perfgate::json_trace::detail {
 
@@ -123,14 +121,15 @@ inline EventPieces FindEventPieces(std::string_view b, size_t piece_bytes) {
   return p;
 }
 
-// Hands the walker's callbacks of one piece to `sax`, less the added brackets':
-// kSkipFirst3 drops the tail's {"k":[ , kOuterArray a run's "[" and "]", and
-// kPastHead every callback located after the head (its "]}").
+enum class PieceKind { kHead, kRun, kTail };
+
+// Hands the walker's callbacks of one piece to `sax`, less the added brackets': a
+// head's callbacks located after it (its "]}"), a run's outer "[" and "]", a tail's
+// first three ({"k":[).
 template <typename Sax>
 class PieceSax {
  public:
-  enum Mode { kHead, kRun, kTail };
-  PieceSax(Sax* sax, Mode mode, const char* head_end) : sax_(sax), mode_(mode), head_end_(head_end) {}
+  PieceSax(Sax* sax, PieceKind kind, const char* head_end) : sax_(sax), kind_(kind), head_end_(head_end) {}
 
   const char** cursor() { return sax_->cursor(); }
   int64_t values() const { return values_; }  // a run's events
@@ -175,26 +174,67 @@ class PieceSax {
   bool Keep(int step) {
     const int before = depth_;
     depth_ += step;
-    switch (mode_) {
-      case kHead:
+    switch (kind_) {
+      case PieceKind::kHead:
         return *sax_->cursor() <= head_end_;
-      case kRun:
+      case PieceKind::kRun:
         if (before == 1 && step >= 0) ++values_;  // a value of the run begins
         return !(before == 0 && step == +1) && !(depth_ == 0 && step == -1);
-      case kTail:
+      case PieceKind::kTail:
         return ++seen_ > 3;
     }
     return true;
   }
 
   Sax* sax_;
-  Mode mode_;
+  PieceKind kind_;
   const char* head_end_;
   int depth_ = 0;
   int64_t values_ = 0;
   int seen_ = 0;
   std::string text_;
 };
+
+// One piece: prefix + bytes[from, to) + suffix, walked as a document.
+struct PieceSpec {
+  PieceKind kind;
+  size_t from, to;
+  std::string_view prefix, suffix;
+  bool needs_values;  // a run of a cut array: "[]" parses, but the document's ",," or ",]" does not
+};
+
+// The pieces of `bytes` in document order: head, runs, tail.
+inline std::vector<PieceSpec> PieceSpecs(std::string_view bytes, const EventPieces& p) {
+  std::vector<PieceSpec> specs;
+  specs.push_back({PieceKind::kHead, 0, p.open + 1, "", "]}", false});
+  size_t from = p.open + 1;
+  for (size_t cut : p.cuts) {
+    specs.push_back({PieceKind::kRun, from, cut - 1, "[", "]", true});  // the run's ',' is not walked
+    from = cut;
+  }
+  specs.push_back({PieceKind::kRun, from, p.close, "[", "]", !p.cuts.empty()});
+  specs.push_back({PieceKind::kTail, p.close, bytes.size(), "{\"k\":[", "", false});
+  return specs;
+}
+
+// Walks one piece into `sax`, its cursors put where the real bytes are. `parser` and
+// `copy` serve the pieces one after the other.
+template <typename Sax>
+SimdWalk WalkPiece(std::string_view bytes, const PieceSpec& spec, Sax* sax, simdjson::ondemand::parser* parser,
+                   std::string* copy) {
+  copy->assign(spec.prefix);
+  copy->append(bytes.data() + spec.from, spec.to - spec.from);
+  copy->append(spec.suffix);
+  const size_t size = copy->size();
+  copy->append(simdjson::SIMDJSON_PADDING, ' ');
+  // The head ends just past the '[' of traceEvents.
+  PieceSax<Sax> piece(sax, spec.kind, bytes.data() + spec.to);
+  SimdWalker<PieceSax<Sax>> walker(std::string_view(copy->data(), size), &piece,
+                                   bytes.data() + spec.from - spec.prefix.size());
+  const SimdWalk w = walker.Run(simdjson::SIMDJSON_PADDING, parser);
+  if (w == SimdWalk::kDone && spec.needs_values && piece.values() == 0) return SimdWalk::kMalformed;
+  return w;
+}
 
 // Walks `bytes` piece by piece into `sax` (see above). kMalformed also when the
 // document does not have the layout (no pieces could be found, or one did not
@@ -205,34 +245,11 @@ SimdWalk ChunkedSimdWalk(std::string_view bytes, Sax* sax, size_t piece_bytes) {
   if (pieces.open == std::string_view::npos) return SimdWalk::kMalformed;
   simdjson::ondemand::parser parser;
   std::string copy;
-  // One piece: `prefix` + bytes[from, to) + `suffix`, walked with its cursors put
-  // where the real bytes are.
-  auto walk = [&](std::string_view prefix, size_t from, size_t to, std::string_view suffix,
-                  PieceSax<Sax>* piece) {
-    copy.assign(prefix);
-    copy.append(bytes.data() + from, to - from);
-    copy.append(suffix);
-    const size_t size = copy.size();
-    copy.append(simdjson::SIMDJSON_PADDING, ' ');
-    SimdWalker<PieceSax<Sax>> walker(std::string_view(copy.data(), size), piece,
-                                     bytes.data() + from - prefix.size());
-    return walker.Run(simdjson::SIMDJSON_PADDING, &parser);
-  };
-  PieceSax<Sax> head(sax, PieceSax<Sax>::kHead, bytes.data() + pieces.open + 1);
-  SimdWalk w = walk("", 0, pieces.open + 1, "]}", &head);
-  if (w != SimdWalk::kDone) return w;
-  size_t from = pieces.open + 1;
-  for (size_t i = 0; i <= pieces.cuts.size(); ++i) {
-    const bool last = i == pieces.cuts.size();
-    const size_t to = last ? pieces.close : pieces.cuts[i] - 1;  // the run's ',' is not walked
-    PieceSax<Sax> run(sax, PieceSax<Sax>::kRun, nullptr);
-    if ((w = walk("[", from, to, "]", &run)) != SimdWalk::kDone) return w;
-    // "[]" parses, but the document's ",," or ",]" does not.
-    if (run.values() == 0 && !pieces.cuts.empty()) return SimdWalk::kMalformed;
-    if (!last) from = pieces.cuts[i];
+  for (const PieceSpec& spec : PieceSpecs(bytes, pieces)) {
+    const SimdWalk w = WalkPiece(bytes, spec, sax, &parser, &copy);
+    if (w != SimdWalk::kDone) return w;
   }
-  PieceSax<Sax> tail(sax, PieceSax<Sax>::kTail, nullptr);
-  return walk("{\"k\":[", pieces.close, bytes.size(), "", &tail);
+  return SimdWalk::kDone;
 }
 
 }  // namespace perfgate::json_trace::detail

@@ -1,9 +1,9 @@
-// The simdjson walk on two cores: one thread walks the document (SimdWalker) and
-// records each callback, with the cursor the walker set for it, into blocks of
-// tokens; the calling thread replays the blocks, in order, into the real handler.
-// The handler sees exactly the callbacks, cursors and outcome of the one-thread
-// walk; the walk and the handler's work, about equal in cost on a Kineto trace,
-// overlap.
+// The walk in pieces (json_simd_chunks.h) on several cores: worker threads walk
+// pieces at once, each recording its piece's callbacks, with the cursor the walker
+// set for each, into a tape of its own; the calling thread replays the tapes in
+// document order into the real handler. The handler sees exactly the callbacks,
+// cursors and outcome of the one-thread walk in pieces; what runs at once is
+// simdjson's walk of the next pieces and the handler's work on this one.
 #pragma once
 
 #include <condition_variable>
@@ -42,93 +42,24 @@ struct TapeBlock {
   std::string text;
 };
 
-// Blocks handed from the walking thread to the replaying one, at most kInFlight at a
-// time (so memory stays a few blocks whatever the input), and returned empty for
-// reuse (so neither thread touches fresh memory after the first blocks).
-class TapeQueue {
- public:
-  static constexpr size_t kInFlight = 4;
-
-  // The walker's next empty block; false once the replay has stopped.
-  bool TakeEmpty(TapeBlock* block) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    room_.wait(lock, [&] { return stopped_ || full_.size() < kInFlight; });
-    if (stopped_) return false;
-    if (!empty_.empty()) {
-      *block = std::move(empty_.back());
-      empty_.pop_back();
-    }
-    block->tokens.clear();
-    block->text.clear();
-    return true;
-  }
-  void PutFull(TapeBlock&& block) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    full_.push_back(std::move(block));
-    ready_.notify_one();
-  }
-  // The walk is over (no more blocks will come).
-  void Finish() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    finished_ = true;
-    ready_.notify_one();
-  }
-  // The replay's next block, in order; false once the walk has finished and every
-  // block was taken.
-  bool TakeFull(TapeBlock* block) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    ready_.wait(lock, [&] { return finished_ || !full_.empty(); });
-    if (full_.empty()) return false;
-    *block = std::move(full_.front());
-    full_.erase(full_.begin());
-    room_.notify_one();
-    return true;
-  }
-  void PutEmpty(TapeBlock&& block) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    empty_.push_back(std::move(block));
-  }
-  // The handler stopped: the walker gives up at its next callback.
-  void Stop() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stopped_ = true;
-    room_.notify_one();
-  }
-
- private:
-  std::mutex mutex_;
-  std::condition_variable room_, ready_;
-  std::vector<TapeBlock> full_, empty_;
-  bool finished_ = false, stopped_ = false;
-};
-
-// The walker's handler on the walking thread: records every callback.
+// The walker's handler on a worker thread: records every callback of one piece.
 class TapeRecorder {
  public:
-  static constexpr size_t kTokensPerBlock = 16384;
-
-  TapeRecorder(const char* input, TapeQueue* queue) : input_(input), queue_(queue) {}
+  TapeRecorder(const char* input, TapeBlock* tape) : input_(input), tape_(tape) {}
 
   const char** cursor() { return &at_; }
-  bool Start() { return queue_->TakeEmpty(&block_); }
-  // Hands over the last, partly filled block.
-  void Flush() {
-    if (!block_.tokens.empty()) queue_->PutFull(std::move(block_));
-  }
 
   bool null() { return Add(TapeToken::kNull); }
   bool boolean(bool b) { return Add(b ? TapeToken::kTrue : TapeToken::kFalse); }
   bool number_integer(int64_t v) {
-    TapeToken& t = Push(TapeToken::kInteger);
-    t.integer = v;
-    return Next();
+    Push(TapeToken::kInteger).integer = v;
+    return true;
   }
   bool number_unsigned(uint64_t v) {
-    TapeToken& t = Push(TapeToken::kUnsigned);
-    t.unsigned_integer = v;
-    return Next();
+    Push(TapeToken::kUnsigned).unsigned_integer = v;
+    return true;
   }
-  // Texts as views (TakesTextViews): copied once, into the block.
+  // Texts as views (TakesTextViews): copied once, into the tape.
   bool float_text(std::string_view text) { return AddText(TapeToken::kFloat, text); }
   bool string_text(std::string_view s) { return AddText(TapeToken::kString, s); }
   bool key_text(std::string_view k) { return AddText(TapeToken::kKey, k); }
@@ -139,33 +70,26 @@ class TapeRecorder {
 
  private:
   TapeToken& Push(TapeToken::Kind kind) {
-    TapeToken& t = block_.tokens.emplace_back();
+    TapeToken& t = tape_->tokens.emplace_back();
     t.kind = kind;
     t.cursor = static_cast<size_t>(at_ - input_);
     return t;
   }
   bool Add(TapeToken::Kind kind) {
     Push(kind);
-    return Next();
+    return true;
   }
   bool AddText(TapeToken::Kind kind, std::string_view text) {
     TapeToken& t = Push(kind);
-    t.text = block_.text.size();
+    t.text = tape_->text.size();
     t.length = static_cast<uint32_t>(text.size());
-    block_.text.append(text);
-    return Next();
-  }
-  // A full block goes to the replay; false (the walk stops) once the replay has.
-  bool Next() {
-    if (block_.tokens.size() < kTokensPerBlock) return true;
-    queue_->PutFull(std::move(block_));
-    return queue_->TakeEmpty(&block_);
+    tape_->text.append(text);
+    return true;
   }
 
   const char* input_;
-  TapeQueue* queue_;
+  TapeBlock* tape_;
   const char* at_ = nullptr;
-  TapeBlock block_;
 };
 
 // Replays one block into `sax`; false when a callback returned false.
@@ -203,46 +127,114 @@ bool ReplayBlock(const TapeBlock& block, const char* input, Sax* sax, std::strin
   return true;
 }
 
-// SimdWalker<Sax>(bytes, sax).Run(padding), or ChunkedSimdWalk(bytes, sax,
-// piece_bytes) when piece_bytes is not 0, with the walk on another thread. The
-// outcome is the one-thread walk's: kStopped as soon as a replayed callback returns
-// false, else the walk's own (kMalformed only after every callback before the fault
-// was replayed, as the one-thread walk would have made them).
-template <typename Sax>
-SimdWalk PipelinedSimdWalk(std::string_view bytes, size_t padding, size_t piece_bytes, Sax* sax) {
-  TapeQueue queue;
-  SimdWalk walked = SimdWalk::kMalformed;
-  std::thread walker([&] {
-    TapeRecorder recorder(bytes.data(), &queue);
-    try {
-      if (recorder.Start()) {
-        walked = piece_bytes > 0 ? ChunkedSimdWalk(bytes, &recorder, piece_bytes)
-                                 : SimdWalker<TapeRecorder>(bytes, &recorder).Run(padding);
-        recorder.Flush();
-      }
-    } catch (const std::exception&) {
-      walked = SimdWalk::kMalformed;  // out of memory: nlohmann reads it again, and says so
+// The pieces of a walk in pieces, shared by the workers and the replay: which piece
+// is walked next, which are ready, and tapes for reuse (so that no thread touches
+// fresh memory after the first pieces). At most kAhead pieces wait for the replay,
+// so memory stays a few pieces' tapes whatever the input.
+class PieceBoard {
+ public:
+  static constexpr size_t kAhead = 4;
+
+  explicit PieceBoard(size_t pieces) : tapes_(pieces), walked_(pieces), ready_(pieces, false) {}
+
+  // The next piece for a worker, with an empty tape; false when none is left.
+  bool Take(size_t* piece) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [&] { return stopped_ || next_ >= tapes_.size() || next_ < replayed_ + kAhead; });
+    if (stopped_ || next_ >= tapes_.size()) return false;
+    *piece = next_++;
+    if (!spare_.empty()) {
+      tapes_[*piece] = std::move(spare_.back());
+      spare_.pop_back();
     }
-    queue.Finish();
-  });
-  bool stopped = false;
+    return true;
+  }
+  TapeBlock* Tape(size_t piece) { return &tapes_[piece]; }
+  void Done(size_t piece, SimdWalk walked) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    walked_[piece] = walked;
+    ready_[piece] = true;
+    changed_.notify_all();
+  }
+  // The replay: waits for the piece, whose tape and outcome are then its own.
+  SimdWalk Wait(size_t piece) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [&] { return static_cast<bool>(ready_[piece]); });
+    return walked_[piece];
+  }
+  void Replayed(size_t piece) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    TapeBlock& tape = tapes_[piece];
+    tape.tokens.clear();
+    tape.text.clear();
+    spare_.push_back(std::move(tape));
+    replayed_ = piece + 1;
+    changed_.notify_all();
+  }
+  void Stop() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopped_ = true;
+    changed_.notify_all();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::vector<TapeBlock> tapes_, spare_;
+  std::vector<SimdWalk> walked_;
+  std::vector<char> ready_;
+  size_t next_ = 0, replayed_ = 0;
+  bool stopped_ = false;
+};
+
+// ChunkedSimdWalk(bytes, sax, piece_bytes) with the pieces walked by `workers`
+// threads. The outcome is the one-thread walk's where it matters: kStopped as soon as
+// a replayed callback returns false, kMalformed at the first piece in order that did
+// not parse (the caller then walks the document whole, from the start).
+template <typename Sax>
+SimdWalk ParallelChunkedSimdWalk(std::string_view bytes, Sax* sax, size_t piece_bytes, int workers) {
+  const EventPieces pieces = FindEventPieces(bytes, piece_bytes);
+  if (pieces.open == std::string_view::npos) return SimdWalk::kMalformed;
+  const std::vector<PieceSpec> specs = PieceSpecs(bytes, pieces);
+  PieceBoard board(specs.size());
+  auto work = [&] {
+    simdjson::ondemand::parser parser;
+    std::string copy;
+    size_t piece = 0;
+    while (board.Take(&piece)) {
+      SimdWalk walked = SimdWalk::kMalformed;  // out of memory: the whole walk, then nlohmann, say so
+      try {
+        TapeRecorder recorder(bytes.data(), board.Tape(piece));
+        walked = WalkPiece(bytes, specs[piece], &recorder, &parser, &copy);
+      } catch (const std::exception&) {
+      }
+      board.Done(piece, walked);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int i = 0; i < workers; ++i) threads.emplace_back(work);
+  auto finish = [&] {
+    board.Stop();
+    for (std::thread& t : threads) t.join();
+  };
+  SimdWalk outcome = SimdWalk::kDone;
   try {
     std::string text;
-    TapeBlock block;
-    while (!stopped && queue.TakeFull(&block)) {
-      stopped = !ReplayBlock(block, bytes.data(), sax, &text);
-      queue.PutEmpty(std::move(block));
+    for (size_t piece = 0; piece < specs.size() && outcome == SimdWalk::kDone; ++piece) {
+      if (board.Wait(piece) != SimdWalk::kDone) {
+        outcome = SimdWalk::kMalformed;  // the recorder refuses nothing: not done is not JSON
+      } else if (!ReplayBlock(*board.Tape(piece), bytes.data(), sax, &text)) {
+        outcome = SimdWalk::kStopped;
+      } else {
+        board.Replayed(piece);
+      }
     }
-  } catch (...) {  // the handler's own failure (out of memory): the walk stops first
-    queue.Stop();
-    walker.join();
+  } catch (...) {  // the handler's own failure (out of memory): the workers stop first
+    finish();
     throw;
   }
-  if (stopped) queue.Stop();
-  walker.join();
-  if (stopped) return SimdWalk::kStopped;
-  // The recorder never refuses a callback, so the walk ends done or malformed.
-  return walked == SimdWalk::kStopped ? SimdWalk::kMalformed : walked;
+  finish();
+  return outcome;
 }
 
 }  // namespace perfgate::json_trace::detail

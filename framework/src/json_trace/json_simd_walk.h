@@ -7,6 +7,13 @@
 // bytes again with nlohmann's parser, whose error it reports word for word.
 #pragma once
 
+// simdjson turns its development checks on in code built without optimization (no
+// __OPTIMIZE__), and they change its parser's layout: a test built at -O0 beside the
+// optimized library then links two definitions of the same inline code, and the walk
+// crashes. Off in every translation unit, so that they all agree.
+#ifndef SIMDJSON_DEVELOPMENT_CHECKS
+#define SIMDJSON_DEVELOPMENT_CHECKS 0
+#endif
 #include <simdjson.h>
 
 #include <charconv>

@@ -49,16 +49,18 @@ uint64_t ReadableBytes(uint64_t size, bool gzip);
 // `*parser`, when given, says which parser's reading is the result.
 // How simdjson walks (`plan`, by default AutoSimdPlan): a large trace in pieces
 // (json_simd_chunks.h; a document without their layout is walked whole), and the
-// walk on a second thread beside the handler (json_simd_pipeline.h). The result is
-// the same whatever the plan.
+// pieces walked by worker threads while the calling thread hands their callbacks to
+// the handler (json_simd_pipeline.h). The result is the same whatever the plan.
 enum class JsonParser { kSimdjson, kNlohmann };
 struct SimdPlan {
-  bool two_threads = false;
-  size_t piece_bytes = 0;  // 0: the document whole
+  int workers = 0;         // threads walking pieces; 0: every piece on the calling thread
+  size_t piece_bytes = 0;  // 0: the document whole (and on the calling thread)
 };
 inline constexpr size_t kSimdPieceBytes = size_t{4} << 20;
-// Pieces of kSimdPieceBytes for inputs of 4 pieces or more; two threads for inputs
-// of 1 MiB or more where a second core is free (ParallelWorkersAvailable).
+// Pieces of kSimdPieceBytes for inputs of 8 pieces or more (below that the pieces'
+// buffers, some 100 MB with two workers, cost more than they save), walked by as
+// many workers as the job count (2 to 8) where a second core is free
+// (ParallelWorkersAvailable).
 SimdPlan AutoSimdPlan(size_t input_bytes);
 Status ReadEvents(std::string_view bytes, const std::string& path, const ReadOptions& options, GpuTrace* trace,
                   size_t padding = 0, JsonParser* parser = nullptr, const SimdPlan* plan = nullptr);

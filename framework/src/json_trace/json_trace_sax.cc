@@ -1144,8 +1144,13 @@ Status ReadEventsWithNlohmann(std::string_view bytes, const std::string& path, c
 
 SimdPlan AutoSimdPlan(size_t input_bytes) {
   SimdPlan plan;
-  plan.two_threads = input_bytes >= (size_t{1} << 20) && ParallelWorkersAvailable();
-  plan.piece_bytes = input_bytes >= 4 * kSimdPieceBytes ? kSimdPieceBytes : 0;
+  plan.piece_bytes = input_bytes >= 8 * kSimdPieceBytes ? kSimdPieceBytes : 0;
+  if (plan.piece_bytes > 0 && ParallelWorkersAvailable()) {
+    // Worker threads beside the calling one, which mostly waits on them: on two cores
+    // two workers keep both busy.
+    const auto jobs = ResolveJobs();
+    plan.workers = std::clamp(jobs.ok() ? *jobs : 1, 2, 8);
+  }
   return plan;
 }
 
@@ -1158,9 +1163,10 @@ Status ReadEvents(std::string_view bytes, const std::string& path, const ReadOpt
     if (attempt == 1) walk.piece_bytes = 0;
     *trace = before;
     Handler handler(bytes, path, options, trace);
-    const SimdWalk walked = walk.two_threads    ? PipelinedSimdWalk(bytes, padding, walk.piece_bytes, &handler)
-                            : walk.piece_bytes ? ChunkedSimdWalk(bytes, &handler, walk.piece_bytes)
-                                               : SimdWalker<Handler>(bytes, &handler).Run(padding);
+    const SimdWalk walked =
+        walk.piece_bytes == 0 ? SimdWalker<Handler>(bytes, &handler).Run(padding)
+        : walk.workers > 0    ? ParallelChunkedSimdWalk(bytes, &handler, walk.piece_bytes, walk.workers)
+                              : ChunkedSimdWalk(bytes, &handler, walk.piece_bytes);
     if (walked != SimdWalk::kMalformed) {
       if (parser) *parser = JsonParser::kSimdjson;
       return Finished(handler, *trace, path);

@@ -1,7 +1,8 @@
-// The walk of a trace in pieces (json_simd_chunks.h): where the pieces are cut, that
-// the walk in pieces gives the whole walk's callbacks and cursors exactly (so it is
-// not quietly falling back to the whole walk), and that a layout the cuts get wrong
-// is refused rather than misread.
+// The walk of a trace in pieces (json_simd_chunks.h), on the calling thread and by
+// worker threads (json_simd_pipeline.h): where the pieces are cut, that the walk in
+// pieces gives the whole walk's callbacks and cursors exactly (so it is not quietly
+// falling back to the whole walk), and that a layout the cuts get wrong is refused
+// rather than misread.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -10,10 +11,15 @@
 #include <string>
 
 #include "json_trace/json_simd_chunks.h"
+#include "json_trace/json_simd_pipeline.h"
 #include "unit/json_trace/kineto_gen.h"
 
 namespace perfgate::json_trace::detail {
 namespace {
+
+// This unit is built at -O0, the library optimized: simdjson's development checks
+// (on by default without optimization) would give the two units different parsers.
+static_assert(SIMDJSON_DEVELOPMENT_CHECKS == 0, "json_simd_walk.h sets them off for every unit");
 
 // Every callback with the cursor's offset, as text.
 class LogSax {
@@ -82,6 +88,12 @@ TEST(SimdPieces, TheWalkInPiecesIsTheWholeWalk) {
     LogSax sax(bytes.data());
     EXPECT_EQ(ChunkedSimdWalk(bytes, &sax, piece), SimdWalk::kDone) << piece;
     EXPECT_EQ(sax.log(), WholeLog(bytes)) << "pieces of " << piece << " bytes";
+    for (int workers : {1, 2, 3}) {
+      if (piece < 300) break;  // a piece per event: the serial walk above covers it
+      LogSax replayed(bytes.data());
+      EXPECT_EQ(ParallelChunkedSimdWalk(bytes, &replayed, piece, workers), SimdWalk::kDone);
+      EXPECT_EQ(replayed.log(), WholeLog(bytes)) << "pieces of " << piece << " bytes, " << workers << " workers";
+    }
   }
   // The events counted independently: nlohmann's DOM of the same bytes.
   const auto events = nlohmann::json::parse(bytes)["traceEvents"].size();
@@ -109,7 +121,7 @@ TEST(SimdPieces, ACutInsideAnEventIsRefusedNotMisread) {
 }
 
 TEST(SimdPieces, OtherLayoutsAreNotCut) {
-  for (const std::string bytes : {std::string("[{\"ph\": \"X\"},\n{\"ph\": \"X\"}]"),
+  for (const std::string& bytes : {std::string("[{\"ph\": \"X\"},\n{\"ph\": \"X\"}]"),
                                   std::string("{\"traceEvents\": 5}"),
                                   std::string("{\"a\": {\"traceEvents\": [1]}}")}) {
     EXPECT_EQ(FindEventPieces(bytes, 1).open, std::string::npos) << bytes;

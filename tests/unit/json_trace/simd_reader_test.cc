@@ -1,5 +1,5 @@
-// simdjson's On-Demand reading of trace-event JSON (json_simd_walk.h), on one thread
-// and with the walk on a second one (json_simd_pipeline.h), against nlohmann's SAX
+// simdjson's On-Demand reading of trace-event JSON (json_simd_walk.h), whole and in
+// pieces, on one thread and by worker threads (json_simd_pipeline.h), against nlohmann's SAX
 // reading (the reader before it, and still the reader of malformed input): on every
 // bundled recording, the corpus's Kineto traces and a list of inputs at the edges of
 // the JSON grammar, in strict and lenient mode, all three give the same trace, field
@@ -58,16 +58,16 @@ std::string Fingerprint(const Status& s, const GpuTrace& t) {
   return o.str();
 }
 
-// The ways simdjson may walk (json_trace_internal.h SimdPlan): whole on one thread,
-// then in pieces cut about every 300 bytes (most inputs here are a few pieces; the
-// recordings thousands), on one thread and with the walk on a second one.
+// The ways simdjson may walk (json_trace_internal.h SimdPlan): whole, then in pieces
+// cut about every 300 bytes (most inputs here are a few pieces; the recordings
+// thousands), on the calling thread and by two and by three worker threads.
 constexpr size_t kSmallPieces = 300;
 const std::vector<std::pair<std::string, detail::SimdPlan>>& Plans() {
   static const std::vector<std::pair<std::string, detail::SimdPlan>> plans = {
-      {"whole, one thread", {false, 0}},
-      {"whole, two threads", {true, 0}},
-      {"in pieces, one thread", {false, kSmallPieces}},
-      {"in pieces, two threads", {true, kSmallPieces}},
+      {"whole", {0, 0}},
+      {"in pieces, one thread", {0, kSmallPieces}},
+      {"in pieces, two workers", {2, kSmallPieces}},
+      {"in pieces, three workers", {3, kSmallPieces}},
   };
   return plans;
 }
@@ -178,8 +178,7 @@ TEST(SimdReader, BadEventsAreLocatedAlike) {
   }
 }
 
-// A trace of many blocks of tokens (json_simd_pipeline.h hands them over 16,384 at a
-// time) and many pieces, with one fault placed early, in the middle or near the end:
+// A trace of many pieces, with one fault placed early, in the middle or near the end:
 // a bad event (the handler stops there in strict mode, counts it in lenient mode) or
 // a byte that is not JSON (nlohmann reads it all again). Every plan stops, or falls
 // back, where the whole walk on one thread does.
@@ -187,7 +186,7 @@ TEST(SimdReader, FaultsAnywhereInALongTraceEndItAlike) {
   gen::DecodeTraceSpec spec;
   spec.tokens = 16;
   const std::string bytes = gen::DecodeTrace(spec);
-  ASSERT_GT(bytes.size(), size_t{2} << 20) << "long enough for many blocks";
+  ASSERT_GT(bytes.size(), size_t{2} << 20) << "long enough for thousands of pieces";
   for (double at : {0.05, 0.5, 0.97}) {
     // The start of an event line past `at` of the file.
     const size_t line = bytes.find("\n  {", static_cast<size_t>(static_cast<double>(bytes.size()) * at));
