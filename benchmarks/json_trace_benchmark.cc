@@ -131,22 +131,31 @@ void BM_ReadTraceJson(benchmark::State& state) {
   Report(state, in, peak);
 }
 
-// The reader before simdjson, which still reads malformed input: nlohmann's SAX
-// parser under the same handler (detail::ReadEventsWithNlohmann).
-void BM_ReadTraceJsonNlohmann(benchmark::State& state) {
-  const Input& in = GetInput(state.range(0), state.range(1) != 0);
+// Times `read(&trace)` (a detail:: pass into a fresh trace; an error fails the
+// benchmark) and reports the heap's peak of one read.
+template <typename Read>
+void MeasureReads(benchmark::State& state, const Input& in, Read read) {
   size_t peak = 0;
   for (auto _ : state) {
     const size_t base = LiveHeapBytes();
     ResetPeak();
     jt::GpuTrace t;
     t.path = "bench.json";
-    perfgate::Status s = jt::detail::ReadEventsWithNlohmann(in.bytes, t.path, jt::ReadOptions(), &t);
+    perfgate::Status s = read(&t);
     if (!s.ok()) state.SkipWithError(s.ToString().c_str());
     peak = std::max(peak, PeakHeapBytes() - base);
     benchmark::DoNotOptimize(t);
   }
   Report(state, in, peak);
+}
+
+// The reader before simdjson, which still reads malformed input: nlohmann's SAX
+// parser under the same handler (detail::ReadEventsWithNlohmann).
+void BM_ReadTraceJsonNlohmann(benchmark::State& state) {
+  const Input& in = GetInput(state.range(0), state.range(1) != 0);
+  MeasureReads(state, in, [&](jt::GpuTrace* t) {
+    return jt::detail::ReadEventsWithNlohmann(in.bytes, t->path, jt::ReadOptions(), t);
+  });
 }
 
 // detail::ReadEvents of the bytes with one plan (arg 2): 0 the whole document on one
@@ -161,19 +170,10 @@ void BM_ReadTraceJsonPlan(benchmark::State& state) {
   const int plan = static_cast<int>(state.range(2));
   const size_t piece = static_cast<size_t>(state.range(3)) << 10;
   const jt::detail::SimdPlan chosen{plan == 2 ? 2 : 0, plan == 0 ? 0 : piece};
-  size_t peak = 0;
-  for (auto _ : state) {
-    const size_t base = LiveHeapBytes();
-    ResetPeak();
-    jt::GpuTrace t;
-    t.path = "bench.json";
-    perfgate::Status s = jt::detail::ReadEvents(padded, t.path, jt::ReadOptions(), &t,
-                                                padded.capacity() - padded.size(), nullptr, &chosen);
-    if (!s.ok()) state.SkipWithError(s.ToString().c_str());
-    peak = std::max(peak, PeakHeapBytes() - base);
-    benchmark::DoNotOptimize(t);
-  }
-  Report(state, in, peak);
+  MeasureReads(state, in, [&](jt::GpuTrace* t) {
+    return jt::detail::ReadEvents(padded, t->path, jt::ReadOptions(), t, padded.capacity() - padded.size(), nullptr,
+                                  &chosen);
+  });
 }
 
 // ReadTraceJsonFile of the trace written to a temporary file `name` as `contents`.

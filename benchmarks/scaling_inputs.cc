@@ -164,15 +164,6 @@ ScaledInput MakeNsys(int64_t megabytes) {
 
 }  // namespace
 
-std::string ScaledSourceName(ScaledSource source) {
-  switch (source) {
-    case ScaledSource::kXctrace: return "xctrace";
-    case ScaledSource::kTraceJson: return "trace_json";
-    case ScaledSource::kNsys: return "nsys";
-  }
-  return "?";
-}
-
 const ScaledInput& GetScaledInput(ScaledSource source, int64_t megabytes) {
   static std::map<std::pair<ScaledSource, int64_t>, ScaledInput> made;
   const auto key = std::make_pair(source, megabytes);

@@ -25,8 +25,6 @@ struct ScaledInput {
 //    and with correlation ids of its own, so that every launch still finds its kernel.
 const ScaledInput& GetScaledInput(ScaledSource source, int64_t megabytes);
 
-std::string ScaledSourceName(ScaledSource source);
-
 }  // namespace perfgate::bench
 
 #endif  // PERFGATE_BENCHMARKS_SCALING_INPUTS_H_
