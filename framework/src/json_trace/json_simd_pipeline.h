@@ -12,6 +12,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -80,6 +81,9 @@ class TapeRecorder {
     return true;
   }
   bool AddText(TapeToken::Kind kind, std::string_view text) {
+    // A text past the token's 32-bit length stops the piece (the document is then
+    // walked whole, on one thread).
+    if (text.size() > UINT32_MAX) return false;
     TapeToken& t = Push(kind);
     t.text = tape_->text.size();
     t.length = static_cast<uint32_t>(text.size());
@@ -212,7 +216,11 @@ SimdWalk ParallelChunkedSimdWalk(std::string_view bytes, Sax* sax, size_t piece_
     }
   };
   std::vector<std::thread> threads;
-  for (int i = 0; i < workers; ++i) threads.emplace_back(work);
+  try {
+    for (int i = 0; i < workers; ++i) threads.emplace_back(work);
+  } catch (const std::system_error&) {  // no thread to be had: the threads there are do the work
+  }
+  if (threads.empty()) return ChunkedSimdWalk(bytes, sax, piece_bytes);
   auto finish = [&] {
     board.Stop();
     for (std::thread& t : threads) t.join();
@@ -222,7 +230,7 @@ SimdWalk ParallelChunkedSimdWalk(std::string_view bytes, Sax* sax, size_t piece_
     std::string text;
     for (size_t piece = 0; piece < specs.size() && outcome == SimdWalk::kDone; ++piece) {
       if (board.Wait(piece) != SimdWalk::kDone) {
-        outcome = SimdWalk::kMalformed;  // the recorder refuses nothing: not done is not JSON
+        outcome = SimdWalk::kMalformed;  // not JSON, or a text too long for the tape: walked whole
       } else if (!ReplayBlock(*board.Tape(piece), bytes.data(), sax, &text)) {
         outcome = SimdWalk::kStopped;
       } else {
