@@ -8,7 +8,9 @@
 
 #include "core/hash_mix.h"
 
+#include <algorithm>
 #include <limits>
+#include <tuple>
 #include <ostream>
 #include <type_traits>
 #include <unordered_map>
@@ -254,41 +256,45 @@ std::ostream& PrintId(std::ostream& os, std::string_view kind, uint64_t value) {
 
 // Two execution points with the same time, function, submission, channel and slot
 // are one event read twice (a node appended again, rows repeated), which pairing
-// would count twice: an error at the second, naming the first.
+// would count twice: an error at the first repeat in row order, naming the point it
+// repeats. Found by sorting the keys with their positions (equal keys then stand
+// together, first occurrence first): a hash map of every point cost more than the
+// rest of the typed view, and more per point as the table grew.
 Status CheckNoRepeatedPoint(const Table& table, const std::vector<ExecutionPoint>& points) {
   struct Key {
     int64_t t;
     uint64_t submission, channel, slot;
     uint32_t function;
-    bool operator==(const Key& o) const {
-      return t == o.t && submission == o.submission && channel == o.channel && slot == o.slot &&
-             function == o.function;
-    }
+    size_t index;  // in points
+    auto Fields() const { return std::tie(t, submission, channel, slot, function); }
   };
-  // Seeded: the keys are the file's, and an unseeded hash lets it put them all in one bucket.
-  struct Hash {
-    size_t operator()(const Key& k) const {
-      uint64_t h = perfgate::internal::HashStart();
-      for (uint64_t v : {static_cast<uint64_t>(k.t), k.submission, k.channel, k.slot, uint64_t{k.function}}) {
-        h = perfgate::internal::HashCombine(h, v);
-      }
-      return static_cast<size_t>(h);
-    }
-  };
-  std::unordered_map<Key, size_t, Hash> first_row;
-  first_row.reserve(points.size());
-  for (const ExecutionPoint& p : points) {
-    const Key key{p.timestamp_ns, p.submission.value, p.channel_id, p.slot_id.value_or(kNoId), p.function};
-    auto [it, inserted] = first_row.emplace(key, p.row);
-    if (inserted) continue;
-    const SourceLocation first = table.RowLocation(it->second);
-    return Status::Error("xctrace.duplicate_row",
-                         "this execution point repeats the one at " + std::to_string(first.line) + ":" +
-                             std::to_string(first.column) + " (same time, function, submission, channel and "
-                             "slot): a node or rows exported twice would be counted twice",
-                         table.RowLocation(p.row));
+  std::vector<Key> keys;
+  keys.reserve(points.size());
+  for (size_t i = 0; i < points.size(); ++i) {
+    const ExecutionPoint& p = points[i];
+    keys.push_back({p.timestamp_ns, p.submission.value, p.channel_id, p.slot_id.value_or(kNoId), p.function, i});
   }
-  return Status();
+  std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+    return a.Fields() != b.Fields() ? a.Fields() < b.Fields() : a.index < b.index;
+  });
+  // The second point of each run of equal keys repeats the first; the earliest such
+  // repeat is the one a pass in row order meets first.
+  size_t repeat = SIZE_MAX, first = 0;
+  for (size_t k = 1; k < keys.size(); ++k) {
+    const bool second_of_run = keys[k].Fields() == keys[k - 1].Fields() &&
+                               (k == 1 || keys[k - 1].Fields() != keys[k - 2].Fields());
+    if (second_of_run && keys[k].index < repeat) {
+      repeat = keys[k].index;
+      first = keys[k - 1].index;
+    }
+  }
+  if (repeat == SIZE_MAX) return Status();
+  const SourceLocation at = table.RowLocation(points[first].row);
+  return Status::Error("xctrace.duplicate_row",
+                       "this execution point repeats the one at " + std::to_string(at.line) + ":" +
+                           std::to_string(at.column) + " (same time, function, submission, channel and "
+                           "slot): a node or rows exported twice would be counted twice",
+                       table.RowLocation(points[repeat].row));
 }
 
 }  // namespace
