@@ -109,11 +109,6 @@ StatusOr<std::string> ReadDescriptor(int fd, const std::string& path, uint64_t s
   return out;
 }
 
-bool IsGzip(std::string_view bytes) {
-  return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
-         static_cast<unsigned char>(bytes[1]) == 0x8b;
-}
-
 StatusOr<std::string> ReadWithLimits(const std::string& path, const InputLimits& limits) {
   uint64_t size = 0;
   auto fd = OpenRegularFile(path, limits.max_input_bytes, &size);
@@ -125,6 +120,11 @@ StatusOr<std::string> ReadWithLimits(const std::string& path, const InputLimits&
 }
 
 }  // namespace
+
+bool IsGzip(std::string_view bytes) {
+  return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
+         static_cast<unsigned char>(bytes[1]) == 0x8b;
+}
 
 ScopedFd::~ScopedFd() {
   if (fd_ >= 0) ::close(fd_);

@@ -50,6 +50,9 @@ class ScopedFd {
   int fd_;
 };
 
+// True when `bytes` start with gzip's magic number (1f 8b), whatever the file's name.
+bool IsGzip(std::string_view bytes);
+
 // Inflates a gzip stream (several members are concatenated), at most as far as the
 // input limits allow. Errors: io.bad_gzip, io.gzip_bomb.
 StatusOr<std::string> Gunzip(std::string_view compressed, const std::string& path);

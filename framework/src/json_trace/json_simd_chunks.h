@@ -140,7 +140,7 @@ class PieceSax {
   bool number_unsigned(uint64_t v) { return Scalar() ? sax_->number_unsigned(v) : true; }
   // Texts as views (TakesTextViews), handed on as the handler takes them.
   bool float_text(std::string_view t) {
-    if (!Keep(0)) return true;
+    if (!Scalar()) return true;
     if constexpr (TakesTextViews<Sax>::value) {
       return sax_->float_text(t);
     } else {
@@ -148,7 +148,7 @@ class PieceSax {
     }
   }
   bool string_text(std::string_view s) {
-    if (!Keep(0)) return true;
+    if (!Scalar()) return true;
     if constexpr (TakesTextViews<Sax>::value) {
       return sax_->string_text(s);
     } else {
@@ -236,6 +236,19 @@ SimdWalk WalkPiece(std::string_view bytes, const PieceSpec& spec, Sax* sax, simd
   return w;
 }
 
+// Walks the pieces in order on this thread, into `sax`; the first that is not done
+// ends the walk.
+template <typename Sax>
+SimdWalk WalkPieces(std::string_view bytes, const std::vector<PieceSpec>& specs, Sax* sax) {
+  simdjson::ondemand::parser parser;
+  std::string copy;
+  for (const PieceSpec& spec : specs) {
+    const SimdWalk w = WalkPiece(bytes, spec, sax, &parser, &copy);
+    if (w != SimdWalk::kDone) return w;
+  }
+  return SimdWalk::kDone;
+}
+
 // Walks `bytes` piece by piece into `sax` (see above). kMalformed also when the
 // document does not have the layout (no pieces could be found, or one did not
 // parse): the caller walks it whole.
@@ -243,13 +256,7 @@ template <typename Sax>
 SimdWalk ChunkedSimdWalk(std::string_view bytes, Sax* sax, size_t piece_bytes) {
   const EventPieces pieces = FindEventPieces(bytes, piece_bytes);
   if (pieces.open == std::string_view::npos) return SimdWalk::kMalformed;
-  simdjson::ondemand::parser parser;
-  std::string copy;
-  for (const PieceSpec& spec : PieceSpecs(bytes, pieces)) {
-    const SimdWalk w = WalkPiece(bytes, spec, sax, &parser, &copy);
-    if (w != SimdWalk::kDone) return w;
-  }
-  return SimdWalk::kDone;
+  return WalkPieces(bytes, PieceSpecs(bytes, pieces), sax);
 }
 
 }  // namespace perfgate::json_trace::detail

@@ -220,7 +220,7 @@ SimdWalk ParallelChunkedSimdWalk(std::string_view bytes, Sax* sax, size_t piece_
     for (int i = 0; i < workers; ++i) threads.emplace_back(work);
   } catch (const std::system_error&) {  // no thread to be had: the threads there are do the work
   }
-  if (threads.empty()) return ChunkedSimdWalk(bytes, sax, piece_bytes);
+  if (threads.empty()) return WalkPieces(bytes, specs, sax);
   auto finish = [&] {
     board.Stop();
     for (std::thread& t : threads) t.join();

@@ -63,9 +63,9 @@ StatusOr<GpuTrace> ReadTraceJsonFile(const std::string& path, const ReadOptions&
   auto mapped = ::perfgate::internal::MapRegularFile(path);
   if (!mapped.ok() && mapped.status().code() != "io.cannot_map") return mapped.status();
   if (mapped.ok()) {
-    const std::string_view b = mapped->bytes();
-    const bool gzip = b.size() >= 2 && static_cast<unsigned char>(b[0]) == 0x1f && static_cast<unsigned char>(b[1]) == 0x8b;
-    if (!gzip) return ReadPaddedBuffer(b, path, options, mapped->padding());
+    if (!::perfgate::internal::IsGzip(mapped->bytes())) {
+      return ReadPaddedBuffer(mapped->bytes(), path, options, mapped->padding());
+    }
   }
   auto bytes = ::perfgate::internal::ReadWholeFile(path);
   if (!bytes.ok()) return bytes.status();
@@ -173,8 +173,8 @@ bool SniffFile(const std::string& path) {
 }
 
 bool StartsWithGzipMagic(int fd) {
-  unsigned char magic[2] = {0, 0};
-  return ::pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+  char magic[2] = {0, 0};
+  return ::pread(fd, magic, 2, 0) == 2 && ::perfgate::internal::IsGzip(std::string_view(magic, 2));
 }
 
 }  // namespace
