@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "nsys/repeated_ids.h"
 #include "nsys/sqlite_db.h"
 #include "perfgate/core/names.h"
 #include "perfgate/nsys/reader.h"
@@ -176,16 +177,24 @@ class Reader {
     return false;
   }
 
-  // Correlation ids are per process: (pid, id) gets one id unique in the trace.
+  // Correlation ids are per process: (pid, id) gets one id unique in the trace. Where
+  // the id fits in kPackedIdBits it is packed with the pid (24 bits, PidOf) into one
+  // positive number, so no table of every id is kept: that table grew past the caches
+  // and made the read of a large export cost more per row than a small one's. Other
+  // ids (negative, or huge) are numbered by a map, below zero.
   std::optional<int64_t> Correlation(int64_t pid, std::optional<int64_t> id, const char* table) {
     if (!id) {
       diagnostics().Add("nsys.missing_correlation", Where(), table);
       return std::nullopt;
     }
+    if (*id >= 0 && *id < (int64_t{1} << kPackedIdBits) && pid >= 0 && pid <= 0xFFFFFF) {
+      return (pid << kPackedIdBits) | *id;
+    }
     auto [it, inserted] =
-        correlations_.emplace(std::make_pair(pid, *id), static_cast<int64_t>(correlations_.size()) + 1);
+        odd_correlations_.emplace(std::make_pair(pid, *id), -static_cast<int64_t>(odd_correlations_.size()) - 1);
     return it->second;
   }
+  static constexpr int kPackedIdBits = 39;
 
   // The process of a globalPid / globalTid column; NULL is counted (pid 0).
   int64_t Pid(std::optional<int64_t> global_id, const char* table) {
@@ -334,8 +343,8 @@ class Reader {
     if (!has.ok() || !*has) return has.status();
     auto driver = DriverClasses();
     if (!driver.ok()) return driver.status();
-    PairMap seen;
-    return ForEachRow(std::string("SELECT start, end, eventClass, globalTid, correlationId, nameId FROM ") + table,
+    detail::RepeatedIds ids;
+    PERFGATE_RETURN_IF_ERROR(ForEachRow(std::string("SELECT start, end, eventClass, globalTid, correlationId, nameId FROM ") + table,
                       [&](const Statement& s) {
                         Count(table);
                         RuntimeCall r;
@@ -347,14 +356,15 @@ class Reader {
                         r.driver = cls && std::find(driver->begin(), driver->end(), *cls) != driver->end();
                         r.name = StringOf(s.Int(5));
                         const auto id = s.Int(4);
-                        if (id && ++seen[{r.pid, *id}] == 2) {
-                          diagnostics().Add(
-                              "nsys.duplicate_correlation", Where(),
-                              "correlation " + std::to_string(*id) + " in process " + std::to_string(r.pid));
-                        }
+                        if (id) ids.Add(r.pid, *id);
                         r.correlation = Correlation(r.pid, id, table);
                         trace().runtime_calls.push_back(std::move(r));
-                      });
+                      }));
+    for (const detail::RepeatedIds::Pair& p : ids.Repeats()) {
+      diagnostics().Add("nsys.duplicate_correlation", Where(),
+                        "correlation " + std::to_string(p.id) + " in process " + std::to_string(p.pid));
+    }
+    return Status();
   }
 
   // The eventType ids of push/pop and start/end ranges.
@@ -462,7 +472,7 @@ class Reader {
   const Database& db_;
   NsysExport* out_;
   std::unordered_map<int64_t, std::string> strings_;
-  PairMap correlations_;
+  PairMap odd_correlations_;  // (pid, id) pairs that Correlation cannot pack
   std::map<const char*, int64_t> rows_per_table_;
   Tally pytorch_suffixes_;
 };

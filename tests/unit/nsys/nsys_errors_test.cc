@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 
 #include "perfgate/nsys/reader.h"
@@ -195,6 +196,41 @@ TEST(NsysReader, RangesCallsAndCopiesOfEveryShape) {
   EXPECT_NE(t.gpu_work[1].correlation, t.gpu_work[0].correlation);
   EXPECT_EQ(t.event_kinds.at("NVTX_EVENTS"), 2);
   EXPECT_EQ(t.event_kinds.at("CUPTI_ACTIVITY_KIND_RUNTIME"), 2);
+}
+
+// Correlation ids that cannot be packed with their process (negative, or 2^39 and
+// more) still join each kernel to the call of its own process and of no other, and
+// an id repeated out of order is still found (the rows below, by hand: pid 5 calls
+// 7, 2^40, -3, 7; pid 6 calls -3 and 2^40).
+TEST(NsysReader, UnpackableCorrelationIdsStillJoinWithinTheirProcess) {
+  const std::string p5 = std::to_string(int64_t{5} << 24), p6 = std::to_string(int64_t{6} << 24);
+  const std::string big = std::to_string(int64_t{1} << 40);
+  auto kernel = [](const std::string& corr, const std::string& gp) {
+    return "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (100, 200, 0, 7, " + corr + ", " + gp + ", 1);";
+  };
+  auto call = [](const std::string& corr, const std::string& gp) {
+    return "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (30, 40, 0, " + gp + ", " + corr + ", 1);";
+  };
+  const std::string path = MakeDatabase(
+      MinimalExportSql() + kernel("-3", p5) + kernel(big, p5) + kernel("-3", p6) + kernel(big, p6) +
+      "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER"
+      " NOT NULL, globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL);" +
+      call("7", p5) + call(big, p5) + call("-3", p5) + call("7", p5) + call("-3", p6) + call(big, p6));
+  auto e = ReadNsysFile(path);
+  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  const auto& t = e->trace;
+  ASSERT_EQ(t.gpu_work.size(), 4u);
+  ASSERT_EQ(t.runtime_calls.size(), 6u);
+  EXPECT_EQ(t.gpu_work[0].correlation, t.runtime_calls[2].correlation);  // pid 5, -3
+  EXPECT_EQ(t.gpu_work[1].correlation, t.runtime_calls[1].correlation);  // pid 5, 2^40
+  EXPECT_EQ(t.gpu_work[2].correlation, t.runtime_calls[4].correlation);  // pid 6, -3
+  EXPECT_EQ(t.gpu_work[3].correlation, t.runtime_calls[5].correlation);  // pid 6, 2^40
+  std::set<int64_t> distinct;
+  for (const auto& r : t.runtime_calls) distinct.insert(*r.correlation);
+  EXPECT_EQ(distinct.size(), 5u);  // the repeated 7 of pid 5 is one
+  EXPECT_EQ(t.diagnostics.Count("nsys.duplicate_correlation"), 1);
+  ASSERT_NE(t.diagnostics.Find("nsys.duplicate_correlation"), nullptr);
+  EXPECT_EQ(t.diagnostics.Find("nsys.duplicate_correlation")->first_detail, "correlation 7 in process 5");
 }
 
 TEST(NsysErrors, CliExitsTwoWithTheCode) {
