@@ -269,6 +269,7 @@ BENCHMARK(BM_ReadTraceJson)->Args({20, 0})->Args({200, 0})->Args({200, 1})->Unit
 // ±20 % between minutes, and interleaved repetitions share the drift.
 BENCHMARK(BM_ReadTraceJsonPlan)->Args({200, 0, 0, 0})->Args({200, 0, 1, 4096})->Args({200, 0, 2, 4096})
     ->Args({200, 0, 1, 1024})->Args({200, 0, 2, 1024})
+    ->Args({20, 0, 0, 0})->Args({20, 0, 2, 4096})->Args({20, 0, 2, 1024})
     ->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_ReadTraceJsonNlohmann)->Args({20, 0})->Args({200, 0})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_ReadTraceJsonFile)->Args({20, 0})->Args({200, 0})->Unit(benchmark::kMillisecond)->UseRealTime();

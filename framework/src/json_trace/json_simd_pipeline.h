@@ -1,19 +1,22 @@
 // The walk in pieces (json_simd_chunks.h) on several cores: worker threads walk
-// pieces at once, each recording its piece's callbacks, with the cursor the walker
-// set for each, into a tape of its own; the calling thread replays the tapes in
-// document order into the real handler. The handler sees exactly the callbacks,
-// cursors and outcome of the one-thread walk in pieces; what runs at once is
-// simdjson's walk of the next pieces and the handler's work on this one.
+// pieces at once while the calling thread hands what they read to the handler in
+// document order. A worker reads a run of events into a handler of its own where the
+// handler offers that (RunHandlers: the run is then merged, which costs little), and
+// otherwise records the piece's callbacks, with the cursor the walker set for each,
+// on a tape that the calling thread replays into the handler. The handler sees what
+// the one-thread walk in pieces gives it: the same events, diagnostics and errors.
 #pragma once
 
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
 #include <system_error>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "json_simd_chunks.h"
@@ -41,6 +44,10 @@ struct TapeToken {
 struct TapeBlock {
   std::vector<TapeToken> tokens;
   std::string text;
+  void Clear() {
+    tokens.clear();
+    text.clear();
+  }
 };
 
 // The walker's handler on a worker thread: records every callback of one piece.
@@ -131,48 +138,49 @@ bool ReplayBlock(const TapeBlock& block, const char* input, Sax* sax, std::strin
   return true;
 }
 
-// The pieces of a walk in pieces, shared by the workers and the replay: which piece
-// is walked next, which are ready, and tapes for reuse (so that no thread touches
-// fresh memory after the first pieces). At most kAhead pieces wait for the replay,
-// so memory stays a few pieces' tapes whatever the input.
+// The pieces of a walk in pieces, shared by the workers and the calling thread:
+// which piece is walked next, which are ready, and slots for reuse (so that no
+// thread touches fresh memory after the first pieces). At most kAhead pieces wait
+// for the calling thread, so memory stays a few pieces' worth whatever the input.
+// A Slot is what a worker leaves for its piece, with Clear().
+template <typename Slot>
 class PieceBoard {
  public:
   static constexpr size_t kAhead = 4;
 
-  explicit PieceBoard(size_t pieces) : tapes_(pieces), walked_(pieces), ready_(pieces, false) {}
+  explicit PieceBoard(size_t pieces) : slots_(pieces), walked_(pieces), ready_(pieces, false) {}
 
-  // The next piece for a worker, with an empty tape; false when none is left.
+  // The next piece for a worker, with an empty slot; false when none is left.
   bool Take(size_t* piece) {
     std::unique_lock<std::mutex> lock(mutex_);
-    changed_.wait(lock, [&] { return stopped_ || next_ >= tapes_.size() || next_ < replayed_ + kAhead; });
-    if (stopped_ || next_ >= tapes_.size()) return false;
+    changed_.wait(lock, [&] { return stopped_ || next_ >= slots_.size() || next_ < used_ + kAhead; });
+    if (stopped_ || next_ >= slots_.size()) return false;
     *piece = next_++;
     if (!spare_.empty()) {
-      tapes_[*piece] = std::move(spare_.back());
+      slots_[*piece] = std::move(spare_.back());
       spare_.pop_back();
     }
     return true;
   }
-  TapeBlock* Tape(size_t piece) { return &tapes_[piece]; }
+  Slot* slot(size_t piece) { return &slots_[piece]; }
   void Done(size_t piece, SimdWalk walked) {
     std::lock_guard<std::mutex> lock(mutex_);
     walked_[piece] = walked;
     ready_[piece] = true;
     changed_.notify_all();
   }
-  // The replay: waits for the piece, whose tape and outcome are then its own.
+  // The calling thread: waits for the piece, whose slot and outcome are then its own.
   SimdWalk Wait(size_t piece) {
     std::unique_lock<std::mutex> lock(mutex_);
     changed_.wait(lock, [&] { return static_cast<bool>(ready_[piece]); });
     return walked_[piece];
   }
-  void Replayed(size_t piece) {
+  void Used(size_t piece) {
     std::lock_guard<std::mutex> lock(mutex_);
-    TapeBlock& tape = tapes_[piece];
-    tape.tokens.clear();
-    tape.text.clear();
-    spare_.push_back(std::move(tape));
-    replayed_ = piece + 1;
+    Slot& slot = slots_[piece];
+    slot.Clear();
+    spare_.push_back(std::move(slot));
+    used_ = piece + 1;
     changed_.notify_all();
   }
   void Stop() {
@@ -184,23 +192,64 @@ class PieceBoard {
  private:
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::vector<TapeBlock> tapes_, spare_;
+  std::vector<Slot> slots_, spare_;
   std::vector<SimdWalk> walked_;
   std::vector<char> ready_;
-  size_t next_ = 0, replayed_ = 0;
+  size_t next_ = 0, used_ = 0;
   bool stopped_ = false;
 };
 
+// What a handler offers for reading runs of events apart (see the top): Make() gives
+// a handler of a run (a std::unique_ptr<Run>, a walker's handler with cursor() and
+// Mergeable()), Merge(Run&) folds it into the document's handler. A run that is not
+// Mergeable after its walk, or stopped, is recorded on a tape and replayed instead.
+// NoRunHandlers offers none: every piece is taped.
+struct NoRunHandlers {
+  struct Run {};
+};
+
+// What a worker leaves for its piece: a run handler or a tape.
+template <typename Runs>
+struct PieceSlot {
+  std::unique_ptr<typename Runs::Run> run;
+  TapeBlock tape;
+  void Clear() {
+    run.reset();
+    tape.Clear();
+  }
+};
+
+// A worker's walk of one piece into its slot.
+template <typename Runs>
+SimdWalk WalkPieceToSlot(std::string_view bytes, const PieceSpec& spec, Runs* runs, PieceSlot<Runs>* slot,
+                         simdjson::ondemand::parser* parser, std::string* copy) {
+  if constexpr (!std::is_same_v<Runs, NoRunHandlers>) {
+    if (spec.kind == PieceKind::kRun) {
+      std::unique_ptr<typename Runs::Run> run = runs->Make();
+      const SimdWalk walked = WalkPiece(bytes, spec, run.get(), parser, copy);
+      if (walked == SimdWalk::kMalformed) return walked;
+      if (walked == SimdWalk::kDone && run->Mergeable()) {
+        slot->run = std::move(run);
+        return walked;
+      }
+    }
+  }
+  TapeRecorder recorder(bytes.data(), &slot->tape);
+  return WalkPiece(bytes, spec, &recorder, parser, copy);
+}
+
 // ChunkedSimdWalk(bytes, sax, piece_bytes) with the pieces walked by `workers`
-// threads. The outcome is the one-thread walk's where it matters: kStopped as soon as
-// a replayed callback returns false, kMalformed at the first piece in order that did
-// not parse (the caller then walks the document whole, from the start).
-template <typename Sax>
-SimdWalk ParallelChunkedSimdWalk(std::string_view bytes, Sax* sax, size_t piece_bytes, int workers) {
+// threads, runs of events read apart where `runs` offers it. The outcome is the
+// one-thread walk's where it matters: kStopped as soon as a replayed callback returns
+// false, kMalformed at the first piece in order that did not parse (the caller then
+// walks the document whole, from the start).
+template <typename Sax, typename Runs = NoRunHandlers>
+SimdWalk ParallelChunkedSimdWalk(std::string_view bytes, Sax* sax, size_t piece_bytes, int workers,
+                                 Runs* runs = nullptr) {
   const EventPieces pieces = FindEventPieces(bytes, piece_bytes);
   if (pieces.open == std::string_view::npos) return SimdWalk::kMalformed;
   const std::vector<PieceSpec> specs = PieceSpecs(bytes, pieces);
-  PieceBoard board(specs.size());
+  PieceBoard<PieceSlot<Runs>> board(specs.size());
   auto work = [&] {
     simdjson::ondemand::parser parser;
     std::string copy;
@@ -208,8 +257,7 @@ SimdWalk ParallelChunkedSimdWalk(std::string_view bytes, Sax* sax, size_t piece_
     while (board.Take(&piece)) {
       SimdWalk walked = SimdWalk::kMalformed;  // out of memory: the whole walk, then nlohmann, say so
       try {
-        TapeRecorder recorder(bytes.data(), board.Tape(piece));
-        walked = WalkPiece(bytes, specs[piece], &recorder, &parser, &copy);
+        walked = WalkPieceToSlot(bytes, specs[piece], runs, board.slot(piece), &parser, &copy);
       } catch (const std::exception&) {
       }
       board.Done(piece, walked);
@@ -229,12 +277,18 @@ SimdWalk ParallelChunkedSimdWalk(std::string_view bytes, Sax* sax, size_t piece_
   try {
     std::string text;
     for (size_t piece = 0; piece < specs.size() && outcome == SimdWalk::kDone; ++piece) {
+      PieceSlot<Runs>& slot = *board.slot(piece);
       if (board.Wait(piece) != SimdWalk::kDone) {
         outcome = SimdWalk::kMalformed;  // not JSON, or a text too long for the tape: walked whole
-      } else if (!ReplayBlock(*board.Tape(piece), bytes.data(), sax, &text)) {
+        continue;
+      }
+      if constexpr (!std::is_same_v<Runs, NoRunHandlers>) {
+        if (slot.run) runs->Merge(*slot.run);
+      }
+      if (!slot.run && !ReplayBlock(slot.tape, bytes.data(), sax, &text)) {
         outcome = SimdWalk::kStopped;
       } else {
-        board.Replayed(piece);
+        board.Used(piece);
       }
     }
   } catch (...) {  // the handler's own failure (out of memory): the workers stop first

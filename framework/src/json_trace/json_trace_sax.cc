@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iterator>
+#include <memory>
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
@@ -77,11 +78,11 @@ enum ArgUse : uint8_t {
 enum class Checked { kOk, kDropped, kStop };
 
 template <size_t N>
-bool Is(const std::string& k, const char (&literal)[N]) {
+bool Is(std::string_view k, const char (&literal)[N]) {
   return k.size() == N - 1 && std::memcmp(k.data(), literal, N - 1) == 0;
 }
 
-Field FieldOf(const std::string& k) {
+Field FieldOf(std::string_view k) {
   switch (k.size()) {
     case 2:
       if (Is(k, "ph")) return Field::kPh;
@@ -102,7 +103,7 @@ Field FieldOf(const std::string& k) {
   }
 }
 
-ArgField ArgFieldOf(const std::string& k) {
+ArgField ArgFieldOf(std::string_view k) {
   switch (k.size()) {
     case 4:
       return Is(k, "name") ? ArgField::kName : ArgField::kOther;
@@ -275,30 +276,54 @@ class Handler {
     if (states_.empty() || states_.back() == State::kSkip) return Top(Json::value_t::number_unsigned);
     return Integer(false, v);
   }
-  bool number_float(double, const std::string& text) {
-    if (states_.empty() || states_.back() == State::kSkip) return Top(Json::value_t::number_float);
-    return Float(text);
-  }
-  bool string(std::string& s) {
-    if (states_.empty() || states_.back() == State::kSkip) return Top(Json::value_t::string);
-    return String(s);
-  }
+  bool number_float(double, const std::string& text) { return float_text(text); }
+  bool string(std::string& s) { return string_text(s); }
   bool binary(Json::binary_t&) { return true; }
   bool start_object(size_t) { return Open(true); }
   bool start_array(size_t) { return Open(false); }
   bool end_object() { return Close(); }
   bool end_array() { return Close(); }
-  bool key(std::string& k);
+  bool key(std::string& k) { return key_text(k); }
+  // The same three as views (json_simd_walk.h TakesTextViews): simdjson's walk hands
+  // its own buffer, copied only where the handler keeps the text.
+  bool float_text(std::string_view text) {
+    if (states_.empty() || states_.back() == State::kSkip) return Top(Json::value_t::number_float);
+    return Float(text);
+  }
+  bool string_text(std::string_view s) {
+    if (states_.empty() || states_.back() == State::kSkip) return Top(Json::value_t::string);
+    return String(s);
+  }
+  bool key_text(std::string_view k);
   bool parse_error(size_t position, const std::string& last_token, const nlohmann::detail::exception& ex);
 
   // Classifies the buffered XLA events, then turns the tallies into diagnostics and
   // the kind counts into the trace. False on a strict-mode error (error()).
   bool Finish();
 
+  // A handler for one run of events of a {"traceEvents": [...]} document, walked
+  // apart from the others (json_simd_pipeline.h RunHandlers): it starts inside the
+  // array, and its events, kinds and tallies are merged into the document's handler
+  // with MergeRun, in document order.
+  void StartRun();
+  // Whether what the run read is the same wherever it stands in the document: false
+  // once it needed the document's state (an event's index in a message, an error, a
+  // string pid or tid given a synthetic id, an XLA event buffered). Such a run is
+  // handed to the document's handler callback by callback instead.
+  bool Mergeable() const { return !needs_order_ && error_.ok(); }
+  // Folds a Mergeable run, the next in document order, into this handler and its trace.
+  void MergeRun(Handler& run);
+
  private:
   enum class State : uint8_t { kRootObject, kEvents, kEvent, kArgs, kSkip };
 
   size_t Offset() const { return static_cast<size_t>(cursor_ - bytes_.data()); }
+  // The index of the event being read, for a message: a run's own index is not the
+  // document's, so a run that shows one is not Mergeable.
+  int64_t ShownEventIndex() {
+    needs_order_ = true;
+    return event_index_;
+  }
   // Line and column of an offset. The line index covers only the prefix up to the
   // furthest offset asked for, so locating the first diagnostics near the start of a
   // large file costs little.
@@ -311,6 +336,7 @@ class Handler {
     return lines_.Locate(path_, offset);
   }
   bool Fail(const char* code, size_t offset, std::string message) {
+    needs_order_ = true;
     if (error_.ok()) error_ = Status::Error(code, std::move(message), Locate(offset));
     return false;
   }
@@ -328,8 +354,8 @@ class Handler {
   }
   // Offset of the key just read (its opening quote), else of the event.
   size_t KeyOffset() const { return key_offset_; }
-  std::string EventContext() const {
-    std::string c = "in /traceEvents/" + std::to_string(event_index_);
+  std::string EventContext() {
+    std::string c = "in /traceEvents/" + std::to_string(ShownEventIndex());
     if (ev_.has_ph) c += ", a \"" + ev_.ph + "\" event";
     if (ev_.has_cat) c += " of cat \"" + ev_.cat + "\"";
     if (ev_.has_name) {
@@ -385,12 +411,12 @@ class Handler {
   void EventId(bool negative, uint64_t magnitude);
   void ArgInteger(bool negative, uint64_t magnitude);
   void KeepArgInteger(int64_t v);
-  void ArgString(const std::string& s);
-  bool Float(const std::string& text);
-  bool String(std::string& s);
+  void ArgString(std::string_view s);
+  bool Float(std::string_view text);
+  bool String(std::string_view s);
   bool Open(bool object);
   bool Close();
-  int64_t StringId(const std::string& s);
+  int64_t StringId(std::string_view s);
   bool FinishEvent();
   bool FinishCompleteEvent();
   Checked CheckCompleteEvent();
@@ -418,6 +444,7 @@ class Handler {
   size_t key_offset_ = 0;
   size_t mark_ = 0;  // the cursor after the last container callback
   int64_t event_index_ = -1;
+  bool needs_order_ = false;  // see Mergeable()
   PendingEvent ev_;
   ::perfgate::internal::LineIndex lines_;
   size_t lines_limit_ = 0;  // the index covers bytes [0, lines_limit_); SIZE_MAX: all
@@ -434,7 +461,7 @@ class Handler {
 };
 
 // A decimal string of at most 18 digits (so it fits in int64).
-bool ParseDecimal(const std::string& s, uint64_t* v) {
+bool ParseDecimal(std::string_view s, uint64_t* v) {
   if (s.empty() || s.size() > 18) return false;
   uint64_t n = 0;
   for (char c : s) {
@@ -445,7 +472,7 @@ bool ParseDecimal(const std::string& s, uint64_t* v) {
   return true;
 }
 
-bool Handler::key(std::string& k) {
+bool Handler::key_text(std::string_view k) {
   if (states_.empty()) return true;
   switch (states_.back()) {
     case State::kSkip:
@@ -498,7 +525,7 @@ bool Handler::Scalar(Json::value_t t) {
       ev_.Reset(ValueStart());
       mark_ = Offset();
       return BadEvent(ev_.offset, std::string("the event is ") + KindOfValue(t) + ", not an object (in /traceEvents/" +
-                                      std::to_string(event_index_) + ")");
+                                      std::to_string(ShownEventIndex()) + ")");
     case State::kEvent:
       // null and booleans are never what a kept field holds.
       if (field_ != Field::kOther) {
@@ -601,7 +628,7 @@ void Handler::KeepArgInteger(int64_t v) {
 
 // An arg written as a string: the name of a process or thread, XLA's module name, and
 // XLA's ids (every XLA arg is a string: "correlation_id": "133").
-void Handler::ArgString(const std::string& s) {
+void Handler::ArgString(std::string_view s) {
   switch (arg_field_) {
     case ArgField::kOther: return;
     case ArgField::kName: ev_.arg_name.assign(s); return;
@@ -613,7 +640,7 @@ void Handler::ArgString(const std::string& s) {
     case ArgField::kScopeRangeId: {
       uint64_t v = 0;
       if (ParseDecimal(s, &v)) return KeepArgInteger(static_cast<int64_t>(v));
-      std::string shown = s.size() > 40 ? s.substr(0, 37) + "..." : s;
+      std::string shown = s.size() > 40 ? std::string(s.substr(0, 37)) + "..." : std::string(s);
       return MarkArgBad(KeyOffset(), std::string("\"") + ArgFieldName(arg_field_) + "\" is \"" + shown +
                                          "\"; expected a decimal integer");
     }
@@ -622,13 +649,13 @@ void Handler::ArgString(const std::string& s) {
   }
 }
 
-bool Handler::Float(const std::string& text) {
+bool Handler::Float(std::string_view text) {
   switch (states_.back()) {
     case State::kEvent:
       if (field_ == Field::kTs || field_ == Field::kDur) {
         int64_t ns = 0;
         if (!detail::MicrosTextToNanos(text, &ns)) {
-          MarkBad(KeyOffset(), std::string("\"") + FieldName(field_) + "\" is " + text +
+          MarkBad(KeyOffset(), std::string("\"") + FieldName(field_) + "\" is " + std::string(text) +
                                    ", out of range for nanoseconds in 64 bits");
         } else if (field_ == Field::kTs) {
           ev_.ts_ns = ns;
@@ -640,14 +667,14 @@ bool Handler::Float(const std::string& text) {
         return true;
       }
       if (field_ != Field::kOther) {
-        MarkBad(KeyOffset(), std::string("\"") + FieldName(field_) + "\" is " + text +
+        MarkBad(KeyOffset(), std::string("\"") + FieldName(field_) + "\" is " + std::string(text) +
                                  (field_ == Field::kPid || field_ == Field::kTid ? "; expected an integer or a string"
                                                                                  : ", a number"));
       }
       return true;
     case State::kArgs:
       if (arg_field_ != ArgField::kOther) {
-        MarkArgBad(KeyOffset(), std::string("\"") + ArgFieldName(arg_field_) + "\" is " + text +
+        MarkArgBad(KeyOffset(), std::string("\"") + ArgFieldName(arg_field_) + "\" is " + std::string(text) +
                                  (arg_field_ == ArgField::kName ? ", a number" : "; expected an integer"));
       }
       return true;
@@ -656,15 +683,16 @@ bool Handler::Float(const std::string& text) {
   }
 }
 
-int64_t Handler::StringId(const std::string& s) {
+int64_t Handler::StringId(std::string_view s) {
   // A decimal string is its number ("pid": "1234").
   if (uint64_t v = 0; ParseDecimal(s, &v)) return static_cast<int64_t>(v);
+  needs_order_ = true;  // ids are numbered in document order
   auto [it, inserted] = string_ids_.emplace(s, kStringIdBase - static_cast<int64_t>(string_ids_.size()));
   if (inserted) out_->string_ids[it->second] = s;
   return it->second;
 }
 
-bool Handler::String(std::string& s) {
+bool Handler::String(std::string_view s) {
   switch (states_.back()) {
     case State::kEvent:
       switch (field_) {
@@ -746,7 +774,8 @@ bool Handler::Open(bool object) {
       }
       ev_.Reset(at);
       states_.push_back(State::kSkip);
-      return BadEvent(at, "the event is an array, not an object (in /traceEvents/" + std::to_string(event_index_) + ")");
+      return BadEvent(at, "the event is an array, not an object (in /traceEvents/" +
+                              std::to_string(ShownEventIndex()) + ")");
     case State::kEvent:
       if (field_ == Field::kArgs && object) {
         states_.push_back(State::kArgs);
@@ -913,6 +942,7 @@ bool Handler::FinishCompleteEvent() {
 // A complete event without cat: every field may be used (it may be XLA GPU work or a
 // launch call); its XLA args are judged once its line is known.
 bool Handler::BufferXlaEvent() {
+  needs_order_ = true;  // XLA events are classified in Finish, with module ids numbered in order
   if (Checked c = CheckCompleteEvent(); c != Checked::kOk) return c == Checked::kDropped;
   ++out_->events;
   detail::XlaEvent e;
@@ -1025,6 +1055,45 @@ bool Handler::FinishMetadataEvent() {
   return true;
 }
 
+void Handler::StartRun() {
+  states_ = {State::kRootObject, State::kEvents};
+  depth_ = 2;
+  saw_events_ = root_key_is_events_ = true;
+}
+
+template <typename T>
+void MoveAppend(std::vector<T>* from, std::vector<T>* to) {
+  if (to->empty()) {
+    to->swap(*from);
+    return;
+  }
+  to->insert(to->end(), std::make_move_iterator(from->begin()), std::make_move_iterator(from->end()));
+}
+
+void Handler::MergeRun(Handler& run) {
+  GpuTrace& t = *run.out_;
+  out_->events += t.events;
+  out_->bad_events += t.bad_events;
+  MoveAppend(&t.gpu_work, &out_->gpu_work);
+  MoveAppend(&t.runtime_calls, &out_->runtime_calls);
+  MoveAppend(&t.cpu_annotations, &out_->cpu_annotations);
+  MoveAppend(&t.gpu_annotations, &out_->gpu_annotations);
+  for (auto& [pid, name] : t.process_names) out_->process_names[pid] = std::move(name);
+  for (auto& [ids, name] : t.thread_names) out_->thread_names[ids] = std::move(name);
+  for (int k = 0; k < kTallyCount; ++k) {
+    TallyEntry& mine = tallies_[k];
+    TallyEntry& theirs = run.tallies_[k];
+    if (theirs.count == 0) continue;
+    if (mine.count == 0) {
+      mine.first_offset = theirs.first_offset;
+      mine.first_detail = std::move(theirs.first_detail);
+    }
+    mine.count += theirs.count;
+  }
+  for (auto& [kind, n] : run.kinds_) kinds_[kind] += n;
+  event_index_ += run.event_index_ + 1;
+}
+
 bool Handler::parse_error(size_t position, const std::string& last_token, const nlohmann::detail::exception& ex) {
   if (!error_.ok()) return false;  // our own error stopped the parse
   // nlohmann counts the characters read, the one where it failed included, so
@@ -1107,6 +1176,34 @@ bool Handler::Finish() {
   return true;
 }
 
+// A handler of one run of events, with the trace it reads into (json_simd_pipeline.h).
+struct RunTrace {
+  GpuTrace trace;
+};
+class RunHandler : private RunTrace, public Handler {
+ public:
+  RunHandler(std::string_view bytes, const std::string& path, const ReadOptions& options)
+      : Handler(bytes, path, options, &trace) {
+    StartRun();
+  }
+};
+
+// The runs of a document read apart by the pipeline's workers, merged into its handler.
+class HandlerRuns {
+ public:
+  using Run = RunHandler;
+  HandlerRuns(Handler* document, std::string_view bytes, const std::string& path, const ReadOptions& options)
+      : document_(document), bytes_(bytes), path_(path), options_(options) {}
+  std::unique_ptr<Run> Make() const { return std::make_unique<Run>(bytes_, path_, options_); }
+  void Merge(Run& run) { document_->MergeRun(run); }
+
+ private:
+  Handler* document_;
+  std::string_view bytes_;
+  const std::string& path_;
+  const ReadOptions& options_;
+};
+
 // The checks after a walk that reached the end: there were events, and the
 // buffered XLA events and tallies are finished.
 Status Finished(Handler& handler, const GpuTrace& trace, const std::string& path) {
@@ -1163,9 +1260,10 @@ Status ReadEvents(std::string_view bytes, const std::string& path, const ReadOpt
     if (attempt == 1) walk.piece_bytes = 0;
     *trace = before;
     Handler handler(bytes, path, options, trace);
+    HandlerRuns runs(&handler, bytes, path, options);
     const SimdWalk walked =
         walk.piece_bytes == 0 ? SimdWalker<Handler>(bytes, &handler).Run(padding)
-        : walk.workers > 0    ? ParallelChunkedSimdWalk(bytes, &handler, walk.piece_bytes, walk.workers)
+        : walk.workers > 0    ? ParallelChunkedSimdWalk(bytes, &handler, walk.piece_bytes, walk.workers, &runs)
                               : ChunkedSimdWalk(bytes, &handler, walk.piece_bytes);
     if (walked != SimdWalk::kMalformed) {
       if (parser) *parser = JsonParser::kSimdjson;
