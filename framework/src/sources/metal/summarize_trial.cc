@@ -3,7 +3,6 @@
 // submission map and encoders list to families, phases and the kernel registry. The
 // neutral rules it ends with (buckets, totals, tokens) are attribution's.
 #include <algorithm>
-#include <deque>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -34,11 +33,22 @@ Status Overflow(const std::string& path, const std::string& what) {
   return perfgate::internal::OverflowError({path}, what);
 }
 
+// What a checked sum adds up ("the GPU time of family" and the family's name), put
+// into words only when the sum overflows: the sums run once per submission, and
+// building the words each time was a string allocated and freed per submission.
+struct SumName {
+  std::string_view what;
+  std::string_view name;  // quoted after `what` when not empty
+  std::string Words() const {
+    return name.empty() ? std::string(what) : std::string(what) + " '" + std::string(name) + "'";
+  }
+};
+
 // *sum += v, or attr.overflow naming what was summed and the row that tipped it.
-Status AddChecked(int64_t* sum, int64_t v, const std::string& path, std::string_view sum_name,
-                  std::string_view table, size_t row) {
+Status AddChecked(int64_t* sum, int64_t v, const std::string& path, const SumName& sum_name, std::string_view table,
+                  size_t row) {
   if (internal::AccumulateChecked(sum, v)) return Status();
-  return Overflow(path, std::string(sum_name) + " after " + std::string(table) + " row " + std::to_string(row + 1));
+  return Overflow(path, sum_name.Words() + " after " + std::string(table) + " row " + std::to_string(row + 1));
 }
 
 // Why no execution point made a pair, when none did: every count that explains it.
@@ -63,13 +73,50 @@ struct EncoderInfo {
 };
 
 
+// The starts of one submission still waiting for their ends, oldest first: nearly
+// always one, kept inline (a std::deque per submission allocated half a kilobyte
+// each, and on a 1,000,000-submission trial the pairing spent most of its time in
+// fresh pages and the allocator).
+class OpenStarts {
+ public:
+  bool empty() const { return front_ == nullptr; }
+  size_t size() const { return empty() ? 0 : 1 + behind_.size() - next_; }
+  const xctrace::ExecutionPoint* front() const { return front_; }
+  void push_back(const xctrace::ExecutionPoint* p) {
+    if (front_ == nullptr) {
+      front_ = p;
+    } else {
+      behind_.push_back(p);
+    }
+  }
+  void pop_front() {
+    front_ = next_ < behind_.size() ? behind_[next_++] : nullptr;
+    if (next_ == behind_.size()) clear_behind();
+  }
+  void clear() {
+    front_ = nullptr;
+    clear_behind();
+  }
+
+ private:
+  void clear_behind() {
+    behind_.clear();
+    next_ = 0;
+  }
+  const xctrace::ExecutionPoint* front_ = nullptr;
+  std::vector<const xctrace::ExecutionPoint*> behind_;  // after front_, from next_ on
+  size_t next_ = 0;
+};
+
 // Execution points → submissions. The seed overwrote an open start with a second one;
-// the corrected pairing queues them per submission id.
+// the corrected pairing queues them per submission id. A submission leaves the map
+// once its starts are all ended, so the map holds the submissions in flight, not
+// every one of the trial.
 StatusOr<std::vector<Pair>> PairExecutionPoints(const std::vector<xctrace::ExecutionPoint>& points,
                                                 bool seed_compat, TrialSummary* s) {
   std::vector<Pair> pairs;
   pairs.reserve(points.size() / 2);
-  std::unordered_map<uint64_t, std::deque<const xctrace::ExecutionPoint*>, perfgate::internal::SeededHash> open;
+  std::unordered_map<uint64_t, OpenStarts, perfgate::internal::SeededHash> open;
   int64_t negative = 0, unknown = 0;
   for (const auto& p : points) {
     if (p.function == 1) {
@@ -88,6 +135,7 @@ StatusOr<std::vector<Pair>> PairExecutionPoints(const std::vector<xctrace::Execu
       }
       const xctrace::ExecutionPoint* start = it->second.front();
       it->second.pop_front();
+      if (it->second.empty()) open.erase(it);
       Pair pair{p.submission.value, start->timestamp_ns, p.timestamp_ns, start->channel_id, 0, p.row};
       if (!internal::CheckedSub(p.timestamp_ns, start->timestamp_ns, &pair.duration_ns)) {
         return Overflow(s->path, "the duration of submission " + std::to_string(p.submission.value) +
@@ -224,7 +272,7 @@ Status IndexEncoders(const TrialTables& tables, const AttributionOptions& option
   const std::string& prefix = options.process_prefix;
   for (const auto& e : *tables.encoders) {
     ++s->encoder_rows;
-    PERFGATE_RETURN_IF_ERROR(AddChecked(&s->encoder_total_ns, e.duration_ns, tables.path, "the encoders' total time",
+    PERFGATE_RETURN_IF_ERROR(AddChecked(&s->encoder_total_ns, e.duration_ns, tables.path, {"the encoders' total time"},
                                         xctrace::EncoderRow::kSchema, e.row));
     if (!prefix.empty() && !options.all_processes && !(!e.process.is_null && StartsWith(e.process.name, prefix))) {
       continue;
@@ -384,11 +432,11 @@ Status JoinFamiliesAndPhases(const std::vector<Pair>& kept, const TrialJoins& jo
     used_encoders.insert(e->first);
     FamilyStats& f = s->encoder_gpu[e->second.family];
     PERFGATE_RETURN_IF_ERROR(AddChecked(&f.gpu_sum_ns, p.duration(), s->path,
-                                        "the GPU time of family '" + e->second.family + "'", kPoints, p.end_row));
+                                        {"the GPU time of family", e->second.family}, kPoints, p.end_row));
     ++f.submissions;
     PhaseStats& ph = s->cb_label_gpu[e->second.phase];
     PERFGATE_RETURN_IF_ERROR(AddChecked(&ph.gpu_sum_ns, p.duration(), s->path,
-                                        "the GPU time of phase '" + e->second.phase + "'", kPoints, p.end_row));
+                                        {"the GPU time of phase", e->second.phase}, kPoints, p.end_row));
     ++ph.submissions;
     phase_intervals[e->second.phase].emplace_back(p.start_ns, p.end_ns);
   }
@@ -402,12 +450,12 @@ Status JoinFamiliesAndPhases(const std::vector<Pair>& kept, const TrialJoins& jo
     FamilyStats& f = s->encoder_gpu[e.family];
     ++f.encoders;
     PERFGATE_RETURN_IF_ERROR(AddChecked(&f.host_sum_ns, e.host_ns, s->path,
-                                        "the host time of family '" + e.family + "'", kEncoders,
+                                        {"the host time of family", e.family}, kEncoders,
                                         joins.encoder_rows[i]));
     PhaseStats& ph = s->cb_label_gpu[e.phase];
     ++ph.cbs;
     PERFGATE_RETURN_IF_ERROR(AddChecked(&ph.host_sum_ns, e.host_ns, s->path,
-                                        "the host time of phase '" + e.phase + "'", kEncoders, joins.encoder_rows[i]));
+                                        {"the host time of phase", e.phase}, kEncoders, joins.encoder_rows[i]));
     phase_cbs[e.phase].insert(e.cmdbuffer.value_or(id));
     if (!IsGenericPhase(e.phase)) ++s->labelled_encoders;
   }
