@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <set>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "core/checked_math.h"
 #include "attribution/label_matcher.h"
@@ -19,6 +18,8 @@ namespace perfgate::attribution {
 namespace {
 
 // `duration_ns` is end - start, computed once with an overflow check (PairExecutionPoints).
+struct EncoderInfo;
+
 struct Pair {
   uint64_t submission;
   int64_t start_ns;
@@ -26,6 +27,10 @@ struct Pair {
   uint64_t channel;
   int64_t duration_ns;
   size_t end_row;  // the end point's row in the execution-points table
+  // Its submission-map row and encoder, once ResolveJoins has looked them up (null
+  // when there is none).
+  const xctrace::SubmissionMapRow* map_row = nullptr;
+  const std::pair<const uint64_t, EncoderInfo>* encoder = nullptr;
   int64_t duration() const { return duration_ns; }
 };
 
@@ -70,6 +75,7 @@ struct EncoderInfo {
   SharedText label;  // the command buffer's label as recorded, which label prefixes and patterns match
   int64_t host_ns = 0;
   std::optional<uint64_t> cmdbuffer;
+  size_t order = 0;  // its place in TrialJoins::encoder_order
 };
 
 
@@ -256,13 +262,23 @@ struct TrialJoins {
   std::vector<uint64_t> encoder_order;  // first appearance in the encoders list
   std::vector<size_t> encoder_rows;     // the encoders-list row of each, for errors
 
-  const Encoder* EncoderOf(uint64_t submission) const {
-    auto m = map.find(submission);
-    if (m == map.end() || !m->second->encoder) return nullptr;
-    auto e = encoders.find(m->second->encoder->value);
+  const Encoder* EncoderOfRow(const xctrace::SubmissionMapRow* row) const {
+    if (row == nullptr || !row->encoder) return nullptr;
+    auto e = encoders.find(row->encoder->value);
     return e == encoders.end() ? nullptr : &*e;
   }
 };
+
+// Each kept pair's submission-map row and encoder, looked up once: the steps after
+// this read them for every pair, and on a large trial each lookup in a table of a
+// million ids costs cache misses.
+void ResolveJoins(const TrialJoins& joins, std::vector<Pair>* kept) {
+  for (Pair& p : *kept) {
+    auto m = joins.map.find(p.submission);
+    p.map_row = m == joins.map.end() ? nullptr : m->second;
+    p.encoder = joins.EncoderOfRow(p.map_row);
+  }
+}
 
 // Encoders of the target process, de-duplicated by encoder id (first row wins). Every
 // row of every process counts in encoder_rows and encoder_total_ns, as in the seed.
@@ -272,14 +288,15 @@ Status IndexEncoders(const TrialTables& tables, const AttributionOptions& option
   const std::string& prefix = options.process_prefix;
   for (const auto& e : *tables.encoders) {
     ++s->encoder_rows;
-    PERFGATE_RETURN_IF_ERROR(AddChecked(&s->encoder_total_ns, e.duration_ns, tables.path, {"the encoders' total time"},
+    PERFGATE_RETURN_IF_ERROR(AddChecked(&s->encoder_total_ns, e.duration_ns, tables.path, {"the encoders' total time", {}},
                                         xctrace::EncoderRow::kSchema, e.row));
     if (!prefix.empty() && !options.all_processes && !(!e.process.is_null && StartsWith(e.process.name, prefix))) {
       continue;
     }
     if (!e.encoder) continue;
     EncoderInfo info{EncoderFamily(e.encoder_label), NormalizePhaseLabel(e.cmdbuffer_label), e.cmdbuffer_label,
-                     e.duration_ns, e.cmdbuffer ? std::optional<uint64_t>(e.cmdbuffer->value) : std::nullopt};
+                     e.duration_ns, e.cmdbuffer ? std::optional<uint64_t>(e.cmdbuffer->value) : std::nullopt,
+                     joins->encoder_order.size()};
     if (joins->encoders.emplace(e.encoder->value, std::move(info)).second) {
       joins->encoder_order.push_back(e.encoder->value);
       joins->encoder_rows.push_back(e.row);
@@ -318,7 +335,7 @@ class LabelTest {
 std::vector<int64_t> OccurrenceEnds(const std::vector<Pair>& kept, const TrialJoins& joins, LabelTest named) {
   std::map<uint64_t, int64_t> occurrence_end;
   for (const Pair& p : kept) {
-    const auto* e = joins.EncoderOf(p.submission);
+    const auto* e = p.encoder;
     if (e == nullptr || !named(e->second)) continue;
     uint64_t key = e->second.cmdbuffer.value_or(e->first);
     auto [it, inserted] = occurrence_end.emplace(key, p.end_ns);
@@ -387,7 +404,7 @@ Status CountTokensInTrace(const std::vector<Pair>& kept, const TrialJoins& joins
     LabelTest named(matcher);
     std::set<uint64_t> cbs;
     for (const Pair& p : kept) {
-      const auto* e = joins.EncoderOf(p.submission);
+      const auto* e = p.encoder;
       if (e != nullptr && named(e->second)) cbs.insert(e->second.cmdbuffer.value_or(e->first));
     }
     matcher.CountUntested(&s->diagnostics);
@@ -415,21 +432,20 @@ Status JoinFamiliesAndPhases(const std::vector<Pair>& kept, const TrialJoins& jo
                              TrialSummary* s) {
   constexpr std::string_view kPoints = xctrace::ExecutionPoint::kSchema;
   constexpr std::string_view kEncoders = xctrace::EncoderRow::kSchema;
-  std::unordered_set<uint64_t, perfgate::internal::SeededHash> used_encoders;
+  std::vector<char> used_encoders(joins.encoder_order.size(), 0);  // by EncoderInfo::order
   std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> phase_intervals;
   for (const Pair& p : kept) {
-    auto m = joins.map.find(p.submission);
-    if (m == joins.map.end() || !m->second->encoder) {
+    if (p.map_row == nullptr || !p.map_row->encoder) {
       ++s->unmapped_submissions;
       continue;
     }
-    const TrialJoins::Encoder* e = joins.EncoderOf(p.submission);
+    const TrialJoins::Encoder* e = p.encoder;
     if (e == nullptr) {
       ++s->unmatched_submissions;
       continue;
     }
     ++s->matched_submissions;
-    used_encoders.insert(e->first);
+    used_encoders[e->second.order] = 1;
     FamilyStats& f = s->encoder_gpu[e->second.family];
     PERFGATE_RETURN_IF_ERROR(AddChecked(&f.gpu_sum_ns, p.duration(), s->path,
                                         {"the GPU time of family", e->second.family}, kPoints, p.end_row));
@@ -444,7 +460,7 @@ Status JoinFamiliesAndPhases(const std::vector<Pair>& kept, const TrialJoins& jo
   std::map<std::string, std::set<uint64_t>> phase_cbs;
   for (size_t i = 0; i < joins.encoder_order.size(); ++i) {
     const uint64_t id = joins.encoder_order[i];
-    if (!seed_compat && !used_encoders.count(id)) continue;
+    if (!seed_compat && !used_encoders[i]) continue;
     const EncoderInfo& e = joins.encoders.at(id);
     ++s->total_encoders;
     FamilyStats& f = s->encoder_gpu[e.family];
@@ -517,21 +533,25 @@ Status CrossCheckGpuIntervals(const TrialTables& tables, const AttributionOption
 // Kept submissions per process, from every submission-map row: the seed's map holds
 // the target's rows only, so it cannot tell which other processes slipped in.
 // Submissions without a row or with a sentinel process are of no known process.
+// The pairs' own map rows (ResolveJoins) come from that map when it holds every row.
 std::map<std::string, int64_t> KeptPerProcess(const std::vector<Pair>& kept, const TrialTables& tables,
-                                              const SubmissionMap& map, const AttributionOptions& options) {
+                                              const AttributionOptions& options) {
   std::map<std::string, int64_t> per_process;
   if (!tables.submission_map) return per_process;
   SubmissionMap every_row;
   const bool map_has_every_row = !options.seed_compat || options.process_prefix.empty();
   if (!map_has_every_row) every_row = MapSubmissions(*tables.submission_map, "", nullptr);
-  const SubmissionMap& rows = map_has_every_row ? map : every_row;
   // Counted by (pid, name) and labelled once per process: a label per submission was
   // a string built a million times in a large trial.
   std::map<std::pair<int64_t, std::string_view>, std::pair<int64_t, const xctrace::ProcessRef*>> counts;
   for (const Pair& p : kept) {
-    auto it = rows.find(p.submission);
-    if (it == rows.end() || it->second->process.is_null) continue;
-    const xctrace::ProcessRef& process = it->second->process;
+    const xctrace::SubmissionMapRow* row = p.map_row;
+    if (!map_has_every_row) {
+      auto it = every_row.find(p.submission);
+      row = it == every_row.end() ? nullptr : it->second;
+    }
+    if (row == nullptr || row->process.is_null) continue;
+    const xctrace::ProcessRef& process = row->process;
     auto& slot = counts[{process.pid, std::string_view(process.name)}];
     ++slot.first;
     slot.second = &process;
@@ -557,6 +577,7 @@ StatusOr<TrialSummary> SummarizeTrial(const TrialTables& tables, const Attributi
   PERFGATE_ASSIGN_OR_RETURN(std::vector<Pair> kept,
                             KeepTargetSubmissions(std::move(pairs), joins.map, options, tables.path, &s));
   PERFGATE_RETURN_IF_ERROR(IndexEncoders(tables, options, &s, &joins));
+  ResolveJoins(joins, &kept);
   PERFGATE_ASSIGN_OR_RETURN(std::optional<int64_t> label_occurrences,
                             ApplyDecodeWindow(joins, options, tables.path, &kept, &s));
   PERFGATE_RETURN_IF_ERROR(CountTokensInTrace(kept, joins, options, label_occurrences, tables.path, &s));
@@ -566,7 +587,7 @@ StatusOr<TrialSummary> SummarizeTrial(const TrialTables& tables, const Attributi
   PERFGATE_RETURN_IF_ERROR(JoinFamiliesAndPhases(kept, joins, options.seed_compat, &s));
   BuildKernelRegistry(tables, options, &s);
   PERFGATE_RETURN_IF_ERROR(CrossCheckGpuIntervals(tables, options, &s));
-  CountMixedProcesses(KeptPerProcess(kept, tables, joins.map, options), tables.path, &s.diagnostics);
+  CountMixedProcesses(KeptPerProcess(kept, tables, options), tables.path, &s.diagnostics);
   if (s.window_start_ns == INT64_MIN) s.window_start_ns = 0;
   return s;
 }
