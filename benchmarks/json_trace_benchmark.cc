@@ -261,6 +261,21 @@ void BM_ReadXlaTrace(benchmark::State& state) {
   Report(state, in, peak);
 }
 
+// The JAX recording by plan (arg 0: 0 whole, 2 two workers; arg 1: piece KiB): XLA's
+// events are all buffered for Finish, so no run of them merges and every piece is taped.
+void BM_ReadXlaTracePlan(benchmark::State& state) {
+  const Input& in = XlaInput();
+  if (in.bytes.empty()) {
+    state.SkipWithError("cannot read fixtures/recordings/jax_decode_h200/trial-1/trace.json.gz");
+    return;
+  }
+  const jt::detail::SimdPlan chosen{state.range(0) == 2 ? 2 : 0,
+                                    state.range(0) == 0 ? 0 : static_cast<size_t>(state.range(1)) << 10};
+  MeasureReads(state, in, [&](jt::GpuTrace* t) {
+    return jt::detail::ReadEvents(in.bytes, t->path, jt::ReadOptions(), t, 0, nullptr, &chosen);
+  });
+}
+
 // Args: {megabytes, cuda_graphs}.
 BENCHMARK(BM_NlohmannSaxNull)->Args({20, 0})->Args({200, 0})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_SimdjsonWalkNull)->Args({20, 0})->Args({200, 0})->Unit(benchmark::kMillisecond)->UseRealTime();
@@ -275,6 +290,7 @@ BENCHMARK(BM_ReadTraceJsonNlohmann)->Args({20, 0})->Args({200, 0})->Unit(benchma
 BENCHMARK(BM_ReadTraceJsonFile)->Args({20, 0})->Args({200, 0})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_ReadTraceJsonGzipFile)->Args({200, 0})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_ReadXlaTrace)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_ReadXlaTracePlan)->Args({0, 0})->Args({2, 256})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_SummarizeJsonTrial)->Args({200, 0})->Args({200, 1})->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace

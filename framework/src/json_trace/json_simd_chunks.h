@@ -249,13 +249,19 @@ SimdWalk WalkPieces(std::string_view bytes, const std::vector<PieceSpec>& specs,
   return SimdWalk::kDone;
 }
 
+// Whether `p` cuts the events at all. A document on one line (XLA's writer, and any
+// JSON without newlines) has no line end to cut at: its one run would be copied and
+// walked whole anyway, at twice the memory (the JAX recording in "pieces" on two
+// workers took 78 ms against 19 ms walked whole).
+inline bool HasPieces(const EventPieces& p) { return p.open != std::string_view::npos && !p.cuts.empty(); }
+
 // Walks `bytes` piece by piece into `sax` (see above). kMalformed also when the
 // document does not have the layout (no pieces could be found, or one did not
 // parse): the caller walks it whole.
 template <typename Sax>
 SimdWalk ChunkedSimdWalk(std::string_view bytes, Sax* sax, size_t piece_bytes) {
   const EventPieces pieces = FindEventPieces(bytes, piece_bytes);
-  if (pieces.open == std::string_view::npos) return SimdWalk::kMalformed;
+  if (!HasPieces(pieces)) return SimdWalk::kMalformed;
   return WalkPieces(bytes, PieceSpecs(bytes, pieces), sax);
 }
 

@@ -1,12 +1,13 @@
 // The walk in pieces (json_simd_chunks.h) on several cores: worker threads walk
 // pieces at once while the calling thread hands what they read to the handler in
 // document order. A worker reads a run of events into a handler of its own where the
-// handler offers that (RunHandlers: the run is then merged, which costs little), and
+// handler offers that (a Runs policy, below: the run is then merged, which costs little), and
 // otherwise records the piece's callbacks, with the cursor the walker set for each,
 // on a tape that the calling thread replays into the handler. The handler sees what
 // the one-thread walk in pieces gives it: the same events, diagnostics and errors.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
@@ -219,16 +220,40 @@ struct PieceSlot {
   }
 };
 
+// Whether the workers still try runs of their own. A run that is not Mergeable has
+// been walked for nothing and is walked again onto a tape; in a trace where none is
+// (XLA's, whose events are all buffered) that would walk every piece twice. After
+// kMisses such runs in a row only every kRetry-th piece is tried. Which way a piece
+// goes changes its cost, never what the handler is given.
+class RunTries {
+ public:
+  static constexpr int kMisses = 2;
+  static constexpr size_t kRetry = 16;
+  bool Worth(size_t piece) const { return misses_.load(std::memory_order_relaxed) < kMisses || piece % kRetry == 0; }
+  void Tried(bool merged) {
+    if (merged) {
+      misses_.store(0, std::memory_order_relaxed);
+    } else {
+      misses_.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+
+ private:
+  std::atomic<int> misses_{0};
+};
+
 // A worker's walk of one piece into its slot.
 template <typename Runs>
-SimdWalk WalkPieceToSlot(std::string_view bytes, const PieceSpec& spec, Runs* runs, PieceSlot<Runs>* slot,
-                         simdjson::ondemand::parser* parser, std::string* copy) {
+SimdWalk WalkPieceToSlot(std::string_view bytes, const PieceSpec& spec, size_t piece, Runs* runs, RunTries* tries,
+                         PieceSlot<Runs>* slot, simdjson::ondemand::parser* parser, std::string* copy) {
   if constexpr (!std::is_same_v<Runs, NoRunHandlers>) {
-    if (spec.kind == PieceKind::kRun) {
+    if (spec.kind == PieceKind::kRun && tries->Worth(piece)) {
       std::unique_ptr<typename Runs::Run> run = runs->Make();
       const SimdWalk walked = WalkPiece(bytes, spec, run.get(), parser, copy);
       if (walked == SimdWalk::kMalformed) return walked;
-      if (walked == SimdWalk::kDone && run->Mergeable()) {
+      const bool merged = walked == SimdWalk::kDone && run->Mergeable();
+      tries->Tried(merged);
+      if (merged) {
         slot->run = std::move(run);
         return walked;
       }
@@ -247,9 +272,10 @@ template <typename Sax, typename Runs = NoRunHandlers>
 SimdWalk ParallelChunkedSimdWalk(std::string_view bytes, Sax* sax, size_t piece_bytes, int workers,
                                  Runs* runs = nullptr) {
   const EventPieces pieces = FindEventPieces(bytes, piece_bytes);
-  if (pieces.open == std::string_view::npos) return SimdWalk::kMalformed;
+  if (!HasPieces(pieces)) return SimdWalk::kMalformed;
   const std::vector<PieceSpec> specs = PieceSpecs(bytes, pieces);
   PieceBoard<PieceSlot<Runs>> board(specs.size());
+  RunTries tries;
   auto work = [&] {
     simdjson::ondemand::parser parser;
     std::string copy;
@@ -257,7 +283,7 @@ SimdWalk ParallelChunkedSimdWalk(std::string_view bytes, Sax* sax, size_t piece_
     while (board.Take(&piece)) {
       SimdWalk walked = SimdWalk::kMalformed;  // out of memory: the whole walk, then nlohmann, say so
       try {
-        walked = WalkPieceToSlot(bytes, specs[piece], runs, board.slot(piece), &parser, &copy);
+        walked = WalkPieceToSlot(bytes, specs[piece], piece, runs, &tries, board.slot(piece), &parser, &copy);
       } catch (const std::exception&) {
       }
       board.Done(piece, walked);

@@ -9,6 +9,7 @@
 
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "json_trace/json_simd_chunks.h"
 #include "json_trace/json_simd_pipeline.h"
@@ -84,7 +85,7 @@ TEST(SimdPieces, CutsAKinetoTraceBetweenEvents) {
 
 TEST(SimdPieces, TheWalkInPiecesIsTheWholeWalk) {
   const std::string bytes = DecodeTrace();
-  for (size_t piece : {size_t{1}, size_t{300}, size_t{65536}, bytes.size()}) {
+  for (size_t piece : {size_t{1}, size_t{300}, size_t{65536}}) {
     LogSax sax(bytes.data());
     EXPECT_EQ(ChunkedSimdWalk(bytes, &sax, piece), SimdWalk::kDone) << piece;
     EXPECT_EQ(sax.log(), WholeLog(bytes)) << "pieces of " << piece << " bytes";
@@ -118,6 +119,23 @@ TEST(SimdPieces, ACutInsideAnEventIsRefusedNotMisread) {
   ASSERT_FALSE(p.cuts.empty());
   LogSax sax(bytes.data());
   EXPECT_EQ(ChunkedSimdWalk(bytes, &sax, 1), SimdWalk::kMalformed);
+}
+
+// A document the cuts cannot split (one run: pieces as large as the document, or no
+// line end between events, as XLA's writer lays it out) is left to the whole walk.
+TEST(SimdPieces, ADocumentOfOneRunIsWalkedWhole) {
+  const std::string bytes = DecodeTrace();
+  const std::string one_line = "{\"traceEvents\": [{\"ph\": \"X\"}, {\"ph\": \"i\"}], \"k\": 1}";
+  for (const auto& [doc, piece] : {std::pair<std::string, size_t>{bytes, bytes.size()}, {one_line, size_t{1}}}) {
+    const EventPieces p = FindEventPieces(doc, piece);
+    ASSERT_NE(p.open, std::string::npos);
+    EXPECT_TRUE(p.cuts.empty());
+    EXPECT_FALSE(HasPieces(p));
+    LogSax sax(doc.data());
+    EXPECT_EQ(ChunkedSimdWalk(doc, &sax, piece), SimdWalk::kMalformed);
+    LogSax replayed(doc.data());
+    EXPECT_EQ(ParallelChunkedSimdWalk(doc, &replayed, piece, 2), SimdWalk::kMalformed);
+  }
 }
 
 TEST(SimdPieces, OtherLayoutsAreNotCut) {
