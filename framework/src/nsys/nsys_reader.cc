@@ -252,12 +252,25 @@ class Reader {
 
   static constexpr const char* kWorkColumns = "start, end, deviceId, streamId, correlationId, globalPid";
 
+  // Room in `v` for every row of `table` at once. Grown by doubling instead, the
+  // vectors of a large export were moved on every growth and overshot by up to twice
+  // their size, all fresh memory (2 GB export: peak 2.2 -> 2.8 × the file).
+  template <typename T>
+  Status ReserveRows(const char* table, std::vector<T>* v) {
+    int64_t n = 0;
+    PERFGATE_RETURN_IF_ERROR(ForEachRow(std::string("SELECT count(*) FROM ") + table,
+                                        [&](const Statement& s) { n = s.Int(0).value_or(0); }));
+    v->reserve(v->size() + static_cast<size_t>(std::max<int64_t>(n, 0)));
+    return Status();
+  }
+
   // A kernel's name: demangledName, else (NULL, counted) shortName where the table has it.
   Status ReadKernels() {
     const char* table = "CUPTI_ACTIVITY_KIND_KERNEL";
     auto has_short = db_.HasColumn(table, "shortName");
     if (!has_short.ok()) return has_short.status();
     const std::string short_name = *has_short ? "shortName" : "NULL";
+    PERFGATE_RETURN_IF_ERROR(ReserveRows(table, &trace().gpu_work));
     return ForEachRow(std::string("SELECT ") + kWorkColumns + ", demangledName, " + short_name + " FROM " + table,
                       [&](const Statement& s) {
                         GpuWork w;
@@ -291,6 +304,7 @@ class Reader {
     if (!has.ok() || !*has) return has.status();
     auto kinds = EnumLabels("ENUM_CUDA_MEMCPY_OPER");
     if (!kinds.ok()) return kinds.status();
+    PERFGATE_RETURN_IF_ERROR(ReserveRows(table, &trace().gpu_work));
     return ForEachRow(std::string("SELECT ") + kWorkColumns + ", copyKind FROM " + table, [&](const Statement& s) {
       GpuWork w;
       if (!ReadWork(s, table, GpuWorkKind::kMemcpy, &w)) return;
@@ -307,6 +321,7 @@ class Reader {
     const char* table = "CUPTI_ACTIVITY_KIND_MEMSET";
     auto has = Optional(table);
     if (!has.ok() || !*has) return has.status();
+    PERFGATE_RETURN_IF_ERROR(ReserveRows(table, &trace().gpu_work));
     return ForEachRow(std::string("SELECT ") + kWorkColumns + " FROM " + table, [&](const Statement& s) {
       GpuWork w;
       if (!ReadWork(s, table, GpuWorkKind::kMemset, &w)) return;
@@ -344,6 +359,7 @@ class Reader {
     auto driver = DriverClasses();
     if (!driver.ok()) return driver.status();
     detail::RepeatedIds ids;
+    PERFGATE_RETURN_IF_ERROR(ReserveRows(table, &trace().runtime_calls));
     PERFGATE_RETURN_IF_ERROR(ForEachRow(std::string("SELECT start, end, eventClass, globalTid, correlationId, nameId FROM ") + table,
                       [&](const Statement& s) {
                         Count(table);
@@ -387,6 +403,7 @@ class Reader {
     if (!has.ok() || !*has) return has.status();
     auto types = NvtxRangeTypes();
     if (!types.ok()) return types.status();
+    PERFGATE_RETURN_IF_ERROR(ReserveRows(table, &trace().cpu_annotations));
     return ForEachRow(std::string("SELECT start, end, eventType, text, textId, globalTid FROM ") + table,
                       [&](const Statement& s) { ReadNvtxRow(s, *types, table); });
   }

@@ -162,6 +162,30 @@ TEST(Attribute, PairingQueuesDuplicateStartsWhileTheSeedOverwrote) {
   EXPECT_EQ(seed->leftover_starts, 1);
 }
 
+// Three starts of one submission waiting at once, a fourth queued behind them, and the
+// id used again once all have ended: each end takes the oldest open start. By hand:
+// 30-0, 50-10, 60-20, 70-40, 85-80 = 30 + 40 + 40 + 30 + 5; the starts at 10, 20 and 40
+// found others open (3 duplicates), the one at 80 none.
+TEST(Attribute, PairingTakesTheOldestOpenStartAndForgetsEndedSubmissions) {
+  TrialBuilder b;
+  for (int64_t at : {0, 10, 20}) b.Point(at, 1, 7);
+  b.Point(30, 2, 7);
+  b.Point(40, 1, 7);
+  for (int64_t at : {50, 60, 70}) b.Point(at, 2, 7);
+  b.Point(80, 1, 7);
+  b.Point(85, 2, 7);
+  TrialTables t = b.Build();
+  AttributionOptions o = Options(1);
+  o.all_processes = true;
+  auto s = SummarizeTrial(t, o);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->paired, 5);
+  EXPECT_EQ(s->total_sum_ns, 30 + 40 + 40 + 30 + 5);
+  EXPECT_EQ(s->duplicate_starts, 3);
+  EXPECT_EQ(s->unpaired_ends, 0);
+  EXPECT_EQ(s->leftover_starts, 0);
+}
+
 TEST(Attribute, BucketsPercentilesAndPerTokenFigures) {
   TrialBuilder b;
   // Durations (ns), in submission order: 1000, 3000, 5000, 7000 (sm x3, xs x1),
