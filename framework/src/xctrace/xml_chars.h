@@ -119,12 +119,18 @@ inline std::optional<uint32_t> CharRefValue(std::string_view s, size_t at, size_
 
 // The first character XML 1.0 forbids, raw or referenced, outside opaque ranges for
 // references (raw control bytes are forbidden everywhere); nullopt when there is none.
-inline std::optional<ForbiddenChar> FindForbiddenChar(std::string_view s, const OpaqueRanges& opaque) {
-  for (size_t i = 0; i < s.size(); ++i) {
+// Only characters starting in [begin, end) are looked at, though one may run past
+// `end`; `opaque` covers the whole of `s`. So the first hit of [0, m) and, failing
+// it, that of [m, size) is the first of the whole: a reference or a sequence cut by m
+// starts, and is judged, before it.
+inline std::optional<ForbiddenChar> FindForbiddenChar(std::string_view s, const OpaqueRanges& opaque,
+                                                      size_t begin = 0, size_t end = std::string_view::npos) {
+  const size_t limit = std::min(end, s.size());
+  for (size_t i = begin; i < limit; ++i) {
 #if defined(__SSE2__)
     // Sixteen bytes at a time past the common case: no '&', no byte below 0x20 other
     // than the whitespace ones and no 0xEF (the lead byte of U+FFFE/U+FFFF, rare in text).
-    while (i + 16 <= s.size()) {
+    while (i + 16 <= limit) {
       const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + i));
       __m128i low = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1F)), x);
       low = _mm_andnot_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('\n')), low);
@@ -139,7 +145,7 @@ inline std::optional<ForbiddenChar> FindForbiddenChar(std::string_view s, const 
       }
       i += 16;
     }
-    if (i >= s.size()) break;
+    if (i >= limit) break;
 #endif
     const unsigned char c = static_cast<unsigned char>(s[i]);
     if (c == 0xEF && i + 2 < s.size() && static_cast<unsigned char>(s[i + 1]) == 0xBF &&

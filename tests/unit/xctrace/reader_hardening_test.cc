@@ -7,9 +7,12 @@
 #include <algorithm>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "perfgate/xctrace/reader.h"
 #include "perfgate/xctrace/table_dump.h"
+#include "xctrace/xml_chars.h"
 
 namespace perfgate::xctrace {
 namespace {
@@ -111,6 +114,65 @@ TEST(XctraceHardening, RawControlBytesAreErrors) {
   const std::string error = ErrorOf(xml);
   EXPECT_EQ(error.substr(0, error.find("]") + 1),
             "t.xml:" + At(xml, std::string(1, '\0')) + ": error[xctrace.bad_char]");
+}
+
+// The checks split the buffer in two halves on two cores: each half's first hit, the
+// first half's winning, must be the one pass's first hit wherever the cut falls (in a
+// reference, in a comment hiding a reference, in a noncharacter's bytes).
+TEST(XctraceHardening, TheFirstForbiddenCharacterOfTwoHalvesIsTheWholeBuffersFirst) {
+  const std::vector<std::string> buffers = {
+      "<a>ok &#x41; <!-- &#0; in a comment --> text &#0; then \x01 raw and \xEF\xBF\xBE</a>",
+      "<a><![CDATA[ &#1; ]]> fine &#xFFFE; later</a>",
+      "<a>no hit at all, &#65; &amp; \xEF\xBF\xBD</a>",
+      "<a>\xEF\xBF\xBF at the start</a>",
+      std::string("<a>raw \0 NUL</a>", 16),
+  };
+  for (const std::string& b : buffers) {
+    const internal::OpaqueRanges opaque = internal::FindOpaqueRanges(b);
+    const auto whole = internal::FindForbiddenChar(b, opaque);
+    for (size_t cut = 0; cut <= b.size(); ++cut) {
+      auto first = internal::FindForbiddenChar(b, opaque, 0, cut);
+      if (!first) first = internal::FindForbiddenChar(b, opaque, cut, b.size());
+      ASSERT_EQ(first.has_value(), whole.has_value()) << b << " cut at " << cut;
+      if (whole) {
+        EXPECT_EQ(first->offset, whole->offset) << b << " cut at " << cut;
+        EXPECT_EQ(first->message, whole->message) << b << " cut at " << cut;
+      }
+    }
+  }
+}
+
+// The same through the reader, on an export large enough for the two-core checks
+// (4 MiB): the place of each error is found by searching the text for its marker.
+TEST(XctraceHardening, ChecksOnTwoCoresReportWhatOnePassFinds) {
+  std::string rows;
+  while (rows.size() < (size_t{5} << 20)) rows += "<row><string>abcdefgh</string></row>\n";
+  const std::string xml = OneColumn("string", rows);
+  const size_t late = xml.size() * 3 / 4, early = xml.size() / 4;
+  auto with = [&](std::vector<std::pair<size_t, std::string>> edits) {
+    std::string x = xml;
+    std::sort(edits.rbegin(), edits.rend());
+    for (const auto& [at, text] : edits) x.insert(x.find("abcdefgh", at) + 2, text);
+    return x;
+  };
+  auto code_at = [](const std::string& x, const std::string& marker) {
+    const std::string e = ErrorOf(x);
+    return e.substr(0, e.find("]") + 1) == "t.xml:" + At(x, marker) + ": error[" +
+                                               (marker == "\xFF" ? "xctrace.bad_utf8" : "xctrace.bad_char") + "]";
+  };
+  const std::string second_half_only = with({{late, "&#1;"}});
+  EXPECT_TRUE(code_at(second_half_only, "&#1;")) << ErrorOf(second_half_only);
+  const std::string both = with({{early, "&#2;"}, {late, "&#1;"}});
+  EXPECT_TRUE(code_at(both, "&#2;")) << ErrorOf(both);
+  // A comment across the middle hides its reference; the real one after it counts.
+  std::string hidden = xml;
+  const size_t mid = hidden.find("</row>", hidden.size() / 2 - 100) + 6;
+  hidden.insert(mid, "<!-- &#0; " + std::string(400, 'x') + " -->");
+  hidden.insert(hidden.find("abcdefgh", late) + 2, "&#3;");
+  EXPECT_TRUE(code_at(hidden, "&#3;")) << ErrorOf(hidden);
+  // Bad UTF-8 anywhere is reported before any forbidden character, as one pass does.
+  const std::string utf8_late = with({{early, "&#2;"}, {late, "\xFF"}});
+  EXPECT_TRUE(code_at(utf8_late, "\xFF")) << ErrorOf(utf8_late);
 }
 
 TEST(XctraceHardening, CdataTextIsKeptAndItsEndTagsAreText) {
