@@ -237,15 +237,14 @@ class RowDecoder {
   bool skip_ = false;
 };
 
-// Runs `decode(RowDecoder&) -> Row` over rows [begin, end), keeping the rows that
+// Runs `decode(RowDecoder&) -> Row` over every row, keeping the rows that
 // Finish() accepts.
 template <typename Row, typename Decode>
-StatusOr<std::vector<Row>> DecodeRowRange(const Table& table, size_t begin, size_t end, Diagnostics* diagnostics,
-                                          Decode& decode) {
+StatusOr<std::vector<Row>> DecodeEveryRow(const Table& table, Diagnostics* diagnostics, Decode& decode) {
   std::vector<Row> rows;
-  rows.reserve(end - begin);
+  rows.reserve(table.row_count());
   DecodeCache cache;
-  for (size_t r = begin; r < end; ++r) {
+  for (size_t r = 0; r < table.row_count(); ++r) {
     RowDecoder d(table, r, &cache);
     Row row = decode(d);
     row.row = r;
@@ -255,35 +254,60 @@ StatusOr<std::vector<Row>> DecodeRowRange(const Table& table, size_t begin, size
   return rows;
 }
 
+// Decodes rows [begin, end) into their places in `rows`, marking in `kept` those
+// Finish() accepts.
+template <typename Row, typename Decode>
+Status DecodeRowsInPlace(const Table& table, size_t begin, size_t end, Diagnostics* diagnostics, Decode& decode,
+                         std::vector<Row>* rows, std::vector<char>* kept) {
+  DecodeCache cache;
+  for (size_t r = begin; r < end; ++r) {
+    RowDecoder d(table, r, &cache);
+    Row& row = (*rows)[r] = decode(d);
+    row.row = r;
+    PERFGATE_ASSIGN_OR_RETURN(const bool keep, d.Finish(Row::kSchema, diagnostics));
+    (*kept)[r] = keep;
+  }
+  return Status();
+}
+
 // Below this many rows a second thread costs more than it saves.
 constexpr size_t kRowsOnTwoCores = 8192;
 
-// DecodeRowRange over every row. With a second core free, each half of a large table
-// is decoded on a core of its own (the document is only read; each half has its own
-// cache) and the halves are put together in row order: the same rows, the first
-// half's error before the second's, and diagnostics whose first detail is the one a
-// single pass meets first (the typed rows were 13 % of a large export's decode, on
-// one core).
+// DecodeEveryRow, with each half of a large table decoded on a core of its own when
+// a second is free (the document is only read; each half has its own cache). The
+// rows are decoded into their places and the skipped ones squeezed out after, so
+// memory stays one row per table row, as in one pass (the peak target is 2 × the
+// file); the first half's error comes before the second's, and the diagnostics'
+// first details are the ones one pass meets first. The typed rows were 13 % of a
+// large export's decode, on one core.
 template <typename Row, typename Decode>
 StatusOr<std::vector<Row>> DecodeRows(const Table& table, Diagnostics* diagnostics, Decode decode) {
   const size_t n = table.row_count();
-  if (n < kRowsOnTwoCores || !ParallelWorkersAvailable()) return DecodeRowRange<Row>(table, 0, n, diagnostics, decode);
+  if (n < kRowsOnTwoCores || !ParallelWorkersAvailable()) return DecodeEveryRow<Row>(table, diagnostics, decode);
+  std::vector<Row> rows(n);
+  std::vector<char> kept(n, 0);
   const size_t half = n / 2;
   Diagnostics later;
   Diagnostics* later_sink = diagnostics == nullptr ? nullptr : &later;
-  std::future<StatusOr<std::vector<Row>>> second;
+  std::future<Status> second;
   try {
     second = std::async(std::launch::async,
-                        [&] { return DecodeRowRange<Row>(table, half, n, later_sink, decode); });
+                        [&] { return DecodeRowsInPlace(table, half, n, later_sink, decode, &rows, &kept); });
   } catch (const std::system_error&) {  // no thread to be had: one pass
-    return DecodeRowRange<Row>(table, 0, n, diagnostics, decode);
+    return DecodeEveryRow<Row>(table, diagnostics, decode);
   }
-  StatusOr<std::vector<Row>> rows = DecodeRowRange<Row>(table, 0, half, diagnostics, decode);
-  StatusOr<std::vector<Row>> rest = second.get();
-  if (!rows.ok()) return rows;
-  if (!rest.ok()) return rest;
+  const Status first = DecodeRowsInPlace(table, 0, half, diagnostics, decode, &rows, &kept);
+  const Status rest = second.get();
+  PERFGATE_RETURN_IF_ERROR(first);
+  PERFGATE_RETURN_IF_ERROR(rest);
   if (diagnostics != nullptr) diagnostics->Merge(later);
-  rows->insert(rows->end(), std::make_move_iterator(rest->begin()), std::make_move_iterator(rest->end()));
+  size_t out = 0;
+  for (size_t r = 0; r < n; ++r) {
+    if (!kept[r]) continue;
+    if (out != r) rows[out] = std::move(rows[r]);
+    ++out;
+  }
+  rows.resize(out);
   return rows;
 }
 
