@@ -360,27 +360,32 @@ class Reader {
     if (!driver.ok()) return driver.status();
     detail::RepeatedIds ids;
     PERFGATE_RETURN_IF_ERROR(ReserveRows(table, &trace().runtime_calls));
-    PERFGATE_RETURN_IF_ERROR(ForEachRow(std::string("SELECT start, end, eventClass, globalTid, correlationId, nameId FROM ") + table,
-                      [&](const Statement& s) {
-                        Count(table);
-                        RuntimeCall r;
-                        if (!Interval(s, table, &r.start_ns, &r.end_ns)) return;
-                        const auto tid = s.Int(3);
-                        r.pid = Pid(tid, table);
-                        r.tid = tid ? TidOf(*tid) : 0;
-                        const auto cls = s.Int(2);
-                        r.driver = cls && std::find(driver->begin(), driver->end(), *cls) != driver->end();
-                        r.name = StringOf(s.Int(5));
-                        const auto id = s.Int(4);
-                        if (id) ids.Add(r.pid, *id);
-                        r.correlation = Correlation(r.pid, id, table);
-                        trace().runtime_calls.push_back(std::move(r));
-                      }));
+    PERFGATE_RETURN_IF_ERROR(
+        ForEachRow(std::string("SELECT start, end, eventClass, globalTid, correlationId, nameId FROM ") + table,
+                   [&](const Statement& s) { ReadRuntimeRow(s, *driver, table, &ids); }));
     for (const detail::RepeatedIds::Pair& p : ids.Repeats()) {
       diagnostics().Add("nsys.duplicate_correlation", Where(),
                         "correlation " + std::to_string(p.id) + " in process " + std::to_string(p.pid));
     }
     return Status();
+  }
+
+  // One runtime or driver call; its (process, correlation id) goes to `ids`.
+  void ReadRuntimeRow(const Statement& s, const std::vector<int64_t>& driver_classes, const char* table,
+                      detail::RepeatedIds* ids) {
+    Count(table);
+    RuntimeCall r;
+    if (!Interval(s, table, &r.start_ns, &r.end_ns)) return;
+    const auto tid = s.Int(3);
+    r.pid = Pid(tid, table);
+    r.tid = tid ? TidOf(*tid) : 0;
+    const auto cls = s.Int(2);
+    r.driver = cls && std::find(driver_classes.begin(), driver_classes.end(), *cls) != driver_classes.end();
+    r.name = StringOf(s.Int(5));
+    const auto id = s.Int(4);
+    if (id) ids->Add(r.pid, *id);
+    r.correlation = Correlation(r.pid, id, table);
+    trace().runtime_calls.push_back(std::move(r));
   }
 
   // The eventType ids of push/pop and start/end ranges.

@@ -288,8 +288,9 @@ Status IndexEncoders(const TrialTables& tables, const AttributionOptions& option
   const std::string& prefix = options.process_prefix;
   for (const auto& e : *tables.encoders) {
     ++s->encoder_rows;
-    PERFGATE_RETURN_IF_ERROR(AddChecked(&s->encoder_total_ns, e.duration_ns, tables.path, {"the encoders' total time", {}},
-                                        xctrace::EncoderRow::kSchema, e.row));
+    const SumName total{"the encoders' total time", {}};
+    PERFGATE_RETURN_IF_ERROR(
+        AddChecked(&s->encoder_total_ns, e.duration_ns, tables.path, total, xctrace::EncoderRow::kSchema, e.row));
     if (!prefix.empty() && !options.all_processes && !(!e.process.is_null && StartsWith(e.process.name, prefix))) {
       continue;
     }
