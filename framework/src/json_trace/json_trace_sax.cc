@@ -302,7 +302,7 @@ class Handler {
   bool Finish();
 
   // A handler for one run of events of a {"traceEvents": [...]} document, walked
-  // apart from the others (json_simd_pipeline.h RunHandlers): it starts inside the
+  // apart from the others (json_simd_pipeline.h, a Runs policy): it starts inside the
   // array, and its events, kinds and tallies are merged into the document's handler
   // with MergeRun, in document order.
   void StartRun();
