@@ -4,7 +4,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <exception>
+#include <mutex>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -57,16 +60,32 @@ void ParallelFor(size_t count, const std::function<void(size_t)>& fn) {
     return;
   }
   std::atomic<size_t> next{0};
+  std::mutex failure_mutex;
+  std::exception_ptr failure;
   auto work = [&] {
     t_inside_parallel_for = true;
-    for (size_t i = next++; i < count; i = next++) fn(i);
+    for (size_t i = next++; i < count; i = next++) {
+      try {
+        fn(i);
+      } catch (...) {  // an exception leaving a thread would end the process
+        std::lock_guard<std::mutex> lock(failure_mutex);
+        if (!failure) failure = std::current_exception();
+      }
+    }
     t_inside_parallel_for = false;
   };
   std::vector<std::thread> helpers;
   helpers.reserve(threads - 1);
-  for (size_t t = 1; t < threads; ++t) helpers.emplace_back(work);
+  for (size_t t = 1; t < threads; ++t) {
+    try {
+      helpers.emplace_back(work);
+    } catch (const std::system_error&) {  // no more threads to be had: those there are do the work
+      break;
+    }
+  }
   work();
   for (std::thread& h : helpers) h.join();
+  if (failure) std::rethrow_exception(failure);
 }
 
 }  // namespace perfgate

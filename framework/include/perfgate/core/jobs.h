@@ -25,9 +25,11 @@ void SetJobs(int jobs);
 StatusOr<int> ResolveJobs();
 
 // Runs fn(0) .. fn(count - 1) on up to ResolveJobs() threads (1 when it fails; the
-// caller reports that error) and returns when every call has. Called from inside
-// another ParallelFor's fn it runs in order on the calling thread: the outer level
-// already keeps every core busy. `fn` must not throw.
+// caller reports that error; fewer when no more threads can be started) and returns
+// when every call has. Called from inside another ParallelFor's fn it runs in order
+// on the calling thread: the outer level already keeps every core busy. An exception
+// from fn (out of memory) is rethrown once every call has returned; when several
+// calls throw, one of their exceptions is.
 void ParallelFor(size_t count, const std::function<void(size_t)>& fn);
 
 // True when a second thread may work beside this one: the job count is above 1 and
