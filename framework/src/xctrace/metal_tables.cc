@@ -10,10 +10,7 @@
 #include "perfgate/core/jobs.h"
 
 #include <algorithm>
-#include <future>
-#include <iterator>
 #include <limits>
-#include <system_error>
 #include <tuple>
 #include <ostream>
 #include <type_traits>
@@ -237,23 +234,6 @@ class RowDecoder {
   bool skip_ = false;
 };
 
-// Runs `decode(RowDecoder&) -> Row` over every row, keeping the rows that
-// Finish() accepts.
-template <typename Row, typename Decode>
-StatusOr<std::vector<Row>> DecodeEveryRow(const Table& table, Diagnostics* diagnostics, Decode& decode) {
-  std::vector<Row> rows;
-  rows.reserve(table.row_count());
-  DecodeCache cache;
-  for (size_t r = 0; r < table.row_count(); ++r) {
-    RowDecoder d(table, r, &cache);
-    Row row = decode(d);
-    row.row = r;
-    PERFGATE_ASSIGN_OR_RETURN(const bool keep, d.Finish(Row::kSchema, diagnostics));
-    if (keep) rows.push_back(std::move(row));
-  }
-  return rows;
-}
-
 // Decodes rows [begin, end) into their places in `rows`, marking in `kept` those
 // Finish() accepts.
 template <typename Row, typename Decode>
@@ -273,34 +253,33 @@ Status DecodeRowsInPlace(const Table& table, size_t begin, size_t end, Diagnosti
 // Below this many rows a second thread costs more than it saves.
 constexpr size_t kRowsOnTwoCores = 8192;
 
-// DecodeEveryRow, with each half of a large table decoded on a core of its own when
-// a second is free (the document is only read; each half has its own cache). The
-// rows are decoded into their places and the skipped ones squeezed out after, so
-// memory stays one row per table row, as in one pass (the peak target is 2 × the
-// file); the first half's error comes before the second's, and the diagnostics'
-// first details are the ones one pass meets first. The typed rows were 13 % of a
-// large export's decode, on one core.
+// Runs `decode(RowDecoder&) -> Row` over every row, keeping the rows that Finish()
+// accepts. Each half of a large table is decoded through ParallelFor, on a core of
+// its own when a second is free (the document is only read; each half has its own
+// cache). The rows are decoded into their places and the skipped ones squeezed out
+// after, so memory stays one row per table row whichever way (the peak target is
+// 2 × the file); the first half's error comes before the second's, and the
+// diagnostics' first details are the ones one pass meets first. The typed rows were
+// 13 % of a large export's decode, on one core.
 template <typename Row, typename Decode>
 StatusOr<std::vector<Row>> DecodeRows(const Table& table, Diagnostics* diagnostics, Decode decode) {
   const size_t n = table.row_count();
-  if (n < kRowsOnTwoCores || !ParallelWorkersAvailable()) return DecodeEveryRow<Row>(table, diagnostics, decode);
   std::vector<Row> rows(n);
   std::vector<char> kept(n, 0);
-  const size_t half = n / 2;
-  Diagnostics later;
-  Diagnostics* later_sink = diagnostics == nullptr ? nullptr : &later;
-  std::future<Status> second;
-  try {
-    second = std::async(std::launch::async,
-                        [&] { return DecodeRowsInPlace(table, half, n, later_sink, decode, &rows, &kept); });
-  } catch (const std::system_error&) {  // no thread to be had: one pass
-    return DecodeEveryRow<Row>(table, diagnostics, decode);
+  if (n < kRowsOnTwoCores) {
+    PERFGATE_RETURN_IF_ERROR(DecodeRowsInPlace(table, 0, n, diagnostics, decode, &rows, &kept));
+  } else {
+    const size_t bounds[3] = {0, n / 2, n};
+    Diagnostics later;
+    Diagnostics* sinks[2] = {diagnostics, diagnostics == nullptr ? nullptr : &later};
+    Status halves[2];
+    ParallelFor(2, [&](size_t h) {
+      halves[h] = DecodeRowsInPlace(table, bounds[h], bounds[h + 1], sinks[h], decode, &rows, &kept);
+    });
+    PERFGATE_RETURN_IF_ERROR(halves[0]);
+    PERFGATE_RETURN_IF_ERROR(halves[1]);
+    if (diagnostics != nullptr) diagnostics->Merge(later);
   }
-  const Status first = DecodeRowsInPlace(table, 0, half, diagnostics, decode, &rows, &kept);
-  const Status rest = second.get();
-  PERFGATE_RETURN_IF_ERROR(first);
-  PERFGATE_RETURN_IF_ERROR(rest);
-  if (diagnostics != nullptr) diagnostics->Merge(later);
   size_t out = 0;
   for (size_t r = 0; r < n; ++r) {
     if (!kept[r]) continue;

@@ -10,10 +10,10 @@
 #include <algorithm>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <future>
 #include <mutex>
 #include <optional>
-#include <system_error>
 #include <type_traits>
 #include <unordered_map>
 
@@ -505,27 +505,16 @@ Status ExportParser::PendingRefError(const PendingRef& r) const {
 
 namespace {
 
-// Runs a() and b(), on two threads when `two` (and a thread can be had), else one
-// after the other.
-template <typename A, typename B>
-void BesideEachOther(bool two, A a, B b) {
-  std::future<void> other;
-  if (two) {
-    try {
-      other = std::async(std::launch::async, b);
-    } catch (const std::system_error&) {
-    }
-  }
-  a();
-  if (other.valid()) {
-    other.get();
-  } else {
-    b();
-  }
-}
-
 // Below this the checks' second thread costs more than it saves.
 constexpr size_t kChecksOnTwoCores = size_t{4} << 20;
+
+// fn(0) and fn(1): through ParallelFor (on two cores when a second is free) when
+// `worth_a_thread`, else one after the other here.
+void BothParts(bool worth_a_thread, const std::function<void(size_t)>& fn) {
+  if (worth_a_thread) return ParallelFor(2, fn);
+  fn(0);
+  fn(1);
+}
 
 }  // namespace
 
@@ -538,22 +527,27 @@ constexpr size_t kChecksOnTwoCores = size_t{4} << 20;
 // checks were 15 % of a 200 MB export's decode, all on one core).
 Status ExportParser::CheckWholeBuffer() {
   const std::string_view bytes = doc_.bytes;
-  const bool two = bytes.size() >= kChecksOnTwoCores && ParallelWorkersAvailable();
+  const bool large = bytes.size() >= kChecksOnTwoCores;
   size_t bad = std::string::npos;
-  BesideEachOther(
-      two, [&] { opaque_ = internal::FindOpaqueRanges(bytes); },
-      [&] { doc_.lines = internal::LineIndex::BuildValidatingUtf8(bytes, &bad); });
-  const size_t half = two ? bytes.size() / 2 : bytes.size();
-  std::optional<internal::ForbiddenChar> first, second;
-  BesideEachOther(
-      two, [&] { first = internal::FindForbiddenChar(bytes, opaque_, 0, half); },
-      [&] { second = internal::FindForbiddenChar(bytes, opaque_, half, bytes.size()); });
+  BothParts(large, [&](size_t part) {
+    if (part == 0) {
+      opaque_ = internal::FindOpaqueRanges(bytes);
+    } else {
+      doc_.lines = internal::LineIndex::BuildValidatingUtf8(bytes, &bad);
+    }
+  });
+  const size_t half = large ? bytes.size() / 2 : bytes.size();
+  std::optional<internal::ForbiddenChar> hits[2];
+  BothParts(large, [&](size_t part) {
+    hits[part] = part == 0 ? internal::FindForbiddenChar(bytes, opaque_, 0, half)
+                           : internal::FindForbiddenChar(bytes, opaque_, half, bytes.size());
+  });
   if (bad != std::string::npos) {
     char hex[8];
     std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(bytes[bad]));
     return Fatal("xctrace.bad_utf8", bad, std::string("invalid UTF-8 sequence starting with byte ") + hex);
   }
-  if (const auto& hit = first ? first : second) return Fatal("xctrace.bad_char", hit->offset, hit->message);
+  if (const auto& hit = hits[0] ? hits[0] : hits[1]) return Fatal("xctrace.bad_char", hit->offset, hit->message);
   return Status();
 }
 
