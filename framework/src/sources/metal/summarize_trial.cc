@@ -27,7 +27,7 @@ struct Pair {
   uint64_t channel;
   int64_t duration_ns;
   size_t end_row;  // the end point's row in the execution-points table
-  // Its submission-map row and encoder, once ResolveJoins has looked them up (null
+  // Its submission-map row and encoder, once AttachMapRows and AttachEncoders have looked them up (null
   // when there is none).
   const xctrace::SubmissionMapRow* map_row = nullptr;
   const std::pair<const uint64_t, EncoderInfo>* encoder = nullptr;
@@ -213,23 +213,29 @@ StatusOr<SubmissionMap> IndexSubmissions(const TrialTables& tables, const Attrib
   return MapSubmissions(*tables.submission_map, seed_prefix, &s->diagnostics);
 }
 
+// Each pair's submission-map row, looked up once for the process filter and the joins.
+void AttachMapRows(const SubmissionMap& map, std::vector<Pair>* pairs) {
+  for (Pair& p : *pairs) {
+    auto m = map.find(p.submission);
+    p.map_row = m == map.end() ? nullptr : m->second;
+  }
+}
+
 // Process filter (corrected method only): keeps the pairs whose submission maps to a
 // target process and counts the others by reason. No target submission at all is an
 // error naming the processes that were there.
-StatusOr<std::vector<Pair>> KeepTargetSubmissions(std::vector<Pair> pairs, const SubmissionMap& map,
-                                                  const AttributionOptions& options, const std::string& path,
-                                                  TrialSummary* s) {
+StatusOr<std::vector<Pair>> KeepTargetSubmissions(std::vector<Pair> pairs, const AttributionOptions& options,
+                                                  const std::string& path, TrialSummary* s) {
   if (options.seed_compat || options.all_processes) return pairs;
   std::vector<Pair> kept;
   kept.reserve(pairs.size());
   std::map<std::string, int64_t> other_processes;
   for (const Pair& p : pairs) {
-    auto it = map.find(p.submission);
-    if (it == map.end()) {
+    if (p.map_row == nullptr) {
       ++s->excluded_unmapped;
       continue;
     }
-    const xctrace::ProcessRef& proc = it->second->process;
+    const xctrace::ProcessRef& proc = p.map_row->process;
     if (proc.is_null) {
       ++s->excluded_unattributed;
     } else if (IsTargetProcess(proc, options)) {
@@ -269,15 +275,11 @@ struct TrialJoins {
   }
 };
 
-// Each kept pair's submission-map row and encoder, looked up once: the steps after
-// this read them for every pair, and on a large trial each lookup in a table of a
-// million ids costs cache misses.
-void ResolveJoins(const TrialJoins& joins, std::vector<Pair>* kept) {
-  for (Pair& p : *kept) {
-    auto m = joins.map.find(p.submission);
-    p.map_row = m == joins.map.end() ? nullptr : m->second;
-    p.encoder = joins.EncoderOfRow(p.map_row);
-  }
+// Each kept pair's encoder, through its map row (AttachMapRows), looked up once: the
+// steps after this read it for every pair, and on a large trial each lookup in a
+// table of a million ids costs cache misses.
+void AttachEncoders(const TrialJoins& joins, std::vector<Pair>* kept) {
+  for (Pair& p : *kept) p.encoder = joins.EncoderOfRow(p.map_row);
 }
 
 // Encoders of the target process, de-duplicated by encoder id (first row wins). Every
@@ -534,7 +536,7 @@ Status CrossCheckGpuIntervals(const TrialTables& tables, const AttributionOption
 // Kept submissions per process, from every submission-map row: the seed's map holds
 // the target's rows only, so it cannot tell which other processes slipped in.
 // Submissions without a row or with a sentinel process are of no known process.
-// The pairs' own map rows (ResolveJoins) come from that map when it holds every row.
+// The pairs' own map rows (AttachMapRows) come from that map when it holds every row.
 std::map<std::string, int64_t> KeptPerProcess(const std::vector<Pair>& kept, const TrialTables& tables,
                                               const AttributionOptions& options) {
   std::map<std::string, int64_t> per_process;
@@ -575,10 +577,10 @@ StatusOr<TrialSummary> SummarizeTrial(const TrialTables& tables, const Attributi
                             PairExecutionPoints(tables.execution_points, options.seed_compat, &s));
   TrialJoins joins;
   PERFGATE_ASSIGN_OR_RETURN(joins.map, IndexSubmissions(tables, options, &s));
-  PERFGATE_ASSIGN_OR_RETURN(std::vector<Pair> kept,
-                            KeepTargetSubmissions(std::move(pairs), joins.map, options, tables.path, &s));
+  AttachMapRows(joins.map, &pairs);
+  PERFGATE_ASSIGN_OR_RETURN(std::vector<Pair> kept, KeepTargetSubmissions(std::move(pairs), options, tables.path, &s));
   PERFGATE_RETURN_IF_ERROR(IndexEncoders(tables, options, &s, &joins));
-  ResolveJoins(joins, &kept);
+  AttachEncoders(joins, &kept);
   PERFGATE_ASSIGN_OR_RETURN(std::optional<int64_t> label_occurrences,
                             ApplyDecodeWindow(joins, options, tables.path, &kept, &s));
   PERFGATE_RETURN_IF_ERROR(CountTokensInTrace(kept, joins, options, label_occurrences, tables.path, &s));
