@@ -19,7 +19,7 @@
 
 #include "ane/report_json.h"
 #include "core/text_input.h"
-#include "json_trace/json_document.h"
+#include "core/json_document.h"
 #include "perfgate/core/process.h"
 
 namespace perfgate::ane {

@@ -14,7 +14,7 @@
 #include <unordered_set>
 
 #include "core/checked_math.h"
-#include "sources/metal/overflow_error.h"
+#include "attribution/overflow_error.h"
 #include "perfgate/stats/summary.h"
 
 namespace perfgate::attribution {

@@ -11,7 +11,7 @@
 
 #include "core/byte_codec.h"
 #include "core/text_input.h"
-#include "json_trace/json_document.h"
+#include "core/json_document.h"
 
 namespace perfgate::attribution {
 namespace {

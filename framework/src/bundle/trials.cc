@@ -16,7 +16,7 @@
 #include "perfgate/core/names.h"
 #include "perfgate/xctrace/metal_tables.h"
 #include "perfgate/xctrace/recorder.h"
-#include "json_trace/json_document.h"
+#include "core/json_document.h"
 #include "text_input.h"
 
 namespace perfgate::bundle {

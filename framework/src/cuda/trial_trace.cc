@@ -11,7 +11,7 @@
 
 #include "core/text_input.h"
 #include "cuda/recorder_internal.h"
-#include "json_trace/json_document.h"
+#include "core/json_document.h"
 #include "perfgate/cuda/recorder.h"
 #include "perfgate/json_trace/reader.h"
 

@@ -22,7 +22,7 @@
 
 #include "core/text_input.h"
 #include "golden/golden_internal.h"
-#include "json_trace/json_document.h"
+#include "core/json_document.h"
 
 namespace perfgate::golden {
 

@@ -14,7 +14,7 @@
 
 #include "perfgate/core/jobs.h"
 
-#include "json_document.h"
+#include "core/json_document.h"
 #include "json_simd_chunks.h"
 #include "json_simd_pipeline.h"
 #include "json_simd_walk.h"

@@ -1,7 +1,6 @@
 # Sources of the Chrome / Perfetto trace-JSON source, paths relative to framework/.
 set(PERFGATE_JSON_TRACE_SOURCES
   src/json_trace/cuda_kernel_families.cc
-  src/json_trace/json_document.cc
   src/json_trace/json_trace_reader.cc
   src/json_trace/json_trace_sax.cc
   src/json_trace/json_trace_time.cc

@@ -6,7 +6,8 @@
 #include <cstdlib>
 #include <map>
 
-#include "report/report_util.h"
+#include "core/lossless_json.h"
+#include "core/text_cells.h"
 
 namespace perfgate::kernel_report {
 namespace {
@@ -65,7 +66,7 @@ std::string AttackHint(const Row& family, const std::vector<Row>& kernels) {
   int shown = 0;
   for (const Row& k : kernels) {  // kernels are sorted by Δ, so the biggest gaps come first
     if (k.family != family.name || !k.engine.present() || shown == 3) continue;
-    hint += std::string(shown++ == 0 ? " " : ", ") + k.name + " (Δ " + report::util::Fixed(k.delta_us_per_token(), 2) + " µs/tok)";
+    hint += std::string(shown++ == 0 ? " " : ", ") + k.name + " (Δ " + text::Fixed(k.delta_us_per_token(), 2) + " µs/tok)";
   }
   return hint;
 }
@@ -98,9 +99,9 @@ void ChooseAttackTargetPerCall(Comparison* c) {
   const int64_t untimed = std::max(c->engine_untimed, c->baseline_untimed);
   c->attack_hint = "chosen per call (a report left " + std::to_string(untimed) +
                    " dispatches untimed, so its per-token figures undercount): at the baseline's calls per token the "
-                   "engine's " + best->first + " kernels cost " + report::util::Signed(best->second, 2) +
+                   "engine's " + best->first + " kernels cost " + text::Signed(best->second, 2) +
                    " µs/tok more, most in " + largest[best->first].first + " (" +
-                   report::util::Signed(largest[best->first].second, 2) + " µs/tok)";
+                   text::Signed(largest[best->first].second, 2) + " µs/tok)";
 }
 
 std::vector<std::string> OneSide(const std::vector<Row>& rows, bool engine) {

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "json_trace/json_document.h"
+#include "core/json_document.h"
 #include "perfgate/kernel_report/report.h"
 
 namespace perfgate::kernel_report {

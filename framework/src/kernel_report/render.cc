@@ -8,12 +8,13 @@
 #include "perfgate/kernel_report/compare.h"
 #include "perfgate/core/names.h"
 #include "perfgate/kernel_report/metrics.h"
-#include "report/report_util.h"
+#include "core/lossless_json.h"
+#include "core/text_cells.h"
 
 namespace perfgate::kernel_report {
 namespace {
 
-namespace util = report::util;
+namespace util = ::perfgate::text;
 using json = nlohmann::ordered_json;
 
 constexpr const char* kMediansNote =

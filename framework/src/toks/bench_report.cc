@@ -9,7 +9,7 @@
 
 #include "core/json_member_offsets.h"
 #include "core/text_input.h"
-#include "json_trace/json_document.h"
+#include "core/json_document.h"
 #include "perfgate/core/names.h"
 #include "perfgate/stats/summary.h"
 

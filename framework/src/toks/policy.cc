@@ -4,7 +4,7 @@
 #include <string_view>
 
 #include "core/text_input.h"
-#include "json_trace/json_document.h"
+#include "core/json_document.h"
 #include "perfgate/core/names.h"
 #include "perfgate/toks/ratio.h"
 #include "core/json_member_offsets.h"

@@ -8,16 +8,17 @@
 
 #include "perfgate/gates/judge.h"
 #include "perfgate/metrics/catalogue.h"
-#include "report/report_util.h"
+#include "core/lossless_json.h"
+#include "core/text_cells.h"
 
 namespace perfgate::toks {
 namespace {
 
-using report::util::Fixed;
-using report::util::Left;
-using report::util::MarkdownCell;
-using report::util::Right;
-using report::util::ShortestDouble;
+using text::Fixed;
+using text::Left;
+using text::MarkdownCell;
+using text::Right;
+using text::ShortestDouble;
 
 std::vector<double> Scaled(const std::vector<double>& values, double factor) {
   std::vector<double> out;
@@ -100,7 +101,7 @@ StatusOr<const BenchTest*> FindTest(const BenchReport& report, const std::string
 
 // A model as both sides name it: the file's base name without ".gguf".
 std::string ModelStem(const std::string& model) {
-  std::string stem = report::util::BaseName(model);
+  std::string stem = text::BaseName(model);
   const std::string_view gguf = ".gguf";
   if (stem.size() > gguf.size() && stem.compare(stem.size() - gguf.size(), gguf.size(), gguf) == 0) {
     stem.resize(stem.size() - gguf.size());
@@ -278,7 +279,7 @@ std::string FormatRatioJson(const std::vector<RatioVerdict>& verdicts) {
                      {"explanation", v.verdict.explanation},
                      {"diagnostics", DiagnosticsJson(v.diagnostics)}});
   }
-  return report::util::RenderLosslessJson({{"schema", "perfgate.toks_ratio/1"}, {"pass", pass}, {"cells", cells}});
+  return text::RenderLosslessJson({{"schema", "perfgate.toks_ratio/1"}, {"pass", pass}, {"cells", cells}});
 }
 
 golden::GoldenFile RatioGolden(const std::vector<RatioVerdict>& verdicts, std::map<std::string, std::string> context) {

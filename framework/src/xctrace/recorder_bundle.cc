@@ -6,7 +6,7 @@
 #include <optional>
 
 #include "core/text_input.h"
-#include "json_trace/json_document.h"
+#include "core/json_document.h"
 #include "xctrace/recorder_internal.h"
 
 namespace perfgate::xctrace {

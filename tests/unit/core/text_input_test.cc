@@ -202,7 +202,7 @@ TEST(ReadWholeFile, NeverOpensAFifo) {
 
 #include <fstream>
 
-#include "json_trace/json_document.h"
+#include "core/json_document.h"
 
 namespace perfgate::internal {
 namespace {
@@ -233,7 +233,7 @@ constexpr bool kUnderAddressSanitizer = false;
 // Running out of memory is one code everywhere, resource.out_of_memory (exit 3): the
 // file reader said io.out_of_memory and the JSON parser its reader's *.bad_json.
 TEST(OutOfMemory, IsOneEnvironmentCodeForTheReaderAndTheJsonParser) {
-  // Only the sanitizer stage skips; CI's Release stage runs this test.
+  // Only the sanitizer build skips; the Release build runs this test.
   if (kUnderAddressSanitizer) {
     GTEST_SKIP() << "ASan's allocator reports an exhausted address space instead of throwing bad_alloc; "
                     "the Release build runs this test";

@@ -22,7 +22,7 @@
 #include <thread>
 #include <vector>
 
-#include "json_trace/json_document.h"
+#include "core/json_document.h"
 
 namespace perfgate::golden {
 namespace {

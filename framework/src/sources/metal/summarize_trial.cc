@@ -9,7 +9,7 @@
 #include "core/checked_math.h"
 #include "attribution/label_matcher.h"
 #include "core/hash_mix.h"
-#include "overflow_error.h"
+#include "attribution/overflow_error.h"
 #include "perfgate/attribution/attribute.h"
 #include "perfgate/stats/summary.h"
 #include "string_util.h"

@@ -3,8 +3,8 @@
 // is a located Status instead of an exception, nesting is bounded before the DOM is
 // built (so neither our recursion nor nlohmann's dump can overflow the stack), and a
 // duplicate key is an error found in linear time instead of silently "last wins".
-#ifndef PERFGATE_SRC_JSON_TRACE_JSON_DOCUMENT_H_
-#define PERFGATE_SRC_JSON_TRACE_JSON_DOCUMENT_H_
+#ifndef PERFGATE_SRC_CORE_JSON_DOCUMENT_H_
+#define PERFGATE_SRC_CORE_JSON_DOCUMENT_H_
 
 #include <nlohmann/json.hpp>
 
@@ -93,4 +93,4 @@ std::string EscapeJsonPointerToken(std::string_view token);
 
 }  // namespace perfgate::internal
 
-#endif  // PERFGATE_SRC_JSON_TRACE_JSON_DOCUMENT_H_
+#endif  // PERFGATE_SRC_CORE_JSON_DOCUMENT_H_

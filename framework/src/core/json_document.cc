@@ -1,7 +1,7 @@
 // JSON documents parsed through nlohmann's SAX interface with positions: the handler
 // sees every token with the byte offset the input iterator has reached, checks depth
 // and duplicate keys, and forwards the tokens to nlohmann's own DOM builder.
-#include "json_trace/json_document.h"
+#include "core/json_document.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -1,6 +1,6 @@
 // The JSON documents of goldens, kernel-family tables and ANE recordings: every way
 // nlohmann's own parse went wrong on hostile input is a located Status here.
-#include "json_trace/json_document.h"
+#include "core/json_document.h"
 
 #include <gtest/gtest.h>
 
