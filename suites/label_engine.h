@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "perfgate/gtest/perfgate_gtest.h"
+#include "perfgate/gtest.h"
 
 namespace perfgate_suites {
 

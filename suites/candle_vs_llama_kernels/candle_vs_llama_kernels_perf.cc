@@ -7,7 +7,7 @@
 // The reports hold medians: every verdict is a threshold on medians, no rank test.
 #include <string>
 
-#include "perfgate/gtest/perfgate_gtest.h"
+#include "perfgate/gtest.h"
 #include "perfgate/kernel_report/metrics.h"
 #include "perfgate/suite/suite.h"
 #include "support/corpus.h"

@@ -16,7 +16,7 @@
 #include <string>
 
 #include "../label_engine.h"
-#include "perfgate/gtest/perfgate_gtest.h"
+#include "perfgate/gtest.h"
 #include "perfgate/json_trace/trial.h"
 #include "perfgate/metrics/catalogue.h"
 

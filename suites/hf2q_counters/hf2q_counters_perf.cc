@@ -2,14 +2,14 @@
 // dispatch budget from the engine's real count (the trace sees ~46 submissions per
 // token, the engine ~1,070 dispatches), per-layer and per-token counter budgets, and a
 // golden of every figure (the counters exact).
-#include "perfgate/gtest/perfgate_gtest.h"
+#include "perfgate/gtest.h"
 
 namespace {
 
 using perfgate::testing::EngineSpec;
 using perfgate::testing::SuiteConfig;
 
-class Hf2qCounters : public perfgate::testing::MetalTraceFixture {
+class Hf2qCounters : public perfgate::testing::PerfSuiteFixture {
  protected:
   SuiteConfig Config() const override {
     SuiteConfig c;

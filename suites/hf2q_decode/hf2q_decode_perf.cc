@@ -1,14 +1,14 @@
 // hf2q decode versus llama.cpp: submission budgets, per-bucket deltas, phase budgets,
 // the total GPU-time ratio, the kernel registry, and a golden of every figure.
 #include "hf2q_decode_suite.h"
-#include "perfgate/gtest/perfgate_gtest.h"
+#include "perfgate/gtest.h"
 
 namespace {
 
 using hf2q_decode::kOutputHead;
 using perfgate::testing::SuiteConfig;
 
-class Hf2qDecode : public perfgate::testing::MetalTraceFixture {
+class Hf2qDecode : public perfgate::testing::PerfSuiteFixture {
  protected:
   SuiteConfig Config() const override { return hf2q_decode::Suite(PERFGATE_RECORDINGS_DIR, PERFGATE_GOLDEN_DIR); }
 };

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "perfgate/gtest/suite.h"
+#include "perfgate/suite/suite.h"
 
 namespace hf2q_decode {
 

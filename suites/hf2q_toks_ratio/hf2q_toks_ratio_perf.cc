@@ -6,7 +6,7 @@
 // points the suite at other reports (the gate-bites test's regressed copy).
 #include <string>
 
-#include "perfgate/gtest/perfgate_gtest.h"
+#include "perfgate/gtest.h"
 #include "perfgate/suite/suite.h"
 #include "support/corpus.h"
 

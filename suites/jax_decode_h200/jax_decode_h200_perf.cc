@@ -10,7 +10,7 @@
 #include <string>
 
 #include "../label_engine.h"
-#include "perfgate/gtest/perfgate_gtest.h"
+#include "perfgate/gtest.h"
 
 namespace {
 

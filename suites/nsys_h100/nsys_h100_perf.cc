@@ -8,7 +8,7 @@
 #include <string>
 
 #include "../label_engine.h"
-#include "perfgate/gtest/perfgate_gtest.h"
+#include "perfgate/gtest.h"
 #include "support/corpus.h"
 
 namespace {

@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "../label_engine.h"
-#include "perfgate/gtest/perfgate_gtest.h"
+#include "perfgate/gtest.h"
 #include "perfgate/metrics/catalogue.h"
 
 namespace {

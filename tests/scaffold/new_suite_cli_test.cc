@@ -62,7 +62,7 @@ TEST(NewSuiteCli, WritesTheSuiteAndGoldensAndPrintsTwoCommands) {
   EXPECT_NE(cmake.find("GOLDEN_DIR \"${CMAKE_CURRENT_SOURCE_DIR}/../../golden/my_decode\""), std::string::npos)
       << cmake;
   // COMPONENTS, not OPTIONAL_COMPONENTS: a package without gtest fails with its reason.
-  EXPECT_NE(cmake.find("\n  find_package(PerfGate 0.1 CONFIG REQUIRED COMPONENTS gtest)\n"), std::string::npos)
+  EXPECT_NE(cmake.find("\n  find_package(PerfGate 0.2 CONFIG REQUIRED COMPONENTS gtest)\n"), std::string::npos)
       << cmake;
   // Each golden loads as written, names its engine, and holds its figures with policies.
   for (const auto& [file, engine, submissions] :

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "perfgate/core/names.h"
+#include "perfgate/core/version.h"
 #include "perfgate/gates/judge.h"
 #include "perfgate/metrics/catalogue.h"
 #include "perfgate/sources/source.h"
@@ -395,7 +396,7 @@ std::string RenderSource(const suite::SuiteConfig& config, const suite::SuiteDat
                   "// you mean to hold. The golden test checks every figure; accept new figures with\n"
                   "// PERFGATE_UPDATE_GOLDEN=all ctest --test-dir <build dir> --no-tests=error -R '" + fixture + "." +
                   kGoldenTest + "'.\n"
-                  "#include <perfgate/gtest/perfgate_gtest.h>\n\n"
+                  "#include <perfgate/gtest.h>\n\n"
                   "namespace {\n\n"
                   "using perfgate::attribution::DecodeWindow;\n\n";
   if (custom_families) s += KernelFamiliesSource(config.engines.front().options.kernel_families);
@@ -433,6 +434,13 @@ StatusOr<std::string> CMakePathFrom(const std::string& suite_dir, const std::str
   return std::string("${CMAKE_CURRENT_SOURCE_DIR}") + (rel == "." ? "" : "/" + rel);
 }
 
+// The package series a written suite asks for: this perfgate's major.minor. Before 1.0 a
+// minor release may remove names, so the suite asks for the series it was written for.
+static std::string PackageSeries() {
+  const std::string version(Version());
+  return version.substr(0, version.rfind('.'));
+}
+
 std::string RenderCMakeLists(const std::string& name, const std::string& recordings_ref,
                              const std::string& golden_ref) {
   return "# Perf suite " + name +
@@ -445,7 +453,7 @@ std::string RenderCMakeLists(const std::string& name, const std::string& recordi
          "  enable_testing()\n"
          "endif()\n"
          "if(NOT COMMAND perfgate_add_perf_suite)\n"
-         "  find_package(PerfGate 0.1 CONFIG REQUIRED COMPONENTS gtest)\n"
+         "  find_package(PerfGate " + PackageSeries() + " CONFIG REQUIRED COMPONENTS gtest)\n"
          "endif()\n\n"
          "perfgate_add_perf_suite(" + name + "\n"
          "  SOURCES " + name + "_perf.cc\n"

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "gates/gates_internal.h"
+#include "gates/statistics.h"
 #include "perfgate/stats/summary.h"
 
 namespace perfgate::gates {

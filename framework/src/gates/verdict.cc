@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "gates/gates_internal.h"
+#include "gates/statistics.h"
 #include "perfgate/stats/summary.h"
 
 namespace perfgate::gates {

@@ -370,11 +370,9 @@ namespace {
   return r;
 }
 
-::testing::AssertionResult NoNoisyRegression(const std::string& metric, const std::vector<double>& baseline,
-                                             const std::vector<double>& current, const gates::NoisyPolicy& policy) {
-  gates::Policy p = gates::Policy::Noisy(policy.min_rel_effect, policy.min_abs_effect, policy.direction);
-  p.alpha = policy.alpha;
-  MetricVerdict v = gates::Judge(metric, baseline, current, p);
+::testing::AssertionResult NoRegression(const std::string& metric, const std::vector<double>& baseline,
+                                        const std::vector<double>& current, const gates::Policy& policy) {
+  MetricVerdict v = gates::Judge(metric, baseline, current, policy);
   bool pass = v.verdict == Verdict::kSame || v.verdict == Verdict::kImproved;
   return Outcome(pass, {v}, metric + ": " + v.explanation, "");
 }

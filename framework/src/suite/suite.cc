@@ -8,6 +8,7 @@
 #include <mutex>
 #include <set>
 
+#include "perfgate/attribution/attribute.h"
 #include "perfgate/bundle/trials.h"
 #include "perfgate/core/input_limits.h"
 #include "perfgate/core/names.h"

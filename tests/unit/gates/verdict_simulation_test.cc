@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "gates/statistics.h"
 #include "perfgate/gates/verdict.h"
 
 namespace perfgate::gates {

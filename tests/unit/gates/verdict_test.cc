@@ -3,6 +3,7 @@
 #include "perfgate/gates/verdict.h"
 
 #include "perfgate/gates/judge.h"
+#include "gates/statistics.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

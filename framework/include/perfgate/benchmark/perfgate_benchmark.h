@@ -20,7 +20,7 @@
 #include <benchmark/benchmark.h>
 
 #include "perfgate/attribution/summary.h"
-#include "perfgate/gtest/suite.h"
+#include "perfgate/suite/suite.h"
 
 namespace perfgate::bench {
 

@@ -8,7 +8,7 @@
 
 namespace perfgate {
 
-// The project version, e.g. "0.1.0".
+// The project version, e.g. "0.2.0".
 std::string_view Version();
 
 // The commit the library was built from: 40 hex digits, with "-dirty" appended when
@@ -16,7 +16,7 @@ std::string_view Version();
 // time, so it follows new commits without a re-configure.
 std::string_view BuildCommit();
 
-// The line `perfgate --version` prints: "perfgate 0.1.0 (commit 1a2b…, dirty)".
+// The line `perfgate --version` prints: "perfgate 0.2.0 (commit 1a2b…, dirty)".
 std::string VersionLine();
 
 }  // namespace perfgate

@@ -59,26 +59,6 @@ inline constexpr int kRecommendedTrialsPerSide = 5;
 // kMoreTrialsCap + 1, meaning "more than 50".
 inline constexpr int kMoreTrialsCap = 50;
 
-// Policy for a noisy metric. Per-metric values live in the golden next to the value.
-struct NoisyPolicy {
-  // Significance level of the two-sided Mann-Whitney U test.
-  double alpha = 0.05;
-  // Minimum relative effect, a fraction of |baseline median| (0.05 = 5 %).
-  double min_rel_effect = 0.05;
-  // Minimum absolute effect in the metric's units; the suite sets it per metric
-  // (e.g. 20 for GPU µs/token). The effect used is max(rel · |baseline|, abs).
-  double min_abs_effect = 0;
-  Direction direction = Direction::kLowerIsBetter;
-};
-
-// Policy for an exact metric (a count per token).
-struct ExactPolicy {
-  // Largest |current - baseline| still judged the same, in the metric's units;
-  // 0 demands equality.
-  double tolerance = 0;
-  Direction direction = Direction::kLowerIsBetter;
-};
-
 // Flat result for one metric, ready for tables, goldens and gtest properties.
 struct MetricVerdict {
   std::string metric;
@@ -115,41 +95,10 @@ struct MetricVerdict {
   std::string explanation;
 };
 
-// Judges a noisy metric from per-trial values (gating.md §2):
-//  REGRESSED  p <= alpha and |Δ| >= max(rel · |baseline median|, abs) in the bad direction;
-//  IMPROVED   the same in the good direction;
-//  SAME       |Δ| below that minimum effect, or p > alpha while these trial counts had
-//             >= 80 % power to detect the minimum effect at the measured pooled spread;
-//  INCONCLUSIVE otherwise, and always when the sample sizes cannot reach alpha.
-// Δ is the difference of medians; the power check is a normal approximation scaled by
-// the test's asymptotic efficiency (3/π).
-MetricVerdict JudgeNoisy(std::string metric, const std::vector<double>& baseline,
-                         const std::vector<double>& current, const NoisyPolicy& policy = {});
-
-// Judges an exact metric on medians: REGRESSED or IMPROVED when |Δ| > tolerance in the
-// bad or good direction, SAME otherwise. Trials that differ within a side are reported
-// (with their spread) in the explanation; they do not change the verdict.
-MetricVerdict JudgeExact(std::string metric, const std::vector<double>& baseline,
-                         const std::vector<double>& current, const ExactPolicy& policy = {});
-
 // Holm-Bonferroni adjusted p-values, in input order: sorted ascending, the i-th
 // (1-based) of m becomes min(1, max over j <= i of (m - j + 1) · p_(j)). Reject where
 // adjusted p <= alpha. NaN counts as 1.
 std::vector<double> HolmAdjust(const std::vector<double>& p_values);
-
-// One noisy metric of a family.
-struct NoisyMetric {
-  std::string metric;
-  std::vector<double> baseline;
-  std::vector<double> current;
-  NoisyPolicy policy;
-};
-
-// Judges a suite's noisy metrics together, controlling the family-wise false-alarm rate
-// with Holm's method: each verdict uses its Holm-adjusted p. Reachability and power are
-// planned at alpha / m, Holm's first step, so a family of m metrics needs
-// MinimumAttainablePValue <= alpha / m. Results are in input order.
-std::vector<MetricVerdict> JudgeNoisyFamily(const std::vector<NoisyMetric>& metrics);
 
 // The fixed rerun schedule: the per-side trial count for the single rerun after an
 // inconclusive verdict (double, at least kRecommendedTrialsPerSide: 3 -> 6, 5 -> 10).

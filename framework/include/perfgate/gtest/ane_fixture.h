@@ -27,6 +27,7 @@
 #include "perfgate/ane/notch.h"
 #include "perfgate/ane/probe.h"
 #include "perfgate/golden/golden.h"
+#include "perfgate/gtest/internal/explained.h"
 
 namespace perfgate::testing {
 
@@ -102,14 +103,19 @@ std::string NotchTable(const ane::NotchResult& result, const std::string& metric
 }  // namespace perfgate::testing
 
 #define PERFGATE_EXPECT_NOTCH_CLASS(result, expected) \
-  EXPECT_TRUE(::perfgate::testing::NotchClassIs(result, expected))
+  PERFGATE_INTERNAL_EXPECT(::perfgate::testing::NotchClassIs(result, expected))
 #define PERFGATE_ASSERT_NOTCH_CLASS(result, expected) \
-  ASSERT_TRUE(::perfgate::testing::NotchClassIs(result, expected))
+  PERFGATE_INTERNAL_ASSERT(::perfgate::testing::NotchClassIs(result, expected))
 #define PERFGATE_EXPECT_NOTCH_CLASS_AT_LEAST(result, floor) \
-  EXPECT_TRUE(::perfgate::testing::NotchClassAtLeast(result, floor))
+  PERFGATE_INTERNAL_EXPECT(::perfgate::testing::NotchClassAtLeast(result, floor))
+#define PERFGATE_ASSERT_NOTCH_CLASS_AT_LEAST(result, floor) \
+  PERFGATE_INTERNAL_ASSERT(::perfgate::testing::NotchClassAtLeast(result, floor))
 #define PERFGATE_EXPECT_NOTCH_BORDERLINE(result, expected) \
-  EXPECT_TRUE(::perfgate::testing::NotchBorderlineIs(result, expected))
+  PERFGATE_INTERNAL_EXPECT(::perfgate::testing::NotchBorderlineIs(result, expected))
+#define PERFGATE_ASSERT_NOTCH_BORDERLINE(result, expected) \
+  PERFGATE_INTERNAL_ASSERT(::perfgate::testing::NotchBorderlineIs(result, expected))
 // Inside an AneNotchFixture test.
-#define PERFGATE_EXPECT_NOTCH_MATCHES_GOLDEN(result) EXPECT_TRUE(MatchesGolden(result))
+#define PERFGATE_EXPECT_NOTCH_MATCHES_GOLDEN(result) PERFGATE_INTERNAL_EXPECT(MatchesGolden(result))
+#define PERFGATE_ASSERT_NOTCH_MATCHES_GOLDEN(result) PERFGATE_INTERNAL_ASSERT(MatchesGolden(result))
 
 #endif  // PERFGATE_GTEST_ANE_FIXTURE_H_

@@ -11,6 +11,7 @@
 
 #include "perfgate/kernel_report/compare.h"
 #include "perfgate/kernel_report/report.h"
+#include "perfgate/gtest/internal/explained.h"
 
 namespace perfgate::testing {
 
@@ -45,18 +46,32 @@ namespace perfgate::testing {
 }  // namespace perfgate::testing
 
 #define PERFGATE_EXPECT_KERNEL_FAMILY_DELTA_AT_MOST_US(engine, baseline, family, us) \
-  EXPECT_TRUE(::perfgate::testing::KernelFamilyDeltaAtMostUs(engine, baseline, family, us))
+  PERFGATE_INTERNAL_EXPECT(::perfgate::testing::KernelFamilyDeltaAtMostUs(engine, baseline, family, us))
+#define PERFGATE_ASSERT_KERNEL_FAMILY_DELTA_AT_MOST_US(engine, baseline, family, us) \
+  PERFGATE_INTERNAL_ASSERT(::perfgate::testing::KernelFamilyDeltaAtMostUs(engine, baseline, family, us))
 #define PERFGATE_EXPECT_KERNEL_FAMILY_DELTA_AT_MOST_PERCENT(engine, baseline, family, pct) \
-  EXPECT_TRUE(::perfgate::testing::KernelFamilyDeltaAtMostPercent(engine, baseline, family, pct))
+  PERFGATE_INTERNAL_EXPECT(::perfgate::testing::KernelFamilyDeltaAtMostPercent(engine, baseline, family, pct))
+#define PERFGATE_ASSERT_KERNEL_FAMILY_DELTA_AT_MOST_PERCENT(engine, baseline, family, pct) \
+  PERFGATE_INTERNAL_ASSERT(::perfgate::testing::KernelFamilyDeltaAtMostPercent(engine, baseline, family, pct))
 #define PERFGATE_EXPECT_KERNEL_DELTA_AT_MOST_US(engine, baseline, kernel, us) \
-  EXPECT_TRUE(::perfgate::testing::KernelDeltaAtMostUs(engine, baseline, kernel, us))
+  PERFGATE_INTERNAL_EXPECT(::perfgate::testing::KernelDeltaAtMostUs(engine, baseline, kernel, us))
+#define PERFGATE_ASSERT_KERNEL_DELTA_AT_MOST_US(engine, baseline, kernel, us) \
+  PERFGATE_INTERNAL_ASSERT(::perfgate::testing::KernelDeltaAtMostUs(engine, baseline, kernel, us))
 #define PERFGATE_EXPECT_KERNEL_DELTA_AT_MOST_PERCENT(engine, baseline, kernel, pct) \
-  EXPECT_TRUE(::perfgate::testing::KernelDeltaAtMostPercent(engine, baseline, kernel, pct))
+  PERFGATE_INTERNAL_EXPECT(::perfgate::testing::KernelDeltaAtMostPercent(engine, baseline, kernel, pct))
+#define PERFGATE_ASSERT_KERNEL_DELTA_AT_MOST_PERCENT(engine, baseline, kernel, pct) \
+  PERFGATE_INTERNAL_ASSERT(::perfgate::testing::KernelDeltaAtMostPercent(engine, baseline, kernel, pct))
 #define PERFGATE_EXPECT_KERNEL_PER_CALL_DELTA_AT_MOST_PERCENT(engine, baseline, kernel, pct) \
-  EXPECT_TRUE(::perfgate::testing::KernelPerCallDeltaAtMostPercent(engine, baseline, kernel, pct))
+  PERFGATE_INTERNAL_EXPECT(::perfgate::testing::KernelPerCallDeltaAtMostPercent(engine, baseline, kernel, pct))
+#define PERFGATE_ASSERT_KERNEL_PER_CALL_DELTA_AT_MOST_PERCENT(engine, baseline, kernel, pct) \
+  PERFGATE_INTERNAL_ASSERT(::perfgate::testing::KernelPerCallDeltaAtMostPercent(engine, baseline, kernel, pct))
 #define PERFGATE_EXPECT_KERNEL_ATTACK_TARGET(engine, baseline, family) \
-  EXPECT_TRUE(::perfgate::testing::KernelAttackTargetIs(engine, baseline, family))
+  PERFGATE_INTERNAL_EXPECT(::perfgate::testing::KernelAttackTargetIs(engine, baseline, family))
+#define PERFGATE_ASSERT_KERNEL_ATTACK_TARGET(engine, baseline, family) \
+  PERFGATE_INTERNAL_ASSERT(::perfgate::testing::KernelAttackTargetIs(engine, baseline, family))
 #define PERFGATE_EXPECT_KERNEL_FAMILY_SHARE_AT_LEAST(report, family, pct) \
-  EXPECT_TRUE(::perfgate::testing::KernelFamilyShareAtLeast(report, family, pct))
+  PERFGATE_INTERNAL_EXPECT(::perfgate::testing::KernelFamilyShareAtLeast(report, family, pct))
+#define PERFGATE_ASSERT_KERNEL_FAMILY_SHARE_AT_LEAST(report, family, pct) \
+  PERFGATE_INTERNAL_ASSERT(::perfgate::testing::KernelFamilyShareAtLeast(report, family, pct))
 
 #endif  // PERFGATE_GTEST_KERNEL_REPORT_H_

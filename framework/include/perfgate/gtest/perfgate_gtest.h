@@ -1,10 +1,11 @@
 // GoogleTest fixtures and one-line assertions for perf-regression suites.
 //
-//   class Hf2qDecode : public perfgate::testing::MetalTraceFixture {
+//   class Hf2qDecode : public perfgate::testing::PerfSuiteFixture {
 //     perfgate::testing::SuiteConfig Config() const override { return MySuite(); }
 //   };
 //   TEST_F(Hf2qDecode, Budget) { PERFGATE_EXPECT_SUBMISSIONS_PER_TOKEN_AT_MOST(engine("hf2q"), 45); }
 //
+// Each PERFGATE_EXPECT_* has a PERFGATE_ASSERT_* twin that ends the test on failure.
 // Every failed assertion prints a table (metric, budget/limit/baseline, current, Δ, Δ%,
 // tolerance, p-value, n, verdict) and its legend line with the recordings it read, in
 // the source's words (kernels for trace-event JSON, submissions for Metal), and records
@@ -22,11 +23,13 @@
 #include <string>
 
 #include "perfgate/attribution/summary.h"
+#include "perfgate/gates/judge.h"
 #include "perfgate/gates/verdict.h"
 #include "perfgate/golden/golden.h"
 #include "perfgate/gtest/kernel_report.h"
 #include "perfgate/gtest/toks_ratio.h"
 #include "perfgate/suite/suite.h"
+#include "perfgate/gtest/internal/explained.h"
 
 namespace perfgate::testing {
 
@@ -63,9 +66,6 @@ class PerfSuiteFixture : public ::testing::Test {
   std::string golden_dir_;
   mutable std::map<std::string, std::string> golden_checked_;  // engine -> golden path, this test
 };
-
-// The name suites were written against.
-using MetalTraceFixture = PerfSuiteFixture;
 
 // --- budgets on exact (count) metrics -------------------------------------------
 
@@ -146,10 +146,10 @@ void RecordFigure(const std::string& key, double value);
 // Total GPU µs/token of engine over baseline is at most `max_ratio`.
 ::testing::AssertionResult GpuTimeRatioAtMost(const attribution::EngineSummary& engine,
                                               const attribution::EngineSummary& baseline, double max_ratio);
-// A noisy metric of the engine shows no regression against the baseline under
-// `policy` (gates::JudgeNoisy); INCONCLUSIVE fails too, saying how many trials decide.
-::testing::AssertionResult NoNoisyRegression(const std::string& metric, const std::vector<double>& baseline,
-                                             const std::vector<double>& current, const gates::NoisyPolicy& policy);
+// The per-trial values `current` show no regression against `baseline` under
+// `policy` (gates::Judge); INCONCLUSIVE fails too, saying how many trials decide.
+::testing::AssertionResult NoRegression(const std::string& metric, const std::vector<double>& baseline,
+                                        const std::vector<double>& current, const gates::Policy& policy);
 
 // --- goldens ------------------------------------------------------------------------
 
@@ -186,38 +186,74 @@ std::string CurrentTestGoldenPath(const std::string& default_dir);
 
 }  // namespace perfgate::testing
 
+// The assertions, one per check above: PERFGATE_EXPECT_X continues the test after a
+// failure, PERFGATE_ASSERT_X ends it. A failure's message is the check's own, first word
+// first (perfgate/gtest/internal/explained.h).
 #define PERFGATE_EXPECT_COUNTER_AT_MOST(engine, counter, limit) \
-  EXPECT_TRUE(::perfgate::testing::CounterAtMost(engine, counter, limit))
+  PERFGATE_INTERNAL_EXPECT(::perfgate::testing::CounterAtMost(engine, counter, limit))
+#define PERFGATE_ASSERT_COUNTER_AT_MOST(engine, counter, limit) \
+  PERFGATE_INTERNAL_ASSERT(::perfgate::testing::CounterAtMost(engine, counter, limit))
 #define PERFGATE_EXPECT_DISPATCHES_PER_TOKEN_AT_MOST(engine, budget) \
-  EXPECT_TRUE(::perfgate::testing::DispatchesPerTokenAtMost(engine, budget))
+  PERFGATE_INTERNAL_EXPECT(::perfgate::testing::DispatchesPerTokenAtMost(engine, budget))
+#define PERFGATE_ASSERT_DISPATCHES_PER_TOKEN_AT_MOST(engine, budget) \
+  PERFGATE_INTERNAL_ASSERT(::perfgate::testing::DispatchesPerTokenAtMost(engine, budget))
 #define PERFGATE_EXPECT_SUBMISSIONS_PER_TOKEN_AT_MOST(engine, budget) \
-  EXPECT_TRUE(::perfgate::testing::SubmissionsPerTokenAtMost(engine, budget))
+  PERFGATE_INTERNAL_EXPECT(::perfgate::testing::SubmissionsPerTokenAtMost(engine, budget))
+#define PERFGATE_ASSERT_SUBMISSIONS_PER_TOKEN_AT_MOST(engine, budget) \
+  PERFGATE_INTERNAL_ASSERT(::perfgate::testing::SubmissionsPerTokenAtMost(engine, budget))
 #define PERFGATE_EXPECT_SUBMISSIONS_PER_TOKEN_EXACTLY(engine, expected) \
-  EXPECT_TRUE(::perfgate::testing::SubmissionsPerTokenExactly(engine, expected))
+  PERFGATE_INTERNAL_EXPECT(::perfgate::testing::SubmissionsPerTokenExactly(engine, expected))
+#define PERFGATE_ASSERT_SUBMISSIONS_PER_TOKEN_EXACTLY(engine, expected) \
+  PERFGATE_INTERNAL_ASSERT(::perfgate::testing::SubmissionsPerTokenExactly(engine, expected))
 #define PERFGATE_EXPECT_PHASE_SUBMISSIONS_PER_TOKEN_AT_MOST(engine, phase, budget) \
-  EXPECT_TRUE(::perfgate::testing::PhaseSubmissionsPerTokenAtMost(engine, phase, budget))
+  PERFGATE_INTERNAL_EXPECT(::perfgate::testing::PhaseSubmissionsPerTokenAtMost(engine, phase, budget))
+#define PERFGATE_ASSERT_PHASE_SUBMISSIONS_PER_TOKEN_AT_MOST(engine, phase, budget) \
+  PERFGATE_INTERNAL_ASSERT(::perfgate::testing::PhaseSubmissionsPerTokenAtMost(engine, phase, budget))
 #define PERFGATE_EXPECT_PHASE_CBS_PER_TOKEN_AT_MOST(engine, phase, budget) \
-  EXPECT_TRUE(::perfgate::testing::PhaseCbsPerTokenAtMost(engine, phase, budget))
+  PERFGATE_INTERNAL_EXPECT(::perfgate::testing::PhaseCbsPerTokenAtMost(engine, phase, budget))
+#define PERFGATE_ASSERT_PHASE_CBS_PER_TOKEN_AT_MOST(engine, phase, budget) \
+  PERFGATE_INTERNAL_ASSERT(::perfgate::testing::PhaseCbsPerTokenAtMost(engine, phase, budget))
 #define PERFGATE_EXPECT_PHASE_GPU_US_PER_TOKEN_AT_MOST(engine, phase, budget_us) \
-  EXPECT_TRUE(::perfgate::testing::PhaseGpuUsPerTokenAtMost(engine, phase, budget_us))
+  PERFGATE_INTERNAL_EXPECT(::perfgate::testing::PhaseGpuUsPerTokenAtMost(engine, phase, budget_us))
+#define PERFGATE_ASSERT_PHASE_GPU_US_PER_TOKEN_AT_MOST(engine, phase, budget_us) \
+  PERFGATE_INTERNAL_ASSERT(::perfgate::testing::PhaseGpuUsPerTokenAtMost(engine, phase, budget_us))
 #define PERFGATE_EXPECT_LAUNCHES_PER_TOKEN_AT_MOST(engine, budget) \
-  EXPECT_TRUE(::perfgate::testing::LaunchesPerTokenAtMost(engine, budget))
+  PERFGATE_INTERNAL_EXPECT(::perfgate::testing::LaunchesPerTokenAtMost(engine, budget))
+#define PERFGATE_ASSERT_LAUNCHES_PER_TOKEN_AT_MOST(engine, budget) \
+  PERFGATE_INTERNAL_ASSERT(::perfgate::testing::LaunchesPerTokenAtMost(engine, budget))
 #define PERFGATE_EXPECT_GRAPH_LAUNCHES_PER_TOKEN_AT_MOST(engine, budget) \
-  EXPECT_TRUE(::perfgate::testing::GraphLaunchesPerTokenAtMost(engine, budget))
+  PERFGATE_INTERNAL_EXPECT(::perfgate::testing::GraphLaunchesPerTokenAtMost(engine, budget))
+#define PERFGATE_ASSERT_GRAPH_LAUNCHES_PER_TOKEN_AT_MOST(engine, budget) \
+  PERFGATE_INTERNAL_ASSERT(::perfgate::testing::GraphLaunchesPerTokenAtMost(engine, budget))
 #define PERFGATE_EXPECT_METRIC_AT_MOST(engine, metric, limit) \
-  EXPECT_TRUE(::perfgate::testing::MetricAtMost(engine, metric, limit))
+  PERFGATE_INTERNAL_EXPECT(::perfgate::testing::MetricAtMost(engine, metric, limit))
+#define PERFGATE_ASSERT_METRIC_AT_MOST(engine, metric, limit) \
+  PERFGATE_INTERNAL_ASSERT(::perfgate::testing::MetricAtMost(engine, metric, limit))
 #define PERFGATE_EXPECT_BUCKET_DELTA_AT_MOST_US(engine, baseline, bucket, us) \
-  EXPECT_TRUE(::perfgate::testing::BucketDeltaAtMostUs(engine, baseline, bucket, us))
+  PERFGATE_INTERNAL_EXPECT(::perfgate::testing::BucketDeltaAtMostUs(engine, baseline, bucket, us))
+#define PERFGATE_ASSERT_BUCKET_DELTA_AT_MOST_US(engine, baseline, bucket, us) \
+  PERFGATE_INTERNAL_ASSERT(::perfgate::testing::BucketDeltaAtMostUs(engine, baseline, bucket, us))
 #define PERFGATE_EXPECT_BUCKET_DELTA_AT_MOST_PERCENT(engine, baseline, bucket, pct) \
-  EXPECT_TRUE(::perfgate::testing::BucketDeltaAtMostPercent(engine, baseline, bucket, pct))
+  PERFGATE_INTERNAL_EXPECT(::perfgate::testing::BucketDeltaAtMostPercent(engine, baseline, bucket, pct))
+#define PERFGATE_ASSERT_BUCKET_DELTA_AT_MOST_PERCENT(engine, baseline, bucket, pct) \
+  PERFGATE_INTERNAL_ASSERT(::perfgate::testing::BucketDeltaAtMostPercent(engine, baseline, bucket, pct))
 #define PERFGATE_EXPECT_FAMILY_DELTA_AT_MOST_PERCENT(engine, baseline, family, pct) \
-  EXPECT_TRUE(::perfgate::testing::FamilyDeltaAtMostPercent(engine, baseline, family, pct))
+  PERFGATE_INTERNAL_EXPECT(::perfgate::testing::FamilyDeltaAtMostPercent(engine, baseline, family, pct))
+#define PERFGATE_ASSERT_FAMILY_DELTA_AT_MOST_PERCENT(engine, baseline, family, pct) \
+  PERFGATE_INTERNAL_ASSERT(::perfgate::testing::FamilyDeltaAtMostPercent(engine, baseline, family, pct))
 #define PERFGATE_EXPECT_GPU_TIME_RATIO_AT_MOST(engine, baseline, ratio) \
-  EXPECT_TRUE(::perfgate::testing::GpuTimeRatioAtMost(engine, baseline, ratio))
-#define PERFGATE_EXPECT_MATCHES_GOLDEN(engine_name) EXPECT_TRUE(MatchesGolden(engine_name))
+  PERFGATE_INTERNAL_EXPECT(::perfgate::testing::GpuTimeRatioAtMost(engine, baseline, ratio))
+#define PERFGATE_ASSERT_GPU_TIME_RATIO_AT_MOST(engine, baseline, ratio) \
+  PERFGATE_INTERNAL_ASSERT(::perfgate::testing::GpuTimeRatioAtMost(engine, baseline, ratio))
+#define PERFGATE_EXPECT_MATCHES_GOLDEN(engine_name) PERFGATE_INTERNAL_EXPECT(MatchesGolden(engine_name))
+#define PERFGATE_ASSERT_MATCHES_GOLDEN(engine_name) PERFGATE_INTERNAL_ASSERT(MatchesGolden(engine_name))
 #define PERFGATE_EXPECT_KERNEL_FAMILY_PRESENT(engine, family) \
-  EXPECT_TRUE(::perfgate::testing::KernelFamilyPresent(engine, family))
+  PERFGATE_INTERNAL_EXPECT(::perfgate::testing::KernelFamilyPresent(engine, family))
+#define PERFGATE_ASSERT_KERNEL_FAMILY_PRESENT(engine, family) \
+  PERFGATE_INTERNAL_ASSERT(::perfgate::testing::KernelFamilyPresent(engine, family))
 #define PERFGATE_EXPECT_KERNEL_FAMILY_ABSENT(engine, family) \
-  EXPECT_TRUE(::perfgate::testing::KernelFamilyAbsent(engine, family))
+  PERFGATE_INTERNAL_EXPECT(::perfgate::testing::KernelFamilyAbsent(engine, family))
+#define PERFGATE_ASSERT_KERNEL_FAMILY_ABSENT(engine, family) \
+  PERFGATE_INTERNAL_ASSERT(::perfgate::testing::KernelFamilyAbsent(engine, family))
 
 #endif  // PERFGATE_GTEST_PERFGATE_GTEST_H_

@@ -9,6 +9,7 @@
 
 #include "perfgate/toks/bench_report.h"
 #include "perfgate/toks/ratio.h"
+#include "perfgate/gtest/internal/explained.h"
 
 namespace perfgate::testing {
 
@@ -24,9 +25,14 @@ namespace perfgate::testing {
 }  // namespace perfgate::testing
 
 #define PERFGATE_EXPECT_TOKS_RATIO_AT_LEAST(engine, baseline, test, floor) \
-  EXPECT_TRUE(::perfgate::testing::ToksRatioAtLeast(engine, baseline, test, floor))
+  PERFGATE_INTERNAL_EXPECT(::perfgate::testing::ToksRatioAtLeast(engine, baseline, test, floor))
+#define PERFGATE_ASSERT_TOKS_RATIO_AT_LEAST(engine, baseline, test, floor) \
+  PERFGATE_INTERNAL_ASSERT(::perfgate::testing::ToksRatioAtLeast(engine, baseline, test, floor))
 #define PERFGATE_EXPECT_TOKS_RATIO_AT_LEAST_WITHIN_PP(engine, baseline, test, floor, tolerance_pp) \
-  EXPECT_TRUE(::perfgate::testing::ToksRatioAtLeast(engine, baseline, test, floor, tolerance_pp))
-#define PERFGATE_EXPECT_TOKS_CELLS_PASS(verdicts) EXPECT_TRUE(::perfgate::testing::ToksCellsPass(verdicts))
+  PERFGATE_INTERNAL_EXPECT(::perfgate::testing::ToksRatioAtLeast(engine, baseline, test, floor, tolerance_pp))
+#define PERFGATE_ASSERT_TOKS_RATIO_AT_LEAST_WITHIN_PP(engine, baseline, test, floor, tolerance_pp) \
+  PERFGATE_INTERNAL_ASSERT(::perfgate::testing::ToksRatioAtLeast(engine, baseline, test, floor, tolerance_pp))
+#define PERFGATE_EXPECT_TOKS_CELLS_PASS(verdicts) PERFGATE_INTERNAL_EXPECT(::perfgate::testing::ToksCellsPass(verdicts))
+#define PERFGATE_ASSERT_TOKS_CELLS_PASS(verdicts) PERFGATE_INTERNAL_ASSERT(::perfgate::testing::ToksCellsPass(verdicts))
 
 #endif  // PERFGATE_GTEST_TOKS_RATIO_H_

@@ -21,7 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "perfgate/attribution/attribute.h"
+#include "perfgate/attribution/options.h"
+#include "perfgate/attribution/summary.h"
 #include "perfgate/core/environment.h"
 #include "perfgate/core/status.h"
 
