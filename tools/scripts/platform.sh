@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sourced by tools/run and tools/test: what differs on macOS (Homebrew; never run on a
-# Mac yet). Sets perfgate_jobs (CPU count) and, for the sanitizer stage, perfgate_fuzz_cxx
+# Mac yet). Sets perfgate_jobs (CPU count) and, for the sanitizer build, perfgate_fuzz_cxx
 # (a clang with libFuzzer; empty when there is none) and perfgate_asan_options; defines
 # perfgate_ci_variable and perfgate_skip_fuzz_stage.
 perfgate_jobs="$(nproc 2>/dev/null || sysctl -n hw.ncpu 2>/dev/null || echo 2)"
@@ -43,5 +43,5 @@ perfgate_skip_fuzz_stage() {
     echo "perfgate: error: the fuzz targets cannot run: $why; $ci is set, so this fails; set PERFGATE_ALLOW_SKIP=1 to skip them deliberately" >&2
     return 1
   fi
-  echo "perfgate: SKIPPING the fuzz targets: $why; the sanitizer stage runs the unit tests only" >&2
+  echo "perfgate: SKIPPING the fuzz targets: $why; the sanitizer build runs the unit tests only" >&2
 }
