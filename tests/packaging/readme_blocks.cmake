@@ -1,14 +1,17 @@
-# Checks that README.md shows what tests/packaging builds: the suite example of step 2
-# of "Register a new suite in five minutes" is consumer/my_decode_perf.cc, and each
-# consumer CMakeLists.txt block, marked `<!-- tests/packaging/WAY/CMakeLists.txt -->`
-# on the line before it, is that file, byte for byte.
+# Checks that the documentation shows what tests/packaging builds: the suite example of
+# step 2 of README.md's "Register a new suite in five minutes" is
+# consumer/my_decode_perf.cc, and each consumer CMakeLists.txt block of
+# docs/suites-and-assertions.md ("Using perfgate from another project"), marked
+# `<!-- tests/packaging/WAY/CMakeLists.txt -->` on the line before it, is that file,
+# byte for byte.
 
-# _readme_fenced_block(<out> <text> <after> <fence>): the first block fenced by <fence>
-# (e.g. "```cmake\n", at the start of a line) after the text <after>.
-function(_readme_fenced_block out text after fence)
+# _readme_fenced_block(<out> <doc> <text> <after> <fence>): the first block fenced by
+# <fence> (e.g. "```cmake\n", at the start of a line) after the text <after> in <text>,
+# the contents of the document <doc> (named in errors).
+function(_readme_fenced_block out doc text after fence)
   string(FIND "${text}" "${after}" at)
   if(at EQUAL -1)
-    message(FATAL_ERROR "README.md has no `${after}`")
+    message(FATAL_ERROR "${doc} has no `${after}`")
   endif()
   string(SUBSTRING "${text}" ${at} -1 text)
   string(FIND "${text}" "${fence}" open)
@@ -22,25 +25,28 @@ function(_readme_fenced_block out text after fence)
   set(${out} "${block}" PARENT_SCOPE)
 endfunction()
 
-function(_readme_expect_equal what block file)
+function(_readme_expect_equal doc what block file)
   file(READ "${file}" expected)
   if(NOT block STREQUAL expected)
-    message(FATAL_ERROR "README.md's ${what} and ${file} differ:\n--- README\n${block}--- ${file}\n${expected}")
+    message(FATAL_ERROR "${doc}'s ${what} and ${file} differ:\n--- ${doc}\n${block}--- ${file}\n${expected}")
   endif()
 endfunction()
 
-# perfgate_check_readme(<source dir> <way>...): the suite block and each way's block.
+# perfgate_check_readme(<source dir> <way>...): README.md's suite block and each way's
+# block in docs/suites-and-assertions.md.
 function(perfgate_check_readme source_dir)
   file(READ "${source_dir}/README.md" readme)
   # The suite block of step 2, its three-space indentation removed.
-  _readme_fenced_block(block "${readme}" "2. Write the suite" "   ```cpp\n")
+  _readme_fenced_block(block "README.md" "${readme}" "2. Write the suite" "   ```cpp\n")
   # (CMake's ^ also matches after each replacement, so the first line is cut apart.)
   string(SUBSTRING "${block}" 3 -1 block)
   string(REPLACE "\n   " "\n" block "${block}")
-  _readme_expect_equal("suite example" "${block}" "${source_dir}/tests/packaging/consumer/my_decode_perf.cc")
+  _readme_expect_equal("README.md" "suite example" "${block}" "${source_dir}/tests/packaging/consumer/my_decode_perf.cc")
+  set(consumers_doc "docs/suites-and-assertions.md")
+  file(READ "${source_dir}/${consumers_doc}" consumers)
   foreach(way IN LISTS ARGN)
     set(path "tests/packaging/${way}/CMakeLists.txt")
-    _readme_fenced_block(block "${readme}" "<!-- ${path} -->\n" "```cmake\n")
-    _readme_expect_equal("${way} consumer" "${block}" "${source_dir}/${path}")
+    _readme_fenced_block(block "${consumers_doc}" "${consumers}" "<!-- ${path} -->\n" "```cmake\n")
+    _readme_expect_equal("${consumers_doc}" "${way} consumer" "${block}" "${source_dir}/${path}")
   endforeach()
 endfunction()

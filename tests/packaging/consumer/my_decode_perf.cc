@@ -1,4 +1,4 @@
-#include <perfgate/gtest/perfgate_gtest.h>
+#include <perfgate/gtest.h>
 
 class MyDecode : public perfgate::testing::PerfSuiteFixture {
   perfgate::testing::SuiteConfig Config() const override {
