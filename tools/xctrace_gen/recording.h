@@ -22,7 +22,7 @@
 // the bundle is synthetic and records the figures the generator put in (TrialTruth),
 // so attribution output can be checked against them.
 //
-// The shapes follow shared/docs/attribution-method.md §5 and §6 (hf2q ADR-015).
+// The shapes follow docs/attribution-method.md §5 and §6 (hf2q ADR-015).
 // Everything is deterministic for a seed: the same RecordingSpec gives the same bytes,
 // gzip included (no timestamp in the gzip header).
 #ifndef PERFGATE_TOOLS_XCTRACE_GEN_RECORDING_H_

@@ -2,7 +2,7 @@
 //
 // The xctrace reader's tests and benchmarks need exports that nobody may ship (real
 // traces are large, private and recorded on Macs), so this library writes them: the
-// exact skeleton of a real export (shared/docs/xctrace-format.md §2), cells with the
+// exact skeleton of a real export (docs/xctrace-format.md §2), cells with the
 // real `fmt` display strings (§5, §6), id/ref interning exactly as Instruments does it
 // (§7: one document-wide counter in pre-order, refs to identical earlier values at any
 // depth), the Metal tables' column lists (§11), bulk documents of a chosen size, and

@@ -1,7 +1,7 @@
 // Source-neutral attribution: the per-trial rules every source applies (buckets,
 // totals, busy union, tokens, mixed processes), medians over trials, and the
 // engine-versus-baseline comparison. The method, and where it departs from the seed
-// (kept behind seed_compat), is in shared/docs/attribution-method.md. Metal's pairing
+// (kept behind seed_compat), is in docs/attribution-method.md. Metal's pairing
 // and joins live in sources/metal/summarize_trial.cc, trace-event JSON's in json_trace/.
 #include "perfgate/attribution/attribute.h"
 

@@ -31,7 +31,7 @@ struct ExactPolicy {
   Direction direction = Direction::kLowerIsBetter;
 };
 
-// Judges a noisy metric from per-trial values (gating.md §2):
+// Judges a noisy metric from per-trial values (docs/gating.md §2):
 //  REGRESSED  p <= alpha and |Δ| >= max(rel · |baseline median|, abs) in the bad direction;
 //  IMPROVED   the same in the good direction;
 //  SAME       |Δ| below that minimum effect, or p > alpha while these trial counts had

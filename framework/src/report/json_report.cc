@@ -1,4 +1,4 @@
-// The JSON report, schema_version 5 (README: "JSON report schema"). Objects are built in
+// The JSON report, schema_version 5 (docs/cli.md, "JSON report schema"). Objects are built in
 // insertion order and written with sorted keys, except "buckets" objects, which keep
 // band order; so the output is stable. It is machine-readable, so it is lossless: every
 // double is written as the shortest text that parses back to the identical double

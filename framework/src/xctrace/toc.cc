@@ -1,5 +1,5 @@
 // Reader for `xctrace export --toc` output. See perfgate/xctrace/toc.h for the
-// contract and shared/docs/xctrace-format.md §9 for the format.
+// contract and docs/xctrace-format.md §9 for the format.
 //
 // The shape this reader expects (Instruments 14.3.1 and 26.0; unknown elements and
 // attributes are skipped, so an element added by a later version is not an error):

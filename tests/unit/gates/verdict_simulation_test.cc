@@ -1,4 +1,4 @@
-// Validates the documented NoisyPolicy defaults by simulation (gating.md §2: "validate
+// Validates the documented noisy-policy defaults by simulation (docs/gating.md §2: "validate
 // by simulation before relying on them"). Each run draws per-trial GPU µs/token values
 // with 3 % CV lognormal noise around 9735.6 (hf2q's iter22 median; GitHub-hosted
 // runners average 2.66 % CV), judges them with the defaults plus the 20 µs/token floor,

@@ -1,5 +1,5 @@
 // Hand-built attribution results for the report tests, from the figures hf2q published
-// in ADR-015 (shared/docs/attribution-method.md §5): iter22 buckets, totals, phases and
+// in ADR-015 (docs/attribution-method.md §5): iter22 buckets, totals, phases and
 // per-trial µs/tok; iter16 label coverage; iter12 encoder families.
 #ifndef PERFGATE_TESTS_UNIT_REPORT_REPORT_TEST_DATA_H_
 #define PERFGATE_TESTS_UNIT_REPORT_REPORT_TEST_DATA_H_

@@ -81,6 +81,24 @@ TEST(AssertionMacros, TheAssertTwinEndsTheTest) {
   EXPECT_FALSE(finished);  // ASSERT returned
 }
 
+// The generic form takes any check and prints its message alone, as the named ones do.
+TEST(AssertionMacros, TheGenericFormTakesAnyCheck) {
+  const attribution::EngineSummary engine = NoTrials();
+  bool finished = false;
+  const auto failures = FailuresOf(
+      [&] {
+        PERFGATE_EXPECT(KernelFamilyPresent(engine, "moe_mv"));
+        PERFGATE_ASSERT(SubmissionsPerTokenAtMost(engine, 45));
+        finished = true;
+      },
+      &finished);
+  ASSERT_EQ(failures.size(), 2u);
+  EXPECT_FALSE(failures[0].fatal);
+  EXPECT_EQ(failures[0].message, KernelFamilyPresent(engine, "moe_mv").message());
+  EXPECT_TRUE(failures[1].fatal);
+  EXPECT_FALSE(finished);
+}
+
 // A regression of 20 % over five trials a side, judged under the one Policy type: the
 // verdict table is the message, its first line perfgate's metric.
 TEST(AssertionMacros, NoRegressionTakesTheOnePolicyAndFailsOnARegression) {

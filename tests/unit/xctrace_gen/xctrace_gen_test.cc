@@ -1,6 +1,6 @@
 // Tests of the xctrace export generator (tools/xctrace_gen). Every document is
 // re-parsed with pugixml and checked against the format rules of
-// shared/docs/xctrace-format.md; when the real exports of shared/corpus are present,
+// docs/xctrace-format.md; when the real exports of shared/corpus are present,
 // the writer must also reproduce them byte for byte.
 #include "xctrace_gen/xctrace_gen.h"
 

@@ -5,7 +5,7 @@
 // them by duration and joins them to encoder families, command-buffer phases and the
 // kernel registry; SummarizeEngine takes medians over trials; Compare puts an engine
 // beside its baseline. The method and the seed's defects are in
-// shared/docs/attribution-method.md; --seed-compat reproduces the seed.
+// docs/attribution-method.md; --seed-compat reproduces the seed.
 #ifndef PERFGATE_ATTRIBUTION_ATTRIBUTE_H_
 #define PERFGATE_ATTRIBUTION_ATTRIBUTE_H_
 

@@ -1,7 +1,7 @@
 // Noise-aware verdicts: is the current run the same as, worse than or better than the
 // baseline, or can these trials not tell?
 //
-// Two metric classes (gating.md §1 item 2, §2 "Statistics"):
+// Two metric classes (docs/gating.md §1 item 2, §2 "Statistics"):
 //  * noisy metrics (GPU µs/token, tok/s, ratios) need an effect size AND significance:
 //    a two-sided Mann-Whitney U test on the per-trial values, plus a minimum effect
 //    max(rel · |baseline median|, abs floor) on the difference of medians;
@@ -113,7 +113,7 @@ int MinimumTrialsPerSide(double alpha);
 // `reference`: "baseline", "limit" or "budget"; "baseline/limit" when rows differ),
 // current, Δ, Δ%, tolerance, p-value, n ("3 vs 3"), verdict; one row per result, a
 // header, then VerdictLegend's line. Never contains the CTest skip marker
-// "[  SKIPPED ]" (gating.md §4), even from metric names.
+// "[  SKIPPED ]" (docs/gating.md §4), even from metric names.
 std::string FormatVerdictTable(const std::vector<MetricVerdict>& verdicts);
 
 // One line ("legend: ..."), no newline, saying what the table's tolerance, p-value and

@@ -1,7 +1,7 @@
 // The golden store: per-test JSON files of expected figures, each value with the
 // tolerance policy that gates it, compared against a run's actual figures.
 //
-// One file per test, `golden/<suite>/<test>.json` (gating.md §3, STYLE.md §6):
+// One file per test, `golden/<suite>/<test>.json` (docs/gating.md §3, docs/style.md §6):
 //
 //   {
 //     "context": {

@@ -189,6 +189,11 @@ std::string CurrentTestGoldenPath(const std::string& default_dir);
 // The assertions, one per check above: PERFGATE_EXPECT_X continues the test after a
 // failure, PERFGATE_ASSERT_X ends it. A failure's message is the check's own, first word
 // first (perfgate/gtest/internal/explained.h).
+
+// Any perfgate check, a call that returns ::testing::AssertionResult, e.g.
+// PERFGATE_EXPECT(perfgate::testing::MatchesGolden(path, actual, accept)).
+#define PERFGATE_EXPECT(check) PERFGATE_INTERNAL_EXPECT(check)
+#define PERFGATE_ASSERT(check) PERFGATE_INTERNAL_ASSERT(check)
 #define PERFGATE_EXPECT_COUNTER_AT_MOST(engine, counter, limit) \
   PERFGATE_INTERNAL_EXPECT(::perfgate::testing::CounterAtMost(engine, counter, limit))
 #define PERFGATE_ASSERT_COUNTER_AT_MOST(engine, counter, limit) \

@@ -20,7 +20,7 @@ std::string RenderDiffText(const diff::Diff& d, size_t rows = kDefaultDiffRows);
 // The same as headings and pipe tables, for a CI job summary or a PR comment.
 std::string RenderDiffMarkdown(const diff::Diff& d, size_t rows = kDefaultDiffRows);
 // {"kind": "perfgate.diff", "schema_version": 1, ...}: every change of every level,
-// every double lossless (README: "perfgate diff").
+// every double lossless (docs/cli.md, "perfgate diff").
 std::string RenderDiffJson(const diff::Diff& d);
 // A diverging bar chart of each level's top `rows` Δ µs/token (removed and faster
 // left, added and slower right), with Δ, status and share on every bar.

@@ -21,7 +21,7 @@
 // table and listing its mnemonics. Optional 64-bit ids equal to kNoId (UINT64_MAX,
 // Apple's "none") become std::nullopt. When `diagnostics` is null, a row that would be
 // skipped or counted is returned as an error instead, so nothing is dropped unseen.
-// Columns and their types: shared/docs/xctrace-format.md §11.
+// Columns and their types: docs/xctrace-format.md §11.
 #ifndef PERFGATE_XCTRACE_METAL_TABLES_H_
 #define PERFGATE_XCTRACE_METAL_TABLES_H_
 

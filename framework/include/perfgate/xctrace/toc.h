@@ -14,7 +14,7 @@
 // `path:line:col` position (codes xctrace.empty_file, xctrace.bad_utf8,
 // xctrace.bad_char, xctrace.not_xml, xctrace.truncated, xctrace.unexpected_root,
 // xctrace.bad_toc, xctrace.too_deep, xctrace.toc_too_large).
-// The format is described in shared/docs/xctrace-format.md §9.
+// The format is described in docs/xctrace-format.md §9.
 #ifndef PERFGATE_XCTRACE_TOC_H_
 #define PERFGATE_XCTRACE_TOC_H_
 
