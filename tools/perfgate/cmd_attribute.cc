@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "engine_options.h"
+#include "report_output.h"
 #include "perfgate/attribution/attribute.h"
 #include "perfgate/bundle/trials.h"
 #include "perfgate/core/names.h"
@@ -21,8 +22,7 @@ struct AttributeArgs {
   std::vector<std::string> traces;
   std::string baseline;
   EngineOptionArgs engine;  // --tokens, --process, --window, ... (shared with new-suite)
-  std::string format = "text";
-  std::string output;
+  OutputOptions out;  // --format, --output
   int min_trials = 1;
   std::string kernel_names = std::to_string(report::Report::kDefaultKernelNameRows);  // N or "all"
 };
@@ -132,7 +132,7 @@ StatusOr<report::Report> BuildReport(const AttributeArgs& args) {
   report.kernel_name_rows = *kernel_name_rows;
   report.buckets = base->buckets;
   report.seed_compat = args.engine.seed_compat;
-  report.flags = {{"baseline", args.baseline}, {"format", args.format}, {"min_trials", std::to_string(args.min_trials)},
+  report.flags = {{"baseline", args.baseline}, {"format", args.out.format}, {"min_trials", std::to_string(args.min_trials)},
                   {"kernel_names", args.kernel_names}};
   for (const std::string& engine : engines->order) {
     auto options = EngineOptions(args.engine, *base, engine);
@@ -157,22 +157,10 @@ StatusOr<report::Report> BuildReport(const AttributeArgs& args) {
 }
 
 Status WriteReport(const AttributeArgs& args, const report::Report& report) {
-  if (args.format == "all") {
-    if (args.output.empty()) return Usage("--format all needs --output PREFIX (writes PREFIX.txt/.md/.json/.svg)");
-    const std::pair<const char*, std::string (*)(const report::Report&)> formats[] = {
-        {".txt", report::RenderText}, {".md", report::RenderMarkdown},
-        {".json", report::RenderJson}, {".svg", report::RenderSvg}};
-    for (const auto& [ext, render] : formats) {
-      PERFGATE_RETURN_IF_ERROR(WriteTextFile(args.output + ext, render(report)));
-      std::cerr << "wrote: " << FormatPath(args.output + ext) << '\n';
-    }
-    return Status();
-  }
-  std::string text = args.format == "markdown" ? report::RenderMarkdown(report)
-                     : args.format == "json"   ? report::RenderJson(report)
-                     : args.format == "svg"    ? report::RenderSvg(report)
-                                               : report::RenderText(report);
-  return WriteOutput(args.output, text);
+  return WriteRenderings(args.out, {{"text", [&] { return StatusOr<std::string>(report::RenderText(report)); }},
+                                    {"markdown", [&] { return StatusOr<std::string>(report::RenderMarkdown(report)); }},
+                                    {"json", [&] { return StatusOr<std::string>(report::RenderJson(report)); }},
+                                    {"svg", [&] { return StatusOr<std::string>(report::RenderSvg(report)); }}});
 }
 
 int RunAttribute(const AttributeArgs& args) {
@@ -200,12 +188,10 @@ void RegisterAttributeCommand(CLI::App& app, int* exit_code) {
       ->check(PositiveInt());
   AddEngineOptions(cmd, &args->engine, /*with_seed_compat=*/true);
   AddCountersOption(cmd, &args->engine);
-  cmd->add_option("--format", args->format, "text (default), markdown, json, svg, or all")
-      ->check(CLI::IsMember({"text", "markdown", "json", "svg", "all"}));
+  AddOutputOptions(cmd, &args->out, {"text", "markdown", "json", "svg"});
   cmd->add_option("--kernel-names", args->kernel_names,
                   "rows of the per-kernel-name tables in text and Markdown reports: N (default " +
                       args->kernel_names + ") or all; the JSON report holds every name");
-  cmd->add_option("--output,-o", args->output, "write here instead of stdout (a prefix with --format all)");
   AddInputLimitOptions(cmd);
   AddJobsOption(cmd);
   cmd->callback([args, exit_code] { *exit_code = RunAttribute(*args); });

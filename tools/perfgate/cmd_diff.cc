@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "engine_options.h"
+#include "report_output.h"
 #include "perfgate/bundle/trials.h"
 #include "perfgate/core/names.h"
 #include "perfgate/diff/diff.h"
@@ -24,8 +25,7 @@ struct DiffArgs {
   std::string before, after;
   std::vector<std::string> names;  // --names A,B
   EngineOptionArgs engine;
-  std::string format = "text";
-  std::string output;
+  OutputOptions out;  // --format, --output
   std::string rows = std::to_string(report::kDefaultDiffRows);
   double fail_on = -1;  // < 0: not given
   int min_trials = 1;
@@ -152,11 +152,11 @@ StatusOr<diff::Diff> BuildDiff(const DiffArgs& args) {
   return KeepLevels(args, std::move(d));
 }
 
-std::string Render(const DiffArgs& args, const diff::Diff& d, size_t rows) {
-  if (args.format == "markdown") return report::RenderDiffMarkdown(d, rows);
-  if (args.format == "json") return report::RenderDiffJson(d);
-  if (args.format == "svg") return report::RenderDiffSvg(d, rows);
-  return report::RenderDiffText(d, rows);
+std::vector<Rendering> Renderings(const diff::Diff& d, size_t rows) {
+  return {{"text", [&d, rows] { return StatusOr<std::string>(report::RenderDiffText(d, rows)); }},
+          {"markdown", [&d, rows] { return StatusOr<std::string>(report::RenderDiffMarkdown(d, rows)); }},
+          {"json", [&d] { return StatusOr<std::string>(report::RenderDiffJson(d)); }},
+          {"svg", [&d, rows] { return StatusOr<std::string>(report::RenderDiffSvg(d, rows)); }}};
 }
 
 // --fail-on PCT: 1 when the total regressed by more than PCT percent.
@@ -183,7 +183,7 @@ int RunDiff(const DiffArgs& args) {
   if (!rows.ok()) return ReportError(rows.status());
   auto d = BuildDiff(args);
   if (!d.ok()) return ReportError(d.status());
-  Status written = WriteOutput(args.output, Render(args, *d, *rows));
+  Status written = WriteRenderings(args.out, Renderings(*d, *rows));
   if (!written.ok()) return ReportError(written);
   return GateExit(args, *d);
 }
@@ -202,8 +202,7 @@ void RegisterDiffCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("B", args->after, "what is compared with it: after, now, engine")->required();
   cmd->add_option("--names", args->names, "A,B: the sides' names (default: the paths' last components)")
       ->delimiter(',');
-  cmd->add_option("--format", args->format, "text (default), markdown, json, or svg")
-      ->check(CLI::IsMember({"text", "markdown", "json", "svg"}));
+  AddOutputOptions(cmd, &args->out, {"text", "markdown", "json", "svg"});
   cmd->add_option("--rows", args->rows, "rows per level in text, Markdown and SVG: N (default " + args->rows +
                                             ") or all; the JSON holds every change");
   cmd->add_option("--fail-on", args->fail_on, "exit 1 when B's total GPU time per token exceeds A's by more than PCT %")
@@ -212,7 +211,6 @@ void RegisterDiffCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--min-trials", args->min_trials, "fail when a side has fewer trials (default 1)")
       ->check(PositiveInt());
   AddEngineOptions(cmd, &args->engine, /*with_seed_compat=*/false);
-  cmd->add_option("--output,-o", args->output, "write here instead of stdout");
   AddInputLimitOptions(cmd);
   AddJobsOption(cmd);
   cmd->callback([args, exit_code] { *exit_code = RunDiff(*args); });

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "report_output.h"
 #include "engine_options.h"
 #include "perfgate/counters/report.h"
 #include "perfgate/report/formats.h"
@@ -16,8 +17,7 @@ namespace {
 struct HistoryArgs {
   std::string file;
   std::string counters;  // a,b,c
-  std::string format = "text";
-  std::string output;
+  OutputOptions out;  // --format, --output
 };
 
 std::vector<std::string> SplitCommas(const std::string& list) {
@@ -55,13 +55,15 @@ Status RunHistoryOrError(const HistoryArgs& args) {
   }
   auto chosen = counters::ChooseCounters(*history, SplitCommas(args.counters));
   if (!chosen.ok()) return chosen.status();
-  if (args.format == "svg") PERFGATE_RETURN_IF_ERROR(CheckChartable(*history, *chosen));
   const report::HistoryReport report{std::move(history).value(), std::move(chosen).value()};
-  const std::string text = args.format == "markdown" ? report::RenderHistoryMarkdown(report)
-                           : args.format == "json"   ? report::RenderHistoryJson(report)
-                           : args.format == "svg"    ? report::RenderHistorySvg(report)
-                                                     : report::RenderHistoryText(report);
-  return WriteOutput(args.output, text);
+  return WriteRenderings(
+      args.out, {{"text", [&] { return StatusOr<std::string>(report::RenderHistoryText(report)); }},
+                 {"markdown", [&] { return StatusOr<std::string>(report::RenderHistoryMarkdown(report)); }},
+                 {"json", [&] { return StatusOr<std::string>(report::RenderHistoryJson(report)); }},
+                 {"svg", [&]() -> StatusOr<std::string> {
+                    PERFGATE_RETURN_IF_ERROR(CheckChartable(report.history, report.counters));
+                    return report::RenderHistorySvg(report);
+                  }}});
 }
 
 }  // namespace
@@ -76,9 +78,7 @@ void RegisterHistoryCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--counters", args->counters,
                   "the counters to show, a,b,... (default: median_tok_per_sec,dispatches_per_token); an unknown "
                   "name fails listing the keys");
-  cmd->add_option("--format", args->format, "text (default), markdown, json or svg")
-      ->check(CLI::IsMember({"text", "markdown", "json", "svg"}));
-  cmd->add_option("--out,--output,-o", args->output, "write here instead of stdout");
+  AddOutputOptions(cmd, &args->out, {"text", "markdown", "json", "svg"}, "--out,--output,-o");
   AddInputLimitOptions(cmd);
   cmd->callback([args, exit_code] {
     const Status s = RunHistoryOrError(*args);

@@ -1,12 +1,13 @@
 // `perfgate kernel-report`: a per-kernel timing report (llama.cpp's or candle's phase0
 // JSON), alone or against a baseline's.
 //
-//   perfgate kernel-report candle.json --baseline llama.json [--format text|markdown|json]
-//                          [--kernel-families FILE] [--top N]
+//   perfgate kernel-report candle.json --baseline llama.json [--format text|markdown|json|all]
+//                          [--output PATH] [--kernel-families FILE] [--top N]
 #include <iostream>
 #include <memory>
 
 #include "commands.h"
+#include "report_output.h"
 #include "perfgate/kernel_report/render.h"
 #include "perfgate/kernel_report/report.h"
 
@@ -16,7 +17,7 @@ namespace {
 struct KernelReportArgs {
   std::string engine;
   std::string baseline;
-  std::string format = "text";
+  OutputOptions out;  // --format, --output
   std::string kernel_families;
   int top = 20;
 };
@@ -38,14 +39,11 @@ int RunKernelReport(const KernelReportArgs& args) {
     if (!baseline.ok()) return ReportError(baseline.status());
     options.baseline = &*baseline;
   }
-  if (args.format == "json") {
-    std::cout << kernel_report::RenderJson(*engine, options);
-  } else if (args.format == "markdown") {
-    std::cout << kernel_report::RenderMarkdown(*engine, options);
-  } else {
-    std::cout << kernel_report::RenderText(*engine, options);
-  }
-  return kExitOk;
+  const Status written = WriteRenderings(
+      args.out, {{"text", [&] { return StatusOr<std::string>(kernel_report::RenderText(*engine, options)); }},
+                 {"markdown", [&] { return StatusOr<std::string>(kernel_report::RenderMarkdown(*engine, options)); }},
+                 {"json", [&] { return StatusOr<std::string>(kernel_report::RenderJson(*engine, options)); }}});
+  return written.ok() ? kExitOk : ReportError(written);
 }
 
 }  // namespace
@@ -59,8 +57,7 @@ void RegisterKernelReportCommand(CLI::App& app, int* exit_code) {
       "the attack target. The reports hold medians: a Δ is a difference of medians, never a rank test.");
   cmd->add_option("report", args->engine, "the engine's report (JSON)")->required();
   cmd->add_option("--baseline", args->baseline, "the baseline's report (JSON)");
-  cmd->add_option("--format", args->format, "text (default), markdown or json")
-      ->check(CLI::IsMember({"text", "markdown", "json"}));
+  AddOutputOptions(cmd, &args->out, {"text", "markdown", "json"});
   cmd->add_option("--kernel-families", args->kernel_families,
                   "JSON table of kernel-family prefix rules, replacing the default table");
   cmd->add_option("--top", args->top, "kernel rows of the text and Markdown tables (default 20; 0: all)")

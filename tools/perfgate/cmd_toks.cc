@@ -8,6 +8,7 @@
 #include <set>
 
 #include "commands.h"
+#include "report_output.h"
 #include "perfgate/toks/bench_report.h"
 #include "perfgate/toks/ratio.h"
 
@@ -22,8 +23,7 @@ struct ToksArgs {
   double floor = 0;
   double tolerance_pp = 0;
   std::string test;
-  std::string format = "text";
-  std::string output;
+  OutputOptions out;  // --format, --output
 };
 
 Status Usage(const std::string& message) { return Status::Error("cli.usage", message, {}, ErrorKind::kUsage); }
@@ -75,14 +75,12 @@ int RunToks(const ToksArgs& a, bool floor_given, bool tolerance_given) {
   if (Status s = CheckArgs(a, floor_given, tolerance_given); !s.ok()) return ReportError(s);
   auto verdicts = Judge(a);
   if (!verdicts.ok()) return ReportError(verdicts.status());
-  const std::string text = a.format == "json"       ? toks::FormatRatioJson(*verdicts)
-                           : a.format == "markdown" ? toks::FormatRatioMarkdown(*verdicts)
-                                                    : toks::FormatRatioTable(*verdicts);
-  if (a.output.empty()) {
-    std::cout << text;
-  } else {
-    if (Status written = WriteTextFile(a.output, text); !written.ok()) return ReportError(written);
-  }
+  const std::vector<toks::RatioVerdict>& v = *verdicts;
+  const Status written = WriteRenderings(
+      a.out, {{"text", [&v] { return StatusOr<std::string>(toks::FormatRatioTable(v)); }},
+              {"markdown", [&v] { return StatusOr<std::string>(toks::FormatRatioMarkdown(v)); }},
+              {"json", [&v] { return StatusOr<std::string>(toks::FormatRatioJson(v)); }}});
+  if (!written.ok()) return ReportError(written);
   for (const toks::RatioVerdict& v : *verdicts) {
     if (!v.pass) return kExitCheckFailed;
   }
@@ -107,9 +105,7 @@ void RegisterToksCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--test", args->test,
                   std::string("the llama-bench test gated (default: the policy's, else the one tg test of both reports, else ") +
                       toks::kDefaultTest + "); e.g. tg256, pp512, \"pp512+tg128\", \"tg128 @ d512\"");
-  cmd->add_option("--format", args->format, "text (default), markdown or json")
-      ->check(CLI::IsMember({"text", "markdown", "json"}));
-  cmd->add_option("--output,-o", args->output, "write here instead of stdout");
+  AddOutputOptions(cmd, &args->out, {"text", "markdown", "json"});
   AddInputLimitOptions(cmd);
   cmd->callback([args, exit_code, floor, tolerance] {
     *exit_code = RunToks(*args, floor->count() > 0, tolerance->count() > 0);
