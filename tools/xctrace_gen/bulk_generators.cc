@@ -162,7 +162,8 @@ std::string GenerateEncodersListExport(size_t target_bytes, uint64_t seed, size_
   static const char* const kLayerOps[] = {"attn_norm", "attn_q", "attn_k", "attn_v",
                                           "attn_moe_ffn", "ffn_gate", "ffn_down", "ffn_up"};
   static const char* const kUtf8Ops[] = {"softmax \xC2\xB5kernel", "\xE6\xB3\xA8\xE6\x84\x8F\xE5\x8A\x9B",
-                                         "r\xC3\xA9" "duction \xE2\x88\x91"};
+                                         // Split so that the escape \xA9 ends before "d".
+                                         ("r\xC3\xA9" "duction \xE2\x88\x91")};
 
   EncoderRow prototype;
   prototype.thread = {"t", 1, apps[0].process};
