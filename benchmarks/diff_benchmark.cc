@@ -12,7 +12,7 @@
 #include "kineto_gen.h"
 #include "perfgate/diff/diff.h"
 #include "perfgate/json_trace/reader.h"
-#include "perfgate/json_trace/trial.h"
+#include "perfgate/attribution/work.h"
 #include "perfgate/report/diff_formats.h"
 
 namespace {
@@ -45,7 +45,7 @@ EngineSummary Attributed(const std::string& name, const std::string& bytes) {
   e.name = name;
   auto t = jt::ReadTraceJsonBuffer(bytes, name + ".json");
   if (!t.ok()) return e;
-  auto s = jt::SummarizeJsonTrial(*t, Options());
+  auto s = perfgate::attribution::AttributeWork(*t, Options());
   if (s.ok()) e.trials.push_back(std::move(s).value());
   return e;
 }

@@ -20,11 +20,11 @@
 #include <nlohmann/json.hpp>
 
 #include "heap_meter.h"
-#include "json_trace/json_simd_walk.h"
-#include "json_trace/json_trace_internal.h"
+#include "sources/trace_json/json_simd_walk.h"
+#include "sources/trace_json/json_trace_internal.h"
 #include "kineto_gen.h"
 #include "perfgate/json_trace/reader.h"
-#include "perfgate/json_trace/trial.h"
+#include "perfgate/attribution/work.h"
 
 namespace {
 
@@ -139,7 +139,7 @@ void MeasureReads(benchmark::State& state, const Input& in, Read read) {
   for (auto _ : state) {
     const size_t base = LiveHeapBytes();
     ResetPeak();
-    jt::GpuTrace t;
+    perfgate::model::WorkSet t;
     t.path = "bench.json";
     perfgate::Status s = read(&t);
     if (!s.ok()) state.SkipWithError(s.ToString().c_str());
@@ -153,7 +153,7 @@ void MeasureReads(benchmark::State& state, const Input& in, Read read) {
 // parser under the same handler (detail::ReadEventsWithNlohmann).
 void BM_ReadTraceJsonNlohmann(benchmark::State& state) {
   const Input& in = GetInput(state.range(0), state.range(1) != 0);
-  MeasureReads(state, in, [&](jt::GpuTrace* t) {
+  MeasureReads(state, in, [&](perfgate::model::WorkSet* t) {
     return jt::detail::ReadEventsWithNlohmann(in.bytes, t->path, jt::ReadOptions(), t);
   });
 }
@@ -170,7 +170,7 @@ void BM_ReadTraceJsonPlan(benchmark::State& state) {
   const int plan = static_cast<int>(state.range(2));
   const size_t piece = static_cast<size_t>(state.range(3)) << 10;
   const jt::detail::SimdPlan chosen{plan == 2 ? 2 : 0, plan == 0 ? 0 : piece};
-  MeasureReads(state, in, [&](jt::GpuTrace* t) {
+  MeasureReads(state, in, [&](perfgate::model::WorkSet* t) {
     return jt::detail::ReadEvents(padded, t->path, jt::ReadOptions(), t, padded.capacity() - padded.size(), nullptr,
                                   &chosen);
   });
@@ -201,7 +201,7 @@ void BM_ReadTraceJsonGzipFile(benchmark::State& state) {
   TimeFileRead(state, in, "perfgate_bench_" + std::to_string(state.range(0)) + ".json.gz", gen::Gzip(in.bytes));
 }
 
-// SummarizeJsonTrial on a trace already read: the attribution's own cost.
+// attribution::AttributeWork on a trace already read: the attribution's own cost.
 void BM_SummarizeJsonTrial(benchmark::State& state) {
   const Input& in = GetInput(state.range(0), state.range(1) != 0);
   auto t = jt::ReadTraceJsonBuffer(in.bytes, "bench.json");
@@ -215,7 +215,7 @@ void BM_SummarizeJsonTrial(benchmark::State& state) {
   o.window.label = "decode_step";
   o.token_label = "decode_step";
   for (auto _ : state) {
-    auto s = jt::SummarizeJsonTrial(*t, o);
+    auto s = perfgate::attribution::AttributeWork(*t, o);
     if (!s.ok()) state.SkipWithError(s.status().ToString().c_str());
     benchmark::DoNotOptimize(s);
   }
@@ -271,7 +271,7 @@ void BM_ReadXlaTracePlan(benchmark::State& state) {
   }
   const jt::detail::SimdPlan chosen{state.range(0) == 2 ? 2 : 0,
                                     state.range(0) == 0 ? 0 : static_cast<size_t>(state.range(1)) << 10};
-  MeasureReads(state, in, [&](jt::GpuTrace* t) {
+  MeasureReads(state, in, [&](perfgate::model::WorkSet* t) {
     return jt::detail::ReadEvents(in.bytes, t->path, jt::ReadOptions(), t, 0, nullptr, &chosen);
   });
 }

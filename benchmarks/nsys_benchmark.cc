@@ -44,7 +44,7 @@ void BM_NsysRead(benchmark::State& state) {
       return;
     }
     rows = e->rows;
-    benchmark::DoNotOptimize(e->trace.gpu_work.data());
+    benchmark::DoNotOptimize(e->trace.items.data());
   }
   ReportRows(state, rows);
 }

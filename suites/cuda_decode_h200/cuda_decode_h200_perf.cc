@@ -17,7 +17,7 @@
 
 #include "../label_engine.h"
 #include "perfgate/gtest.h"
-#include "perfgate/json_trace/trial.h"
+#include "perfgate/json_trace/reader.h"
 #include "perfgate/metrics/catalogue.h"
 
 namespace {
@@ -106,14 +106,14 @@ class TracerAgreesWithPyTorchProfiler : public ::testing::TestWithParam<std::str
 
 TEST_P(TracerAgreesWithPyTorchProfiler, OnEveryTrial) {
   const std::string mode = GetParam();
-  perfgate::json_trace::JsonTrialExtras ref_kernels;
+  perfgate::attribution::WorkExtras ref_kernels;
   auto ref = perfgate::json_trace::SummarizeJsonTrialFile(Trace(PERFGATE_KINETO_RECORDINGS_DIR, mode, 1), Options(),
                                                           &ref_kernels);
   ASSERT_TRUE(ref.ok()) << ref.status().ToString();
   EXPECT_EQ(ref_kernels.label_source, "gpu_user_annotation");  // record_function, projected
   for (int trial = 1; trial <= 3; ++trial) {
     SCOPED_TRACE(mode + " trial-" + std::to_string(trial));
-    perfgate::json_trace::JsonTrialExtras kernels;
+    perfgate::attribution::WorkExtras kernels;
     auto traced =
         perfgate::json_trace::SummarizeJsonTrialFile(Trace(PERFGATE_RECORDINGS_DIR, mode, trial), Options(), &kernels);
     ASSERT_TRUE(traced.ok()) << traced.status().ToString();

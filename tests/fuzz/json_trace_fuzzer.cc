@@ -5,22 +5,22 @@
 
 #include "fuzz_support.h"
 #include "perfgate/json_trace/reader.h"
-#include "perfgate/json_trace/trial.h"
+#include "perfgate/attribution/work.h"
 
 namespace {
 
 using namespace perfgate;
 
-void Attribute(const json_trace::GpuTrace& trace) {
+void Attribute(const model::WorkSet& trace) {
   attribution::AttributionOptions options;
   options.tokens = 1;
   options.all_processes = true;
-  (void)json_trace::SummarizeJsonTrial(trace, options);
+  (void)attribution::AttributeWork(trace, options);
   // A label window and a trace-counted token label take the annotation paths.
   options.window = attribution::DecodeWindow::Label("decode");
   options.token_label = "decode";
-  json_trace::JsonTrialExtras extras;
-  (void)json_trace::SummarizeJsonTrial(trace, options, &extras);
+  attribution::WorkExtras extras;
+  (void)attribution::AttributeWork(trace, options, &extras);
 }
 
 }  // namespace

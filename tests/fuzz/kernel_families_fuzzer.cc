@@ -8,8 +8,9 @@
 #include <string_view>
 
 #include "fuzz_support.h"
+#include "perfgate/attribution/kernel_families.h"
 #include "perfgate/attribution/options.h"
-#include "perfgate/json_trace/trial.h"
+#include "perfgate/attribution/work.h"
 
 namespace {
 
@@ -26,8 +27,8 @@ constexpr std::string_view kNames[] = {
 void Classify(const attribution::KernelFamilyTable& table, std::string_view name) {
   (void)attribution::KernelFamily(table, name);
   (void)attribution::KernelFamily(table, name, /*require_prefix=*/true);
-  (void)json_trace::CudaKernelFamily(table, name);
-  (void)json_trace::CanonicalKernelName(name);
+  (void)attribution::CudaKernelFamily(table, name);
+  (void)attribution::CanonicalKernelName(name);
 }
 
 }  // namespace

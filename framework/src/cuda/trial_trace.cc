@@ -247,7 +247,7 @@ StatusOr<int64_t> WriteTrialTrace(const fs::path& trial, const std::string& text
   if (!read.ok())
     return Error("record.bad_trace", "the written trace is not readable: " + read.status().ToString(), path);
   int64_t kernels = 0;
-  for (const json_trace::GpuWork& w : read->gpu_work) kernels += w.kind == json_trace::GpuWorkKind::kKernel;
+  for (const model::WorkItem& w : read->items) kernels += w.kind == model::WorkKind::kKernel;
   return kernels;
 }
 

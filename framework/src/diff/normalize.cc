@@ -2,8 +2,9 @@
 #include <string>
 #include <string_view>
 
+#include "perfgate/attribution/kernel_families.h"
 #include "perfgate/diff/diff.h"
-#include "perfgate/json_trace/trial.h"
+#include "perfgate/attribution/work.h"
 #include "perfgate/kernel_report/report.h"
 #include "string_util.h"
 
@@ -31,7 +32,7 @@ std::string_view WithoutCodeObjectSuffix(std::string_view name) {
 
 std::string NormalizeKernelName(std::string_view name) {
   const std::string_view plain = WithoutCodeObjectSuffix(WithoutCloneDecorations(name));
-  return kernel_report::MatchName(json_trace::CanonicalKernelName(plain));
+  return kernel_report::MatchName(attribution::CanonicalKernelName(plain));
 }
 
 }  // namespace perfgate::diff

@@ -28,9 +28,9 @@ namespace fs = std::filesystem;
 
 using CudaRecorder = testing_support::CudaRecorderSandbox;
 
-int64_t Kernels(const json_trace::GpuTrace& trace) {
+int64_t Kernels(const model::WorkSet& trace) {
   int64_t n = 0;
-  for (const json_trace::GpuWork& w : trace.gpu_work) n += w.kind == json_trace::GpuWorkKind::kKernel;
+  for (const model::WorkItem& w : trace.items) n += w.kind == model::WorkKind::kKernel;
   return n;
 }
 
@@ -52,7 +52,7 @@ TEST_F(CudaRecorder, RecordsOneProcessIntoATrialAttributionReads) {
   auto trace = json_trace::ReadTraceJsonFile((fs::path(trial) / "trace.json.gz").string());
   ASSERT_TRUE(trace.ok()) << trace.status().ToString();
   EXPECT_EQ(Kernels(*trace), 4);
-  EXPECT_EQ(trace->gpu_work[0].name, "fake_kernel_0");
+  EXPECT_EQ(trace->items[0].name, "fake_kernel_0");
   // gzip with mtime 0: the same trace gives the same bytes.
   const std::string gz = testing_support::ReadText(fs::path(trial) / "trace.json.gz");
   ASSERT_GE(gz.size(), 8u);
@@ -139,7 +139,7 @@ TEST_F(CudaRecorder, TwoProcessesWithGpuWorkAreMergedIntoOneTrace) {
   EXPECT_EQ(Kernels(*trace), 3 + 4);
   // Each process numbers its correlations from 1; merged, every kernel still joins one launch.
   std::set<int64_t> correlations;
-  for (const auto& call : trace->runtime_calls) correlations.insert(call.correlation.value_or(-1));
+  for (const auto& call : trace->host_calls) correlations.insert(call.correlation.value_or(-1));
   EXPECT_EQ(correlations.size(), 7u);
 
   const json meta = Meta("a", 1);

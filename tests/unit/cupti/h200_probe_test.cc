@@ -13,7 +13,7 @@
 #include "perfgate/attribution/options.h"
 #include "perfgate/bundle/trials.h"
 #include "perfgate/json_trace/reader.h"
-#include "perfgate/json_trace/trial.h"
+#include "perfgate/attribution/work.h"
 
 namespace perfgate::cupti {
 namespace {
@@ -24,15 +24,15 @@ TEST(H200Probe, AResetMidRunKeepsTheKernelsOfBothContexts) {
   auto trace = json_trace::ReadTraceJsonFile(kProbe + "probe-reset/trial-1/trace.json.gz");
   ASSERT_TRUE(trace.ok()) << trace.status().ToString();
   std::set<std::string> names;
-  for (const auto& w : trace->gpu_work) {
-    if (w.kind == json_trace::GpuWorkKind::kKernel) names.insert(w.name);
+  for (const auto& w : trace->items) {
+    if (w.kind == model::WorkKind::kKernel) names.insert(w.name);
   }
   EXPECT_EQ(names, std::set<std::string>{"Scale(float*, int, float)"});
   attribution::AttributionOptions o;
   o.window = attribution::DecodeWindow::Label("step");
   o.token_label = "step";
-  json_trace::JsonTrialExtras extras;
-  auto summary = json_trace::SummarizeJsonTrial(*trace, o, &extras);
+  attribution::WorkExtras extras;
+  auto summary = attribution::AttributeWork(*trace, o, &extras);
   ASSERT_TRUE(summary.ok()) << summary.status().ToString();
   EXPECT_EQ(summary->tokens, 8);  // 4 steps before the reset, 4 after
   EXPECT_EQ(extras.kernels, 24);

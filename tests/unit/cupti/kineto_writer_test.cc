@@ -11,7 +11,7 @@
 
 #include "perfgate/attribution/options.h"
 #include "perfgate/json_trace/reader.h"
-#include "perfgate/json_trace/trial.h"
+#include "perfgate/attribution/work.h"
 
 namespace perfgate::cupti {
 namespace {
@@ -110,19 +110,19 @@ TEST(JsonString, EscapesAndReplacesInvalidUtf8) {
 TEST(WriteKinetoTrace, TheJsonTraceSourceReadsEveryRecord) {
   auto trace = json_trace::ReadTraceJsonBuffer(Written(TwoSteps()), "trace.json");
   ASSERT_TRUE(trace.ok()) << trace.status().ToString();
-  ASSERT_EQ(trace->gpu_work.size(), 6u);
-  EXPECT_EQ(trace->gpu_work[0].name, "gemm_a");
-  EXPECT_EQ(trace->gpu_work[0].start_ns, static_cast<int64_t>(kBase + 9000));  // exact
-  EXPECT_EQ(trace->gpu_work[0].duration_ns(), 20001);
-  EXPECT_EQ(trace->gpu_work[0].stream, 7);
-  EXPECT_EQ(trace->gpu_work[2].correlation, 3);
+  ASSERT_EQ(trace->items.size(), 6u);
+  EXPECT_EQ(trace->items[0].name, "gemm_a");
+  EXPECT_EQ(trace->items[0].start_ns, static_cast<int64_t>(kBase + 9000));  // exact
+  EXPECT_EQ(trace->items[0].duration_ns(), 20001);
+  EXPECT_EQ(trace->items[0].stream, 7);
+  EXPECT_EQ(trace->items[2].correlation, 3);
   // cudaGetDevice launched nothing: counted, not written.
-  ASSERT_EQ(trace->runtime_calls.size(), 4u);
-  EXPECT_EQ(trace->runtime_calls[2].name, "cudaGraphLaunch");
-  EXPECT_EQ(trace->runtime_calls[2].tid, static_cast<int64_t>(kPid));
-  ASSERT_EQ(trace->cpu_annotations.size(), 2u);
-  EXPECT_EQ(trace->cpu_annotations[1].name, "decode_step");
-  EXPECT_EQ(trace->cpu_annotations[1].tid, static_cast<int64_t>(kPid));
+  ASSERT_EQ(trace->host_calls.size(), 4u);
+  EXPECT_EQ(trace->host_calls[2].name, "cudaGraphLaunch");
+  EXPECT_EQ(trace->host_calls[2].tid, static_cast<int64_t>(kPid));
+  ASSERT_EQ(trace->host_spans.size(), 2u);
+  EXPECT_EQ(trace->host_spans[1].name, "decode_step");
+  EXPECT_EQ(trace->host_spans[1].tid, static_cast<int64_t>(kPid));
   EXPECT_EQ(trace->process_names.at(kPid), "python3");
   EXPECT_EQ(trace->bad_events, 0);
 }
@@ -161,12 +161,12 @@ TEST(WriteKinetoTrace, AQueryWithGpuWorkIsWrittenAndAllApiCallsCanBeAsked) {
   c.kernels.push_back(Kernel("odd", 5, kBase + 600, 100));  // correlated with the cudaGetDevice
   auto with_work = json_trace::ReadTraceJsonBuffer(Written(c), "trace.json");
   ASSERT_TRUE(with_work.ok());
-  EXPECT_EQ(with_work->runtime_calls.size(), 5u);
+  EXPECT_EQ(with_work->host_calls.size(), 5u);
   WriteOptions all;
   all.all_api_calls = true;
   auto every = json_trace::ReadTraceJsonBuffer(Written(TwoSteps(), all), "trace.json");
   ASSERT_TRUE(every.ok());
-  EXPECT_EQ(every->runtime_calls.size(), 5u);
+  EXPECT_EQ(every->host_calls.size(), 5u);
 }
 
 TEST(WriteKinetoTrace, NvtxStepsWindowTheDecodeAndCountItsTokens) {
@@ -175,8 +175,8 @@ TEST(WriteKinetoTrace, NvtxStepsWindowTheDecodeAndCountItsTokens) {
   attribution::AttributionOptions o;
   o.window = attribution::DecodeWindow::Label("decode_step");
   o.token_label = "decode_step";
-  json_trace::JsonTrialExtras extras;
-  auto summary = json_trace::SummarizeJsonTrial(*trace, o, &extras);
+  attribution::WorkExtras extras;
+  auto summary = attribution::AttributeWork(*trace, o, &extras);
   ASSERT_TRUE(summary.ok()) << summary.status().ToString();
   // Steps hold 2 kernels and a graph of 3; argmax_d was launched after the last step.
   EXPECT_EQ(summary->tokens, 2);
@@ -196,7 +196,7 @@ TEST(WriteKinetoTrace, InvalidUtf8NamesAreReplacedAndCounted) {
   EXPECT_EQ(j.at("perfgate_tracer").at("invalid_utf8_names"), 1);
   auto trace = json_trace::ReadTraceJsonBuffer(Written(c), "trace.json");
   ASSERT_TRUE(trace.ok());
-  EXPECT_EQ(trace->gpu_work[0].name, "bad\xEF\xBF\xBDname");
+  EXPECT_EQ(trace->items[0].name, "bad\xEF\xBF\xBDname");
 }
 
 TEST(IsSummarizedApiCall, NamesQueriesNotLaunches) {

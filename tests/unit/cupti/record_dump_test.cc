@@ -68,21 +68,21 @@ TEST(RecordDump, TheReplayWritesTheTraceTheTracerWroteOnTheH200) {
   auto there = json_trace::ReadTraceJsonFile(kFixtures + "h200_eager_tiny.trace.json.gz");
   ASSERT_TRUE(replayed.ok()) << replayed.status().ToString();
   ASSERT_TRUE(there.ok()) << there.status().ToString();
-  ASSERT_EQ(replayed->gpu_work.size(), there->gpu_work.size());
-  for (size_t i = 0; i < there->gpu_work.size(); ++i) {
-    const auto& a = replayed->gpu_work[i];
-    const auto& b = there->gpu_work[i];
+  ASSERT_EQ(replayed->items.size(), there->items.size());
+  for (size_t i = 0; i < there->items.size(); ++i) {
+    const auto& a = replayed->items[i];
+    const auto& b = there->items[i];
     ASSERT_EQ(a.name, b.name) << i;
     ASSERT_EQ(a.start_ns, b.start_ns) << i;
     ASSERT_EQ(a.end_ns, b.end_ns) << i;
     ASSERT_EQ(a.stream, b.stream) << i;
     ASSERT_EQ(a.correlation, b.correlation) << i;
   }
-  ASSERT_EQ(replayed->runtime_calls.size(), there->runtime_calls.size());
-  for (size_t i = 0; i < there->runtime_calls.size(); ++i) {
-    ASSERT_EQ(replayed->runtime_calls[i].name, there->runtime_calls[i].name) << i;
-    ASSERT_EQ(replayed->runtime_calls[i].start_ns, there->runtime_calls[i].start_ns) << i;
-    ASSERT_EQ(replayed->runtime_calls[i].correlation, there->runtime_calls[i].correlation) << i;
+  ASSERT_EQ(replayed->host_calls.size(), there->host_calls.size());
+  for (size_t i = 0; i < there->host_calls.size(); ++i) {
+    ASSERT_EQ(replayed->host_calls[i].name, there->host_calls[i].name) << i;
+    ASSERT_EQ(replayed->host_calls[i].start_ns, there->host_calls[i].start_ns) << i;
+    ASSERT_EQ(replayed->host_calls[i].correlation, there->host_calls[i].correlation) << i;
   }
 }
 
@@ -110,8 +110,8 @@ TEST(RecordDump, GraphReplaysArriveKernelByKernel) {
   auto replayed = json_trace::ReadTraceJsonBuffer(Written(c), "replayed.json");
   auto there = json_trace::ReadTraceJsonFile(kFixtures + "h200_graphs_tiny.trace.json.gz");
   ASSERT_TRUE(replayed.ok() && there.ok());
-  EXPECT_EQ(replayed->gpu_work.size(), there->gpu_work.size());
-  EXPECT_EQ(replayed->runtime_calls.size(), there->runtime_calls.size());
+  EXPECT_EQ(replayed->items.size(), there->items.size());
+  EXPECT_EQ(replayed->host_calls.size(), there->host_calls.size());
   // Every kind of event but the NVTX ranges, which come from NVTX, not from CUPTI's records.
   EXPECT_EQ(there->event_kinds.at("X/user_annotation"), 3);
   there->event_kinds.erase("X/user_annotation");

@@ -64,7 +64,7 @@ TEST_F(TracerInjection, EveryNvtxRangeBecomesAHostAnnotationOnItsThread) {
   ASSERT_TRUE(trace.ok()) << trace.status().ToString();
   std::map<std::string, int> names;
   std::map<std::string, int64_t> tids;
-  for (const auto& a : trace->cpu_annotations) {
+  for (const auto& a : trace->host_spans) {
     ++names[a.name];
     tids[a.name] = a.tid;
   }
@@ -76,15 +76,15 @@ TEST_F(TracerInjection, EveryNvtxRangeBecomesAHostAnnotationOnItsThread) {
   EXPECT_EQ(names["handed_over"], 1);       // started on one thread, ended on another
   EXPECT_EQ(names["worker_step"], 1);
   EXPECT_EQ(names.count("left_open"), 0u);  // never closed: counted below, not written
-  EXPECT_EQ(trace->cpu_annotations.size(), 11u);
+  EXPECT_EQ(trace->host_spans.size(), 11u);
   EXPECT_EQ(tids["decode_step"], tids["prefill"]);
   EXPECT_NE(tids["worker_step"], tids["decode_step"]);
   EXPECT_EQ(tids["handed_over"], tids["decode_step"]);  // a range belongs to the thread that opened it
   // Nesting: each attention range lies inside a decode_step.
-  for (const auto& inner : trace->cpu_annotations) {
+  for (const auto& inner : trace->host_spans) {
     if (inner.name != "attention") continue;
     bool enclosed = false;
-    for (const auto& outer : trace->cpu_annotations) {
+    for (const auto& outer : trace->host_spans) {
       enclosed |= outer.name == "decode_step" && outer.start_ns <= inner.start_ns && inner.end_ns <= outer.end_ns;
     }
     EXPECT_TRUE(enclosed);
@@ -115,11 +115,11 @@ TEST_F(TracerInjection, AForkedChildWritesOnlyItsOwnRanges) {
   for (const fs::path& path : traces) {
     auto trace = json_trace::ReadTraceJsonFile(path.string());
     ASSERT_TRUE(trace.ok()) << trace.status().ToString();
-    const bool child = trace->cpu_annotations.size() == 1;
+    const bool child = trace->host_spans.size() == 1;
     if (child) {
-      EXPECT_EQ(trace->cpu_annotations[0].name, "child_step");
+      EXPECT_EQ(trace->host_spans[0].name, "child_step");
     }
-    ranges_by_file[child ? "child" : "parent"] = trace->cpu_annotations.size();
+    ranges_by_file[child ? "child" : "parent"] = trace->host_spans.size();
   }
   // The parent's 11 ranges are written once, by the parent; the child's range by the child.
   EXPECT_EQ(ranges_by_file["parent"], 11u);

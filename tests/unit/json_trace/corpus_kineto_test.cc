@@ -21,7 +21,7 @@
 
 #include "perfgate/attribution/options.h"
 #include "perfgate/json_trace/reader.h"
-#include "perfgate/json_trace/trial.h"
+#include "perfgate/attribution/work.h"
 #include "support/corpus.h"
 
 namespace perfgate::json_trace {
@@ -102,8 +102,8 @@ TEST_P(CorpusKineto, FiguresEqualTheScripts) {
     EXPECT_TRUE(entry.code == "json.skipped_event" || entry.code == "json.ignored_field")
         << entry.code << ": " << entry.first_detail;
   }
-  JsonTrialExtras x;
-  auto s = SummarizeJsonTrial(*trace, WholeTrace(), &x);
+  attribution::WorkExtras x;
+  auto s = attribution::AttributeWork(*trace, WholeTrace(), &x);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_EQ(s->submissions, f.kernels);
   EXPECT_EQ(x.kernels, f.kernels);
@@ -123,7 +123,7 @@ TEST_P(CorpusKineto, FiguresEqualTheScripts) {
   // Choosing the one device changes nothing, and no other device is counted.
   AttributionOptions on_device = WholeTrace();
   on_device.device = f.device;
-  auto d = SummarizeJsonTrial(*trace, on_device);
+  auto d = attribution::AttributeWork(*trace, on_device);
   ASSERT_TRUE(d.ok()) << d.status().ToString();
   EXPECT_EQ(d->submissions, f.kernels);
   EXPECT_EQ(d->total_sum_ns, f.kernel_ns);
@@ -145,7 +145,7 @@ TEST(CorpusKinetoNoKernels, CuptiProfilerTraceIsAClearError) {
   auto trace = ReadTraceJsonFile(path);
   ASSERT_TRUE(trace.ok()) << trace.status().ToString();
   EXPECT_EQ(trace->diagnostics.Count("json.skipped_event"), 2341);
-  auto s = SummarizeJsonTrial(*trace, WholeTrace());
+  auto s = attribution::AttributeWork(*trace, WholeTrace());
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().ToString(),
             path + ": error[attr.no_target_rows]: the trace has no kernel events (0 GPU work items in all)");
@@ -278,7 +278,7 @@ TEST(CorpusKinetoLabels, SglangDecodeStepByPrefixAndPattern) {
     EXPECT_EQ(tokens_only->tokens_source, "label:" + label.Spelling());
     EXPECT_EQ(tokens_only->submissions, 555);
     o.window = DecodeWindow::Label(label);
-    JsonTrialExtras x;
+    attribution::WorkExtras x;
     auto windowed = SummarizeJsonTrialFile(path, o, &x);
     ASSERT_TRUE(windowed.ok()) << windowed.status().ToString();
     EXPECT_EQ(windowed->tokens, 1);
@@ -342,7 +342,7 @@ TEST(CorpusKinetoLabels, VllmGraphReplayStep) {
     o.all_processes = true;
     o.token_label = label;
     o.window = DecodeWindow::Label(label);
-    JsonTrialExtras x;
+    attribution::WorkExtras x;
     auto s = SummarizeJsonTrialFile(path, o, &x);
     ASSERT_TRUE(s.ok()) << s.status().ToString();
     EXPECT_EQ(s->tokens, 1);

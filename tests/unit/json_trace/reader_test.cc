@@ -10,7 +10,7 @@
 #include <fstream>
 #include <random>
 
-#include "json_trace/json_trace_internal.h"
+#include "sources/trace_json/json_trace_internal.h"
 #include "perfgate/core/input_limits.h"
 #include "kineto_gen.h"
 #include "support/corpus.h"
@@ -57,9 +57,9 @@ TEST(JsonTraceReader, ReadsTheKinetoLayout) {
   auto t = ReadTraceJsonBuffer(bytes, "small.json");
   ASSERT_TRUE(t.ok()) << t.status().ToString();
   EXPECT_EQ(t->path, "small.json");
-  ASSERT_EQ(t->gpu_work.size(), 3u);
-  const GpuWork& k = t->gpu_work[0];
-  EXPECT_EQ(k.kind, GpuWorkKind::kKernel);
+  ASSERT_EQ(t->items.size(), 3u);
+  const model::WorkItem& k = t->items[0];
+  EXPECT_EQ(k.kind, model::WorkKind::kKernel);
   EXPECT_EQ(k.name, "void at::native::vectorized_elementwise_kernel<4>(int)");
   EXPECT_EQ(k.start_ns, 120'000);
   EXPECT_EQ(k.end_ns, 121'500);
@@ -69,30 +69,30 @@ TEST(JsonTraceReader, ReadsTheKinetoLayout) {
   EXPECT_EQ(k.device, 0);
   EXPECT_EQ(k.stream, 7);
   EXPECT_EQ(k.correlation, 1);
-  EXPECT_EQ(t->gpu_work[1].kind, GpuWorkKind::kMemcpy);
-  EXPECT_EQ(t->gpu_work[1].name, "Memcpy DtoH (Device -> Pinned)");
-  EXPECT_EQ(t->gpu_work[1].duration_ns(), 2'250);
-  EXPECT_EQ(t->gpu_work[2].kind, GpuWorkKind::kMemset);
-  EXPECT_EQ(t->gpu_work[2].duration_ns(), 750);
-  EXPECT_EQ(GpuWorkKindName(t->gpu_work[2].kind), "memset");
+  EXPECT_EQ(t->items[1].kind, model::WorkKind::kMemcpy);
+  EXPECT_EQ(t->items[1].name, "Memcpy DtoH (Device -> Pinned)");
+  EXPECT_EQ(t->items[1].duration_ns(), 2'250);
+  EXPECT_EQ(t->items[2].kind, model::WorkKind::kMemset);
+  EXPECT_EQ(t->items[2].duration_ns(), 750);
+  EXPECT_EQ(model::WorkKindName(t->items[2].kind), "memset");
 
-  ASSERT_EQ(t->runtime_calls.size(), 2u);
-  EXPECT_EQ(t->runtime_calls[0].name, "cudaLaunchKernel");
-  EXPECT_EQ(t->runtime_calls[0].pid, 4242);
-  EXPECT_EQ(t->runtime_calls[0].tid, 4242);
-  EXPECT_EQ(t->runtime_calls[0].start_ns, 102'000);
-  EXPECT_EQ(t->runtime_calls[0].end_ns, 107'000);
-  EXPECT_EQ(t->runtime_calls[0].correlation, 1);
-  EXPECT_FALSE(t->runtime_calls[0].driver);
+  ASSERT_EQ(t->host_calls.size(), 2u);
+  EXPECT_EQ(t->host_calls[0].name, "cudaLaunchKernel");
+  EXPECT_EQ(t->host_calls[0].pid, 4242);
+  EXPECT_EQ(t->host_calls[0].tid, 4242);
+  EXPECT_EQ(t->host_calls[0].start_ns, 102'000);
+  EXPECT_EQ(t->host_calls[0].end_ns, 107'000);
+  EXPECT_EQ(t->host_calls[0].correlation, 1);
+  EXPECT_FALSE(t->host_calls[0].driver);
 
-  ASSERT_EQ(t->cpu_annotations.size(), 1u);
-  EXPECT_EQ(t->cpu_annotations[0].name, "decode_step");
-  EXPECT_EQ(t->cpu_annotations[0].external_id, 11);
-  ASSERT_EQ(t->gpu_annotations.size(), 1u);
-  EXPECT_EQ(t->gpu_annotations[0].start_ns, 119'999);
-  EXPECT_EQ(t->gpu_annotations[0].end_ns, 131'001);
-  EXPECT_EQ(t->gpu_annotations[0].pid, 0);
-  EXPECT_EQ(t->gpu_annotations[0].tid, 7);
+  ASSERT_EQ(t->host_spans.size(), 1u);
+  EXPECT_EQ(t->host_spans[0].name, "decode_step");
+  EXPECT_EQ(t->host_spans[0].external_id, 11);
+  ASSERT_EQ(t->gpu_spans.size(), 1u);
+  EXPECT_EQ(t->gpu_spans[0].start_ns, 119'999);
+  EXPECT_EQ(t->gpu_spans[0].end_ns, 131'001);
+  EXPECT_EQ(t->gpu_spans[0].pid, 0);
+  EXPECT_EQ(t->gpu_spans[0].tid, 7);
 
   EXPECT_EQ(t->process_names, (std::map<int64_t, std::string>{{0, "GPU 0"}, {4242, "python3"}}));
   EXPECT_EQ(t->thread_names.at({4242, 4242}), "thread 4242 (python3)");
@@ -100,9 +100,9 @@ TEST(JsonTraceReader, ReadsTheKinetoLayout) {
 
   // String pids and tids get synthetic ids: "Spans", "PyTorch Profiler (0)", "".
   ASSERT_EQ(t->string_ids.size(), 3u);
-  EXPECT_EQ(t->string_ids.at(kStringIdBase), "Spans");
-  EXPECT_EQ(t->string_ids.at(kStringIdBase - 1), "PyTorch Profiler (0)");
-  EXPECT_EQ(t->string_ids.at(kStringIdBase - 2), "");
+  EXPECT_EQ(t->string_ids.at(model::kStringIdBase), "Spans");
+  EXPECT_EQ(t->string_ids.at(model::kStringIdBase - 1), "PyTorch Profiler (0)");
+  EXPECT_EQ(t->string_ids.at(model::kStringIdBase - 2), "");
 
   EXPECT_EQ(t->events, 20);
   EXPECT_EQ(t->bad_events, 0);
@@ -140,17 +140,17 @@ TEST(JsonTraceReader, MicrosecondsBecomeExactNanosecondsRoundedToNearest) {
 ]})";
   auto t = ReadTraceJsonBuffer(trace, "t.json");
   ASSERT_TRUE(t.ok()) << t.status().ToString();
-  ASSERT_EQ(t->gpu_work.size(), 5u);
-  EXPECT_EQ(t->gpu_work[0].start_ns, 345'001);  // 345000.5 ns rounds up
-  EXPECT_EQ(t->gpu_work[0].duration_ns(), 1'500);
-  EXPECT_EQ(t->gpu_work[1].start_ns, 545'000);  // 545000.4 ns rounds down
-  EXPECT_EQ(t->gpu_work[1].duration_ns(), 2);   // 1.5 ns rounds up
+  ASSERT_EQ(t->items.size(), 5u);
+  EXPECT_EQ(t->items[0].start_ns, 345'001);  // 345000.5 ns rounds up
+  EXPECT_EQ(t->items[0].duration_ns(), 1'500);
+  EXPECT_EQ(t->items[1].start_ns, 545'000);  // 545000.4 ns rounds down
+  EXPECT_EQ(t->items[1].duration_ns(), 2);   // 1.5 ns rounds up
   // A double would give ...678.125 µs; the text gives the exact value.
-  EXPECT_EQ(t->gpu_work[2].start_ns, 1'697'128'112'345'678'123);
-  EXPECT_EQ(t->gpu_work[3].start_ns, 1'500'000);
-  EXPECT_EQ(t->gpu_work[3].duration_ns(), 3);  // 2.5 ns, half away from zero
-  EXPECT_EQ(t->gpu_work[4].start_ns, -2'000);
-  EXPECT_EQ(t->gpu_work[4].duration_ns(), 0);
+  EXPECT_EQ(t->items[2].start_ns, 1'697'128'112'345'678'123);
+  EXPECT_EQ(t->items[3].start_ns, 1'500'000);
+  EXPECT_EQ(t->items[3].duration_ns(), 3);  // 2.5 ns, half away from zero
+  EXPECT_EQ(t->items[4].start_ns, -2'000);
+  EXPECT_EQ(t->items[4].duration_ns(), 0);
 }
 
 TEST(JsonTraceReader, MicrosTextToNanos) {
@@ -209,11 +209,11 @@ TEST(JsonTraceReader, AcceptsABareArrayOfEvents) {
       R"([{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": 2, "args": {"correlation": 9, "device": 1, "stream": 13}}])",
       "bare.json");
   ASSERT_TRUE(t.ok()) << t.status().ToString();
-  ASSERT_EQ(t->gpu_work.size(), 1u);
-  EXPECT_EQ(t->gpu_work[0].device, 1);  // args win over pid and tid
-  EXPECT_EQ(t->gpu_work[0].stream, 13);
-  EXPECT_EQ(t->gpu_work[0].pid, 0);
-  EXPECT_EQ(t->gpu_work[0].tid, 7);
+  ASSERT_EQ(t->items.size(), 1u);
+  EXPECT_EQ(t->items[0].device, 1);  // args win over pid and tid
+  EXPECT_EQ(t->items[0].stream, 13);
+  EXPECT_EQ(t->items[0].pid, 0);
+  EXPECT_EQ(t->items[0].tid, 7);
 }
 
 TEST(JsonTraceReader, KeepsOnlyWhatItNeedsAndSkipsTheRest) {
@@ -233,22 +233,22 @@ TEST(JsonTraceReader, KeepsOnlyWhatItNeedsAndSkipsTheRest) {
 ], "traceName": "x"})js";
   auto t = ReadTraceJsonBuffer(trace, "t.json");
   ASSERT_TRUE(t.ok()) << t.status().ToString();
-  ASSERT_EQ(t->gpu_work.size(), 4u);
-  EXPECT_EQ(t->gpu_work[0].name, "late_keys");
-  EXPECT_EQ(t->gpu_work[3].name, "");  // no "name": not the previous event's
+  ASSERT_EQ(t->items.size(), 4u);
+  EXPECT_EQ(t->items[0].name, "late_keys");
+  EXPECT_EQ(t->items[3].name, "");  // no "name": not the previous event's
   EXPECT_TRUE(t->process_names.empty());
   EXPECT_EQ(t->event_kinds.at("M/"), 1);
-  EXPECT_EQ(t->gpu_work[0].correlation, 5);
-  EXPECT_EQ(t->gpu_work[1].name, "escaped_key");
-  EXPECT_EQ(t->gpu_work[1].start_ns, 6'000);
-  EXPECT_EQ(t->gpu_work[1].correlation, 7);
-  EXPECT_EQ(t->gpu_work[2].kind, GpuWorkKind::kMemcpy);
-  EXPECT_FALSE(t->gpu_work[2].correlation.has_value());
+  EXPECT_EQ(t->items[0].correlation, 5);
+  EXPECT_EQ(t->items[1].name, "escaped_key");
+  EXPECT_EQ(t->items[1].start_ns, 6'000);
+  EXPECT_EQ(t->items[1].correlation, 7);
+  EXPECT_EQ(t->items[2].kind, model::WorkKind::kMemcpy);
+  EXPECT_FALSE(t->items[2].correlation.has_value());
   EXPECT_EQ(t->diagnostics.Count("json.missing_correlation"), 1);
-  ASSERT_EQ(t->runtime_calls.size(), 2u);
-  EXPECT_EQ(t->runtime_calls[0].pid, 4242);
-  EXPECT_FALSE(t->runtime_calls[0].driver);
-  EXPECT_TRUE(t->runtime_calls[1].driver);
+  ASSERT_EQ(t->host_calls.size(), 2u);
+  EXPECT_EQ(t->host_calls[0].pid, 4242);
+  EXPECT_FALSE(t->host_calls[0].driver);
+  EXPECT_TRUE(t->host_calls[1].driver);
   EXPECT_TRUE(t->string_ids.empty());
 }
 
@@ -258,7 +258,7 @@ TEST(JsonTraceReader, ReadsGzipFilesByTheirMagicBytes) {
   auto t = ReadTraceJsonFile(path);
   ASSERT_TRUE(t.ok()) << t.status().ToString();
   EXPECT_EQ(t->path, path);
-  EXPECT_EQ(t->gpu_work.size(), 3u);
+  EXPECT_EQ(t->items.size(), 3u);
   EXPECT_EQ(t->events, 20);
 
   const std::string gz = gen::Gzip(plain);
@@ -478,8 +478,8 @@ TEST(JsonTraceReader, WrongArgsOfEventsThatDoNotUseThemAreIgnored) {
  "args": {"stream": "0x0", "correlation": 117}}]})",
                                "t.json");
   ASSERT_TRUE(t.ok()) << t.status().ToString();
-  ASSERT_EQ(t->runtime_calls.size(), 1u);
-  EXPECT_EQ(t->runtime_calls[0].correlation, 117);
+  ASSERT_EQ(t->host_calls.size(), 1u);
+  EXPECT_EQ(t->host_calls[0].correlation, 117);
   EXPECT_EQ(t->diagnostics.Count("json.ignored_field"), 2);  // counted, not silent
   // The correlation of a runtime call is used: a wrong one is still an error.
   auto bad = ReadTraceJsonBuffer(R"({"traceEvents": [
@@ -505,7 +505,7 @@ TEST(JsonTraceReader, FieldsAnEventKindDoesNotUseNeverStopARead) {
 {}]})js";
   auto t = ReadTraceJsonBuffer(trace, "t.json");
   ASSERT_TRUE(t.ok()) << t.status().ToString();
-  EXPECT_EQ(t->gpu_work.size(), 1u);
+  EXPECT_EQ(t->items.size(), 1u);
   EXPECT_EQ(t->process_names.at(5), "python3");
   // cpu_op ts; python_function name, pid, tid, ts twice; mystery args; the flow's ts and
   // name; the instant's ts; the sort index's ts and args.name; process_name's ts and
@@ -558,15 +558,15 @@ TEST(JsonTraceReader, CorpusTracesWithStreamsOnEventsThatDoNotUseThem) {
   auto a = ReadTraceJsonFile(amd);
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   size_t kernels = 0;
-  for (const GpuWork& w : a->gpu_work) kernels += w.kind == GpuWorkKind::kKernel;
+  for (const model::WorkItem& w : a->items) kernels += w.kind == model::WorkKind::kKernel;
   EXPECT_EQ(kernels, 14u);
-  EXPECT_EQ(a->runtime_calls.size(), 21u);
+  EXPECT_EQ(a->host_calls.size(), 21u);
   auto s = ReadTraceJsonFile(sync);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   kernels = 0;
-  for (const GpuWork& w : s->gpu_work) kernels += w.kind == GpuWorkKind::kKernel;
+  for (const model::WorkItem& w : s->items) kernels += w.kind == model::WorkKind::kKernel;
   EXPECT_EQ(kernels, 4u);
-  EXPECT_EQ(s->runtime_calls.size(), 12u);
+  EXPECT_EQ(s->host_calls.size(), 12u);
 }
 
 TEST(JsonTraceReader, LenientModeCountsAndDropsMalformedEvents) {
@@ -582,8 +582,8 @@ TEST(JsonTraceReader, LenientModeCountsAndDropsMalformedEvents) {
   lenient.mode = ReadMode::kLenient;
   auto t = ReadTraceJsonBuffer(trace, "t.json", lenient);
   ASSERT_TRUE(t.ok()) << t.status().ToString();
-  ASSERT_EQ(t->gpu_work.size(), 2u);
-  EXPECT_EQ(t->gpu_work[1].name, "good2");
+  ASSERT_EQ(t->items.size(), 2u);
+  EXPECT_EQ(t->items[1].name, "good2");
   EXPECT_EQ(t->events, 5);
   EXPECT_EQ(t->bad_events, 3);
   EXPECT_EQ(t->diagnostics.Count("json.bad_event"), 3);
@@ -626,7 +626,7 @@ TEST(JsonTraceReader, NeverCrashesOnTruncatedOrCorruptedInput) {
     o.mode = i % 2 ? ReadMode::kLenient : ReadMode::kStrict;
     auto t = ReadTraceJsonBuffer(bytes, "t.json", o);
     if (t.ok()) {
-      EXPECT_LE(t->gpu_work.size(), 3u);
+      EXPECT_LE(t->items.size(), 3u);
     } else {
       EXPECT_FALSE(t.status().code().empty());
       EXPECT_GT(t.status().location().line, 0) << t.status().ToString();

@@ -11,8 +11,8 @@
 #include <string>
 #include <utility>
 
-#include "json_trace/json_simd_chunks.h"
-#include "json_trace/json_simd_pipeline.h"
+#include "sources/trace_json/json_simd_chunks.h"
+#include "sources/trace_json/json_simd_pipeline.h"
 #include "unit/json_trace/kineto_gen.h"
 
 namespace perfgate::json_trace::detail {

@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "json_trace/json_trace_internal.h"
+#include "sources/trace_json/json_trace_internal.h"
 #include "support/corpus.h"
 #include "core/text_input.h"
 #include "unit/json_trace/kineto_gen.h"
@@ -27,22 +27,22 @@ void Put(std::ostringstream& o, const std::optional<T>& v) {
 }
 
 // Every field of the trace (or the error) as text.
-std::string Fingerprint(const Status& s, const GpuTrace& t) {
+std::string Fingerprint(const Status& s, const model::WorkSet& t) {
   if (!s.ok()) return "error " + s.ToString();
   std::ostringstream o;
   o << "events " << t.events << " bad " << t.bad_events << '\n';
-  for (const GpuWork& w : t.gpu_work) {
+  for (const model::WorkItem& w : t.items) {
     o << "w " << static_cast<int>(w.kind) << ' ' << w.name << ' ' << w.start_ns << ' ' << w.end_ns << ' ' << w.pid
       << ' ' << w.tid << ' ' << w.device << ' ' << w.stream << ' ';
     Put(o, w.correlation), o << ' ', Put(o, w.process), o << '\n';
   }
-  for (const RuntimeCall& c : t.runtime_calls) {
+  for (const model::HostCall& c : t.host_calls) {
     o << "r " << c.name << ' ' << c.start_ns << ' ' << c.end_ns << ' ' << c.pid << ' ' << c.tid << ' ' << c.driver
       << ' ';
     Put(o, c.correlation), o << '\n';
   }
-  for (const auto* list : {&t.cpu_annotations, &t.gpu_annotations}) {
-    for (const Annotation& a : *list) {
+  for (const auto* list : {&t.host_spans, &t.gpu_spans}) {
+    for (const model::Span& a : *list) {
       o << "a " << a.name << ' ' << a.start_ns << ' ' << a.end_ns << ' ' << a.pid << ' ' << a.tid << ' ';
       Put(o, a.external_id), o << '\n';
     }
@@ -81,7 +81,7 @@ Reading ReadWith(std::string_view bytes, ReadMode mode, const detail::SimdPlan* 
   ReadOptions options;
   options.mode = mode;
   Reading r;
-  GpuTrace t;
+  model::WorkSet t;
   t.path = "t.json";
   const Status s = plan != nullptr ? detail::ReadEvents(bytes, t.path, options, &t, 0, &r.parser, plan)
                                    : detail::ReadEventsWithNlohmann(bytes, t.path, options, &t);

@@ -1,6 +1,7 @@
 // Attribution of trace-event trials on hand-placed Kineto-style traces whose every
 // figure is computed by hand (times in the comments are microseconds).
-#include "perfgate/json_trace/trial.h"
+#include "perfgate/attribution/kernel_families.h"
+#include "perfgate/attribution/work.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +12,8 @@
 #include <set>
 #include <vector>
 
-#include "json_trace/json_trace_internal.h"
+#include "attribution/family_matcher.h"
+#include "sources/trace_json/json_trace_internal.h"
 #include "kineto_gen.h"
 #include "perfgate/attribution/attribute.h"
 
@@ -96,10 +98,10 @@ std::string TraceA() {
   return w.Finish();
 }
 
-GpuTrace Read(const std::string& bytes, const std::string& path) {
+model::WorkSet Read(const std::string& bytes, const std::string& path) {
   auto t = ReadTraceJsonBuffer(bytes, path);
   EXPECT_TRUE(t.ok()) << t.status().ToString();
-  return t.ok() ? std::move(t).value() : GpuTrace{};
+  return t.ok() ? std::move(t).value() : model::WorkSet{};
 }
 
 // A kernel name and the family the CUDA table must give it.
@@ -109,8 +111,8 @@ struct FamilyCase {
 };
 
 void ExpectCudaFamilies(const std::vector<FamilyCase>& cases) {
-  const auto table = CudaKernelFamilies();
-  for (const FamilyCase& c : cases) EXPECT_EQ(CudaKernelFamily(table, c.name), c.family) << c.name;
+  const auto table = attribution::CudaKernelFamilies();
+  for (const FamilyCase& c : cases) EXPECT_EQ(attribution::CudaKernelFamily(table, c.name), c.family) << c.name;
 }
 
 AttributionOptions DecodeOptions() {
@@ -132,9 +134,9 @@ const attribution::BucketStats& Bucket(const TrialSummary& s, const std::string&
 }
 
 TEST(JsonTrial, DecodeWindowFromHostAnnotations) {
-  const GpuTrace trace = Read(TraceA(), "a.json");
-  JsonTrialExtras x;
-  auto s = SummarizeJsonTrial(trace, DecodeOptions(), &x);
+  const model::WorkSet trace = Read(TraceA(), "a.json");
+  attribution::WorkExtras x;
+  auto s = attribution::AttributeWork(trace, DecodeOptions(), &x);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_EQ(s->path, "a.json");
   EXPECT_EQ(s->tokens, 3);
@@ -268,13 +270,13 @@ TEST(JsonTrial, DecodeWindowFromHostAnnotations) {
 }
 
 TEST(JsonTrial, WholeTraceAllProcessesWithAGivenTokenCount) {
-  const GpuTrace trace = Read(TraceA(), "a.json");
+  const model::WorkSet trace = Read(TraceA(), "a.json");
   AttributionOptions o;
   o.all_processes = true;
   o.process_prefix = "python";  // ignored with all_processes
   o.tokens = 3;
-  JsonTrialExtras x;
-  auto s = SummarizeJsonTrial(trace, o, &x);
+  attribution::WorkExtras x;
+  auto s = attribution::AttributeWork(trace, o, &x);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_EQ(s->tokens_source, "given");
   EXPECT_FALSE(s->tokens_in_trace.has_value());
@@ -313,10 +315,10 @@ TEST(JsonTrial, SummedDurationsThatOverflowAreAnErrorNamingTheKernel) {
   o.all_processes = true;
   o.tokens = 1;
   // Three fit: 3 * 2^61 < 2^63; the fourth does not.
-  auto ok = SummarizeJsonTrial(trace_of(3), o);
+  auto ok = attribution::AttributeWork(trace_of(3), o);
   ASSERT_TRUE(ok.ok()) << ok.status().ToString();
   EXPECT_EQ(ok->total_sum_ns, 3 * (int64_t{1} << 61));
-  auto s = SummarizeJsonTrial(trace_of(5), o);
+  auto s = attribution::AttributeWork(trace_of(5), o);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().code(), "json.sum_overflow");
   EXPECT_EQ(s.status().location().path, "o.json");
@@ -324,14 +326,14 @@ TEST(JsonTrial, SummedDurationsThatOverflowAreAnErrorNamingTheKernel) {
 }
 
 TEST(JsonTrial, TimeRangeAndSkipWindows) {
-  const GpuTrace trace = Read(TraceA(), "a.json");
+  const model::WorkSet trace = Read(TraceA(), "a.json");
   AttributionOptions o;
   o.process_prefix = "python";
   o.tokens = 3;
   o.window.mode = DecodeWindow::Mode::kTimeRange;
   o.window.start_ns = 300'000;
   o.window.end_ns = 800'000;
-  auto s = SummarizeJsonTrial(trace, o);
+  auto s = attribution::AttributeWork(trace, o);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   // The gemm (before) and the 40 µs graph kernel (ends at 830) fall outside.
   EXPECT_EQ(s->submissions, 10);
@@ -342,7 +344,7 @@ TEST(JsonTrial, TimeRangeAndSkipWindows) {
 
   o.window.mode = DecodeWindow::Mode::kSkipSubmissions;
   o.window.skip = 1;
-  s = SummarizeJsonTrial(trace, o);
+  s = attribution::AttributeWork(trace, o);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_EQ(s->submissions, 11);
   EXPECT_EQ(s->excluded_outside_window, 1);
@@ -354,11 +356,11 @@ TEST(JsonTrial, TimeRangeAndSkipWindows) {
   // Token label without a label window: the instances around kept kernels.
   o.token_label = "layer.attn";
   o.tokens.reset();
-  s = SummarizeJsonTrial(trace, o);
+  s = attribution::AttributeWork(trace, o);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_EQ(s->tokens, 3);
   o.token_label = "prefill";  // its only kernel was skipped
-  s = SummarizeJsonTrial(trace, o);
+  s = attribution::AttributeWork(trace, o);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().ToString(),
             "a.json: error[attr.token_label]: token label 'prefill' does not name an annotation around the target's "
@@ -397,12 +399,12 @@ std::string TraceB() {
 }
 
 TEST(JsonTrial, GpuAnnotationsWinAndCopiesOnStreamsCountOnce) {
-  const GpuTrace trace = Read(TraceB(), "b.json");
+  const model::WorkSet trace = Read(TraceB(), "b.json");
   AttributionOptions o = DecodeOptions();
   o.process_prefix = "engine";
   o.tokens = 3;  // disagrees with the trace's 2
-  JsonTrialExtras x;
-  auto s = SummarizeJsonTrial(trace, o, &x);
+  attribution::WorkExtras x;
+  auto s = attribution::AttributeWork(trace, o, &x);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_EQ(x.label_source, "gpu_user_annotation");
   EXPECT_EQ(x.label_occurrences, 2);
@@ -431,7 +433,7 @@ TEST(JsonTrial, GpuAnnotationsWinAndCopiesOnStreamsCountOnce) {
   // comes from the host annotation around its launch.
   o.window = DecodeWindow{};
   o.tokens.reset();
-  s = SummarizeJsonTrial(trace, o, &x);
+  s = attribution::AttributeWork(trace, o, &x);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_EQ(s->tokens, 2);
   EXPECT_EQ(s->submissions, 5);
@@ -443,10 +445,10 @@ TEST(JsonTrial, GpuAnnotationsWinAndCopiesOnStreamsCountOnce) {
 }
 
 TEST(JsonTrial, ErrorsShareTheMetalPathsCodes) {
-  const GpuTrace trace = Read(TraceA(), "a.json");
+  const model::WorkSet trace = Read(TraceA(), "a.json");
   AttributionOptions o = DecodeOptions();
   o.process_prefix = "llama";
-  auto s = SummarizeJsonTrial(trace, o);
+  auto s = attribution::AttributeWork(trace, o);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().ToString(),
             "a.json: error[attr.no_target_rows]: no kernel launched by a process named 'llama*' among 15 kernels "
@@ -455,7 +457,7 @@ TEST(JsonTrial, ErrorsShareTheMetalPathsCodes) {
 
   o = DecodeOptions();
   o.window.label = "nope";
-  s = SummarizeJsonTrial(trace, o);
+  s = attribution::AttributeWork(trace, o);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().ToString(),
             "a.json: error[attr.window_label]: window label 'nope' is not the name of any gpu_user_annotation or of a "
@@ -465,28 +467,28 @@ TEST(JsonTrial, ErrorsShareTheMetalPathsCodes) {
   o.window.mode = DecodeWindow::Mode::kWholeTrace;
   o.token_label.clear();
   o.all_processes = true;
-  s = SummarizeJsonTrial(trace, o);
+  s = attribution::AttributeWork(trace, o);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().code(), "attr.no_tokens");
   EXPECT_EQ(s.status().kind(), ErrorKind::kUsage);
 
   o.tokens = 1;
   o.seed_compat = true;
-  s = SummarizeJsonTrial(trace, o);
+  s = attribution::AttributeWork(trace, o);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().code(), "attr.seed_compat");
   EXPECT_EQ(s.status().kind(), ErrorKind::kUsage);
 
-  const GpuTrace no_kernels = Read(R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "a", "ts": 1, "dur": 1}]})",
+  const model::WorkSet no_kernels = Read(R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "a", "ts": 1, "dur": 1}]})",
                                    "n.json");
   o.seed_compat = false;
-  s = SummarizeJsonTrial(no_kernels, o);
+  s = attribution::AttributeWork(no_kernels, o);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().ToString(),
             "n.json: error[attr.no_target_rows]: the trace has no kernel events (0 GPU work items in all)");
 
   // A launching process without process_name metadata.
-  const GpuTrace unnamed = Read(R"({"traceEvents": [
+  const model::WorkSet unnamed = Read(R"({"traceEvents": [
 {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 1, "dur": 1, "args": {"correlation": 1}},
 {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 2, "dur": 1, "args": {"correlation": 1}}]})",
                                 "u.json");
@@ -494,17 +496,17 @@ TEST(JsonTrial, ErrorsShareTheMetalPathsCodes) {
   o.window = DecodeWindow{};
   o.token_label.clear();
   o.tokens = 1;
-  s = SummarizeJsonTrial(unnamed, o);
+  s = attribution::AttributeWork(unnamed, o);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().code(), "attr.no_target_rows");
   o.all_processes = true;
-  s = SummarizeJsonTrial(unnamed, o);
+  s = attribution::AttributeWork(unnamed, o);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_EQ(s->submissions, 1);
 }
 
 TEST(JsonTrial, DuplicateCorrelationAcrossProcessesIsCounted) {
-  const GpuTrace trace = Read(R"({"traceEvents": [
+  const model::WorkSet trace = Read(R"({"traceEvents": [
 {"ph": "M", "name": "process_name", "pid": 1, "args": {"name": "python"}},
 {"ph": "M", "name": "process_name", "pid": 2, "args": {"name": "python"}},
 {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 1, "dur": 1, "args": {"correlation": 1}},
@@ -514,7 +516,7 @@ TEST(JsonTrial, DuplicateCorrelationAcrossProcessesIsCounted) {
   AttributionOptions o;
   o.process_prefix = "python";
   o.tokens = 1;
-  auto s = SummarizeJsonTrial(trace, o);
+  auto s = attribution::AttributeWork(trace, o);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_EQ(s->diagnostics.Count("json.duplicate_correlation"), 1);
 }
@@ -562,24 +564,24 @@ TEST(JsonTrial, KernelFamiliesAreDataDriven) {
   };
   ExpectCudaFamilies(cases);
 
-  EXPECT_EQ(CanonicalKernelName(kAdd), "vectorized_elementwise_kernel");
-  EXPECT_EQ(CanonicalKernelName("Memcpy HtoD (Pageable -> Device)"), "Memcpy HtoD");
-  EXPECT_EQ(CanonicalKernelName(kGraphKernels[3]),
+  EXPECT_EQ(attribution::CanonicalKernelName(kAdd), "vectorized_elementwise_kernel");
+  EXPECT_EQ(attribution::CanonicalKernelName("Memcpy HtoD (Pageable -> Device)"), "Memcpy HtoD");
+  EXPECT_EQ(attribution::CanonicalKernelName(kGraphKernels[3]),
             "cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_16x16_128x2_tn_align8");
-  EXPECT_EQ(CanonicalKernelName("  ampere_sgemm_128x64_tn  "), "ampere_sgemm_128x64_tn");
+  EXPECT_EQ(attribution::CanonicalKernelName("  ampere_sgemm_128x64_tn  "), "ampere_sgemm_128x64_tn");
 
   // A user table replaces the default; plain prefixes behave as in KernelFamily.
   attribution::KernelFamilyTable mine;
   mine.strip_prefix = "";
   mine.rules = {{"ampere_", "cublas_ampere"}, {"*ELEMENTWISE", "pointwise"}};
-  EXPECT_EQ(CudaKernelFamily(mine, "ampere_sgemm_128x64_tn"), "cublas_ampere");
-  EXPECT_EQ(CudaKernelFamily(mine, kAdd), "pointwise");
-  EXPECT_EQ(CudaKernelFamily(mine, "sm90_xmma_gemm_x"), "other_sm90");
+  EXPECT_EQ(attribution::CudaKernelFamily(mine, "ampere_sgemm_128x64_tn"), "cublas_ampere");
+  EXPECT_EQ(attribution::CudaKernelFamily(mine, kAdd), "pointwise");
+  EXPECT_EQ(attribution::CudaKernelFamily(mine, "sm90_xmma_gemm_x"), "other_sm90");
 
-  const GpuTrace trace = Read(TraceA(), "a.json");
+  const model::WorkSet trace = Read(TraceA(), "a.json");
   AttributionOptions o = DecodeOptions();
   o.kernel_families = mine;
-  auto s = SummarizeJsonTrial(trace, o);
+  auto s = attribution::AttributeWork(trace, o);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_EQ(s->encoder_gpu.at("pointwise").encoders, 3);
   EXPECT_EQ(s->encoder_gpu.at("other_flash").encoders, 3);
@@ -591,7 +593,7 @@ TEST(JsonTrial, SummarizesAGzipFileInOneCall) {
     std::ofstream out(path, std::ios::binary);
     out << gen::Gzip(TraceA());
   }
-  JsonTrialExtras x;
+  attribution::WorkExtras x;
   auto s = SummarizeJsonTrialFile(path, DecodeOptions(), &x);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_EQ(s->path, path);
@@ -604,9 +606,9 @@ TEST(JsonTrial, SummarizesAGzipFileInOneCall) {
 
 // The extras travel in the summary, so a suite needs no second read of the trace.
 TEST(JsonTrial, ExtrasSurviveIntoTheSummaryAndTheEngine) {
-  const GpuTrace trace = Read(TraceA(), "a.json");
-  JsonTrialExtras x;
-  auto s = SummarizeJsonTrial(trace, DecodeOptions(), &x);
+  const model::WorkSet trace = Read(TraceA(), "a.json");
+  attribution::WorkExtras x;
+  auto s = attribution::AttributeWork(trace, DecodeOptions(), &x);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   const std::map<std::string, double> expected = {
       {"kernels", 11},
@@ -635,11 +637,11 @@ TEST(JsonTrial, ExtrasSurviveIntoTheSummaryAndTheEngine) {
   EXPECT_DOUBLE_EQ(s->extras.at("launches_per_token"), x.launches_per_token);
 
   // Without an extras pointer (AttributeTrial's call) the summary has them all the same.
-  auto plain = SummarizeJsonTrial(trace, DecodeOptions());
+  auto plain = attribution::AttributeWork(trace, DecodeOptions());
   ASSERT_TRUE(plain.ok());
   EXPECT_EQ(plain->extras, s->extras);
 
-  auto b = SummarizeJsonTrial(Read(TraceB(), "b.json"), [] {
+  auto b = attribution::AttributeWork(Read(TraceB(), "b.json"), [] {
     AttributionOptions o = DecodeOptions();
     o.process_prefix = "engine";
     return o;
@@ -652,8 +654,8 @@ TEST(JsonTrial, ExtrasSurviveIntoTheSummaryAndTheEngine) {
 }
 
 TEST(JsonTrial, KnownKernelFamiliesComeFromTheTableInForce) {
-  const GpuTrace trace = Read(TraceA(), "a.json");
-  auto s = SummarizeJsonTrial(trace, DecodeOptions());
+  const model::WorkSet trace = Read(TraceA(), "a.json");
+  auto s = attribution::AttributeWork(trace, DecodeOptions());
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   const std::set<std::string>& known = s->known_kernel_families;
   EXPECT_EQ(known.count("triton_pointwise"), 1u);  // in the CUDA table and met
@@ -668,7 +670,7 @@ TEST(JsonTrial, KnownKernelFamiliesComeFromTheTableInForce) {
   AttributionOptions o = DecodeOptions();
   o.kernel_families.strip_prefix = "";
   o.kernel_families.rules = {{"*ELEMENTWISE", "pointwise"}};
-  auto mine = SummarizeJsonTrial(trace, o);
+  auto mine = attribution::AttributeWork(trace, o);
   ASSERT_TRUE(mine.ok()) << mine.status().ToString();
   EXPECT_EQ(mine->known_kernel_families.count("pointwise"), 1u);
   EXPECT_EQ(mine->known_kernel_families.count("other_flash"), 1u);
@@ -680,15 +682,15 @@ TEST(JsonTrial, KnownKernelFamiliesComeFromTheTableInForce) {
 }
 
 TEST(JsonTrial, KernelsOfSeveralProcessesAreMixedOnlyWhenChosen) {
-  const GpuTrace trace = Read(TraceA(), "a.json");
-  auto one = SummarizeJsonTrial(trace, DecodeOptions());
+  const model::WorkSet trace = Read(TraceA(), "a.json");
+  auto one = attribution::AttributeWork(trace, DecodeOptions());
   ASSERT_TRUE(one.ok()) << one.status().ToString();
   EXPECT_FALSE(one->diagnostics.Has("attr.mixed_processes"));
 
   AttributionOptions o;
   o.all_processes = true;
   o.tokens = 3;
-  auto all = SummarizeJsonTrial(trace, o);
+  auto all = attribution::AttributeWork(trace, o);
   ASSERT_TRUE(all.ok()) << all.status().ToString();
   // python3 launched 12 kept kernels, other_worker 1; the two orphans have no process.
   EXPECT_EQ(all->diagnostics.Count("attr.mixed_processes"), 1);
@@ -699,7 +701,7 @@ TEST(JsonTrial, KernelsOfSeveralProcessesAreMixedOnlyWhenChosen) {
 
   // No prefix, no id, no all_processes: the two processes are never summed.
   o.all_processes = false;
-  auto no_choice = SummarizeJsonTrial(trace, o);
+  auto no_choice = attribution::AttributeWork(trace, o);
   ASSERT_FALSE(no_choice.ok());
   EXPECT_EQ(no_choice.status().code(), "attr.several_processes");
   EXPECT_EQ(no_choice.status().kind(), ErrorKind::kUsage);
@@ -711,7 +713,7 @@ TEST(JsonTrial, KernelsOfSeveralProcessesAreMixedOnlyWhenChosen) {
 
   // A choice by id alone keeps that process's 1 kernel.
   o.process_id = kOther;
-  auto by_id = SummarizeJsonTrial(trace, o);
+  auto by_id = attribution::AttributeWork(trace, o);
   ASSERT_TRUE(by_id.ok()) << by_id.status().ToString();
   EXPECT_EQ(by_id->submissions, 1);
   EXPECT_EQ(by_id->excluded_other_process, 12);
@@ -719,41 +721,41 @@ TEST(JsonTrial, KernelsOfSeveralProcessesAreMixedOnlyWhenChosen) {
 
 // One process rule for every source: a prefix matches the name or its last path
 // component; an id alone keeps an unnamed process; work without a launch call is
-// owned by GpuWork::process where the source records it (nsys).
+// owned by model::WorkItem::process where the source records it (nsys).
 TEST(JsonTrial, OneProcessFilterForEverySource) {
-  GpuTrace trace = Read(TraceA(), "a.json");
+  model::WorkSet trace = Read(TraceA(), "a.json");
   trace.process_names[kPid] = "/usr/bin/python3";
   AttributionOptions o = DecodeOptions();
-  auto by_basename = SummarizeJsonTrial(trace, o);
+  auto by_basename = attribution::AttributeWork(trace, o);
   ASSERT_TRUE(by_basename.ok()) << by_basename.status().ToString();
   EXPECT_EQ(by_basename->submissions, 11);  // as in DecodeWindowFromHostAnnotations
   o.process_prefix = "/usr/bin/py";
-  auto by_path = SummarizeJsonTrial(trace, o);
+  auto by_path = attribution::AttributeWork(trace, o);
   ASSERT_TRUE(by_path.ok()) << by_path.status().ToString();
   EXPECT_EQ(by_path->submissions, 11);
   o.process_prefix = "bin/py";  // neither the whole name's start nor the last component's
-  EXPECT_EQ(SummarizeJsonTrial(trace, o).status().code(), "attr.no_target_rows");
+  EXPECT_EQ(attribution::AttributeWork(trace, o).status().code(), "attr.no_target_rows");
 
   // An id alone keeps a process the trace does not name; a prefix cannot.
   trace.process_names.erase(kPid);
   AttributionOptions id_only;
   id_only.process_id = kPid;
   id_only.tokens = 3;
-  auto unnamed = SummarizeJsonTrial(trace, id_only);
+  auto unnamed = attribution::AttributeWork(trace, id_only);
   ASSERT_TRUE(unnamed.ok()) << unnamed.status().ToString();
   EXPECT_EQ(unnamed->submissions, 12);
   EXPECT_EQ(unnamed->excluded_unattributed, 0);
   EXPECT_EQ(unnamed->excluded_unmapped, 2);  // the two orphans
   id_only.process_prefix = "python";
-  auto named = SummarizeJsonTrial(trace, id_only);
+  auto named = attribution::AttributeWork(trace, id_only);
   EXPECT_EQ(named.status().code(), "attr.no_target_rows");
 
-  // The orphans owned through GpuWork::process join the filter like launched work.
-  for (json_trace::GpuWork& w : trace.gpu_work) {
+  // The orphans owned through model::WorkItem::process join the filter like launched work.
+  for (model::WorkItem& w : trace.items) {
     if (w.name.rfind("orphan_", 0) == 0) w.process = kPid;
   }
   id_only.process_prefix.clear();
-  auto owned = SummarizeJsonTrial(trace, id_only);
+  auto owned = attribution::AttributeWork(trace, id_only);
   ASSERT_TRUE(owned.ok()) << owned.status().ToString();
   EXPECT_EQ(owned->submissions, 14);
   EXPECT_EQ(owned->excluded_unmapped, 0);
@@ -761,17 +763,17 @@ TEST(JsonTrial, OneProcessFilterForEverySource) {
 
 // The summaries feed the Metal path's medians and comparison unchanged.
 TEST(JsonTrial, SummariesFeedSummarizeEngineAndCompare) {
-  const GpuTrace a = Read(TraceA(), "a.json");
-  const GpuTrace b = Read(TraceB(), "b.json");
+  const model::WorkSet a = Read(TraceA(), "a.json");
+  const model::WorkSet b = Read(TraceB(), "b.json");
   AttributionOptions oa = DecodeOptions();
   AttributionOptions ob = DecodeOptions();
   ob.process_prefix = "engine";
   std::vector<TrialSummary> engine, baseline;
   for (int i = 0; i < 3; ++i) {
-    auto s = SummarizeJsonTrial(a, oa);
+    auto s = attribution::AttributeWork(a, oa);
     ASSERT_TRUE(s.ok());
     engine.push_back(*s);
-    auto t = SummarizeJsonTrial(b, ob);
+    auto t = attribution::AttributeWork(b, ob);
     ASSERT_TRUE(t.ok());
     baseline.push_back(*t);
   }
@@ -887,16 +889,16 @@ TEST(JsonTrial, RocmKernelNamesHaveTheirFamilies) {
 
   // Short names: demangled (or, where the demangler refuses DF16b, read from the
   // mangled nested name), wrappers unwrapped, return types skipped.
-  EXPECT_EQ(CanonicalKernelName(cases[7].name), "Rmsnorm2dFwd");
-  EXPECT_EQ(CanonicalKernelName(cases[8].name), "add_rmsnorm_quant_kernel");
-  EXPECT_EQ(CanonicalKernelName(cases[9].name), "act_and_mul_kernel");
-  EXPECT_EQ(CanonicalKernelName(cases[5].name), "FmhaFwdKernel");
-  EXPECT_EQ(CanonicalKernelName(cases[14].name), "wrapped_scan_config");
-  EXPECT_EQ(CanonicalKernelName("_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEEEEviT0_"),
+  EXPECT_EQ(attribution::CanonicalKernelName(cases[7].name), "Rmsnorm2dFwd");
+  EXPECT_EQ(attribution::CanonicalKernelName(cases[8].name), "add_rmsnorm_quant_kernel");
+  EXPECT_EQ(attribution::CanonicalKernelName(cases[9].name), "act_and_mul_kernel");
+  EXPECT_EQ(attribution::CanonicalKernelName(cases[5].name), "FmhaFwdKernel");
+  EXPECT_EQ(attribution::CanonicalKernelName(cases[14].name), "wrapped_scan_config");
+  EXPECT_EQ(attribution::CanonicalKernelName("_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEEEEviT0_"),
             "vectorized_elementwise_kernel");
-  EXPECT_EQ(CanonicalKernelName(cases[31].name), "fused_add_rms_norm_kernel");
-  EXPECT_EQ(CanonicalKernelName("_Znot_really_mangled"), "_Znot_really_mangled");
-  EXPECT_EQ(CanonicalKernelName("Memcpy HtoD (Pageable -> Device)"), "Memcpy HtoD");
+  EXPECT_EQ(attribution::CanonicalKernelName(cases[31].name), "fused_add_rms_norm_kernel");
+  EXPECT_EQ(attribution::CanonicalKernelName("_Znot_really_mangled"), "_Znot_really_mangled");
+  EXPECT_EQ(attribution::CanonicalKernelName("Memcpy HtoD (Pageable -> Device)"), "Memcpy HtoD");
 }
 
 // Launch and copy calls of the HIP runtime count as their CUDA twins do: the same
@@ -941,10 +943,10 @@ TEST(JsonTrial, HipRuntimeNamesCountAsTheirCudaTwins) {
   AttributionOptions o;
   o.all_processes = true;
   o.tokens = 1;
-  JsonTrialExtras cuda_x;
-  JsonTrialExtras hip_x;
-  auto cuda = SummarizeJsonTrial(Read(LaunchTwins(false), "cuda.json"), o, &cuda_x);
-  auto hip = SummarizeJsonTrial(Read(LaunchTwins(true), "hip.json"), o, &hip_x);
+  attribution::WorkExtras cuda_x;
+  attribution::WorkExtras hip_x;
+  auto cuda = attribution::AttributeWork(Read(LaunchTwins(false), "cuda.json"), o, &cuda_x);
+  auto hip = attribution::AttributeWork(Read(LaunchTwins(true), "hip.json"), o, &hip_x);
   ASSERT_TRUE(cuda.ok() && hip.ok());
   // By hand: five one-kernel launches, one graph of three kernels, three memcpy
   // calls, three memset calls; every call 3 us.
@@ -972,8 +974,8 @@ TEST(JsonTrial, HipRuntimeNamesCountAsTheirCudaTwins) {
 // Labels by prefix and by pattern, on trace A (three "decode_step" host ranges, each
 // holding a "layer.<i>.attn" range): the same instances as the exact label.
 TEST(JsonTrial, LabelsMatchByPrefixAndPattern) {
-  const GpuTrace trace = Read(TraceA(), "a.json");
-  auto exact = SummarizeJsonTrial(trace, DecodeOptions());
+  const model::WorkSet trace = Read(TraceA(), "a.json");
+  auto exact = attribution::AttributeWork(trace, DecodeOptions());
   ASSERT_TRUE(exact.ok()) << exact.status().ToString();
   ASSERT_EQ(exact->tokens, 3);
   for (const attribution::LabelMatch& label :
@@ -982,7 +984,7 @@ TEST(JsonTrial, LabelsMatchByPrefixAndPattern) {
     AttributionOptions o = DecodeOptions();
     o.window = DecodeWindow::Label(label);
     o.token_label = label;
-    auto s = SummarizeJsonTrial(trace, o);
+    auto s = attribution::AttributeWork(trace, o);
     ASSERT_TRUE(s.ok()) << s.status().ToString();
     EXPECT_EQ(s->tokens, 3);
     EXPECT_EQ(s->submissions, exact->submissions);
@@ -996,18 +998,18 @@ TEST(JsonTrial, LabelsMatchByPrefixAndPattern) {
        {attribution::LabelMatch::Exact("layer.attn"), attribution::LabelMatch::Prefix("layer."),
         attribution::LabelMatch::Regex(R"(layer\.\d+\.attn)")}) {
     o.token_label = label;
-    auto s = SummarizeJsonTrial(trace, o);
+    auto s = attribution::AttributeWork(trace, o);
     ASSERT_TRUE(s.ok()) << s.status().ToString();
     EXPECT_EQ(s->tokens, 3) << label.Spelling();
   }
   o.token_label = attribution::LabelMatch::Prefix("layer.1");
-  auto one = SummarizeJsonTrial(trace, o);
+  auto one = attribution::AttributeWork(trace, o);
   ASSERT_TRUE(one.ok()) << one.status().ToString();
   EXPECT_EQ(one->tokens, 1);
   // A pattern matches the whole name, never a part of it.
   o = DecodeOptions();
   o.window = DecodeWindow::Label(attribution::LabelMatch::Regex("decode"));
-  auto part = SummarizeJsonTrial(trace, o);
+  auto part = attribution::AttributeWork(trace, o);
   ASSERT_FALSE(part.ok());
   EXPECT_EQ(part.status().ToString(),
             "a.json: error[attr.window_label]: window label 'regex:decode' is not the name of any "
@@ -1015,7 +1017,7 @@ TEST(JsonTrial, LabelsMatchByPrefixAndPattern) {
   // A pattern built in code that std::regex refuses is a usage error, not a crash.
   o = DecodeOptions();
   o.token_label = attribution::LabelMatch::Regex("step[");
-  auto bad = SummarizeJsonTrial(trace, o);
+  auto bad = attribution::AttributeWork(trace, o);
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().kind(), ErrorKind::kUsage);
   EXPECT_NE(bad.status().message().find("label regex 'step[' is not an ECMAScript regular expression"),
@@ -1026,14 +1028,14 @@ TEST(JsonTrial, LabelsMatchByPrefixAndPattern) {
 // An annotation name over LabelMatcher::kMaxRegexNameBytes is never tested against a
 // regex label: it does not match, and the summary counts it.
 TEST(JsonTrial, RegexLabelsSkipOverlongNamesCounted) {
-  GpuTrace trace = Read(TraceA(), "a.json");
-  json_trace::Annotation huge = trace.cpu_annotations.front();
+  model::WorkSet trace = Read(TraceA(), "a.json");
+  model::Span huge = trace.host_spans.front();
   huge.name = "decode_step" + std::string(5000, 'x');
-  trace.cpu_annotations.push_back(huge);
+  trace.host_spans.push_back(huge);
   AttributionOptions o = DecodeOptions();
   o.window = DecodeWindow::Label(attribution::LabelMatch::Regex("decode_step.*"));
   o.token_label = o.window.label;
-  auto s = SummarizeJsonTrial(trace, o);
+  auto s = attribution::AttributeWork(trace, o);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_EQ(s->tokens, 3);  // the three decode_step ranges of python3, not the long one
   EXPECT_EQ(s->diagnostics.Count("attr.label_too_long"), 1);
@@ -1052,7 +1054,7 @@ TEST(FamilyMatcher, TrieKeepsFirstMatchInTableOrder) {
     for (int i = 0, n = 1 + static_cast<int>(rng() % 12); i < n; ++i) {
       t.rules.push_back({(rng() % 3 == 0 ? "*" : "") + word(4), "f" + std::to_string(i)});
     }
-    const detail::FamilyMatcher matcher(t);
+    const attribution::detail::FamilyMatcher matcher(t);
     for (int k = 0; k < 50; ++k) {
       const std::string name = word(8);
       ASSERT_EQ(matcher.FamilyOfShortName(name), FirstMatchReference(t, name)) << "round " << round << ": " << name;
@@ -1066,7 +1068,7 @@ TEST(FamilyMatcher, ManyRulesCostTheNameNotTheTable) {
   attribution::KernelFamilyTable t;
   t.strip_prefix = "";
   for (int i = 0; i < 50'000; ++i) t.rules.push_back({"k" + std::to_string(i) + "_", "f" + std::to_string(i)});
-  const detail::FamilyMatcher matcher(t);
+  const attribution::detail::FamilyMatcher matcher(t);
   int matched = 0;
   for (int i = 0; i < 50'000; ++i) {
     matched += matcher.FamilyOfShortName("k" + std::to_string(49'999 - i) + "_gemm") ==

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "perfgate/json_trace/reader.h"
-#include "perfgate/json_trace/trial.h"
+#include "perfgate/attribution/work.h"
 
 namespace perfgate::json_trace {
 namespace {
@@ -37,12 +37,12 @@ std::string Kernel(const char* name, const char* ts, const char* dur, const char
 
 // Attribution as the recordings' suite does it: every process, tokens and window
 // from the host's "decode_step" ranges.
-StatusOr<attribution::TrialSummary> SummarizeDecodeSteps(const GpuTrace& trace, JsonTrialExtras* extras) {
+StatusOr<attribution::TrialSummary> SummarizeDecodeSteps(const model::WorkSet& trace, attribution::WorkExtras* extras) {
   attribution::AttributionOptions o;
   o.all_processes = true;
   o.window = attribution::DecodeWindow::Label("decode_step");
   o.token_label = "decode_step";
-  return SummarizeJsonTrial(trace, o, extras);
+  return attribution::AttributeWork(trace, o, extras);
 }
 
 // Two decode steps of two kernels and a D2H copy each, launched by one cuGraphLaunch
@@ -80,9 +80,9 @@ TEST(XlaTrace, StreamLinesAreGpuWorkAndDerivedLinesAreNot) {
   auto t = ReadTraceJsonBuffer(Trace(/*metadata_last=*/true), "xla.json");
   ASSERT_TRUE(t.ok()) << t.status().ToString();
   // 4 kernels and the copy, from the stream lines only (the XLA Ops line repeats them).
-  ASSERT_EQ(t->gpu_work.size(), 5u);
-  const GpuWork& k = t->gpu_work[0];
-  EXPECT_EQ(k.kind, GpuWorkKind::kKernel);
+  ASSERT_EQ(t->items.size(), 5u);
+  const model::WorkItem& k = t->items[0];
+  EXPECT_EQ(k.kind, model::WorkKind::kKernel);
   EXPECT_EQ(k.name, "input_reduce_fusion_73");
   EXPECT_EQ(k.start_ns, 110'125);
   EXPECT_EQ(k.end_ns, 113'069);
@@ -91,37 +91,37 @@ TEST(XlaTrace, StreamLinesAreGpuWorkAndDerivedLinesAreNot) {
   EXPECT_EQ(k.device, 0);   // "/device:GPU:0"
   EXPECT_EQ(k.stream, 14);  // "Stream #14(...)"
   EXPECT_EQ(k.correlation, 133);
-  EXPECT_EQ(t->gpu_work[2].kind, GpuWorkKind::kMemcpy);
-  EXPECT_EQ(t->gpu_work[2].stream, 16);
-  EXPECT_EQ(t->gpu_work[2].correlation, 134);
-  EXPECT_EQ(t->gpu_work[4].start_ns, 213'500);
+  EXPECT_EQ(t->items[2].kind, model::WorkKind::kMemcpy);
+  EXPECT_EQ(t->items[2].stream, 16);
+  EXPECT_EQ(t->items[2].correlation, 134);
+  EXPECT_EQ(t->items[4].start_ns, 213'500);
 
   // Host events with a correlation id are the launch calls (driver API).
-  ASSERT_EQ(t->runtime_calls.size(), 3u);
-  EXPECT_EQ(t->runtime_calls[0].name, "cuGraphLaunch (CudaGraph:5)");
-  EXPECT_EQ(t->runtime_calls[0].correlation, 133);
-  EXPECT_EQ(t->runtime_calls[0].tid, 6);
-  EXPECT_TRUE(t->runtime_calls[0].driver);
-  EXPECT_EQ(t->runtime_calls[1].name, "MemcpyD2H");
+  ASSERT_EQ(t->host_calls.size(), 3u);
+  EXPECT_EQ(t->host_calls[0].name, "cuGraphLaunch (CudaGraph:5)");
+  EXPECT_EQ(t->host_calls[0].correlation, 133);
+  EXPECT_EQ(t->host_calls[0].tid, 6);
+  EXPECT_TRUE(t->host_calls[0].driver);
+  EXPECT_EQ(t->host_calls[1].name, "MemcpyD2H");
 
   // Other host ranges are annotations; the python tracer's `$...` ranges are not.
-  ASSERT_EQ(t->cpu_annotations.size(), 3u);
-  EXPECT_EQ(t->cpu_annotations[0].name, "decode_step");
-  EXPECT_EQ(t->cpu_annotations[1].name, "PjitFunction(decode_step)");
-  EXPECT_EQ(t->cpu_annotations[2].name, "decode_step");
-  EXPECT_EQ(t->cpu_annotations[2].start_ns, 200'000);
+  ASSERT_EQ(t->host_spans.size(), 3u);
+  EXPECT_EQ(t->host_spans[0].name, "decode_step");
+  EXPECT_EQ(t->host_spans[1].name, "PjitFunction(decode_step)");
+  EXPECT_EQ(t->host_spans[2].name, "decode_step");
+  EXPECT_EQ(t->host_spans[2].start_ns, 200'000);
 
   // One range per module execution on its stream, spanning its work.
-  ASSERT_EQ(t->gpu_annotations.size(), 2u);
-  EXPECT_EQ(t->gpu_annotations[0].name, "jit_decode_step");
-  EXPECT_EQ(t->gpu_annotations[0].external_id, 281474976710791);
-  EXPECT_EQ(t->gpu_annotations[0].start_ns, 110'125);
-  EXPECT_EQ(t->gpu_annotations[0].end_ns, 133'000);
-  EXPECT_EQ(t->gpu_annotations[0].pid, 1);
-  EXPECT_EQ(t->gpu_annotations[0].tid, 14);
-  EXPECT_EQ(t->gpu_annotations[1].external_id, 281474976710800);
-  EXPECT_EQ(t->gpu_annotations[1].start_ns, 210'000);
-  EXPECT_EQ(t->gpu_annotations[1].end_ns, 233'000);
+  ASSERT_EQ(t->gpu_spans.size(), 2u);
+  EXPECT_EQ(t->gpu_spans[0].name, "jit_decode_step");
+  EXPECT_EQ(t->gpu_spans[0].external_id, 281474976710791);
+  EXPECT_EQ(t->gpu_spans[0].start_ns, 110'125);
+  EXPECT_EQ(t->gpu_spans[0].end_ns, 133'000);
+  EXPECT_EQ(t->gpu_spans[0].pid, 1);
+  EXPECT_EQ(t->gpu_spans[0].tid, 14);
+  EXPECT_EQ(t->gpu_spans[1].external_id, 281474976710800);
+  EXPECT_EQ(t->gpu_spans[1].start_ns, 210'000);
+  EXPECT_EQ(t->gpu_spans[1].end_ns, 233'000);
 
   // Counted, never silently dropped: 4 derived-line events; the python range, the
   // sort index and `{}` skipped. The non-decimal correlation_id is on a derived line,
@@ -149,21 +149,21 @@ TEST(XlaTrace, MetadataOrderDoesNotMatter) {
   auto last = ReadTraceJsonBuffer(Trace(true), "a.json");
   auto first = ReadTraceJsonBuffer(Trace(false), "b.json");
   ASSERT_TRUE(last.ok() && first.ok());
-  ASSERT_EQ(last->gpu_work.size(), first->gpu_work.size());
-  for (size_t i = 0; i < last->gpu_work.size(); ++i) {
-    EXPECT_EQ(last->gpu_work[i].name, first->gpu_work[i].name);
-    EXPECT_EQ(last->gpu_work[i].start_ns, first->gpu_work[i].start_ns);
-    EXPECT_EQ(last->gpu_work[i].stream, first->gpu_work[i].stream);
+  ASSERT_EQ(last->items.size(), first->items.size());
+  for (size_t i = 0; i < last->items.size(); ++i) {
+    EXPECT_EQ(last->items[i].name, first->items[i].name);
+    EXPECT_EQ(last->items[i].start_ns, first->items[i].start_ns);
+    EXPECT_EQ(last->items[i].stream, first->items[i].stream);
   }
-  EXPECT_EQ(last->runtime_calls.size(), first->runtime_calls.size());
-  EXPECT_EQ(last->gpu_annotations.size(), first->gpu_annotations.size());
+  EXPECT_EQ(last->host_calls.size(), first->host_calls.size());
+  EXPECT_EQ(last->gpu_spans.size(), first->gpu_spans.size());
   EXPECT_EQ(last->event_kinds, first->event_kinds);
 }
 
 TEST(XlaTrace, AttributionCountsKernelsOncePerTokenWithModulesAsPhases) {
   auto t = ReadTraceJsonBuffer(Trace(true), "xla.json");
   ASSERT_TRUE(t.ok()) << t.status().ToString();
-  JsonTrialExtras x;
+  attribution::WorkExtras x;
   auto s = SummarizeDecodeSteps(*t, &x);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_EQ(s->tokens, 2);
@@ -204,7 +204,7 @@ TEST(XlaTrace, AMalformedIdOnAStreamKernelIsAnError) {
   lenient.mode = ReadMode::kLenient;
   auto t = ReadTraceJsonBuffer(trace, "xla.json", lenient);
   ASSERT_TRUE(t.ok()) << t.status().ToString();
-  EXPECT_EQ(t->gpu_work.size(), 4u);
+  EXPECT_EQ(t->items.size(), 4u);
   EXPECT_EQ(t->bad_events, 1);
   EXPECT_EQ(t->diagnostics.Count("json.bad_event"), 1);
 
@@ -222,7 +222,7 @@ TEST(XlaTrace, AMalformedIdOnAStreamKernelIsAnError) {
   host.replace(host.find(h), h.size(), R"("device_id": "0", "scope_range_id": "?")");
   auto ok = ReadTraceJsonBuffer(host, "xla.json");
   ASSERT_TRUE(ok.ok()) << ok.status().ToString();
-  EXPECT_EQ(ok->runtime_calls.size(), 3u);
+  EXPECT_EQ(ok->host_calls.size(), 3u);
   // A host call uses its correlation id.
   std::string call = Trace(true);
   const std::string c = R"("correlation_id": "134", "device_id")";
@@ -243,11 +243,11 @@ TEST(XlaTrace, HostCallsNamedAfterTheirKernelAreKernelLaunches) {
 {"ph": "X", "pid": 1, "tid": 16, "ts": 14, "dur": 1, "name": "MemcpyD2H", "args": {"correlation_id": "11"}}]})js";
   auto t = ReadTraceJsonBuffer(trace, "xla.json");
   ASSERT_TRUE(t.ok()) << t.status().ToString();
-  ASSERT_EQ(t->runtime_calls.size(), 3u);
-  EXPECT_EQ(t->runtime_calls[0].name, "cuLaunchKernel (wrapped_broadcast)");
-  EXPECT_EQ(t->runtime_calls[1].name, "cuLaunchKernel (loop_add_fusion)");
-  EXPECT_EQ(t->runtime_calls[2].name, "MemcpyD2H");  // a copy, not a kernel
-  JsonTrialExtras x;
+  ASSERT_EQ(t->host_calls.size(), 3u);
+  EXPECT_EQ(t->host_calls[0].name, "cuLaunchKernel (wrapped_broadcast)");
+  EXPECT_EQ(t->host_calls[1].name, "cuLaunchKernel (loop_add_fusion)");
+  EXPECT_EQ(t->host_calls[2].name, "MemcpyD2H");  // a copy, not a kernel
+  attribution::WorkExtras x;
   auto s = SummarizeDecodeSteps(*t, &x);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_EQ(x.kernel_launches, 2);
@@ -260,8 +260,8 @@ TEST(XlaTrace, HostCallsNamedAfterTheirKernelAreKernelLaunches) {
 TEST(XlaTrace, WithoutProcessNamesEventsAreOfUnknownCategory) {
   auto t = ReadTraceJsonBuffer("{\"traceEvents\": [" + Events() + "]}", "xla.json");
   ASSERT_TRUE(t.ok()) << t.status().ToString();
-  EXPECT_TRUE(t->gpu_work.empty());
-  EXPECT_TRUE(t->runtime_calls.empty());
+  EXPECT_TRUE(t->items.empty());
+  EXPECT_TRUE(t->host_calls.empty());
   EXPECT_EQ(t->diagnostics.Count("json.unknown_category"), 16);
   EXPECT_EQ(t->event_kinds.at("X/"), 16);
 }
@@ -279,13 +279,13 @@ TEST(XlaTrace, OnlyNumberedStreamsOfGpuDevicesHoldGpuWork) {
 {"ph": "X", "pid": 3, "tid": 2, "ts": 2, "dur": 1, "name": "k2"}]})js";
   auto t = ReadTraceJsonBuffer(trace, "xla.json");
   ASSERT_TRUE(t.ok()) << t.status().ToString();
-  ASSERT_EQ(t->gpu_work.size(), 2u);
-  EXPECT_EQ(t->gpu_work[0].kind, GpuWorkKind::kMemset);
-  EXPECT_EQ(t->gpu_work[1].device, 3);
-  EXPECT_EQ(t->gpu_work[1].stream, 7);
+  ASSERT_EQ(t->items.size(), 2u);
+  EXPECT_EQ(t->items[0].kind, model::WorkKind::kMemset);
+  EXPECT_EQ(t->items[1].device, 3);
+  EXPECT_EQ(t->items[1].stream, 7);
   EXPECT_EQ(t->diagnostics.Count("json.xla_derived_line"), 1);
   EXPECT_EQ(t->diagnostics.Count("json.missing_correlation"), 2);
-  EXPECT_TRUE(t->gpu_annotations.empty());  // no module execution named
+  EXPECT_TRUE(t->gpu_spans.empty());  // no module execution named
 }
 
 // Every derived line XLA's profiler writes on a GPU (xprof's line names) is skipped.
@@ -306,7 +306,7 @@ TEST(XlaTrace, EveryKnownDerivedLineIsSkipped) {
   }
   auto t = ReadTraceJsonBuffer(trace + "]}", "xla.json");
   ASSERT_TRUE(t.ok()) << t.status().ToString();
-  EXPECT_TRUE(t->gpu_work.empty());
+  EXPECT_TRUE(t->items.empty());
   EXPECT_EQ(t->diagnostics.Count("json.xla_derived_line"), tid);
   EXPECT_EQ(t->diagnostics.ErrorCount(), 0);
 }
@@ -350,8 +350,8 @@ TEST(XlaTrace, AGpuEventOffTheStreamAndDerivedLinesIsABadEvent) {
     lenient.mode = ReadMode::kLenient;
     auto t = ReadTraceJsonBuffer(trace, "xla.json", lenient);
     ASSERT_TRUE(t.ok()) << t.status().ToString();
-    ASSERT_EQ(t->gpu_work.size(), 1u);
-    EXPECT_EQ(t->gpu_work[0].name, "small");
+    ASSERT_EQ(t->items.size(), 1u);
+    EXPECT_EQ(t->items[0].name, "small");
     EXPECT_EQ(t->bad_events, 1);
     EXPECT_EQ(t->diagnostics.Count("json.bad_event"), 1);
     EXPECT_EQ(t->diagnostics.Count("json.xla_derived_line"), 0);

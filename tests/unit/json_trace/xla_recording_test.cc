@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "perfgate/json_trace/reader.h"
-#include "perfgate/json_trace/trial.h"
+#include "perfgate/attribution/work.h"
 #include "support/run_command.h"
 
 namespace perfgate::json_trace {
@@ -43,7 +43,7 @@ TEST_P(JaxRecording, KernelsPerStepMatchTheXSpaceCount) {
   auto trace = ReadTraceJsonFile(path);
   ASSERT_TRUE(trace.ok()) << trace.status().ToString();
   // Every stream event of the XSpace is GPU work here (kernels and copies), once.
-  EXPECT_EQ(static_cast<int64_t>(trace->gpu_work.size()), independent["stream_kernels_total"].get<int64_t>());
+  EXPECT_EQ(static_cast<int64_t>(trace->items.size()), independent["stream_kernels_total"].get<int64_t>());
   EXPECT_EQ(trace->diagnostics.ErrorCount(), 0);
   // Counted, not errors: the python tracer's `$` ranges, the sort indexes and the
   // closing `{}` are skipped; the string "device" arg of the command_buffer TraceMe
@@ -61,8 +61,8 @@ TEST_P(JaxRecording, KernelsPerStepMatchTheXSpaceCount) {
   EXPECT_EQ(trace->event_kinds.at("X/xla:host_call"), c.host_calls);
   EXPECT_EQ(trace->diagnostics.Count("json.xla_derived_line"), 0);  // this version writes no derived lines
 
-  JsonTrialExtras x;
-  auto s = SummarizeJsonTrial(*trace, DecodeSteps(), &x);
+  attribution::WorkExtras x;
+  auto s = attribution::AttributeWork(*trace, DecodeSteps(), &x);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_EQ(s->tokens, independent["host_decode_steps"].get<int64_t>());  // 64
   EXPECT_EQ(s->submissions, independent["stream_kernels_in_decode_steps"].get<int64_t>());  // 11328

@@ -115,24 +115,24 @@ TEST(NsysErrors, BadRowsAreCounted) {
   auto e = ReadNsysFile(path);
   ASSERT_TRUE(e.ok()) << e.status().ToString();
   const auto& t = e->trace;
-  ASSERT_EQ(t.gpu_work.size(), 2u);
-  EXPECT_EQ(t.gpu_work[0].pid, 77);
-  EXPECT_EQ(t.gpu_work[1].name, "(string 99)");
+  ASSERT_EQ(t.items.size(), 2u);
+  EXPECT_EQ(t.items[0].pid, 77);
+  EXPECT_EQ(t.items[1].name, "(string 99)");
   EXPECT_EQ(t.diagnostics.Count("nsys.bad_interval"), 1);
   EXPECT_EQ(t.diagnostics.Count("nsys.unknown_string"), 1);
   EXPECT_EQ(t.diagnostics.Count("nsys.missing_correlation"), 1);
   EXPECT_EQ(t.diagnostics.Count("nsys.unknown_process"), 1);
   EXPECT_EQ(t.diagnostics.Count("nsys.unknown_device"), 1);
   EXPECT_EQ(t.diagnostics.Count("nsys.unknown_stream"), 1);
-  for (const auto& w : t.gpu_work) EXPECT_TRUE(w.start_ns != 510 && w.start_ns != 530) << w.start_ns;
-  EXPECT_EQ(t.gpu_work[0].process, 77);
-  EXPECT_FALSE(t.gpu_work[1].process.has_value());  // NULL globalPid: no owner, not pid 0
+  for (const auto& w : t.items) EXPECT_TRUE(w.start_ns != 510 && w.start_ns != 530) << w.start_ns;
+  EXPECT_EQ(t.items[0].process, 77);
+  EXPECT_FALSE(t.items[1].process.has_value());  // NULL globalPid: no owner, not pid 0
   EXPECT_EQ(t.diagnostics.Count("nsys.unclosed_nvtx"), 1);
   EXPECT_EQ(t.diagnostics.Count("nsys.skipped_nvtx"), 1);
-  ASSERT_EQ(t.cpu_annotations.size(), 1u);
-  EXPECT_EQ(t.cpu_annotations[0].name, "step");
-  EXPECT_EQ(t.cpu_annotations[0].pid, 77);
-  EXPECT_EQ(t.cpu_annotations[0].tid, 3);
+  ASSERT_EQ(t.host_spans.size(), 1u);
+  EXPECT_EQ(t.host_spans[0].name, "step");
+  EXPECT_EQ(t.host_spans[0].pid, 77);
+  EXPECT_EQ(t.host_spans[0].tid, 3);
   EXPECT_EQ(e->rows, 8);
 }
 
@@ -150,10 +150,10 @@ TEST(NsysErrors, NullDemangledNameFallsBackToShortName) {
   auto e = ReadNsysFile(path);
   ASSERT_TRUE(e.ok()) << e.status().ToString();
   const auto& t = e->trace;
-  ASSERT_EQ(t.gpu_work.size(), 3u);
-  EXPECT_EQ(t.gpu_work[0].name, "void gemm_kernel<1>(int)");
-  EXPECT_EQ(t.gpu_work[1].name, "gemm_kernel");
-  EXPECT_EQ(t.gpu_work[2].name, "(unnamed)");
+  ASSERT_EQ(t.items.size(), 3u);
+  EXPECT_EQ(t.items[0].name, "void gemm_kernel<1>(int)");
+  EXPECT_EQ(t.items[1].name, "gemm_kernel");
+  EXPECT_EQ(t.items[2].name, "(unnamed)");
   EXPECT_EQ(t.diagnostics.Count("nsys.short_name_only"), 1);
   EXPECT_EQ(t.diagnostics.Count("nsys.unknown_string"), 1);
 }
@@ -182,18 +182,18 @@ TEST(NsysReader, RangesCallsAndCopiesOfEveryShape) {
   auto e = ReadNsysFile(path);
   ASSERT_TRUE(e.ok()) << e.status().ToString();
   const auto& t = e->trace;
-  ASSERT_EQ(t.cpu_annotations.size(), 2u);
-  EXPECT_EQ(t.cpu_annotations[0].name, "void gemm_kernel<1>(int)");  // textId 1
-  EXPECT_EQ(t.cpu_annotations[1].name, "aten::mm");
+  ASSERT_EQ(t.host_spans.size(), 2u);
+  EXPECT_EQ(t.host_spans[0].name, "void gemm_kernel<1>(int)");  // textId 1
+  EXPECT_EQ(t.host_spans[1].name, "aten::mm");
   EXPECT_EQ(t.diagnostics.Count("nsys.pytorch_nvtx_suffix"), 1);
-  ASSERT_EQ(t.runtime_calls.size(), 2u);
-  EXPECT_TRUE(t.runtime_calls[0].driver);  // eventClass 1 without ENUM_NSYS_EVENT_CLASS
-  EXPECT_FALSE(t.runtime_calls[1].driver);
-  EXPECT_EQ(t.runtime_calls[0].correlation, t.gpu_work[0].correlation);
+  ASSERT_EQ(t.host_calls.size(), 2u);
+  EXPECT_TRUE(t.host_calls[0].driver);  // eventClass 1 without ENUM_NSYS_EVENT_CLASS
+  EXPECT_FALSE(t.host_calls[1].driver);
+  EXPECT_EQ(t.host_calls[0].correlation, t.items[0].correlation);
   EXPECT_EQ(t.diagnostics.Count("nsys.duplicate_correlation"), 1);
-  ASSERT_EQ(t.gpu_work.size(), 2u);
-  EXPECT_EQ(t.gpu_work[1].name, "[CUDA memcpy kind 1]");
-  EXPECT_NE(t.gpu_work[1].correlation, t.gpu_work[0].correlation);
+  ASSERT_EQ(t.items.size(), 2u);
+  EXPECT_EQ(t.items[1].name, "[CUDA memcpy kind 1]");
+  EXPECT_NE(t.items[1].correlation, t.items[0].correlation);
   EXPECT_EQ(t.event_kinds.at("NVTX_EVENTS"), 2);
   EXPECT_EQ(t.event_kinds.at("CUPTI_ACTIVITY_KIND_RUNTIME"), 2);
 }
@@ -219,14 +219,14 @@ TEST(NsysReader, UnpackableCorrelationIdsStillJoinWithinTheirProcess) {
   auto e = ReadNsysFile(path);
   ASSERT_TRUE(e.ok()) << e.status().ToString();
   const auto& t = e->trace;
-  ASSERT_EQ(t.gpu_work.size(), 4u);
-  ASSERT_EQ(t.runtime_calls.size(), 6u);
-  EXPECT_EQ(t.gpu_work[0].correlation, t.runtime_calls[2].correlation);  // pid 5, -3
-  EXPECT_EQ(t.gpu_work[1].correlation, t.runtime_calls[1].correlation);  // pid 5, 2^40
-  EXPECT_EQ(t.gpu_work[2].correlation, t.runtime_calls[4].correlation);  // pid 6, -3
-  EXPECT_EQ(t.gpu_work[3].correlation, t.runtime_calls[5].correlation);  // pid 6, 2^40
+  ASSERT_EQ(t.items.size(), 4u);
+  ASSERT_EQ(t.host_calls.size(), 6u);
+  EXPECT_EQ(t.items[0].correlation, t.host_calls[2].correlation);  // pid 5, -3
+  EXPECT_EQ(t.items[1].correlation, t.host_calls[1].correlation);  // pid 5, 2^40
+  EXPECT_EQ(t.items[2].correlation, t.host_calls[4].correlation);  // pid 6, -3
+  EXPECT_EQ(t.items[3].correlation, t.host_calls[5].correlation);  // pid 6, 2^40
   std::set<int64_t> distinct;
-  for (const auto& r : t.runtime_calls) distinct.insert(*r.correlation);
+  for (const auto& r : t.host_calls) distinct.insert(*r.correlation);
   EXPECT_EQ(distinct.size(), 5u);  // the repeated 7 of pid 5 is one
   EXPECT_EQ(t.diagnostics.Count("nsys.duplicate_correlation"), 1);
   ASSERT_NE(t.diagnostics.Find("nsys.duplicate_correlation"), nullptr);

@@ -9,7 +9,8 @@
 #include <set>
 #include <string>
 
-#include "perfgate/json_trace/trial.h"
+#include "perfgate/attribution/kernel_families.h"
+#include "perfgate/attribution/work.h"
 #include "perfgate/nsys/reader.h"
 #include "support/corpus.h"
 #include "unit/nsys/sql_util.h"
@@ -17,8 +18,8 @@
 namespace perfgate::nsys {
 namespace {
 
-using json_trace::GpuWork;
-using json_trace::GpuWorkKind;
+using model::WorkItem;
+using model::WorkKind;
 using testing_support::SqlInt;
 using testing_support::SqlRows;
 
@@ -33,17 +34,17 @@ struct DeviceFigures {
   std::set<std::string> names;
 };
 
-std::map<int64_t, DeviceFigures> PerDevice(const json_trace::GpuTrace& trace) {
+std::map<int64_t, DeviceFigures> PerDevice(const model::WorkSet& trace) {
   std::map<int64_t, DeviceFigures> out;
-  for (const GpuWork& w : trace.gpu_work) {
+  for (const model::WorkItem& w : trace.items) {
     DeviceFigures& d = out[w.device];
-    if (w.kind == GpuWorkKind::kKernel) {
+    if (w.kind == model::WorkKind::kKernel) {
       ++d.kernels;
       d.kernel_ns += w.duration_ns();
       d.names.insert(w.name);
     }
-    d.memcpys += w.kind == GpuWorkKind::kMemcpy;
-    d.memsets += w.kind == GpuWorkKind::kMemset;
+    d.memcpys += w.kind == model::WorkKind::kMemcpy;
+    d.memsets += w.kind == model::WorkKind::kMemset;
   }
   return out;
 }
@@ -78,14 +79,14 @@ int64_t JoinedKernelsBySql(const std::string& path, int64_t device) {
                     " WHERE k.deviceId = " + std::to_string(device));
 }
 
-int64_t JoinedKernels(const json_trace::GpuTrace& trace, int64_t device) {
+int64_t JoinedKernels(const model::WorkSet& trace, int64_t device) {
   std::set<int64_t> launched;
-  for (const auto& r : trace.runtime_calls) {
+  for (const auto& r : trace.host_calls) {
     if (r.correlation) launched.insert(*r.correlation);
   }
   int64_t n = 0;
-  for (const GpuWork& w : trace.gpu_work) {
-    n += w.kind == GpuWorkKind::kKernel && w.device == device && w.correlation && launched.count(*w.correlation);
+  for (const model::WorkItem& w : trace.items) {
+    n += w.kind == model::WorkKind::kKernel && w.device == device && w.correlation && launched.count(*w.correlation);
   }
   return n;
 }
@@ -98,11 +99,11 @@ TEST(NsysCorpus, MockExportMatchesSql) {
   EXPECT_EQ(e->product_version, "2026.1.1.204");
   ExpectDeviceFiguresMatchSql(path, PerDevice(e->trace), /*has_memset_table=*/false);
   EXPECT_EQ(PerDevice(e->trace).at(0).kernels, 2);  // the corpus README's count
-  EXPECT_EQ(static_cast<int64_t>(e->trace.runtime_calls.size()),
+  EXPECT_EQ(static_cast<int64_t>(e->trace.host_calls.size()),
             SqlInt(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME"));
-  EXPECT_EQ(e->trace.runtime_calls.size(), 9u);
+  EXPECT_EQ(e->trace.host_calls.size(), 9u);
   int64_t driver = 0;
-  for (const auto& r : e->trace.runtime_calls) driver += r.driver;
+  for (const auto& r : e->trace.host_calls) driver += r.driver;
   // eventClass 1 is TRACE_PROCESS_EVENT_CUDA_DRIVER (cuModuleGetLoadingMode here).
   EXPECT_EQ(driver, SqlInt(path,
                            "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN ENUM_NSYS_EVENT_CLASS c"
@@ -110,7 +111,7 @@ TEST(NsysCorpus, MockExportMatchesSql) {
   EXPECT_EQ(driver, 1);
   EXPECT_EQ(JoinedKernels(e->trace, 0), JoinedKernelsBySql(path, 0));
   // No NVTX_EVENTS and no memset table: fine, and counted.
-  EXPECT_TRUE(e->trace.cpu_annotations.empty());
+  EXPECT_TRUE(e->trace.host_spans.empty());
   const auto* absent = e->trace.diagnostics.Find("nsys.absent_table");
   ASSERT_NE(absent, nullptr);
   EXPECT_EQ(absent->count, 2);  // CUPTI_ACTIVITY_KIND_MEMSET, NVTX_EVENTS
@@ -120,7 +121,7 @@ TEST(NsysCorpus, MockExportMatchesSql) {
   const int64_t pid = SqlInt(path, "SELECT DISTINCT " + SqlPid("globalPid") + " FROM CUPTI_ACTIVITY_KIND_KERNEL");
   EXPECT_EQ(e->trace.process_names.at(pid),
             SqlRows(path, "SELECT name FROM PROCESSES WHERE pid = " + std::to_string(pid))[0][0]);
-  for (const GpuWork& w : e->trace.gpu_work) EXPECT_EQ(w.pid, pid);
+  for (const model::WorkItem& w : e->trace.items) EXPECT_EQ(w.pid, pid);
 }
 
 TEST(NsysCorpus, H100ExportPerDeviceMatchesSql) {
@@ -131,16 +132,16 @@ TEST(NsysCorpus, H100ExportPerDeviceMatchesSql) {
   const auto per_device = PerDevice(e->trace);
   ExpectDeviceFiguresMatchSql(path, per_device, /*has_memset_table=*/true);
   EXPECT_EQ(per_device.at(0).kernels + per_device.at(1).kernels, 3442);  // the corpus README's count
-  EXPECT_EQ(static_cast<int64_t>(e->trace.runtime_calls.size()),
+  EXPECT_EQ(static_cast<int64_t>(e->trace.host_calls.size()),
             SqlInt(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME"));
   for (int64_t device : {0, 1}) {
     SCOPED_TRACE(device);
     EXPECT_EQ(JoinedKernels(e->trace, device), JoinedKernelsBySql(path, device));
   }
   // 16,782 push/pop ranges, all named by PyTorch's emit_nvtx ("aten::mm, op_id = N").
-  EXPECT_EQ(static_cast<int64_t>(e->trace.cpu_annotations.size()),
+  EXPECT_EQ(static_cast<int64_t>(e->trace.host_spans.size()),
             SqlInt(path, "SELECT count(*) FROM NVTX_EVENTS WHERE eventType = 59 AND end IS NOT NULL"));
-  EXPECT_EQ(e->trace.cpu_annotations.size(), 16782u);
+  EXPECT_EQ(e->trace.host_spans.size(), 16782u);
   EXPECT_EQ(e->trace.diagnostics.Count("nsys.pytorch_nvtx_suffix"),
             SqlInt(path, "SELECT count(*) FROM NVTX_EVENTS WHERE text LIKE '%, op_id = %'"));
   // The label the tests and the suite use, per process.
@@ -148,7 +149,7 @@ TEST(NsysCorpus, H100ExportPerDeviceMatchesSql) {
     const int64_t pid = std::stoll(row[0]);
     SCOPED_TRACE(pid);
     int64_t mm = 0;
-    for (const auto& a : e->trace.cpu_annotations) mm += a.pid == pid && a.name == "aten::mm";
+    for (const auto& a : e->trace.host_spans) mm += a.pid == pid && a.name == "aten::mm";
     EXPECT_EQ(mm, SqlInt(path, "SELECT count(*) FROM NVTX_EVENTS WHERE text LIKE 'aten::mm, op_id = %' AND " +
                                    SqlPid("globalTid") + " = " + row[0]));
     EXPECT_EQ(e->trace.process_names.at(pid), "python3");
@@ -178,10 +179,10 @@ TEST(NsysCorpus, CorrelationIdsArePerProcess) {
                  SqlPid("r.globalTid") + " = " + SqlPid("k.globalPid") + ")");
   EXPECT_GT(foreign, 0);  // the file has such ids, so the test can fail
   std::map<int64_t, int64_t> launch_pid;
-  for (const auto& r : e->trace.runtime_calls) {
+  for (const auto& r : e->trace.host_calls) {
     if (r.correlation) launch_pid[*r.correlation] = r.pid;
   }
-  for (const GpuWork& w : e->trace.gpu_work) {
+  for (const model::WorkItem& w : e->trace.items) {
     auto it = w.correlation ? launch_pid.find(*w.correlation) : launch_pid.end();
     if (it != launch_pid.end()) {
       EXPECT_EQ(it->second, w.pid);
@@ -210,7 +211,7 @@ TEST(NsysCorpus, SniffsExportsOnly) {
 namespace perfgate::nsys {
 namespace {
 
-// The reader keeps the demangled name and lets json_trace::CanonicalKernelName make
+// The reader keeps the demangled name and lets attribution::CanonicalKernelName make
 // the display name, as for Kineto traces; on the corpus exports it is nsys's own
 // shortName for every distinct kernel.
 TEST(NsysCorpus, DisplayNamesAreNsysShortNames) {
@@ -221,7 +222,7 @@ TEST(NsysCorpus, DisplayNamesAreNsysShortNames) {
                               "SELECT DISTINCT d.value, s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k"
                               " JOIN StringIds d ON d.id = k.demangledName JOIN StringIds s ON s.id = k.shortName");
     ASSERT_FALSE(rows.empty());
-    for (const auto& row : rows) EXPECT_EQ(json_trace::CanonicalKernelName(row[0]), row[1]) << row[0];
+    for (const auto& row : rows) EXPECT_EQ(attribution::CanonicalKernelName(row[0]), row[1]) << row[0];
   }
 }
 

@@ -1,6 +1,6 @@
 // RepeatedIds: the repeated (pid, correlationId) pairs of a table, in the order the
 // reader reports them (the second row of each), counted by hand from the rows below.
-#include "nsys/repeated_ids.h"
+#include "sources/nsys/repeated_ids.h"
 
 #include <gtest/gtest.h>
 

@@ -95,7 +95,7 @@ struct LabelMatch {
 
 // Which submissions count as decode. Each source gives the modes its own meaning
 // (a Metal label marks the end of a step, a trace-event annotation encloses one); see
-// SummarizeTrial and json_trace::SummarizeJsonTrial.
+// SummarizeTrial and attribution::AttributeWork.
 struct DecodeWindow {
   enum class Mode { kWholeTrace, kLabel, kTimeRange, kSkipSubmissions };
   Mode mode = Mode::kWholeTrace;
@@ -150,7 +150,7 @@ struct AttributionOptions {
   // Ignored with all_processes.
   std::optional<int64_t> process_id;
   bool all_processes = false;
-  // The GPU whose work is kept (GpuWork::device: Kineto's args.device, nsys's
+  // The GPU whose work is kept (model::WorkItem::device: Kineto's args.device, nsys's
   // deviceId). Unset keeps every device, and kept work on more than one device is
   // then an error (attr.several_devices) naming each with its kernel count: figures
   // of two GPUs are never summed into one.

@@ -52,7 +52,7 @@ struct PhaseStats {
 // cuda_gpu_kern_sum`, HTA and TraceLens print. Names are kept whole here (template
 // arguments and all); reports shorten them for display only.
 struct KernelNameStats {
-  std::string short_name;  // for display: json_trace::CanonicalKernelName for kernel sources
+  std::string short_name;  // for display: CanonicalKernelName for kernel sources
   std::string family;      // the kernel family it is counted under
   int64_t count = 0;
   int64_t gpu_sum_ns = 0;
@@ -120,7 +120,7 @@ struct TrialSummary {
   std::set<std::string> known_kernel_families;
 
   // Per-trial figures that only one source has, by key; empty for Metal. Trace JSON
-  // (json_trace::SummarizeJsonTrial) writes every number of JsonTrialExtras under
+  // (attribution::AttributeWork) writes every number of attribution::WorkExtras under
   // its field name, all of the kept work (target process, decode window):
   //   kernels, memcpys, memsets               counts of GPU work items
   //   memcpy_ns, memset_ns                    their summed GPU time

@@ -38,7 +38,7 @@ const char* LevelName(Level level);
 StatusOr<Level> LevelFromName(std::string_view name);
 
 // The name the two sides' kernels are matched by: the demangled short name
-// (json_trace::CanonicalKernelName: no return type, namespaces, template arguments or
+// (attribution::CanonicalKernelName: no return type, namespaces, template arguments or
 // parameters), then without its specialisation suffixes (kernel_report::MatchName:
 // "kernel_mul_mv_q4_0_f32_nsg=2" -> "kernel_mul_mv_q4_0_f32"), without a ROCm
 // code-object suffix ".kd" and without a compiler's clone decoration

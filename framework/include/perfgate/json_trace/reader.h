@@ -28,8 +28,11 @@
 #include <utility>
 #include <vector>
 
-#include "perfgate/core/diagnostics.h"
+#include "perfgate/attribution/options.h"
+#include "perfgate/attribution/summary.h"
+#include "perfgate/attribution/work.h"
 #include "perfgate/core/status.h"
+#include "perfgate/model/work.h"
 
 namespace perfgate::json_trace {
 
@@ -42,85 +45,10 @@ struct ReadOptions {
   ReadMode mode = ReadMode::kStrict;
 };
 
-// A `pid` or `tid` written as a string ("Spans", "Traces", "") that is not a decimal
-// integer gets a synthetic id at or below this value; GpuTrace::string_ids maps it
-// back to its text.
-inline constexpr int64_t kStringIdBase = -(int64_t{1} << 62);
-
-enum class GpuWorkKind { kKernel, kMemcpy, kMemset };
-
-// "kernel", "memcpy" or "memset".
-std::string_view GpuWorkKindName(GpuWorkKind kind);
-
-// One unit of GPU work: an `X` event of category `kernel`, `gpu_memcpy` or `gpu_memset`
-// (XLA: an event on a stream line). A kernel event is one real dispatch.
-struct GpuWork {
-  GpuWorkKind kind = GpuWorkKind::kKernel;
-  std::string name;  // the kernel's demangled name, or e.g. "Memcpy DtoH (Device -> Pinned)"
-  int64_t start_ns = 0;
-  int64_t end_ns = 0;
-  int64_t pid = 0;     // the event's pid: the device index in Kineto traces
-  int64_t tid = 0;     // the event's tid: the stream, i.e. the channel
-  int64_t device = 0;  // args.device, else pid (XLA: K of "/device:GPU:K")
-  int64_t stream = 0;  // args.stream, else tid (XLA: N of "Stream #N")
-  std::optional<int64_t> correlation;  // args.correlation (XLA: args.correlation_id): joins to the launching RuntimeCall
-  // The owning host process where the source records it (nsys: globalPid); empty in
-  // Kineto and XLA traces, whose work is owned by its launch call's process.
-  std::optional<int64_t> process;
-  int64_t duration_ns() const { return end_ns - start_ns; }
-};
-
-// A host-side CUDA call: an `X` event of category `cuda_runtime` or `cuda_driver`
-// (cudaLaunchKernel, cudaGraphLaunch, cudaMemcpyAsync, cuLaunchKernel, ...).
-struct RuntimeCall {
-  std::string name;
-  int64_t start_ns = 0;
-  int64_t end_ns = 0;
-  int64_t pid = 0;  // the host process
-  int64_t tid = 0;  // the host thread
-  std::optional<int64_t> correlation;  // args.correlation, shared with the GPU work it launched
-  bool driver = false;                 // category cuda_driver rather than cuda_runtime
-  int64_t duration_ns() const { return end_ns - start_ns; }
-};
-
-// A named range: `user_annotation` (record_function on a host thread) or
-// `gpu_user_annotation` (the same range projected onto a GPU stream by the profiler).
-struct Annotation {
-  std::string name;
-  int64_t start_ns = 0;
-  int64_t end_ns = 0;
-  int64_t pid = 0;  // host process, or the device for GPU annotations
-  int64_t tid = 0;  // host thread, or the stream for GPU annotations
-  std::optional<int64_t> external_id;  // args["External id"]: the same id on every copy of a range
-  int64_t duration_ns() const { return end_ns - start_ns; }
-};
-
-// The events of one trace file, in file order within each list.
-struct GpuTrace {
-  std::string path;
-  std::vector<GpuWork> gpu_work;
-  std::vector<RuntimeCall> runtime_calls;
-  std::vector<Annotation> cpu_annotations;  // cat "user_annotation"
-  std::vector<Annotation> gpu_annotations;  // cat "gpu_user_annotation"
-  std::map<int64_t, std::string> process_names;                    // `M` process_name: pid -> args.name
-  std::map<std::pair<int64_t, int64_t>, std::string> thread_names;  // `M` thread_name: (pid, tid) -> args.name
-  std::map<int64_t, std::string> string_ids;  // synthetic pid/tid (<= kStringIdBase) -> its text
-
-  int64_t events = 0;      // elements of traceEvents, malformed ones included
-  int64_t bad_events = 0;  // malformed events dropped (lenient mode)
-  // Events per kind, "ph/cat" for complete events ("X/kernel", "X/cpu_op"), "ph/name"
-  // for the others ("M/process_name", "s/ac2g", "i/Record Window End"), "X/xla:<line>"
-  // for XLA's ("X/xla:stream", "X/xla:host_call", "X/xla:host_range", "X/xla:python",
-  // "X/xla:other_line") and "{}" for empty events.
-  std::map<std::string, int64_t> event_kinds;
-  // Anomalies: skipped and unknown event kinds, malformed events (lenient), ...
-  Diagnostics diagnostics;
-};
-
 // Reads a trace file (gzip-compressed or not); errors name `path`.
-StatusOr<GpuTrace> ReadTraceJsonFile(const std::string& path, const ReadOptions& options = {});
+StatusOr<model::WorkSet> ReadTraceJsonFile(const std::string& path, const ReadOptions& options = {});
 // Reads a trace held in memory (already inflated).
-StatusOr<GpuTrace> ReadTraceJsonBuffer(std::string_view bytes, std::string display_path,
+StatusOr<model::WorkSet> ReadTraceJsonBuffer(std::string_view bytes, std::string display_path,
                                        const ReadOptions& options = {});
 
 // True when the file (inflated when gzip-compressed) looks like trace-event JSON:
@@ -132,6 +60,13 @@ StatusOr<GpuTrace> ReadTraceJsonBuffer(std::string_view bytes, std::string displ
 bool LooksLikeTraceJson(const std::string& path);
 // The same decision for bytes held in memory.
 bool LooksLikeTraceJsonBuffer(std::string_view bytes);
+
+// ReadTraceJsonFile, then attribution::AttributeWork: one trace-event trial of
+// `perfgate attribute`. The trace's read anomalies are in the summary's diagnostics.
+StatusOr<attribution::TrialSummary> SummarizeJsonTrialFile(const std::string& path,
+                                                           const attribution::AttributionOptions& options,
+                                                           attribution::WorkExtras* extras = nullptr,
+                                                           const ReadOptions& read_options = {});
 
 }  // namespace perfgate::json_trace
 

@@ -1,7 +1,7 @@
 // Reader for Nsight Systems SQLite exports (`nsys export --type sqlite`): CUDA
 // kernels, memcpy and memset, CUDA runtime and driver calls, NVTX ranges, processes and
-// devices, turned into the json_trace::GpuTrace model so that the trace-event
-// attribution (json_trace::SummarizeJsonTrial), reports, gates and goldens apply
+// devices, turned into the model::WorkSet model so that the trace-event
+// attribution (attribution::AttributeWork), reports, gates and goldens apply
 // unchanged. The file is opened read-only and immutable; its export schema version is
 // checked. What each table becomes is documented in src/nsys/FORMAT.md.
 //
@@ -24,12 +24,12 @@ namespace perfgate::nsys {
 // The export schema major version this reader knows (EXPORT_SCHEMA_VERSION 3.x.y).
 inline constexpr int kKnownSchemaMajor = 3;
 
-// One nsys export. In `trace`: GpuWork::pid and GpuWork::process are the host process
+// One nsys export. In `trace`: model::WorkItem::pid and model::WorkItem::process are the host process
 // that ran the work (the pid in bits 24-47 of globalPid), tid the stream; correlation ids are remapped to
-// be unique across processes; RuntimeCall and Annotation pid/tid are the host process
+// be unique across processes; model::HostCall and model::Span pid/tid are the host process
 // and thread of globalTid; NVTX ranges are cpu_annotations.
 struct NsysExport {
-  json_trace::GpuTrace trace;
+  model::WorkSet trace;
   std::string schema_version;                   // META_DATA_EXPORT EXPORT_SCHEMA_VERSION, e.g. "3.25.0"
   std::string product_version;                  // EXPORT_PRODUCT_VERSION, e.g. "2026.2.1.210" ("" when absent)
   std::map<int64_t, std::string> device_names;  // CUDA device id -> "NVIDIA H100 80GB HBM3"
@@ -44,7 +44,7 @@ StatusOr<NsysExport> ReadNsysFile(const std::string& path);
 // True when the file is an SQLite database holding a META_DATA_EXPORT table.
 bool LooksLikeNsysExport(const std::string& path);
 
-// Reads and attributes one nsys trial with json_trace::SummarizeJsonTrial (GPU work is
+// Reads and attributes one nsys trial with attribution::AttributeWork (GPU work is
 // owned by its globalPid process); with options.device and no process filter, only
 // processes with work on that device contribute host rows (nsys.other_device_process).
 StatusOr<attribution::TrialSummary> SummarizeNsysTrialFile(const std::string& path,

@@ -1,16 +1,14 @@
-// Attribution of a trace-event JSON trial (a Kineto trace) into the same
-// attribution::TrialSummary as a Metal System Trace trial, so SummarizeEngine,
-// Compare, the reports, gates and goldens work on it unchanged.
+// The attribution of a model::WorkSet: the GPU work of one trial, as every kernel
+// source's importer fills it (trace-event JSON, Nsight Systems exports, the CUPTI
+// tracer's traces), attributed into the TrialSummary every report, gate and golden
+// reads. It depends on attribution's public vocabulary (options.h, summary.h) and the
+// work model only; no importer's code.
 //
-// This source depends on attribution's public vocabulary only (options.h, summary.h:
-// the options, the summary and the rules every source applies, such as
-// ResolveTokens); nothing of attribution's private code.
-//
-// What the TrialSummary fields mean for this source:
+// What the TrialSummary fields mean for kernel work:
 //  - a dispatch is one `kernel` event; `submissions`, `dispatches_per_token`, the
 //    duration buckets, `total_sum_ns`, `busy_union_ns` and the phases count kernels
 //    only. memcpy and memset work is reported beside them, as the families "memcpy"
-//    and "memset" of `encoder_gpu` and in JsonTrialExtras;
+//    and "memset" of `encoder_gpu` and in WorkExtras;
 //  - `encoder_gpu` is keyed by kernel family (CudaKernelFamily of the kernel name):
 //    `encoders` = `submissions` = kernels of the family, `gpu_sum_ns` their time,
 //    `host_sum_ns` the host time of their one-kernel launch calls (cudaLaunchKernel;
@@ -18,14 +16,14 @@
 //  - `cb_label_gpu` is keyed by phase: the innermost `gpu_user_annotation` on the
 //    kernel's stream that contains it, else the innermost `user_annotation` on the
 //    launching thread that contains its launch call, else "(unknown)"; names are
-//    normalised with attribution::NormalizePhaseLabel. `cbs` and `command_buffers`
+//    normalised with NormalizePhaseLabel. `cbs` and `command_buffers`
 //    count the annotation instances (a range copied onto several streams counts
 //    once); `total_encoders` is the kept kernels and `labelled_encoders` those with
 //    an annotation, so the label coverage is the annotated share of kernels;
 //  - `shader_registry` maps each family to the sorted short names
 //    (CanonicalKernelName) of its kernels; `shader_count` counts distinct kernel names;
 //  - the process filter keeps GPU work whose owner (its launch call's process, joined
-//    by correlation id, else GpuWork::process) has a name starting with
+//    by correlation id, else model::WorkItem::process) has a name starting with
 //    options.process_prefix, whole or after its last '/', and the id process_id.
 //    Excluded: `excluded_unmapped` (no owner), `excluded_unattributed` (a prefix is
 //    given and the owner has no name), `excluded_other_process`;
@@ -37,16 +35,16 @@
 //    event is already a pair); `unpaired_ends`, `leftover_starts`,
 //    `duplicate_starts`, `shader_timeline_rows` are 0 and `gpu_intervals_union_ns`
 //    is empty;
-//  - `extras` holds every number of JsonTrialExtras under its field name (the keys
+//  - `extras` holds every number of WorkExtras under its field name (the keys
 //    are listed at TrialSummary::extras); `known_kernel_families` is the family
 //    names of the table in force, "memcpy", "memset", and every family met;
 //  - kept kernels of more than one process with no process choice (no prefix, no id,
 //    no all_processes) are the usage error attr.several_processes; with a choice
 //    (all_processes, or a prefix several processes match) they are counted as
 //    attr.mixed_processes;
-//  - the decode window and the token count: see SummarizeJsonTrial.
-#ifndef PERFGATE_JSON_TRACE_TRIAL_H_
-#define PERFGATE_JSON_TRACE_TRIAL_H_
+//  - the decode window and the token count: see AttributeWork.
+#ifndef PERFGATE_ATTRIBUTION_WORK_H_
+#define PERFGATE_ATTRIBUTION_WORK_H_
 
 #include <cstdint>
 #include <map>
@@ -56,9 +54,9 @@
 #include "perfgate/attribution/options.h"
 #include "perfgate/attribution/summary.h"
 #include "perfgate/core/status.h"
-#include "perfgate/json_trace/reader.h"
+#include "perfgate/model/work.h"
 
-namespace perfgate::json_trace {
+namespace perfgate::attribution {
 
 // GPU time of one kernel name (exact, template arguments included).
 struct KernelStats {
@@ -72,7 +70,7 @@ struct KernelStats {
 // (target process, decode window). Every number here also reaches
 // TrialSummary::extras under its field name (label_source and per_kernel do not), so
 // suites read them from the summary and need not re-read the trace.
-struct JsonTrialExtras {
+struct WorkExtras {
   int64_t kernels = 0;
   int64_t memcpys = 0;
   int64_t memsets = 0;
@@ -99,42 +97,13 @@ struct JsonTrialExtras {
   std::map<std::string, KernelStats> per_kernel;  // by exact kernel name
 };
 
-// The short name a kernel family is matched on: the demangled name without its
-// return type, namespaces, template arguments and parameter list
-// ("void at::native::vectorized_elementwise_kernel<4, ...>(int, ...)" ->
-// "vectorized_elementwise_kernel"). A mangled name ("_ZN5aiter24add_rmsnorm_...") is
-// demangled first. For a generic wrapper (cutlass::Kernel, cutlass::Kernel2,
-// cutlass::device_kernel, ck_tile::kentry, rocprim's trampoline_kernel, ...) the first
-// template argument that is not a number is used
-// ("cutlass_80_tensorop_s1688gemm_64x64_32x6_tn_align4"). Names that are not C++
-// signatures ("Memcpy HtoD (Pageable -> Device)", "ampere_sgemm_128x64_tn") are kept
-// up to the first " (".
-std::string CanonicalKernelName(std::string_view kernel_name);
-
-// The default CUDA kernel-family table: data, in the attribution::KernelFamilyTable
-// format (`--kernel-families FILE.json` replaces it). No strip_prefix; first match
-// wins. A rule's prefix "*text" matches kernels whose short name contains text
-// (ASCII case-insensitive); any other prefix matches the start of the short name,
-// exactly as attribution::KernelFamily does. Families: memcpy, memset, triton_gemm,
-// triton_pointwise, triton_reduction, triton, moe, kv_cache, attention, gemm, norm,
-// softmax, rope, activation, sampling, reduction, convolution, pooling, elementwise,
-// index, copy, embedding, communication, quantization; anything else is
-// other_<first word>. CUDA and ROCm names alike (cuBLAS and Tensile's Cijk_, CUTLASS
-// and Composable Kernel, NCCL and RCCL, cuDNN and MIOpen, Triton on either).
-attribution::KernelFamilyTable CudaKernelFamilies();
-
-// The family of a kernel name under `table` (rules as described above), matched on
-// CanonicalKernelName(kernel_name); with no matching rule, attribution::KernelFamily
-// of the short name (other_<first word>, or "(unknown)" for an empty name).
-std::string CudaKernelFamily(const attribution::KernelFamilyTable& table, std::string_view kernel_name);
-
 // Attributes one trace-event trial. Differences from the Metal method, besides the
 // field meanings above:
-//  - options.kernel_families: when it equals attribution::DefaultKernelFamilies()
+//  - options.kernel_families: when it equals DefaultKernelFamilies()
 //    (the Metal table, i.e. not replaced by the user), CudaKernelFamilies() is used.
 //  - Decode window, by options.window.mode:
 //      kLabel: the label's annotation instances: the `gpu_user_annotation`s it names
-//        (attribution::LabelMatch: an exact normalised name, a prefix or a pattern),
+//        (LabelMatch: an exact normalised name, a prefix or a pattern),
 //        else, when there are none, the `user_annotation`s of the target processes. The window runs from the start of the first instance to
 //        the end of the last (an annotation encloses a whole decode step, where the
 //        Metal label marks a step's end). A kernel is inside when its own interval
@@ -145,7 +114,7 @@ std::string CudaKernelFamily(const attribution::KernelFamilyTable& table, std::s
 //      kSkipSubmissions: all but the first `skip` kept kernels by start time.
 //    memcpy and memset work follows the same rule as kernels.
 //  - Tokens from options.token_label (a LabelMatch, as the window's): the number of
-//    its instances when it is also the window label (attribution::SameLabel), else the number of its instances that contain at least one kept
+//    its instances when it is also the window label (SameLabel), else the number of its instances that contain at least one kept
 //    kernel. A range copied onto several GPU streams is one instance (same pid and
 //    External id). A disagreement with options.tokens is attr.token_count_mismatch.
 //  - options.seed_compat is refused (the seed's method is Metal's).
@@ -154,17 +123,10 @@ std::string CudaKernelFamily(const attribution::KernelFamilyTable& table, std::s
 // attr.window_label, attr.token_label, attr.seed_compat (usage).
 // `extras`, when given, receives the launch counts and per-kernel figures (the
 // numbers are in the summary's `extras` either way).
-StatusOr<attribution::TrialSummary> SummarizeJsonTrial(const GpuTrace& trace,
-                                                       const attribution::AttributionOptions& options,
-                                                       JsonTrialExtras* extras = nullptr);
+StatusOr<TrialSummary> AttributeWork(const model::WorkSet& trace,
+                                                       const AttributionOptions& options,
+                                                       WorkExtras* extras = nullptr);
 
-// ReadTraceJsonFile, then SummarizeJsonTrial: one trace-event trial of
-// `perfgate attribute`. The trace's read anomalies are in the summary's diagnostics.
-StatusOr<attribution::TrialSummary> SummarizeJsonTrialFile(const std::string& path,
-                                                           const attribution::AttributionOptions& options,
-                                                           JsonTrialExtras* extras = nullptr,
-                                                           const ReadOptions& read_options = {});
+}  // namespace perfgate::attribution
 
-}  // namespace perfgate::json_trace
-
-#endif  // PERFGATE_JSON_TRACE_TRIAL_H_
+#endif  // PERFGATE_ATTRIBUTION_WORK_H_

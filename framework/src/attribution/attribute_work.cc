@@ -1,6 +1,6 @@
-// Attribution of a trace-event trial into attribution::TrialSummary. The field
-// meanings and the window and token rules are in perfgate/json_trace/trial.h.
-#include "perfgate/json_trace/trial.h"
+// The attribution of a model::WorkSet into a TrialSummary. The field meanings and the
+// window and token rules are in perfgate/attribution/work.h.
+#include "perfgate/attribution/work.h"
 
 #include <algorithm>
 #include <optional>
@@ -11,19 +11,15 @@
 
 #include "attribution/label_matcher.h"
 #include "checked_math.h"
-#include "json_trace_internal.h"
-#include "process_target.h"
+#include "attribution/family_matcher.h"
+#include "attribution/process_target.h"
+#include "perfgate/attribution/kernel_families.h"
 #include "perfgate/stats/summary.h"
 
-namespace perfgate::json_trace {
+namespace perfgate::attribution {
 namespace {
 
 using ::perfgate::internal::AccumulateChecked;
-using attribution::AttributionOptions;
-using attribution::DecodeWindow;
-using attribution::FamilyStats;
-using attribution::PhaseStats;
-using attribution::TrialSummary;
 using detail::NameMatches;
 using detail::NoProcessChoice;
 using detail::ProcessFilterOn;
@@ -59,7 +55,7 @@ bool SameTable(const attribution::KernelFamilyTable& a, const attribution::Kerne
 // One annotation instance: a range copied onto several GPU streams is one instance.
 using InstanceKey = std::tuple<int, int64_t, int64_t, int64_t>;
 
-InstanceKey KeyOf(const Annotation& a, bool gpu) {
+InstanceKey KeyOf(const model::Span& a, bool gpu) {
   if (gpu && a.external_id) return {0, a.pid, *a.external_id, 0};
   if (gpu) return {1, a.pid, a.start_ns, a.end_ns};
   return {2, a.pid, a.tid, a.start_ns};
@@ -70,12 +66,12 @@ InstanceKey KeyOf(const Annotation& a, bool gpu) {
 // interval are found innermost first by a binary search and a walk up the parents.
 class SpanIndex {
  public:
-  explicit SpanIndex(const std::vector<Annotation>& spans) : spans_(spans) {
+  explicit SpanIndex(const std::vector<model::Span>& spans) : spans_(spans) {
     for (size_t i = 0; i < spans.size(); ++i) lanes_[{spans[i].pid, spans[i].tid}].order.push_back(static_cast<int>(i));
     for (auto& [key, lane] : lanes_) {
       std::sort(lane.order.begin(), lane.order.end(), [&](int a, int b) {
-        const Annotation& x = spans[static_cast<size_t>(a)];
-        const Annotation& y = spans[static_cast<size_t>(b)];
+        const model::Span& x = spans[static_cast<size_t>(a)];
+        const model::Span& y = spans[static_cast<size_t>(b)];
         if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
         if (x.end_ns != y.end_ns) return x.end_ns > y.end_ns;
         return a < b;
@@ -84,7 +80,7 @@ class SpanIndex {
       lane.parent.assign(lane.order.size(), -1);
       std::vector<int> stack;
       for (size_t p = 0; p < lane.order.size(); ++p) {
-        const Annotation& a = spans[static_cast<size_t>(lane.order[p])];
+        const model::Span& a = spans[static_cast<size_t>(lane.order[p])];
         lane.starts.push_back(a.start_ns);
         while (!stack.empty() && !Encloses(At(lane, stack.back()), a.start_ns, a.end_ns)) stack.pop_back();
         lane.parent[p] = stack.empty() ? -1 : stack.back();
@@ -123,19 +119,19 @@ class SpanIndex {
     std::vector<int64_t> starts;
     std::vector<int> parent;  // positions in `order`
   };
-  static bool Encloses(const Annotation& a, int64_t start, int64_t end) { return a.start_ns <= start && end <= a.end_ns; }
-  const Annotation& At(const Lane& lane, int p) const { return spans_[static_cast<size_t>(lane.order[static_cast<size_t>(p)])]; }
+  static bool Encloses(const model::Span& a, int64_t start, int64_t end) { return a.start_ns <= start && end <= a.end_ns; }
+  const model::Span& At(const Lane& lane, int p) const { return spans_[static_cast<size_t>(lane.order[static_cast<size_t>(p)])]; }
 
-  const std::vector<Annotation>& spans_;
+  const std::vector<model::Span>& spans_;
   std::map<std::pair<int64_t, int64_t>, Lane> lanes_;
 };
 
 // Normalised phase names, computed once per distinct annotation name.
-std::vector<std::string> Normalized(const std::vector<Annotation>& spans) {
+std::vector<std::string> Normalized(const std::vector<model::Span>& spans) {
   std::unordered_map<std::string, std::string> cache;
   std::vector<std::string> out;
   out.reserve(spans.size());
-  for (const Annotation& a : spans) {
+  for (const model::Span& a : spans) {
     auto it = cache.find(a.name);
     if (it == cache.end()) it = cache.emplace(a.name, attribution::NormalizePhaseLabel(a.name)).first;
     out.push_back(it->second);
@@ -144,11 +140,11 @@ std::vector<std::string> Normalized(const std::vector<Annotation>& spans) {
 }
 
 // Which annotations a label names, tested once per distinct annotation name.
-std::vector<bool> MatchesOf(const std::vector<Annotation>& spans, const attribution::LabelMatcher& label) {
+std::vector<bool> MatchesOf(const std::vector<model::Span>& spans, const attribution::LabelMatcher& label) {
   std::unordered_map<std::string, bool> cache;
   std::vector<bool> out;
   out.reserve(spans.size());
-  for (const Annotation& a : spans) {
+  for (const model::Span& a : spans) {
     auto it = cache.find(a.name);
     if (it == cache.end()) it = cache.emplace(a.name, label.Matches(a.name)).first;
     out.push_back(it->second);
@@ -158,9 +154,9 @@ std::vector<bool> MatchesOf(const std::vector<Annotation>& spans, const attribut
 
 // A kept unit of GPU work, with its launch call, owning process and phase.
 struct Item {
-  const GpuWork* work;
-  const RuntimeCall* launch;     // nullptr when no runtime call has its correlation id
-  std::optional<int64_t> owner;  // the launch call's pid, else GpuWork::process
+  const model::WorkItem* work;
+  const model::HostCall* launch;     // nullptr when no runtime call has its correlation id
+  std::optional<int64_t> owner;  // the launch call's pid, else model::WorkItem::process
   int gpu_annotation = -1;    // innermost gpu_user_annotation containing it
   int cpu_annotation = -1;    // innermost user_annotation containing its launch call
 };
@@ -173,14 +169,14 @@ const attribution::KernelFamilyTable& FamilyTableInForce(const AttributionOption
   return SameTable(options.kernel_families, kMetalDefault) ? kCudaDefault : options.kernel_families;
 }
 
-using LaunchIndex = std::unordered_map<int64_t, const RuntimeCall*>;
+using LaunchIndex = std::unordered_map<int64_t, const model::HostCall*>;
 
 // Launch calls by correlation id (the first wins; a clash between processes is a
 // diagnostic, since GPU work carries no host pid to tell them apart).
-LaunchIndex IndexLaunches(const GpuTrace& trace, TrialSummary* s) {
+LaunchIndex IndexLaunches(const model::WorkSet& trace, TrialSummary* s) {
   LaunchIndex launches;
-  launches.reserve(trace.runtime_calls.size());
-  for (const RuntimeCall& r : trace.runtime_calls) {
+  launches.reserve(trace.host_calls.size());
+  for (const model::HostCall& r : trace.host_calls) {
     if (!r.correlation) continue;
     auto [it, inserted] = launches.emplace(*r.correlation, &r);
     if (!inserted && it->second->pid != r.pid) {
@@ -197,7 +193,7 @@ LaunchIndex IndexLaunches(const GpuTrace& trace, TrialSummary* s) {
 // keeps an unnamed process too; a prefix needs the trace to name the process.
 class TargetProcesses {
  public:
-  TargetProcesses(const GpuTrace& trace, const AttributionOptions& options)
+  TargetProcesses(const model::WorkSet& trace, const AttributionOptions& options)
       : trace_(trace), options_(options), filter_(ProcessFilterOn(options)) {}
 
   bool filter() const { return filter_; }
@@ -212,7 +208,7 @@ class TargetProcesses {
   }
 
  private:
-  const GpuTrace& trace_;
+  const model::WorkSet& trace_;
   const AttributionOptions& options_;
   const bool filter_;
 };
@@ -237,15 +233,15 @@ std::string NoTargetKernelsMessage(const AttributionOptions& options, int64_t ke
 // Process filter, on each work item's owner (its launch call's process, else the
 // process the source recorded for it). Only kernels are counted as excluded. No kept
 // kernel is an error naming what was there.
-StatusOr<KeptWork> KeepTargetWork(const GpuTrace& trace, const LaunchIndex& launches, const TargetProcesses& targets,
+StatusOr<KeptWork> KeepTargetWork(const model::WorkSet& trace, const LaunchIndex& launches, const TargetProcesses& targets,
                                   const AttributionOptions& options, TrialSummary* s) {
   KeptWork kept;
   std::map<std::string, int64_t> other_processes;
   int64_t kernels_read = 0;
-  for (const GpuWork& w : trace.gpu_work) {
-    const bool kernel = w.kind == GpuWorkKind::kKernel;
+  for (const model::WorkItem& w : trace.items) {
+    const bool kernel = w.kind == model::WorkKind::kKernel;
     if (kernel) ++kernels_read;
-    const RuntimeCall* launch = nullptr;
+    const model::HostCall* launch = nullptr;
     if (w.correlation) {
       auto it = launches.find(*w.correlation);
       if (it != launches.end()) launch = it->second;
@@ -277,7 +273,7 @@ StatusOr<KeptWork> KeepTargetWork(const GpuTrace& trace, const LaunchIndex& laun
   if (!kept.kernels.empty()) return kept;
   if (!targets.filter()) {
     return Status::Error("attr.no_target_rows",
-                         "the trace has no kernel events (" + std::to_string(trace.gpu_work.size()) +
+                         "the trace has no kernel events (" + std::to_string(trace.items.size()) +
                              " GPU work items in all)",
                          {trace.path});
   }
@@ -334,21 +330,21 @@ struct LabelInstances {
 // label.
 class Annotations {
  public:
-  Annotations(const GpuTrace& trace, const TargetProcesses& targets)
+  Annotations(const model::WorkSet& trace, const TargetProcesses& targets)
       : trace_(trace),
         targets_(targets),
-        gpu_spans_(trace.gpu_annotations),
-        cpu_spans_(trace.cpu_annotations),
-        gpu_names_(Normalized(trace.gpu_annotations)),
-        cpu_names_(Normalized(trace.cpu_annotations)) {}
+        gpu_spans_(trace.gpu_spans),
+        cpu_spans_(trace.host_spans),
+        gpu_names_(Normalized(trace.gpu_spans)),
+        cpu_names_(Normalized(trace.host_spans)) {}
 
   // Phases: the innermost GPU annotation on the work's stream, else the innermost
   // host annotation around its launch call.
   void Locate(Item* item) const {
-    const GpuWork& w = *item->work;
+    const model::WorkItem& w = *item->work;
     item->gpu_annotation = gpu_spans_.Innermost(w.pid, w.tid, w.start_ns, w.end_ns);
     if (item->gpu_annotation < 0 && item->launch != nullptr) {
-      const RuntimeCall& l = *item->launch;
+      const model::HostCall& l = *item->launch;
       item->cpu_annotation = cpu_spans_.Innermost(l.pid, l.tid, l.start_ns, l.end_ns);
     }
   }
@@ -362,8 +358,8 @@ class Annotations {
 
   // The annotation instance that gave the item its phase, if any.
   std::optional<InstanceKey> PhaseInstanceOf(const Item& item) const {
-    if (item.gpu_annotation >= 0) return KeyOf(trace_.gpu_annotations[static_cast<size_t>(item.gpu_annotation)], true);
-    if (item.cpu_annotation >= 0) return KeyOf(trace_.cpu_annotations[static_cast<size_t>(item.cpu_annotation)], false);
+    if (item.gpu_annotation >= 0) return KeyOf(trace_.gpu_spans[static_cast<size_t>(item.gpu_annotation)], true);
+    if (item.cpu_annotation >= 0) return KeyOf(trace_.host_spans[static_cast<size_t>(item.cpu_annotation)], false);
     return std::nullopt;
   }
 
@@ -371,19 +367,19 @@ class Annotations {
   // host annotations.
   LabelInstances InstancesOf(const attribution::LabelMatcher& label) const {
     LabelInstances li;
-    const std::vector<bool> gpu_named = MatchesOf(trace_.gpu_annotations, label);
-    for (size_t i = 0; i < trace_.gpu_annotations.size(); ++i) {
+    const std::vector<bool> gpu_named = MatchesOf(trace_.gpu_spans, label);
+    for (size_t i = 0; i < trace_.gpu_spans.size(); ++i) {
       if (!gpu_named[i]) continue;
-      const Annotation& a = trace_.gpu_annotations[i];
+      const model::Span& a = trace_.gpu_spans[i];
       li.gpu = true;
       li.keys.insert(KeyOf(a, true));
       li.first_start = std::min(li.first_start, a.start_ns);
       li.last_end = std::max(li.last_end, a.end_ns);
     }
     if (li.gpu) return li;
-    const std::vector<bool> cpu_named = MatchesOf(trace_.cpu_annotations, label);
-    for (size_t i = 0; i < trace_.cpu_annotations.size(); ++i) {
-      const Annotation& a = trace_.cpu_annotations[i];
+    const std::vector<bool> cpu_named = MatchesOf(trace_.host_spans, label);
+    for (size_t i = 0; i < trace_.host_spans.size(); ++i) {
+      const model::Span& a = trace_.host_spans[i];
       if (!cpu_named[i] || !targets_.Keeps(a.pid)) continue;
       li.keys.insert(KeyOf(a, false));
       li.first_start = std::min(li.first_start, a.start_ns);
@@ -396,9 +392,9 @@ class Annotations {
   // contain at least one of the kernels (a host instance contains a kernel's launch call).
   int64_t InstancesAround(const std::vector<Item>& kernels, const attribution::LabelMatcher& label, bool gpu) const {
     std::set<InstanceKey> used;
-    const std::vector<bool> gpu_named = MatchesOf(trace_.gpu_annotations, label);
-    const std::vector<bool> cpu_named = MatchesOf(trace_.cpu_annotations, label);
-    auto collect = [&](const std::vector<Annotation>& spans, const std::vector<bool>& named, bool on_gpu) {
+    const std::vector<bool> gpu_named = MatchesOf(trace_.gpu_spans, label);
+    const std::vector<bool> cpu_named = MatchesOf(trace_.host_spans, label);
+    auto collect = [&](const std::vector<model::Span>& spans, const std::vector<bool>& named, bool on_gpu) {
       return [&, on_gpu](int i) {
         if (!named[static_cast<size_t>(i)]) return false;
         used.insert(KeyOf(spans[static_cast<size_t>(i)], on_gpu));
@@ -407,20 +403,20 @@ class Annotations {
     };
     for (const Item& k : kernels) {
       if (gpu) {
-        const GpuWork& w = *k.work;
+        const model::WorkItem& w = *k.work;
         gpu_spans_.ForEachContaining(w.pid, w.tid, w.start_ns, w.end_ns,
-                                     collect(trace_.gpu_annotations, gpu_named, true));
+                                     collect(trace_.gpu_spans, gpu_named, true));
       } else if (k.launch != nullptr) {
-        const RuntimeCall& l = *k.launch;
+        const model::HostCall& l = *k.launch;
         cpu_spans_.ForEachContaining(l.pid, l.tid, l.start_ns, l.end_ns,
-                                     collect(trace_.cpu_annotations, cpu_named, false));
+                                     collect(trace_.host_spans, cpu_named, false));
       }
     }
     return static_cast<int64_t>(used.size());
   }
 
  private:
-  const GpuTrace& trace_;
+  const model::WorkSet& trace_;
   const TargetProcesses& targets_;
   const SpanIndex gpu_spans_;
   const SpanIndex cpu_spans_;
@@ -441,7 +437,7 @@ class WindowTest {
 
   // Kernels must be tested in start order for kSkipKernels.
   bool Inside(const Item& item) {
-    const GpuWork& w = *item.work;
+    const model::WorkItem& w = *item.work;
     switch (kind_) {
       case Kind::kGpuInterval: return w.start_ns >= start_ns_ && w.end_ns <= end_ns_;
       case Kind::kHostLaunch: {
@@ -449,7 +445,7 @@ class WindowTest {
         return t >= start_ns_ && t <= end_ns_;
       }
       case Kind::kSkipKernels:
-        if (w.kind == GpuWorkKind::kKernel) return kernels_seen_++ >= skip_;
+        if (w.kind == model::WorkKind::kKernel) return kernels_seen_++ >= skip_;
         return w.start_ns >= start_ns_;
     }
     return false;
@@ -486,7 +482,7 @@ void KeepInWindow(WindowTest test, KeptWork* kept, TrialSummary* s) {
 // last one's end.
 StatusOr<std::optional<LabelInstances>> ApplyDecodeWindow(const Annotations& annotations,
                                                           const AttributionOptions& options, const std::string& path,
-                                                          KeptWork* kept, TrialSummary* s, JsonTrialExtras* x) {
+                                                          KeptWork* kept, TrialSummary* s, WorkExtras* x) {
   s->window_start_ns = 0;
   s->window_end_ns = INT64_MAX;
   const DecodeWindow& w = options.window;
@@ -532,7 +528,7 @@ StatusOr<std::optional<LabelInstances>> ApplyDecodeWindow(const Annotations& ann
 // else its instances that contain at least one kept kernel.
 Status CountTokensInTrace(const Annotations& annotations, const std::vector<Item>& kernels,
                           const std::optional<LabelInstances>& window_label, const AttributionOptions& options,
-                          const std::string& path, TrialSummary* s, JsonTrialExtras* x) {
+                          const std::string& path, TrialSummary* s, WorkExtras* x) {
   if (options.token_label.empty()) return Status();
   PERFGATE_ASSIGN_OR_RETURN(const attribution::LabelMatcher label,
                             attribution::LabelMatcher::Compile(options.token_label));
@@ -574,7 +570,7 @@ class KernelNamer {
   }
 
  private:
-  const detail::FamilyMatcher families_;
+  const attribution::detail::FamilyMatcher families_;
   std::unordered_map<std::string, std::pair<std::string, std::string>> names_;
 };
 
@@ -593,13 +589,13 @@ Status CheckSumsFit(const KeptWork& kept, const std::string& path) {
   int64_t host_ns = 0;
   for (const std::vector<Item>* items : {&kept.kernels, &kept.copies}) {
     for (const Item& item : *items) {
-      const GpuWork& w = *item.work;
+      const model::WorkItem& w = *item.work;
       const bool fits = AccumulateChecked(&gpu_ns, w.duration_ns()) &&
                         (item.launch == nullptr || AccumulateChecked(&host_ns, item.launch->duration_ns()));
       if (!fits) {
         return Status::Error("json.sum_overflow",
                              "the summed durations overflow 64-bit nanoseconds at the " +
-                                 std::string(GpuWorkKindName(w.kind)) + " \"" + w.name + "\" (ts " +
+                                 std::string(model::WorkKindName(w.kind)) + " \"" + w.name + "\" (ts " +
                                  std::to_string(w.start_ns) + " ns, dur " + std::to_string(w.duration_ns()) + " ns)",
                              {path});
       }
@@ -611,12 +607,12 @@ Status CheckSumsFit(const KeptWork& kept, const std::string& path) {
 // Kernel families (encoder_gpu), the registry of short names per family and the
 // per-kernel table.
 void SummarizeFamilies(const std::vector<Item>& kernels, const attribution::KernelFamilyTable& table,
-                       TrialSummary* s, JsonTrialExtras* x) {
+                       TrialSummary* s, WorkExtras* x) {
   KernelNamer namer(table);
   std::map<std::string, std::set<std::string>> registry;
   std::map<std::string, std::vector<double>> durations;  // per exact name, for the median call
   for (const Item& k : kernels) {
-    const GpuWork& work = *k.work;
+    const model::WorkItem& work = *k.work;
     const int64_t d = work.duration_ns();
     const auto& [short_name, family] = namer.Describe(work.name);
     FamilyStats& f = s->encoder_gpu[family];
@@ -652,7 +648,7 @@ void SummarizePhases(const std::vector<Item>& kernels, const Annotations& annota
   std::map<std::string, std::set<InstanceKey>> phase_instances;
   std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> phase_intervals;
   for (const Item& k : kernels) {
-    const GpuWork& work = *k.work;
+    const model::WorkItem& work = *k.work;
     const std::string& phase = annotations.PhaseOf(k);
     PhaseStats& ph = s->cb_label_gpu[phase];
     ++ph.submissions;
@@ -671,8 +667,8 @@ void SummarizePhases(const std::vector<Item>& kernels, const Annotations& annota
 }
 
 // The distinct launch calls behind the kept kernels, by kind, and their host time.
-void SummarizeLaunches(const std::vector<Item>& kernels, TrialSummary* s, JsonTrialExtras* x) {
-  std::unordered_set<const RuntimeCall*> used_launches;
+void SummarizeLaunches(const std::vector<Item>& kernels, TrialSummary* s, WorkExtras* x) {
+  std::unordered_set<const model::HostCall*> used_launches;
   for (const Item& k : kernels) {
     if (k.launch == nullptr) {
       ++x->unlaunched_kernels;
@@ -683,7 +679,7 @@ void SummarizeLaunches(const std::vector<Item>& kernels, TrialSummary* s, JsonTr
     if (KindOfLaunch(k.launch->name) == LaunchKind::kGraph) ++x->graph_kernels;
     used_launches.insert(k.launch);
   }
-  for (const RuntimeCall* r : used_launches) {
+  for (const model::HostCall* r : used_launches) {
     switch (KindOfLaunch(r->name)) {
       case LaunchKind::kKernel: ++x->kernel_launches; break;
       case LaunchKind::kGraph: ++x->graph_launches; break;
@@ -696,10 +692,10 @@ void SummarizeLaunches(const std::vector<Item>& kernels, TrialSummary* s, JsonTr
 }
 
 // memcpy and memset: families of their own, beside the kernel figures.
-void SummarizeCopies(const std::vector<Item>& copies, TrialSummary* s, JsonTrialExtras* x) {
+void SummarizeCopies(const std::vector<Item>& copies, TrialSummary* s, WorkExtras* x) {
   for (const Item& c : copies) {
-    const GpuWork& work = *c.work;
-    const bool memcpy = work.kind == GpuWorkKind::kMemcpy;
+    const model::WorkItem& work = *c.work;
+    const bool memcpy = work.kind == model::WorkKind::kMemcpy;
     FamilyStats& f = s->encoder_gpu[memcpy ? "memcpy" : "memset"];
     ++f.encoders;
     ++f.submissions;
@@ -711,7 +707,7 @@ void SummarizeCopies(const std::vector<Item>& copies, TrialSummary* s, JsonTrial
 }
 
 // The per-token figures of the extras, and every number of them in s->extras.
-void FinishExtras(JsonTrialExtras* x, TrialSummary* s) {
+void FinishExtras(WorkExtras* x, TrialSummary* s) {
   const double per_token = static_cast<double>(std::max<int64_t>(s->tokens, 1));
   x->kernels = s->submissions;
   x->kernels_per_token = s->dispatches_per_token;
@@ -750,7 +746,7 @@ void RecordFamilyVocabulary(const attribution::KernelFamilyTable& table, TrialSu
 }
 
 // Kept kernels per owning process; kernels with no known owner have none.
-std::map<std::string, int64_t> KeptPerProcess(const GpuTrace& trace, const std::vector<Item>& kernels) {
+std::map<std::string, int64_t> KeptPerProcess(const model::WorkSet& trace, const std::vector<Item>& kernels) {
   std::map<int64_t, int64_t> per_pid;
   for (const Item& k : kernels) {
     if (k.owner) ++per_pid[*k.owner];
@@ -762,7 +758,7 @@ std::map<std::string, int64_t> KeptPerProcess(const GpuTrace& trace, const std::
 
 // Kept kernels of several processes with no process choice are an error: their
 // figures would be summed into one engine that does not exist.
-Status CheckOneProcess(const GpuTrace& trace, const std::vector<Item>& kernels, const AttributionOptions& options) {
+Status CheckOneProcess(const model::WorkSet& trace, const std::vector<Item>& kernels, const AttributionOptions& options) {
   if (!NoProcessChoice(options)) return Status();
   const std::map<std::string, int64_t> per_process = KeptPerProcess(trace, kernels);
   if (per_process.size() <= 1) return Status();
@@ -779,8 +775,8 @@ Status CheckOneProcess(const GpuTrace& trace, const std::vector<Item>& kernels, 
 
 }  // namespace
 
-StatusOr<TrialSummary> SummarizeJsonTrial(const GpuTrace& trace, const AttributionOptions& options,
-                                          JsonTrialExtras* extras_out) {
+StatusOr<TrialSummary> AttributeWork(const model::WorkSet& trace, const AttributionOptions& options,
+                                          WorkExtras* extras_out) {
   if (options.seed_compat) {
     return Status::Error("attr.seed_compat",
                          "--seed-compat reproduces the seed's Metal System Trace method; it does not apply to "
@@ -788,7 +784,7 @@ StatusOr<TrialSummary> SummarizeJsonTrial(const GpuTrace& trace, const Attributi
                          {trace.path}, ErrorKind::kUsage);
   }
   TrialSummary s;
-  JsonTrialExtras x;
+  WorkExtras x;
   s.path = trace.path;
   s.diagnostics.Merge(trace.diagnostics);
   s.rows = trace.events;
@@ -822,11 +818,4 @@ StatusOr<TrialSummary> SummarizeJsonTrial(const GpuTrace& trace, const Attributi
   return s;
 }
 
-StatusOr<TrialSummary> SummarizeJsonTrialFile(const std::string& path, const AttributionOptions& options,
-                                              JsonTrialExtras* extras, const ReadOptions& read_options) {
-  auto trace = ReadTraceJsonFile(path, read_options);
-  if (!trace.ok()) return trace.status();
-  return SummarizeJsonTrial(*trace, options, extras);
-}
-
-}  // namespace perfgate::json_trace
+}  // namespace perfgate::attribution

@@ -255,7 +255,7 @@ struct PendingEvent {
 
 class Handler {
  public:
-  Handler(std::string_view bytes, const std::string& path, const ReadOptions& options, GpuTrace* out)
+  Handler(std::string_view bytes, const std::string& path, const ReadOptions& options, model::WorkSet* out)
       : bytes_(bytes), path_(path), strict_(options.mode == ReadMode::kStrict), out_(out) {
     cursor_ = bytes.data();
     states_.reserve(64);
@@ -432,7 +432,7 @@ class Handler {
   std::string_view bytes_;
   const std::string& path_;
   bool strict_;
-  GpuTrace* out_;
+  model::WorkSet* out_;
   const char* cursor_;
   Status error_;
   std::vector<State> states_;
@@ -687,7 +687,7 @@ int64_t Handler::StringId(std::string_view s) {
   // A decimal string is its number ("pid": "1234").
   if (uint64_t v = 0; ParseDecimal(s, &v)) return static_cast<int64_t>(v);
   needs_order_ = true;  // ids are numbered in document order
-  auto [it, inserted] = string_ids_.emplace(s, kStringIdBase - static_cast<int64_t>(string_ids_.size()));
+  auto [it, inserted] = string_ids_.emplace(s, model::kStringIdBase - static_cast<int64_t>(string_ids_.size()));
   if (inserted) out_->string_ids[it->second] = s;
   return it->second;
 }
@@ -870,7 +870,7 @@ bool Handler::FinishEvent() {
     return true;
   }
   const char ph = ev_.ph[0];
-  // The kind, for GpuTrace::event_kinds.
+  // The kind, for model::WorkSet::event_kinds.
   kind_key_.assign(1, ph);
   kind_key_ += '/';
   if (ev_.has_cat) {
@@ -974,10 +974,10 @@ void Handler::KeepCompleteEvent(Category cat, int64_t start, int64_t end) {
     case Category::kKernel:
     case Category::kMemcpy:
     case Category::kMemset: {
-      GpuWork w;
-      w.kind = cat == Category::kKernel ? GpuWorkKind::kKernel
-               : cat == Category::kMemcpy ? GpuWorkKind::kMemcpy
-                                          : GpuWorkKind::kMemset;
+      model::WorkItem w;
+      w.kind = cat == Category::kKernel ? model::WorkKind::kKernel
+               : cat == Category::kMemcpy ? model::WorkKind::kMemcpy
+                                          : model::WorkKind::kMemset;
       w.name = ev_.name;
       w.start_ns = start;
       w.end_ns = end;
@@ -987,12 +987,12 @@ void Handler::KeepCompleteEvent(Category cat, int64_t start, int64_t end) {
       w.stream = ev_.stream.value_or(ev_.tid);
       w.correlation = ev_.correlation;
       if (!w.correlation) Count(kTallyMissingCorrelation, ev_.offset, kind_key_ + " \"" + w.name + "\"");
-      out_->gpu_work.push_back(std::move(w));
+      out_->items.push_back(std::move(w));
       return;
     }
     case Category::kRuntime:
     case Category::kDriver: {
-      RuntimeCall r;
+      model::HostCall r;
       r.name = ev_.name;
       r.start_ns = start;
       r.end_ns = end;
@@ -1000,19 +1000,19 @@ void Handler::KeepCompleteEvent(Category cat, int64_t start, int64_t end) {
       r.tid = ev_.tid;
       r.correlation = ev_.correlation;
       r.driver = cat == Category::kDriver;
-      out_->runtime_calls.push_back(std::move(r));
+      out_->host_calls.push_back(std::move(r));
       return;
     }
     case Category::kCpuAnnotation:
     case Category::kGpuAnnotation: {
-      Annotation a;
+      model::Span a;
       a.name = ev_.name;
       a.start_ns = start;
       a.end_ns = end;
       a.pid = ev_.pid;
       a.tid = ev_.tid;
       a.external_id = ev_.external_id;
-      (cat == Category::kCpuAnnotation ? out_->cpu_annotations : out_->gpu_annotations).push_back(std::move(a));
+      (cat == Category::kCpuAnnotation ? out_->host_spans : out_->gpu_spans).push_back(std::move(a));
       return;
     }
     case Category::kSkipped:
@@ -1071,13 +1071,13 @@ void MoveAppend(std::vector<T>* from, std::vector<T>* to) {
 }
 
 void Handler::MergeRun(Handler& run) {
-  GpuTrace& t = *run.out_;
+  model::WorkSet& t = *run.out_;
   out_->events += t.events;
   out_->bad_events += t.bad_events;
-  MoveAppend(&t.gpu_work, &out_->gpu_work);
-  MoveAppend(&t.runtime_calls, &out_->runtime_calls);
-  MoveAppend(&t.cpu_annotations, &out_->cpu_annotations);
-  MoveAppend(&t.gpu_annotations, &out_->gpu_annotations);
+  MoveAppend(&t.items, &out_->items);
+  MoveAppend(&t.host_calls, &out_->host_calls);
+  MoveAppend(&t.host_spans, &out_->host_spans);
+  MoveAppend(&t.gpu_spans, &out_->gpu_spans);
   for (auto& [pid, name] : t.process_names) out_->process_names[pid] = std::move(name);
   for (auto& [ids, name] : t.thread_names) out_->thread_names[ids] = std::move(name);
   for (int k = 0; k < kTallyCount; ++k) {
@@ -1178,7 +1178,7 @@ bool Handler::Finish() {
 
 // A handler of one run of events, with the trace it reads into (json_simd_pipeline.h).
 struct RunTrace {
-  GpuTrace trace;
+  model::WorkSet trace;
 };
 class RunHandler : private RunTrace, public Handler {
  public:
@@ -1206,7 +1206,7 @@ class HandlerRuns {
 
 // The checks after a walk that reached the end: there were events, and the
 // buffered XLA events and tallies are finished.
-Status Finished(Handler& handler, const GpuTrace& trace, const std::string& path) {
+Status Finished(Handler& handler, const model::WorkSet& trace, const std::string& path) {
   if (!handler.error().ok()) return handler.error();
   if (!handler.saw_events()) {
     return Status::Error("json.no_events", "no \"traceEvents\" array: not a trace-event file", {path, 1, 1});
@@ -1221,7 +1221,7 @@ Status Finished(Handler& handler, const GpuTrace& trace, const std::string& path
 namespace detail {
 
 Status ReadEventsWithNlohmann(std::string_view bytes, const std::string& path, const ReadOptions& options,
-                              GpuTrace* trace) {
+                              model::WorkSet* trace) {
   Handler handler(bytes, path, options, trace);
   TrackingIterator begin{bytes.data(), handler.cursor()};
   TrackingIterator end{bytes.data() + bytes.size(), handler.cursor()};
@@ -1251,9 +1251,9 @@ SimdPlan AutoSimdPlan(size_t input_bytes) {
   return plan;
 }
 
-Status ReadEvents(std::string_view bytes, const std::string& path, const ReadOptions& options, GpuTrace* trace,
+Status ReadEvents(std::string_view bytes, const std::string& path, const ReadOptions& options, model::WorkSet* trace,
                   size_t padding, JsonParser* parser, const SimdPlan* plan) {
-  const GpuTrace before = *trace;
+  const model::WorkSet before = *trace;
   SimdPlan walk = plan != nullptr ? *plan : AutoSimdPlan(bytes.size());
   // In pieces, then (a document without their layout) whole, then with nlohmann.
   for (int attempt = walk.piece_bytes > 0 ? 0 : 1; attempt < 2; ++attempt) {

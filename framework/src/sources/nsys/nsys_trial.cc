@@ -1,27 +1,27 @@
-// An nsys trial: the export read into a GpuTrace (each GPU work item carrying the
-// process nsys recorded for it), then the trace-event attribution, whose process
+// An nsys trial: the export read into a model::WorkSet (each GPU work item carrying the
+// process nsys recorded for it), then the attribution of work (attribution/work.h), whose process
 // filter is the one of every source.
 #include <algorithm>
 #include <map>
 #include <set>
 #include <string>
 
-#include "json_trace/process_target.h"
-#include "perfgate/json_trace/trial.h"
+#include "attribution/process_target.h"
+#include "perfgate/attribution/work.h"
 #include "perfgate/nsys/reader.h"
 
 namespace perfgate::nsys {
 namespace {
 
-using json_trace::GpuTrace;
-using json_trace::detail::ProcessFilterOn;
+using model::WorkSet;
+using attribution::detail::ProcessFilterOn;
 
 // With a device chosen and no process filter, the host rows (runtime calls, NVTX
 // ranges) of processes that ran no work on that device are left out, counted: their
 // ranges would otherwise count as tokens of a device they never used.
-void KeepProcessesOfDevice(int64_t device, GpuTrace* trace) {
+void KeepProcessesOfDevice(int64_t device, model::WorkSet* trace) {
   std::set<int64_t> pids;
-  for (const auto& w : trace->gpu_work) {
+  for (const auto& w : trace->items) {
     if (w.device == device) pids.insert(w.pid);
   }
   if (pids.empty()) return;  // the device filter downstream names the devices there are
@@ -32,8 +32,8 @@ void KeepProcessesOfDevice(int64_t device, GpuTrace* trace) {
     rows.erase(std::remove_if(rows.begin(), rows.end(), other), rows.end());
     dropped += static_cast<int64_t>(before - rows.size());
   };
-  erase(trace->runtime_calls);
-  erase(trace->cpu_annotations);
+  erase(trace->host_calls);
+  erase(trace->host_spans);
   trace->diagnostics.AddCount("nsys.other_device_process", dropped);
 }
 
@@ -55,7 +55,7 @@ StatusOr<attribution::TrialSummary> SummarizeNsysTrialFile(const std::string& pa
   auto exported = ReadNsysFile(path);
   if (!exported.ok()) return exported.status();
   if (!ProcessFilterOn(options) && options.device) KeepProcessesOfDevice(*options.device, &exported->trace);
-  auto s = json_trace::SummarizeJsonTrial(exported->trace, options);
+  auto s = attribution::AttributeWork(exported->trace, options);
   if (!s.ok()) return WithDeviceNames(s.status(), exported->device_names);
   s->source = "nsys";
   return s;

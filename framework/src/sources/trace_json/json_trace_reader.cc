@@ -22,21 +22,12 @@
 
 namespace perfgate::json_trace {
 
-std::string_view GpuWorkKindName(GpuWorkKind kind) {
-  switch (kind) {
-    case GpuWorkKind::kKernel: return "kernel";
-    case GpuWorkKind::kMemcpy: return "memcpy";
-    case GpuWorkKind::kMemset: return "memset";
-  }
-  return "kernel";
-}
-
 namespace {
 
 // `padding`: bytes readable past the end of `bytes` (detail::ReadEvents).
-StatusOr<GpuTrace> ReadPaddedBuffer(std::string_view bytes, std::string display_path, const ReadOptions& options,
+StatusOr<model::WorkSet> ReadPaddedBuffer(std::string_view bytes, std::string display_path, const ReadOptions& options,
                                     size_t padding) {
-  GpuTrace trace;
+  model::WorkSet trace;
   trace.path = std::move(display_path);
   size_t first = bytes.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
   while (first < bytes.size() && (bytes[first] == ' ' || bytes[first] == '\t' || bytes[first] == '\n' ||
@@ -53,13 +44,13 @@ StatusOr<GpuTrace> ReadPaddedBuffer(std::string_view bytes, std::string display_
 
 }  // namespace
 
-StatusOr<GpuTrace> ReadTraceJsonBuffer(std::string_view bytes, std::string display_path, const ReadOptions& options) {
+StatusOr<model::WorkSet> ReadTraceJsonBuffer(std::string_view bytes, std::string display_path, const ReadOptions& options) {
   return ReadPaddedBuffer(bytes, std::move(display_path), options, 0);
 }
 
 // A plain trace is parsed where the page cache holds it (mapped: no copy, no fresh
 // memory); a gzip one, or one on a file system that cannot map files, is read whole.
-StatusOr<GpuTrace> ReadTraceJsonFile(const std::string& path, const ReadOptions& options) {
+StatusOr<model::WorkSet> ReadTraceJsonFile(const std::string& path, const ReadOptions& options) {
   auto mapped = ::perfgate::internal::MapRegularFile(path);
   if (!mapped.ok() && mapped.status().code() != "io.cannot_map") return mapped.status();
   if (mapped.ok()) {
@@ -230,6 +221,14 @@ bool LooksLikeTraceJson(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) return false;
   return SniffFile(path);
+}
+
+StatusOr<attribution::TrialSummary> SummarizeJsonTrialFile(const std::string& path,
+                                                           const attribution::AttributionOptions& options,
+                                                           attribution::WorkExtras* extras, const ReadOptions& read_options) {
+  auto trace = ReadTraceJsonFile(path, read_options);
+  if (!trace.ok()) return trace.status();
+  return attribution::AttributeWork(*trace, options, extras);
 }
 
 }  // namespace perfgate::json_trace

@@ -45,21 +45,21 @@ XlaProcess ProcessOf(const std::string& name) {
   return p;
 }
 
-GpuWorkKind WorkKindOf(const std::string& name) {
-  if (StartsWith(name, "Memcpy")) return GpuWorkKind::kMemcpy;  // MemcpyD2D, MemcpyH2D, MemcpyD2H, MemcpyP2P
-  if (StartsWith(name, "Memset")) return GpuWorkKind::kMemset;
-  return GpuWorkKind::kKernel;
+model::WorkKind WorkKindOf(const std::string& name) {
+  if (StartsWith(name, "Memcpy")) return model::WorkKind::kMemcpy;  // MemcpyD2D, MemcpyH2D, MemcpyD2H, MemcpyP2P
+  if (StartsWith(name, "Memset")) return model::WorkKind::kMemset;
+  return model::WorkKind::kKernel;
 }
 
 // Builds the module ranges: one per (pid, tid, scope_range_id), spanning its work.
 class ModuleRanges {
  public:
-  ModuleRanges(const std::vector<std::string>& modules, GpuTrace* out) : modules_(modules), out_(out) {}
-  void Add(const GpuWork& w, const XlaEvent& e) {
+  ModuleRanges(const std::vector<std::string>& modules, model::WorkSet* out) : modules_(modules), out_(out) {}
+  void Add(const model::WorkItem& w, const XlaEvent& e) {
     if (e.hlo_module < 0 || !e.has_scope_range_id) return;
     auto [it, inserted] = index_.emplace(std::make_tuple(w.pid, w.tid, e.scope_range_id), ranges_.size());
     if (inserted) {
-      Annotation a;
+      model::Span a;
       a.name = modules_[static_cast<size_t>(e.hlo_module)];
       a.start_ns = w.start_ns;
       a.end_ns = w.end_ns;
@@ -69,29 +69,29 @@ class ModuleRanges {
       ranges_.push_back(std::move(a));
       return;
     }
-    Annotation& a = ranges_[it->second];
+    model::Span& a = ranges_[it->second];
     a.start_ns = std::min(a.start_ns, w.start_ns);
     a.end_ns = std::max(a.end_ns, w.end_ns);
   }
   void Finish() {
-    for (Annotation& a : ranges_) out_->gpu_annotations.push_back(std::move(a));
+    for (model::Span& a : ranges_) out_->gpu_spans.push_back(std::move(a));
   }
 
  private:
   const std::vector<std::string>& modules_;
-  GpuTrace* out_;
+  model::WorkSet* out_;
   std::map<std::tuple<int64_t, int64_t, int64_t>, size_t> index_;
-  std::vector<Annotation> ranges_;
+  std::vector<model::Span> ranges_;
 };
 
-std::string LineName(const GpuTrace& out, const XlaEvent& e) {
+std::string LineName(const model::WorkSet& out, const XlaEvent& e) {
   auto t = out.thread_names.find({e.pid, e.tid});
   auto p = out.process_names.find(e.pid);
   return "\"" + (t == out.thread_names.end() ? "tid " + std::to_string(e.tid) : t->second) + "\" of \"" +
          (p == out.process_names.end() ? std::string() : p->second) + "\"";
 }
 
-// A GpuWork, RuntimeCall or Annotation of the event: its name (moved), span, pid and tid.
+// A model::WorkItem, model::HostCall or model::Span of the event: its name (moved), span, pid and tid.
 template <typename Row>
 Row RowOf(XlaEvent& e) {
   Row row;
@@ -121,7 +121,7 @@ bool IsDerivedLine(std::string_view name) {
 // that is no GPU; on any other line of a GPU it is json.bad_event, since it may be
 // GPU work whose stream is unknown (see FORMAT.md).
 bool ClassifyDeviceEvent(XlaEvent& e, const XlaProcess& process, const XlaEvents& all, XlaSink* sink,
-                         ModuleRanges* modules, GpuTrace* out) {
+                         ModuleRanges* modules, model::WorkSet* out) {
   auto t = out->thread_names.find({e.pid, e.tid});
   const bool named = t != out->thread_names.end();
   const std::optional<int64_t> stream = named ? XlaStreamOf(t->second) : std::nullopt;
@@ -140,20 +140,20 @@ bool ClassifyDeviceEvent(XlaEvent& e, const XlaProcess& process, const XlaEvents
   if (e.correlation_problem >= 0) return sink->Bad(all.problems[static_cast<size_t>(e.correlation_problem)]);
   if (e.module_problem >= 0) return sink->Bad(all.problems[static_cast<size_t>(e.module_problem)]);
   sink->Kind("X/xla:stream");
-  GpuWork w = RowOf<GpuWork>(e);
+  model::WorkItem w = RowOf<model::WorkItem>(e);
   w.kind = WorkKindOf(w.name);
   w.device = process.device;
   w.stream = *stream;
   if (e.has_correlation_id) w.correlation = e.correlation_id;
   if (!w.correlation) sink->Count(XlaSink::Note::kMissingCorrelation, e.offset, "X/xla:stream \"" + w.name + "\"");
   modules->Add(w, e);
-  out->gpu_work.push_back(std::move(w));
+  out->items.push_back(std::move(w));
   return true;
 }
 
 // A host event: a launch call when it has a correlation id, a python-tracer range
 // (skipped), else a host range.
-bool ClassifyHostEvent(XlaEvent& e, const XlaEvents& all, XlaSink* sink, GpuTrace* out) {
+bool ClassifyHostEvent(XlaEvent& e, const XlaEvents& all, XlaSink* sink, model::WorkSet* out) {
   if (!e.name.empty() && e.name[0] == '$') {
     sink->Kind("X/xla:python");
     sink->Count(XlaSink::Note::kPythonTracer, e.offset, "X/xla:python \"" + e.name + "\"");
@@ -162,14 +162,14 @@ bool ClassifyHostEvent(XlaEvent& e, const XlaEvents& all, XlaSink* sink, GpuTrac
   if (e.correlation_problem >= 0) return sink->Bad(all.problems[static_cast<size_t>(e.correlation_problem)]);
   if (e.has_correlation_id) {
     sink->Kind("X/xla:host_call");
-    RuntimeCall r = RowOf<RuntimeCall>(e);
+    model::HostCall r = RowOf<model::HostCall>(e);
     r.correlation = e.correlation_id;
     r.driver = true;  // CUPTI's driver-API callbacks (cuGraphLaunch, cuLaunchKernel, memcpy)
-    out->runtime_calls.push_back(std::move(r));
+    out->host_calls.push_back(std::move(r));
     return true;
   }
   sink->Kind("X/xla:host_range");
-  out->cpu_annotations.push_back(RowOf<Annotation>(e));
+  out->host_spans.push_back(RowOf<model::Span>(e));
   return true;
 }
 
@@ -177,13 +177,13 @@ bool ClassifyHostEvent(XlaEvent& e, const XlaEvents& all, XlaSink* sink, GpuTrac
 // the kernel's symbol; such a call, named as the kernel of its correlation id, becomes
 // "cuLaunchKernel (<kernel>)" so that it counts as a kernel launch, as
 // "cuGraphLaunch (CudaGraph:5)" counts as a graph launch.
-void NameKernelLaunches(size_t first_call, GpuTrace* out) {
+void NameKernelLaunches(size_t first_call, model::WorkSet* out) {
   std::unordered_map<int64_t, const std::string*> kernel_of;
-  for (const GpuWork& w : out->gpu_work) {
-    if (w.kind == GpuWorkKind::kKernel && w.correlation) kernel_of.emplace(*w.correlation, &w.name);
+  for (const model::WorkItem& w : out->items) {
+    if (w.kind == model::WorkKind::kKernel && w.correlation) kernel_of.emplace(*w.correlation, &w.name);
   }
-  for (size_t i = first_call; i < out->runtime_calls.size(); ++i) {
-    RuntimeCall& r = out->runtime_calls[i];
+  for (size_t i = first_call; i < out->host_calls.size(); ++i) {
+    model::HostCall& r = out->host_calls[i];
     auto it = r.correlation ? kernel_of.find(*r.correlation) : kernel_of.end();
     if (it != kernel_of.end() && *it->second == r.name) r.name = "cuLaunchKernel (" + r.name + ")";
   }
@@ -208,11 +208,11 @@ int32_t XlaEvents::AddProblem(XlaArgProblem problem) {
   return static_cast<int32_t>(problems.size() - 1);
 }
 
-bool ClassifyXlaEvents(XlaEvents* all, XlaSink* sink, GpuTrace* out) {
+bool ClassifyXlaEvents(XlaEvents* all, XlaSink* sink, model::WorkSet* out) {
   std::map<int64_t, XlaProcess> processes;
   for (const auto& [pid, name] : out->process_names) processes[pid] = ProcessOf(name);
   ModuleRanges modules(all->modules, out);
-  const size_t first_call = out->runtime_calls.size();
+  const size_t first_call = out->host_calls.size();
   for (XlaEvent& e : all->events) {
     auto p = processes.find(e.pid);
     const XlaProcess process = p == processes.end() ? XlaProcess{} : p->second;

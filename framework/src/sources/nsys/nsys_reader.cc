@@ -1,4 +1,4 @@
-// Nsight Systems SQLite export -> json_trace::GpuTrace (see FORMAT.md beside this file).
+// Nsight Systems SQLite export -> model::WorkSet (see FORMAT.md beside this file).
 #include <algorithm>
 #include <charconv>
 #include <map>
@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "nsys/repeated_ids.h"
-#include "nsys/sqlite_db.h"
+#include "sources/nsys/repeated_ids.h"
+#include "sources/nsys/sqlite_db.h"
 #include "perfgate/core/names.h"
 #include "perfgate/nsys/reader.h"
 #include "text_input.h"
@@ -18,10 +18,10 @@ namespace {
 
 using detail::Database;
 using detail::Statement;
-using json_trace::Annotation;
-using json_trace::GpuWork;
-using json_trace::GpuWorkKind;
-using json_trace::RuntimeCall;
+using model::Span;
+using model::WorkItem;
+using model::WorkKind;
+using model::HostCall;
 
 // Without these there is nothing to attribute; every other table is optional.
 constexpr const char* kRequiredTables[] = {"StringIds", "CUPTI_ACTIVITY_KIND_KERNEL"};
@@ -75,7 +75,7 @@ class Reader {
   }
 
  private:
-  json_trace::GpuTrace& trace() { return out_->trace; }
+  model::WorkSet& trace() { return out_->trace; }
   Diagnostics& diagnostics() { return out_->trace.diagnostics; }
   SourceLocation Where() const { return {db_.path()}; }
 
@@ -230,7 +230,7 @@ class Reader {
   // GPU work of a CUPTI table whose first columns are start, end, deviceId, streamId,
   // correlationId, globalPid. A NULL device or stream drops the row, counted: no device
   // 0 or stream 0 is made up.
-  bool ReadWork(const Statement& s, const char* table, GpuWorkKind kind, GpuWork* w) {
+  bool ReadWork(const Statement& s, const char* table, model::WorkKind kind, model::WorkItem* w) {
     Count(table);
     if (!Interval(s, table, &w->start_ns, &w->end_ns)) return false;
     const auto device = s.Int(2);
@@ -270,11 +270,11 @@ class Reader {
     auto has_short = db_.HasColumn(table, "shortName");
     if (!has_short.ok()) return has_short.status();
     const std::string short_name = *has_short ? "shortName" : "NULL";
-    PERFGATE_RETURN_IF_ERROR(ReserveRows(table, &trace().gpu_work));
+    PERFGATE_RETURN_IF_ERROR(ReserveRows(table, &trace().items));
     return ForEachRow(std::string("SELECT ") + kWorkColumns + ", demangledName, " + short_name + " FROM " + table,
                       [&](const Statement& s) {
-                        GpuWork w;
-                        if (!ReadWork(s, table, GpuWorkKind::kKernel, &w)) return;
+                        model::WorkItem w;
+                        if (!ReadWork(s, table, model::WorkKind::kKernel, &w)) return;
                         if (!s.Int(6) && s.Int(7)) {
                           diagnostics().Add("nsys.short_name_only", Where(),
                                             "kernel at start " + std::to_string(w.start_ns));
@@ -282,7 +282,7 @@ class Reader {
                         } else {
                           w.name = StringOf(s.Int(6));
                         }
-                        trace().gpu_work.push_back(std::move(w));
+                        trace().items.push_back(std::move(w));
                       });
   }
 
@@ -304,16 +304,16 @@ class Reader {
     if (!has.ok() || !*has) return has.status();
     auto kinds = EnumLabels("ENUM_CUDA_MEMCPY_OPER");
     if (!kinds.ok()) return kinds.status();
-    PERFGATE_RETURN_IF_ERROR(ReserveRows(table, &trace().gpu_work));
+    PERFGATE_RETURN_IF_ERROR(ReserveRows(table, &trace().items));
     return ForEachRow(std::string("SELECT ") + kWorkColumns + ", copyKind FROM " + table, [&](const Statement& s) {
-      GpuWork w;
-      if (!ReadWork(s, table, GpuWorkKind::kMemcpy, &w)) return;
+      model::WorkItem w;
+      if (!ReadWork(s, table, model::WorkKind::kMemcpy, &w)) return;
       // nsys stats' own name for a copy: "[CUDA memcpy Host-to-Device]".
       const auto kind = s.Int(6);
       auto it = kind ? kinds->find(*kind) : kinds->end();
       w.name = "[CUDA memcpy " +
                (it != kinds->end() ? it->second : "kind " + (kind ? std::to_string(*kind) : std::string("NULL"))) + "]";
-      trace().gpu_work.push_back(std::move(w));
+      trace().items.push_back(std::move(w));
     });
   }
 
@@ -321,12 +321,12 @@ class Reader {
     const char* table = "CUPTI_ACTIVITY_KIND_MEMSET";
     auto has = Optional(table);
     if (!has.ok() || !*has) return has.status();
-    PERFGATE_RETURN_IF_ERROR(ReserveRows(table, &trace().gpu_work));
+    PERFGATE_RETURN_IF_ERROR(ReserveRows(table, &trace().items));
     return ForEachRow(std::string("SELECT ") + kWorkColumns + " FROM " + table, [&](const Statement& s) {
-      GpuWork w;
-      if (!ReadWork(s, table, GpuWorkKind::kMemset, &w)) return;
+      model::WorkItem w;
+      if (!ReadWork(s, table, model::WorkKind::kMemset, &w)) return;
       w.name = "[CUDA memset]";
-      trace().gpu_work.push_back(std::move(w));
+      trace().items.push_back(std::move(w));
     });
   }
 
@@ -359,7 +359,7 @@ class Reader {
     auto driver = DriverClasses();
     if (!driver.ok()) return driver.status();
     detail::RepeatedIds ids;
-    PERFGATE_RETURN_IF_ERROR(ReserveRows(table, &trace().runtime_calls));
+    PERFGATE_RETURN_IF_ERROR(ReserveRows(table, &trace().host_calls));
     PERFGATE_RETURN_IF_ERROR(
         ForEachRow(std::string("SELECT start, end, eventClass, globalTid, correlationId, nameId FROM ") + table,
                    [&](const Statement& s) { ReadRuntimeRow(s, *driver, table, &ids); }));
@@ -374,7 +374,7 @@ class Reader {
   void ReadRuntimeRow(const Statement& s, const std::vector<int64_t>& driver_classes, const char* table,
                       detail::RepeatedIds* ids) {
     Count(table);
-    RuntimeCall r;
+    model::HostCall r;
     if (!Interval(s, table, &r.start_ns, &r.end_ns)) return;
     const auto tid = s.Int(3);
     r.pid = Pid(tid, table);
@@ -385,7 +385,7 @@ class Reader {
     const auto id = s.Int(4);
     if (id) ids->Add(r.pid, *id);
     r.correlation = Correlation(r.pid, id, table);
-    trace().runtime_calls.push_back(std::move(r));
+    trace().host_calls.push_back(std::move(r));
   }
 
   // The eventType ids of push/pop and start/end ranges.
@@ -408,7 +408,7 @@ class Reader {
     if (!has.ok() || !*has) return has.status();
     auto types = NvtxRangeTypes();
     if (!types.ok()) return types.status();
-    PERFGATE_RETURN_IF_ERROR(ReserveRows(table, &trace().cpu_annotations));
+    PERFGATE_RETURN_IF_ERROR(ReserveRows(table, &trace().host_spans));
     return ForEachRow(std::string("SELECT start, end, eventType, text, textId, globalTid FROM ") + table,
                       [&](const Statement& s) { ReadNvtxRow(s, *types, table); });
   }
@@ -422,7 +422,7 @@ class Reader {
                         "eventType " + (type ? std::to_string(*type) : std::string("NULL")));
       return;
     }
-    Annotation a;
+    model::Span a;
     if (!s.Int(1)) {
       diagnostics().Add("nsys.unclosed_nvtx", Where(), "a range starting at " + std::to_string(s.Int(0).value_or(0)));
       return;
@@ -438,7 +438,7 @@ class Reader {
     const auto tid = s.Int(5);
     a.pid = Pid(tid, table);
     a.tid = tid ? TidOf(*tid) : 0;
-    trace().cpu_annotations.push_back(std::move(a));
+    trace().host_spans.push_back(std::move(a));
   }
 
   Status ReadProcesses() {

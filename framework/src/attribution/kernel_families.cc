@@ -8,11 +8,11 @@
 
 #include <cxxabi.h>
 
-#include "json_trace_internal.h"
-#include "perfgate/json_trace/trial.h"
+#include "attribution/family_matcher.h"
+#include "perfgate/attribution/kernel_families.h"
 #include "string_util.h"
 
-namespace perfgate::json_trace {
+namespace perfgate::attribution {
 namespace {
 
 std::string Lower(std::string_view s) {
@@ -194,8 +194,8 @@ std::string Canonical(std::string_view name, int recursion) {
 
 std::string CanonicalKernelName(std::string_view kernel_name) { return Canonical(kernel_name, 0); }
 
-attribution::KernelFamilyTable CudaKernelFamilies() {
-  attribution::KernelFamilyTable t;
+KernelFamilyTable CudaKernelFamilies() {
+  KernelFamilyTable t;
   t.strip_prefix = "";
   t.rules = {
       // Copies and fills named as such (memcpy/memset events get these families anyway).
@@ -318,7 +318,7 @@ attribution::KernelFamilyTable CudaKernelFamilies() {
 
 namespace detail {
 
-FamilyMatcher::FamilyMatcher(const attribution::KernelFamilyTable& table) : table_(table) {
+FamilyMatcher::FamilyMatcher(const KernelFamilyTable& table) : table_(table) {
   for (size_t i = 0; i < table.rules.size(); ++i) {
     const std::string& text = table.rules[i].prefix;
     if (!text.empty() && text[0] == '*') {
@@ -374,13 +374,13 @@ std::string FamilyMatcher::FamilyOfShortName(const std::string& short_name) cons
     }
   }
   if (first_prefix != SIZE_MAX) return table_.rules[first_prefix].family;
-  return attribution::KernelFamily(table_, short_name);
+  return KernelFamily(table_, short_name);
 }
 
 }  // namespace detail
 
-std::string CudaKernelFamily(const attribution::KernelFamilyTable& table, std::string_view kernel_name) {
+std::string CudaKernelFamily(const KernelFamilyTable& table, std::string_view kernel_name) {
   return detail::FamilyMatcher(table).FamilyOfShortName(CanonicalKernelName(kernel_name));
 }
 
-}  // namespace perfgate::json_trace
+}  // namespace perfgate::attribution

@@ -63,13 +63,13 @@ inline constexpr size_t kSimdPieceBytes = size_t{1} << 20;
 // not more: a 20 MB trace in 4 MiB pieces gave two workers too few pieces to share
 // (43 ms against 30 ms), and at 200 MB the two sizes read alike.
 SimdPlan AutoSimdPlan(size_t input_bytes);
-Status ReadEvents(std::string_view bytes, const std::string& path, const ReadOptions& options, GpuTrace* trace,
+Status ReadEvents(std::string_view bytes, const std::string& path, const ReadOptions& options, model::WorkSet* trace,
                   size_t padding = 0, JsonParser* parser = nullptr, const SimdPlan* plan = nullptr);
 
 // The same pass with nlohmann's SAX parser alone: what ReadEvents falls back to, and
 // the reference its tests compare simdjson's reading with.
 Status ReadEventsWithNlohmann(std::string_view bytes, const std::string& path, const ReadOptions& options,
-                              GpuTrace* trace);
+                              model::WorkSet* trace);
 
 // Converts the text of a JSON number of microseconds ("1234.5678", "-2", "1.5e3") to
 // nanoseconds exactly, rounding half away from zero to the nearest nanosecond
@@ -79,35 +79,6 @@ bool MicrosTextToNanos(std::string_view text, int64_t* ns);
 
 // The same for an integer number of microseconds given as sign and magnitude.
 bool MicrosIntegerToNanos(bool negative, uint64_t magnitude, int64_t* ns);
-
-// A kernel-family table prepared for matching many names: rules "*text" match short
-// names containing text (ASCII case-insensitive), other rules match a prefix after
-// strip_prefix; no match falls back to attribution::KernelFamily.
-class FamilyMatcher {
- public:
-  explicit FamilyMatcher(const attribution::KernelFamilyTable& table);
-  std::string FamilyOfShortName(const std::string& short_name) const;
-
- private:
-  // Prefix rules live in a trie walked once per name, so a lookup costs the name's
-  // length, not the number of rules; each node keeps the first rule (in table order)
-  // whose text ends there. Contains rules are tried in order, only those before the
-  // first matching prefix rule.
-  struct TrieNode {
-    std::vector<std::pair<char, uint32_t>> children;  // sorted by byte
-    size_t first_rule = SIZE_MAX;
-  };
-  struct ContainsRule {
-    size_t index;      // its place in the table
-    std::string text;  // lowercased
-  };
-  size_t FirstPrefixRule(std::string_view body) const;
-  void AddPrefixRule(const std::string& text, size_t index);
-
-  attribution::KernelFamilyTable table_;
-  std::vector<TrieNode> trie_{1};  // trie_[0] is the root
-  std::vector<ContainsRule> contains_;
-};
 
 }  // namespace perfgate::json_trace::detail
 

@@ -1,4 +1,4 @@
-#include "nsys/sqlite_db.h"
+#include "sources/nsys/sqlite_db.h"
 
 #include <sqlite3.h>
 #include <unistd.h>

@@ -72,13 +72,13 @@ class XlaSink {
   virtual void Count(Note note, size_t offset, const std::string& detail) = 0;
   // A used field is malformed: false stops the read (strict), true drops the event.
   virtual bool Bad(const XlaArgProblem& problem) = 0;
-  virtual void Kind(const char* kind) = 0;  // one event of GpuTrace::event_kinds
+  virtual void Kind(const char* kind) = 0;  // one event of model::WorkSet::event_kinds
 };
 
 // Classifies `events` (in file order) into `out`'s GPU work, runtime calls and host
 // annotations, and synthesises one gpu_user_annotation per module execution on each
 // stream. False when the sink stopped the read.
-bool ClassifyXlaEvents(XlaEvents* events, XlaSink* sink, GpuTrace* out);
+bool ClassifyXlaEvents(XlaEvents* events, XlaSink* sink, model::WorkSet* out);
 
 // The stream of a thread named "Stream #N..." (N decimal), else nullopt.
 std::optional<int64_t> XlaStreamOf(const std::string& thread_name);

@@ -1,18 +1,18 @@
 // The process filter of a GPU trace (AttributionOptions::process_prefix / process_id),
 // shared by the trace-event JSON and the nsys attribution: whether it is on, how its
 // target and the other processes are named in messages.
-#ifndef PERFGATE_SRC_JSON_TRACE_PROCESS_TARGET_H_
-#define PERFGATE_SRC_JSON_TRACE_PROCESS_TARGET_H_
+#ifndef PERFGATE_SRC_ATTRIBUTION_PROCESS_TARGET_H_
+#define PERFGATE_SRC_ATTRIBUTION_PROCESS_TARGET_H_
 
 #include <cstdint>
 #include <string>
 #include <string_view>
 
 #include "perfgate/attribution/options.h"
-#include "perfgate/json_trace/reader.h"
+#include "perfgate/model/work.h"
 #include "string_util.h"
 
-namespace perfgate::json_trace::detail {
+namespace perfgate::attribution::detail {
 
 
 // The one name rule of every GPU-trace source: a prefix matches the process name or
@@ -42,11 +42,11 @@ inline std::string TargetDescription(const attribution::AttributionOptions& o) {
 }
 
 // "python3 (4242)", or "(unnamed) (4242)" for a process the trace does not name.
-inline std::string ProcessLabel(const GpuTrace& trace, int64_t pid) {
+inline std::string ProcessLabel(const model::WorkSet& trace, int64_t pid) {
   auto it = trace.process_names.find(pid);
   return (it == trace.process_names.end() ? std::string("(unnamed)") : it->second) + " (" + std::to_string(pid) + ")";
 }
 
-}  // namespace perfgate::json_trace::detail
+}  // namespace perfgate::attribution::detail
 
-#endif  // PERFGATE_SRC_JSON_TRACE_PROCESS_TARGET_H_
+#endif  // PERFGATE_SRC_ATTRIBUTION_PROCESS_TARGET_H_
