@@ -1,5 +1,5 @@
 // Writes one process's capture as Chrome trace-event JSON in Kineto's shape (the
-// layout framework/src/json_trace/FORMAT.md describes), which perfgate's json_trace
+// layout framework/src/sources/trace_json/FORMAT.md describes), which perfgate's json_trace
 // source already reads: why this format rather than a new one is in TRACER.md.
 #ifndef PERFGATE_SRC_CUPTI_KINETO_WRITER_H_
 #define PERFGATE_SRC_CUPTI_KINETO_WRITER_H_

@@ -50,7 +50,7 @@ std::string Lower(std::string s) {
   return s;
 }
 
-// builtin.cc fills the words by field name; a word left out would print as "".
+// Each source.cc fills the words by field name; a word left out would print as "".
 TEST(SourceWords, EveryBuiltinSourceFillsEveryWord) {
   using W = sources::SourceWords;
   const std::vector<std::pair<const char*, std::string_view W::*>> fields = {

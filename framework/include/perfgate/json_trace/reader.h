@@ -14,7 +14,7 @@
 // integer nanoseconds, converted exactly from the decimal text of the microsecond
 // `ts` and `dur` (rounded to the nearest nanosecond), so a 16-digit `ts` keeps its
 // precision where a double would not. The format is documented in
-// src/json_trace/FORMAT.md.
+// src/sources/trace_json/FORMAT.md.
 //
 // Errors come in the xctrace reader's form, `path:line:col: error[json.code]: message`.
 #ifndef PERFGATE_JSON_TRACE_READER_H_

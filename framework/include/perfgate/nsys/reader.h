@@ -3,7 +3,7 @@
 // devices, turned into the model::WorkSet model so that the trace-event
 // attribution (attribution::AttributeWork), reports, gates and goldens apply
 // unchanged. The file is opened read-only and immutable; its export schema version is
-// checked. What each table becomes is documented in src/nsys/FORMAT.md.
+// checked. What each table becomes is documented in src/sources/nsys/FORMAT.md.
 //
 // Errors name the file: `path: error[nsys.code]: message`.
 #ifndef PERFGATE_NSYS_READER_H_

@@ -4,7 +4,7 @@
 // descriptor (its name, the unit it counts and the words reports use for it), a sniff
 // that recognises one of its trials, and a summarizer that attributes one trial. Trial
 // discovery (bundle/) sniffs every file once through this list; nothing else asks which
-// format a trial is. Adding a source is one entry in framework/src/sources/builtin.cc.
+// format a trial is. Adding a source is one line in framework/src/sources/builtin.def.
 #ifndef PERFGATE_SOURCES_SOURCE_H_
 #define PERFGATE_SOURCES_SOURCE_H_
 
@@ -25,7 +25,7 @@ enum class Unit {
 };
 
 // The words reports and failure messages use for a source's figures. Fill them by
-// field name (builtin.cc does), never positionally: every field is a string.
+// field name (each source.cc does), never positionally: every field is a string.
 struct SourceWords {
   std::string_view unit;           // "submission" / "kernel"
   std::string_view units;          // "submissions" / "kernels"
