@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "perfgate/attribution/attribute.h"
+#include "perfgate/bundle/trials.h"
 #include "recorder_support.h"
 #include "xctrace/recorder_internal.h"
 
@@ -161,9 +162,11 @@ TEST_F(Recorder, RecordsInterleavedBundlesThatAttributionLoads) {
       ASSERT_TRUE(summary.ok()) << summary.status().ToString();
       EXPECT_GT(summary->submissions, 0);
     }
-    auto trials = attribution::ExpandTrialPaths(out_ + "/" + engine);
-    ASSERT_TRUE(trials.ok());
-    EXPECT_THAT(*trials, ElementsAre(TrialDir(engine, 1), TrialDir(engine, 2)));
+    auto recording = bundle::DiscoverTrials(out_ + "/" + engine);
+    ASSERT_TRUE(recording.ok());
+    std::vector<std::string> trials;
+    for (const bundle::Trial& t : recording->trials) trials.push_back(t.path);
+    EXPECT_THAT(trials, ElementsAre(TrialDir(engine, 1), TrialDir(engine, 2)));
   }
 
   const std::string progress = progress_.str();

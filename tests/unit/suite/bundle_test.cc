@@ -251,9 +251,6 @@ TEST_F(Discover, AJsonFileNoSourceReadsSaysSoInsteadOfTheXmlReadersError) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), "source.unknown_format") << r.status().ToString();
   EXPECT_EQ(r.status().message().find("expected '<'"), std::string::npos);
-  auto legacy = attribution::AttributeTrial(path, {});
-  ASSERT_FALSE(legacy.ok());
-  EXPECT_EQ(legacy.status().code(), "source.unknown_format") << legacy.status().ToString();
 }
 
 TEST_F(Discover, ATrialDirectoryHoldingTrialsIsAmbiguous) {

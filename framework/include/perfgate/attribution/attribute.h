@@ -1,4 +1,5 @@
-// Attribution of Metal System Trace GPU time per decode token.
+// Attribution of Metal System Trace GPU time per decode token, and the medians and
+// comparison every source shares.
 //
 // LoadTrial reads one trial's exported tables; SummarizeTrial pairs execution points
 // into submissions, filters them to the target process and the decode window, buckets
@@ -39,21 +40,6 @@ StatusOr<TrialTables> LoadTrial(const std::string& path);
 // The same, reading recording run `run` of exports that hold several (0: refuse them,
 // xctrace.multiple_runs).
 StatusOr<TrialTables> LoadTrial(const std::string& path, int run);
-
-// Expands a --trace PATH into trial paths: a recording directory of trial
-// subdirectories gives each subdirectory (sorted); a trial directory or file gives
-// itself. Trace-event JSON (Chrome / Perfetto / PyTorch profiler) counts too: a JSON
-// file is a trial, a directory of them gives each, and a trial subdirectory holding
-// trace.json[.gz] gives that file.
-StatusOr<std::vector<std::string>> ExpandTrialPaths(const std::string& path);
-
-// Loads and attributes one trial of either source: Metal System Trace exports
-// (LoadTrial + SummarizeTrial) or a trace-event JSON file (json_trace). For JSON
-// trials a kernel event is a dispatch.
-StatusOr<TrialSummary> AttributeTrial(const std::string& path, const AttributionOptions& options);
-
-// True when `path` is a trace-event JSON trial rather than Metal exports.
-bool IsTraceJsonTrial(const std::string& path);
 
 // Attributes one trial. Errors: no token count; the target process has no
 // submissions (attr.no_target_rows); the process filter needs the submission map.
