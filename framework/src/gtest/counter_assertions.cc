@@ -5,6 +5,7 @@
 #include "perfgate/core/names.h"
 #include "perfgate/gtest/perfgate_gtest.h"
 #include "perfgate/metrics/catalogue.h"
+#include "perfgate/sources/source.h"
 
 namespace perfgate::testing {
 namespace {
@@ -65,7 +66,7 @@ std::string FromCounters(const EngineSummary& e) { return " (from the engine's c
                   e.name + " dispatches/token budget " + Fixed(budget) + " (from the trace: kernels per token)",
                   Provenance(e), [&] { return internal::MoversForBudget(e, "extras/kernels_per_token", name); });
   }
-  if (!e.trials.empty() && e.trials.front().source == "metal") {
+  if (const sources::TraceSource* s = sources::SourceOf(e); s != nullptr && s->descriptor.unit == sources::Unit::kSubmission) {
     return ::testing::AssertionFailure()
            << e.name << " dispatches/token budget " << Fixed(budget)
            << ": a Metal trace counts submissions (about one encoder each), not kernel dispatches, and " << e.name

@@ -52,9 +52,9 @@ std::vector<CounterRow> CounterRows(const std::vector<const attribution::EngineS
   }
   CounterRow trace{"", "trace", {}};
   for (const auto* s : sides) {
-    const bool metal = s->trials.empty() || s->trials.front().source == "metal";
+    // Kernel sources count kernels per token; a source without the figure counts its own unit.
     auto kernels = s->extras.find("kernels_per_token");
-    if (!metal && kernels != s->extras.end()) {
+    if (kernels != s->extras.end()) {
       trace.name = "kernels/token";
       trace.cells.push_back(Fixed(kernels->second.median, 2));
     } else {

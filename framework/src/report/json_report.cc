@@ -360,9 +360,7 @@ std::string RenderJson(const Report& report) {
   j["words"] = WordsJson(util::WordsOf(report));
   // The keys say "submission" for every source (schema_version 1); this says what one is.
   j["units"] = {
-      {"submission", util::IsTraceJson(report)
-                         ? "one GPU kernel event (memcpy and memset included)"
-                         : "one GPU execution-point pair (about one encoder), not a kernel dispatch"},
+      {"submission", std::string(util::WordsOf(report).unit_definition)},
       {"time", "microseconds per decode token unless the key ends in _ns"}};
   return util::RenderLosslessJson(j);
 }

@@ -90,20 +90,19 @@ inline const sources::TraceSource* SourceOf(const Report& report) {
   return found;
 }
 
-// True when every trial counts kernels (profiler trace-event JSON), where a dispatch is
-// one kernel event and families are kernel families, not encoder families.
-inline bool IsTraceJson(const Report& report) {
+// The report's source; mixed or unknown sources read as the first built-in one (Metal).
+inline const sources::SourceDescriptor& DescriptorOf(const Report& report) {
   const sources::TraceSource* s = SourceOf(report);
-  return s != nullptr && s->descriptor.unit == sources::Unit::kKernel;
+  if (s == nullptr) s = &sources::BuiltinSources().front();
+  return s->descriptor;
 }
 
 // The words every format uses for what the tables and charts count: those of the
-// report's source; mixed or unknown sources read as Metal's.
-inline const sources::SourceWords& WordsOf(const Report& report) {
-  const sources::TraceSource* s = SourceOf(report);
-  if (s == nullptr) s = &sources::BuiltinSources().front();
-  return s->descriptor.words;
-}
+// report's source.
+inline const sources::SourceWords& WordsOf(const Report& report) { return DescriptorOf(report).words; }
+
+// Whether the report's source has a seed-compatible mode to name.
+inline bool SeedCompatApplies(const Report& report) { return DescriptorOf(report).seed_compat; }
 
 // `word` + "/tok": a per-token column ("sub/tok", "kern/tok").
 inline std::string PerTok(std::string_view word) { return std::string(word) + "/tok"; }
@@ -123,7 +122,7 @@ inline std::string BucketHint(const Report& report, std::string_view bucket, std
       if (b.name == bucket) given = b.hint;
     }
   }
-  if (IsTraceJson(report)) {
+  if (!DescriptorOf(report).default_bucket_hints) {
     for (const auto& d : attribution::DefaultBuckets()) {
       if (d.name == bucket && d.hint == given) return "";
     }

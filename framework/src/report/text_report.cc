@@ -179,35 +179,31 @@ std::vector<std::string> FormatAll(const std::vector<double>& v, int precision) 
 
 // ---- Sections ---------------------------------------------------------------
 
-void Methodology(const Report& report, Lines& out) {
-  out.Add("Method:");
-  out.Paragraph(" - ", "   ", std::string(util::WordsOf(report).method_note));
-  if (util::IsTraceJson(report)) {
-    out.Paragraph(" - ", "   ",
-                  "Figures are per decode token, medians over trials. \"summed\" adds kernel "
-                  "durations; \"busy\" is their union. Δ = engine - baseline; Δ% is n/a when the "
-                  "baseline is 0; p is a two-sided Mann-Whitney U test over the per-trial values.");
-    out.Blank();
-    return;
+// The lines of `text` ("" has none).
+std::vector<std::string> SplitLines(std::string_view text) {
+  std::vector<std::string> lines;
+  while (!text.empty()) {
+    const size_t end = text.find('\n');
+    lines.emplace_back(text.substr(0, end));
+    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
   }
-  out.Paragraph(" - ", "   ",
-                "Figures are per decode token, medians over trials. \"summed\" adds submission "
-                "durations; \"busy\" is their union (concurrent submissions counted once). "
-                "Δ = engine - baseline; Δ% is n/a when the baseline is 0; p is a two-sided "
-                "Mann-Whitney U test over the per-trial values.");
-  out.Paragraph(" - ", "   ",
-                "Buckets are bands of a single submission's duration, so count × p50 need not "
-                "equal µs/tok (durations are skewed).");
-  out.Paragraph(" - ", "   ",
-                "Families and phases join submissions to encoders via "
-                "metal-gpu-submission-to-command-buffer-id and metal-application-encoders-list; "
-                "the kernel registry lists pipelines but is not joined to time.");
-  out.Paragraph(" - ", "   ",
-                report.seed_compat
-                    ? "Mode: seed-compatible: whole trace, every process, the seed's pairing and "
-                      "p95, as in hf2q ADR-015."
-                    : "Mode: corrected: target process only, decode window, FIFO pairing, "
-                      "nearest-rank percentiles.");
+  return lines;
+}
+
+void Methodology(const Report& report, Lines& out) {
+  const sources::SourceWords& words = util::WordsOf(report);
+  out.Add("Method:");
+  out.Paragraph(" - ", "   ", std::string(words.method_note));
+  out.Paragraph(" - ", "   ", std::string(words.figures_note));
+  for (const std::string& paragraph : SplitLines(words.method_details)) out.Paragraph(" - ", "   ", paragraph);
+  if (util::SeedCompatApplies(report)) {
+    out.Paragraph(" - ", "   ",
+                  report.seed_compat
+                      ? "Mode: seed-compatible: whole trace, every process, the seed's pairing and "
+                        "p95, as in hf2q ADR-015."
+                      : "Mode: corrected: target process only, decode window, FIFO pairing, "
+                        "nearest-rank percentiles.");
+  }
   out.Blank();
 }
 
@@ -391,19 +387,8 @@ void FamilyTable(const Report& report, const util::Sides& sides, Lines& out) {
     return;
   }
   const std::string per_family(util::WordsOf(report).per_token);
-  if (util::IsTraceJson(report)) {
-    out.Banner("Per-kernel-family GPU time");
-    out.Paragraph("", "",
-                  "Families come from kernel names through the kernel-family registry (gemm, "
-                  "attention, elementwise, ...); memcpy and memset are families of their own. "
-                  "kern = kernels.");
-  } else {
-    out.Banner("Per-encoder-family GPU time (submissions joined to encoders)");
-    out.Paragraph("", "",
-                  "Families come from encoder labels (compute / blit / render / accel, else the "
-                  "first word). Most engines label encoders generically, so a family is coarser "
-                  "than a kernel. enc = encoders.");
-  }
+  out.Banner(std::string(util::WordsOf(report).families_banner));
+  out.Paragraph("", "", std::string(util::WordsOf(report).families_note));
   out.Blank();
   if (two) {
     const EngineSummary& b = *sides.baseline;
@@ -622,18 +607,8 @@ std::vector<PhaseRow> PhaseRowsOf(const Report& report, const util::Sides& sides
 // The banner, what a phase and its instances are in this source, and the engine's
 // label coverage.
 void PhaseIntro(const Report& report, const EngineSummary& e, const std::string& en, Lines& out) {
-  if (util::IsTraceJson(report)) {
-    out.Banner("Per-annotation-phase GPU time (innermost annotation around each kernel)");
-    out.Paragraph("", "",
-                  "ranges = instances of the annotation (a user_annotation or gpu_user_annotation range, as record_function writes them). "
-                  "Kernels outside every annotation appear under \"(unknown)\".");
-  } else {
-    out.Banner("Per-command-buffer-phase GPU time (command-buffer labels, numeric parts removed)");
-    out.Paragraph("", "",
-                  "CBs = distinct encoders carrying the phase label (the seed's count). Engines that "
-                  "do not label their command buffers appear under generic \"Command Buffer N\" "
-                  "phases.");
-  }
+  out.Banner(std::string(util::WordsOf(report).phases_banner));
+  out.Paragraph("", "", std::string(util::WordsOf(report).phases_note));
   if (!e.trials.empty()) {
     const TrialSummary& t0 = e.trials[0];
     out.Add(en + " label coverage (trial 0): " + std::to_string(t0.labelled_encoders) + " / " +
@@ -717,7 +692,7 @@ void TopLabelledPhases(const Report& report, const EngineSummary& e, const std::
   if (labelled.empty()) return;
   const PhaseWords w = PhaseWordsOf(report);
   out.Add("Top-3 labelled " + en + " phases by GPU µs/tok (" +
-          (util::IsTraceJson(report) ? "kernels outside every annotation" : "generic Command Buffer / Compute Command") +
+          std::string(util::WordsOf(report).generic_phases) +
           " excluded):");
   for (size_t i = 0; i < labelled.size() && i < 3; ++i) {
     const auto& ep = util::FindOr(e.cb_label_gpu, labelled[i]->name);
@@ -745,14 +720,8 @@ void PhaseTable(const Report& report, const util::Sides& sides, Lines& out) {
 
 void Registry(const Report& report, const util::Sides& sides, Lines& out) {
   const sources::SourceWords& words = util::WordsOf(report);
-  const bool kernels = util::IsTraceJson(report);
   out.Banner(std::string(words.registry_title));
-  out.Paragraph("", "",
-                kernels ? "Kernel names (template arguments cut) per kernel family, distinct, unioned over "
-                          "trials; the family table above holds their time."
-                        : "Pipeline names per kernel family, distinct, unioned over trials. No "
-                          "per-submission table carries a pipeline id, so the registry says which kernels "
-                          "ran, not how long each took.");
+  out.Paragraph("", "", std::string(words.registry_note));
   std::vector<const EngineSummary*> sv = {sides.engine};
   if (sides.baseline) sv.push_back(sides.baseline);
   for (const EngineSummary* s : sv) {
@@ -778,8 +747,8 @@ void Registry(const Report& report, const util::Sides& sides, Lines& out) {
         out.Add(line);
       }
     }
-    if (kernels) continue;  // the Shader Timeline is an xctrace table
-    out.Add("  Shader Timeline rows (metal-shader-profiler-intervals): " +
+    if (words.timeline_rows.empty()) continue;  // a table of one source
+    out.Add("  " + std::string(words.timeline_rows) + ": " +
             std::to_string(s->shader_timeline_rows) +
             (s->shader_timeline_rows == 0 ? " (empty: no per-kernel timing in these traces)" : ""));
   }

@@ -62,8 +62,15 @@ TEST(SourceWords, EveryBuiltinSourceFillsEveryWord) {
       {"instance", &W::instance},   {"labelled", &W::labelled},
       {"registry_title", &W::registry_title}, {"registry_names", &W::registry_names},
       {"distinct_names", &W::distinct_names}, {"kernel_names", &W::kernel_names},
-      {"source", &W::source},       {"method_note", &W::method_note}};
-  ASSERT_EQ(fields.size() * sizeof(std::string_view), sizeof(W)) << "a field of SourceWords is not listed here";
+      {"source", &W::source},       {"method_note", &W::method_note},
+      {"unit_definition", &W::unit_definition}, {"figures_note", &W::figures_note},
+      {"families_banner", &W::families_banner}, {"families_note", &W::families_note},
+      {"phases_banner", &W::phases_banner},     {"phases_note", &W::phases_note},
+      {"generic_phases", &W::generic_phases},   {"registry_note", &W::registry_note}};
+  // Empty where the source has none: further method paragraphs, a per-kernel timing table.
+  const size_t optional_fields = 2;  // method_details, timeline_rows
+  ASSERT_EQ((fields.size() + optional_fields) * sizeof(std::string_view), sizeof(W))
+      << "a field of SourceWords is not listed here";
   for (const sources::TraceSource& s : sources::BuiltinSources()) {
     for (const auto& [name, field] : fields) {
       EXPECT_FALSE((s.descriptor.words.*field).empty()) << s.descriptor.name << "." << name;
@@ -77,6 +84,11 @@ TEST(SourceWords, EveryBuiltinSourceFillsEveryWord) {
   EXPECT_EQ(json.unit, "kernel");
   EXPECT_EQ(json.phase, "annotation phase");
   EXPECT_EQ(json.distinct_names, "distinct kernels");
+  EXPECT_FALSE(metal.method_details.empty());
+  EXPECT_FALSE(metal.timeline_rows.empty());
+  EXPECT_TRUE(json.timeline_rows.empty());
+  const W& nsys = sources::BuiltinSources().at(2).descriptor.words;
+  EXPECT_EQ(nsys.generic_phases, "kernels outside every NVTX range");
 }
 
 TEST(ReportVocabularyCli, TraceEventJsonSpeaksOfKernels) {

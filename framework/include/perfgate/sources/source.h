@@ -45,6 +45,17 @@ struct SourceWords {
   std::string_view kernel_names;   // one sentence: what the per-kernel-name table holds, or why there is none
   std::string_view source;         // in report titles: "Metal System Trace" / "trace-event JSON"
   std::string_view method_note;    // kernel sources: the report's paragraph on what is counted and how
+  // The report's prose, so that no report asks which source it shows:
+  std::string_view unit_definition;  // what one counted unit is, for the JSON report's `units`
+  std::string_view figures_note;     // the method paragraph on what "summed" and "busy" add up
+  std::string_view method_details;   // further method paragraphs, one per line ("" when none)
+  std::string_view families_banner;  // the family table's banner
+  std::string_view families_note;    // where families come from
+  std::string_view phases_banner;    // the phase table's banner
+  std::string_view phases_note;      // what a phase and its instances are
+  std::string_view generic_phases;   // what the top labelled phases leave out
+  std::string_view registry_note;    // what the registry lists, and whether it is joined to time
+  std::string_view timeline_rows;    // the per-kernel timing table the registry counts rows of ("" when none)
 };
 
 struct SourceDescriptor {
@@ -55,6 +66,11 @@ struct SourceDescriptor {
   // Whether an engine without a process filter keeps every process: true where traces
   // name the host process after an interpreter (python3), not after the engine.
   bool default_all_processes = false;
+  // Whether the default buckets' hints (which name llama.cpp's Metal kernels) apply to
+  // this source's reports; a hint the user configured is printed for every source.
+  bool default_bucket_hints = false;
+  // Whether --seed-compat applies (it reproduces the seed's Metal method only).
+  bool seed_compat = false;
 };
 
 // One source: its descriptor, how to recognise a trial path, and how to attribute it.

@@ -68,6 +68,29 @@ SourceWords MetalWords() {
       "GPU time comes from metal-gpu-execution-points: a start (function 1) and an end (function 2) are "
       "paired per submission id. A \"submission\" is one such execution-point pair (about one encoder), NOT a "
       "kernel dispatch; kernel dispatch counts need the engine's own counter. \"sub\" = submissions.";
+  w.unit_definition = "one GPU execution-point pair (about one encoder), not a kernel dispatch";
+  w.figures_note =
+      "Figures are per decode token, medians over trials. \"summed\" adds submission durations; \"busy\" is "
+      "their union (concurrent submissions counted once). Δ = engine - baseline; Δ% is n/a when the "
+      "baseline is 0; p is a two-sided Mann-Whitney U test over the per-trial values.";
+  w.method_details =
+      "Buckets are bands of a single submission's duration, so count × p50 need not equal µs/tok "
+      "(durations are skewed).\n"
+      "Families and phases join submissions to encoders via metal-gpu-submission-to-command-buffer-id and "
+      "metal-application-encoders-list; the kernel registry lists pipelines but is not joined to time.";
+  w.families_banner = "Per-encoder-family GPU time (submissions joined to encoders)";
+  w.families_note =
+      "Families come from encoder labels (compute / blit / render / accel, else the first word). Most engines "
+      "label encoders generically, so a family is coarser than a kernel. enc = encoders.";
+  w.phases_banner = "Per-command-buffer-phase GPU time (command-buffer labels, numeric parts removed)";
+  w.phases_note =
+      "CBs = distinct encoders carrying the phase label (the seed's count). Engines that do not label their "
+      "command buffers appear under generic \"Command Buffer N\" phases.";
+  w.generic_phases = "generic Command Buffer / Compute Command";
+  w.registry_note =
+      "Pipeline names per kernel family, distinct, unioned over trials. No per-submission table carries a "
+      "pipeline id, so the registry says which kernels ran, not how long each took.";
+  w.timeline_rows = "Shader Timeline rows (metal-shader-profiler-intervals)";
   return w;
 }
 
@@ -75,7 +98,7 @@ SourceWords MetalWords() {
 
 const TraceSource& MetalSource() {
   static const TraceSource kSource{
-      {"metal", Unit::kSubmission, MetalWords(), "Metal System Trace (xctrace export)", false}, SniffMetal,
+      {"metal", Unit::kSubmission, MetalWords(), "Metal System Trace (xctrace export)", false, true, true}, SniffMetal,
       SummarizeMetal};
   return kSource;
 }

@@ -36,6 +36,11 @@ SourceWords NsysWords() {
   w.phase = "NVTX range";
   w.phases = "NVTX ranges";
   w.source = "Nsight Systems";
+  w.phases_banner = "Per-NVTX-range GPU time (innermost NVTX range around each kernel's launch)";
+  w.phases_note =
+      "ranges = instances of the NVTX range (push/pop or start/end) on the launching thread. Kernels outside "
+      "every range appear under \"(unknown)\".";
+  w.generic_phases = "kernels outside every NVTX range";
   w.method_note =
       "Source: Nsight Systems SQLite export (CUPTI kernel, memcpy and memset activity, CUDA runtime calls, "
       "NVTX ranges). Each GPU kernel is one dispatch (\"kern\" columns count kernels); memcpy and memset are "

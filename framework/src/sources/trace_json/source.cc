@@ -47,6 +47,23 @@ SourceWords TraceJsonWords() {
       "dispatch (\"kern\" columns count kernels); memcpy and memset are families of their own. Phases are the "
       "innermost GPU annotation around a kernel (else the host annotation around its launch); families come "
       "from kernel names; tokens are instances of the per-token annotation.";
+  w.unit_definition = "one GPU kernel event (memcpy and memset included)";
+  w.figures_note =
+      "Figures are per decode token, medians over trials. \"summed\" adds kernel durations; \"busy\" is their "
+      "union. Δ = engine - baseline; Δ% is n/a when the baseline is 0; p is a two-sided Mann-Whitney U "
+      "test over the per-trial values.";
+  w.families_banner = "Per-kernel-family GPU time";
+  w.families_note =
+      "Families come from kernel names through the kernel-family registry (gemm, attention, elementwise, ...); "
+      "memcpy and memset are families of their own. kern = kernels.";
+  w.phases_banner = "Per-annotation-phase GPU time (innermost annotation around each kernel)";
+  w.phases_note =
+      "ranges = instances of the annotation (a user_annotation or gpu_user_annotation range, as "
+      "record_function writes them). Kernels outside every annotation appear under \"(unknown)\".";
+  w.generic_phases = "kernels outside every annotation";
+  w.registry_note =
+      "Kernel names (template arguments cut) per kernel family, distinct, unioned over trials; the family table "
+      "above holds their time.";
   return w;
 }
 
