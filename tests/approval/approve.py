@@ -66,6 +66,9 @@ CASES = {
         ["kernel-report", "{corpus}/hf2q/phase0-candle-perkernel.json", "--baseline",
          "{corpus}/hf2q/phase0-ggml-perkernel.json", "--top", "5"], TEXT_MARKDOWN, 0,
         "hf2q/phase0-candle-perkernel.json"),
+    "attribute.nsys_h100_gpu0": (
+        ["attribute", "--trace", "h100={corpus}/nsys/h100_2gpu_1s.sqlite", "--device", "0", "--tokens", "1"],
+        TEXT_MARKDOWN, 0, "nsys/h100_2gpu_1s.sqlite"),
     "info.metal_trial": (["info", f"{H200}/decode_q4_0/hf2q/trial-1/metal-gpu-execution-points.xml.gz",
                           f"{H200}/decode_q4_0/hf2q/trial-1/toc.xml"], None, 0, None),
     "ane_dma.replay_m4_coreml": (["ane-dma", "replay", "fixtures/ane/m4_coreml.json"], None, 0, None),
