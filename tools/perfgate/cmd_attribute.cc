@@ -157,10 +157,10 @@ StatusOr<report::Report> BuildReport(const AttributeArgs& args) {
 }
 
 Status WriteReport(const AttributeArgs& args, const report::Report& report) {
-  return WriteRenderings(args.out, {{"text", [&] { return StatusOr<std::string>(report::RenderText(report)); }},
-                                    {"markdown", [&] { return StatusOr<std::string>(report::RenderMarkdown(report)); }},
-                                    {"json", [&] { return StatusOr<std::string>(report::RenderJson(report)); }},
-                                    {"svg", [&] { return StatusOr<std::string>(report::RenderSvg(report)); }}});
+  return WriteRenderings(args.out, {{"text", [&] { return report::RenderText(report); }},
+                                    {"markdown", [&] { return report::RenderMarkdown(report); }},
+                                    {"json", [&] { return report::RenderJson(report); }},
+                                    {"svg", [&] { return report::RenderSvg(report); }}});
 }
 
 int RunAttribute(const AttributeArgs& args) {

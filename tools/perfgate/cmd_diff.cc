@@ -153,10 +153,10 @@ StatusOr<diff::Diff> BuildDiff(const DiffArgs& args) {
 }
 
 std::vector<Rendering> Renderings(const diff::Diff& d, size_t rows) {
-  return {{"text", [&d, rows] { return StatusOr<std::string>(report::RenderDiffText(d, rows)); }},
-          {"markdown", [&d, rows] { return StatusOr<std::string>(report::RenderDiffMarkdown(d, rows)); }},
-          {"json", [&d] { return StatusOr<std::string>(report::RenderDiffJson(d)); }},
-          {"svg", [&d, rows] { return StatusOr<std::string>(report::RenderDiffSvg(d, rows)); }}};
+  return {{"text", [&d, rows] { return report::RenderDiffText(d, rows); }},
+          {"markdown", [&d, rows] { return report::RenderDiffMarkdown(d, rows); }},
+          {"json", [&d] { return report::RenderDiffJson(d); }},
+          {"svg", [&d, rows] { return report::RenderDiffSvg(d, rows); }}};
 }
 
 // --fail-on PCT: 1 when the total regressed by more than PCT percent.

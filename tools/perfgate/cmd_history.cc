@@ -57,9 +57,9 @@ Status RunHistoryOrError(const HistoryArgs& args) {
   if (!chosen.ok()) return chosen.status();
   const report::HistoryReport report{std::move(history).value(), std::move(chosen).value()};
   return WriteRenderings(
-      args.out, {{"text", [&] { return StatusOr<std::string>(report::RenderHistoryText(report)); }},
-                 {"markdown", [&] { return StatusOr<std::string>(report::RenderHistoryMarkdown(report)); }},
-                 {"json", [&] { return StatusOr<std::string>(report::RenderHistoryJson(report)); }},
+      args.out, {{"text", [&] { return report::RenderHistoryText(report); }},
+                 {"markdown", [&] { return report::RenderHistoryMarkdown(report); }},
+                 {"json", [&] { return report::RenderHistoryJson(report); }},
                  {"svg", [&]() -> StatusOr<std::string> {
                     PERFGATE_RETURN_IF_ERROR(CheckChartable(report.history, report.counters));
                     return report::RenderHistorySvg(report);

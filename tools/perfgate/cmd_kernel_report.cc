@@ -40,9 +40,9 @@ int RunKernelReport(const KernelReportArgs& args) {
     options.baseline = &*baseline;
   }
   const Status written = WriteRenderings(
-      args.out, {{"text", [&] { return StatusOr<std::string>(kernel_report::RenderText(*engine, options)); }},
-                 {"markdown", [&] { return StatusOr<std::string>(kernel_report::RenderMarkdown(*engine, options)); }},
-                 {"json", [&] { return StatusOr<std::string>(kernel_report::RenderJson(*engine, options)); }}});
+      args.out, {{"text", [&] { return kernel_report::RenderText(*engine, options); }},
+                 {"markdown", [&] { return kernel_report::RenderMarkdown(*engine, options); }},
+                 {"json", [&] { return kernel_report::RenderJson(*engine, options); }}});
   return written.ok() ? kExitOk : ReportError(written);
 }
 

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "commands.h"
+#include "engine_options.h"
 #include "report_output.h"
 #include "perfgate/toks/bench_report.h"
 #include "perfgate/toks/ratio.h"
@@ -25,8 +26,6 @@ struct ToksArgs {
   std::string test;
   OutputOptions out;  // --format, --output
 };
-
-Status Usage(const std::string& message) { return Status::Error("cli.usage", message, {}, ErrorKind::kUsage); }
 
 Status CheckArgs(const ToksArgs& a, bool floor_given, bool tolerance_given) {
   if (!a.policy.empty()) {
@@ -77,9 +76,9 @@ int RunToks(const ToksArgs& a, bool floor_given, bool tolerance_given) {
   if (!verdicts.ok()) return ReportError(verdicts.status());
   const std::vector<toks::RatioVerdict>& v = *verdicts;
   const Status written = WriteRenderings(
-      a.out, {{"text", [&v] { return StatusOr<std::string>(toks::FormatRatioTable(v)); }},
-              {"markdown", [&v] { return StatusOr<std::string>(toks::FormatRatioMarkdown(v)); }},
-              {"json", [&v] { return StatusOr<std::string>(toks::FormatRatioJson(v)); }}});
+      a.out, {{"text", [&v] { return toks::FormatRatioTable(v); }},
+              {"markdown", [&v] { return toks::FormatRatioMarkdown(v); }},
+              {"json", [&v] { return toks::FormatRatioJson(v); }}});
   if (!written.ok()) return ReportError(written);
   for (const toks::RatioVerdict& v : *verdicts) {
     if (!v.pass) return kExitCheckFailed;
