@@ -8,21 +8,14 @@
 
 #include "core/text_input.h"
 #include "perfgate/attribution/attribute.h"
-#include "perfgate/bundle/trials.h"
+#include "trial_paths.h"
 
 namespace perfgate::attribution {
 namespace {
 
 namespace fs = std::filesystem;
 
-// The trial paths trial discovery finds at `path`, in its order.
-StatusOr<std::vector<std::string>> ExpandTrialPaths(const std::string& path) {
-  auto recording = bundle::DiscoverTrials(path);
-  if (!recording.ok()) return recording.status();
-  std::vector<std::string> paths;
-  for (const bundle::Trial& t : recording->trials) paths.push_back(t.path);
-  return paths;
-}
+using testing_support::ExpandTrialPaths;
 
 
 class TraceBundle : public ::testing::Test {
