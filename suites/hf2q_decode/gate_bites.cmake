@@ -24,15 +24,17 @@ foreach(expected
     "legend: baseline = median of the baseline's trials; [^\n]*; n 3 vs 3 = baseline vs current trials\n"
     "\\[  FAILED  \\] Hf2qDecode.Hf2qGolden"
     "golden mismatch: [^\n]*Hf2qGolden\\.json \\(3 of 39 values failed\\)\nwhat changed: hf2q against golden Hf2qGolden\\.json: 3 vs 3 trials"
-    "\n  buckets/md_8_32us/us_per_token \\+36\\.5[0-9] µs/tok: 97 % from command-buffer phase layer\\.moe_gather \\(added, 2\\.00 instances/tok, 35\\.3 µs/tok\\)\n"
-    "\n  layer\\.moe_gather +added +0 → 2\\.00 +0 → 35\\.3 +\\+35\\.3 +113 % "
+    "\n  buckets/md_8_32us/us_per_token \\+36\\.33 µs/tok: 98 % from command-buffer phase layer\\.moe_gather \\(added, 2\\.00 instances/tok, 35\\.4 µs/tok\\)\n"
+    "\n  layer\\.moe_gather +added +0 → 2\\.00 +0 → 35\\.4 +\\+35\\.4 +-81 % "
     "\ncause: a new command-buffer phase 'layer\\.moe_gather' \\(2 values not in the golden\\)\n  FAIL "
     # Budgets are explained against the engine's golden, deltas against the baseline.
     "hf2q\\.submissions_per_token 47\\.61[0-9]* vs budget 46\\.5: beyond the budget, regressed: fails\n+what changed: hf2q against golden Hf2qGolden\\.json"
     # A golden counts a phase's instances, not its submissions: the buckets explain the count.
-    "\n  hf2q\\.submissions_per_token \\+2\\.00/tok: 100 % from duration bucket md_8_32us \\(changed, 1\\.00 → 3\\.00 submissions/tok"
+    # The headlines say the Δ their verdict lines say (medians): +2.02 submissions, +36.33
+    # and +50.24 µs/token.
+    "\n  hf2q\\.submissions_per_token \\+2\\.02/tok: 99 % from duration bucket md_8_32us \\(changed, 1\\.00 → 3\\.00 submissions/tok"
     "what changed: hf2q against llama: 3 vs 3 trials"
-    "\n  hf2q\\.md_8_32us\\.us_per_token \\+49\\.9[0-9] µs/tok: 71 % from command-buffer phase layer\\.moe_gather \\(added, 2\\.00 submissions/tok, 35\\.3 µs/tok\\)\n"
+    "\n  hf2q\\.md_8_32us\\.us_per_token \\+50\\.24 µs/tok: 71 % from command-buffer phase layer\\.moe_gather \\(added, 2\\.00 submissions/tok, 35\\.4 µs/tok\\)\n"
     "Hf2qGolden\\.json:[0-9]+: buckets/md_8_32us/submissions_per_token: 3 vs golden 1 "
     "Hf2qGolden\\.json:[0-9]+: buckets/md_8_32us/us_per_token: 53\\.8"
     "Hf2qGolden\\.json:[0-9]+: submissions_per_token: 47\\.61[0-9]* vs golden 45\\.5968"

@@ -14,6 +14,7 @@
 #include "perfgate/gates/judge.h"
 #include "perfgate/metrics/catalogue.h"
 #include "perfgate/sources/source.h"
+#include "perfgate/stats/summary.h"
 
 namespace perfgate::cli::scaffold {
 namespace {
@@ -152,8 +153,10 @@ void ComparisonBudgets(const EngineSummary& e, const EngineSummary& b, std::vect
       out->push_back(Budget{e.name + " - " + b.name + " in " + bucket + ": no budget, not a bucket of both", ""});
       continue;
     }
-    const double mine = entry.second.us_per_token.median;
-    const double delta = mine - base->second.us_per_token.median;
+    // The Δ the bucket delta assertion will judge (stats::CompareTrials).
+    const stats::Delta compared =
+        stats::CompareTrials(base->second.us_per_token.per_trial, entry.second.us_per_token.per_trial);
+    const double mine = compared.after, delta = compared.delta;
     const double allowance = delta + gates::ToleranceOf(metric->policy, mine);
     out->push_back(Line("PERFGATE_EXPECT_BUCKET_DELTA_AT_MOST_US(" + pair + ", " + CppString(bucket) + ", " +
                             RoundedUp(allowance) + ");",

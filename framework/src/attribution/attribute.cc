@@ -308,15 +308,10 @@ Status MedianCounters(EngineSummary* e) {
 
 namespace {
 
+// The one comparison (stats::CompareTrials) of the two sides' trials.
 Delta MakeDelta(std::string name, const TrialMedian& engine, const TrialMedian& baseline) {
-  Delta d;
-  d.name = std::move(name);
-  d.engine = engine.median;
-  d.baseline = baseline.median;
-  d.delta = d.engine - d.baseline;
-  if (d.baseline != 0) d.delta_pct = d.delta / d.baseline * 100.0;
-  d.p_value = stats::MannWhitneyU(engine.per_trial, baseline.per_trial).p_value;
-  return d;
+  const stats::Delta s = stats::CompareTrials(baseline.per_trial, engine.per_trial);
+  return Delta{std::move(name), s.after, s.before, s.delta, s.delta_pct, s.p_value};
 }
 
 // A family, phase or kernel name that one side lacks is zero in every trial of that side.

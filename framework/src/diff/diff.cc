@@ -34,19 +34,25 @@ std::optional<double> Ratio(double us, double calls) {
   return us / calls;
 }
 
-// The rank test where both sides have two or more trials.
-std::optional<double> RankTest(const std::vector<double>& before, const std::vector<double>& after) {
+// The rank test of the one comparison, shown where both sides have two or more trials
+// (one trial a side says nothing).
+std::optional<double> RankTest(const stats::Delta& d, const std::vector<double>& before,
+                               const std::vector<double>& after) {
   if (before.size() < 2 || after.size() < 2) return std::nullopt;
-  return stats::MannWhitneyU(before, after).p_value;
+  return d.p_value;
 }
 
-// What the level's items leave of the total, per trial.
-std::vector<double> RestOf(const Side& side, const LevelItems* level) {
+// What the level's items leave of the total, per trial; rounding (below `epsilon`) is
+// 0, so that a level naming all the work has no per-trial rest for the rank test to
+// rank.
+std::vector<double> RestOf(const Side& side, const LevelItems& level, double epsilon) {
   std::vector<double> rest = side.total_us_per_token;
   rest.resize(side.trials, 0);
-  if (level == nullptr) return rest;
-  for (const Item& item : level->items) {
+  for (const Item& item : level.items) {
     for (size_t i = 0; i < rest.size() && i < item.us_per_token.size(); ++i) rest[i] -= item.us_per_token[i];
+  }
+  for (double& r : rest) {
+    if (std::abs(r) < epsilon) r = 0;
   }
   return rest;
 }
@@ -79,29 +85,41 @@ Change ChangeOf(Level level, const std::string& name, const SideValues& before, 
     c.after_names = after.item->originals;
     c.after_us_per_call_median = after.item->us_per_call_median;
   }
-  c.before_us = stats::Mean(before.us);
-  c.after_us = stats::Mean(after.us);
-  c.before_calls = stats::Mean(before.calls);
-  c.after_calls = stats::Mean(after.calls);
-  c.p_value = RankTest(before.us, after.us);
+  const stats::Delta us = stats::CompareTrials(before.us, after.us);
+  const stats::Delta calls = stats::CompareTrials(before.calls, after.calls);
+  c.before_us = us.before;
+  c.after_us = us.after;
+  c.before_calls = calls.before;
+  c.after_calls = calls.after;
+  c.p_value = RankTest(us, before.us, after.us);
   return c;
 }
 
-// The "(rest)" change of a level, when either side leaves work out of it.
-std::optional<Change> RestChange(Level level, const Side& before, const LevelItems* b, const Side& after,
-                                 const LevelItems* a) {
-  const std::vector<double> rb = RestOf(before, b), ra = RestOf(after, a);
-  const double mb = stats::Mean(rb), ma = stats::Mean(ra);
-  const double epsilon = std::max(1e-6, kRestEpsilonShare * std::max(std::abs(stats::Mean(before.total_us_per_token)),
-                                                                      std::abs(stats::Mean(after.total_us_per_token))));
-  if (std::abs(mb) < epsilon && std::abs(ma) < epsilon) return std::nullopt;
+// The "(rest)" change of a level: the total's medians less the sum of the level's items'
+// medians, on each side. It holds the work the level does not name (unlabelled work,
+// memcpy and memset) and, since medians do not add up, the difference between the
+// median of the sums and the sum of the medians; so the level's rows add up to the
+// total, on each side and in Δ (docs/cli.md, "What a diff is"). None when it is
+// rounding on both sides. Its p is the rank test of the per-trial rests (the total
+// less the items, trial by trial).
+std::optional<Change> RestChange(Level level, const Side& before, const Side& after, const Diff& d,
+                                 const std::vector<Change>& items, const LevelItems& b, const LevelItems& a) {
+  double before_us = d.before_total, after_us = d.after_total;
+  for (const Change& c : items) {
+    before_us -= c.before_us;
+    after_us -= c.after_us;
+  }
+  const double epsilon =
+      std::max(1e-6, kRestEpsilonShare * std::max(std::abs(d.before_total), std::abs(d.after_total)));
+  if (std::abs(before_us) < epsilon && std::abs(after_us) < epsilon) return std::nullopt;
   Change c;
   c.level = level;
   c.name = kRestName;
   c.rest = true;
-  c.before_us = mb;
-  c.after_us = ma;
-  c.p_value = RankTest(rb, ra);
+  c.before_us = before_us;
+  c.after_us = after_us;
+  const std::vector<double> rb = RestOf(before, b, epsilon), ra = RestOf(after, a, epsilon);
+  c.p_value = RankTest(stats::CompareTrials(rb, ra), rb, ra);
   return c;
 }
 
@@ -121,7 +139,7 @@ void Rank(std::vector<Change>* changes) {
 }
 
 LevelDiff DiffLevel(Level level, const Side& before, const LevelItems& b, const Side& after, const LevelItems& a,
-                    double total_delta) {
+                    const Diff& d) {
   std::map<std::string, std::pair<const Item*, const Item*>> by_name;
   for (const Item& item : b.items) by_name[item.name].first = &item;
   for (const Item& item : a.items) by_name[item.name].second = &item;
@@ -135,7 +153,8 @@ LevelDiff DiffLevel(Level level, const Side& before, const LevelItems& b, const 
     Rank(&out.changes);
     return out;  // nothing to share out, nothing left over
   }
-  if (auto rest = RestChange(level, before, &b, after, &a)) out.changes.push_back(std::move(*rest));
+  if (auto rest = RestChange(level, before, after, d, out.changes, b, a)) out.changes.push_back(std::move(*rest));
+  const double total_delta = d.delta_total();
   for (Change& c : out.changes) {
     if (total_delta != 0 && std::isfinite(total_delta) && std::isfinite(c.delta_us())) c.share = c.delta_us() / total_delta;
   }
@@ -151,7 +170,8 @@ void CompareFigures(const Side& before, const Side& after, Diff* d) {
       d->one_sided_figures.push_back(name + " (only " + after.name + " has it)");
       continue;
     }
-    d->figures.push_back({name, stats::Mean(it->second), stats::Mean(values), RankTest(it->second, values)});
+    const stats::Delta f = stats::CompareTrials(it->second, values);
+    d->figures.push_back({name, f.before, f.after, RankTest(f, it->second, values)});
   }
   for (const auto& [name, _] : before.figures) {
     if (!after.figures.count(name)) d->one_sided_figures.push_back(name + " (only " + before.name + " has it)");
@@ -192,9 +212,11 @@ std::optional<double> Change::delta_us_per_call_median() const {
   return *after_us_per_call_median - *before_us_per_call_median;
 }
 
+// As stats::CompareTrials words Δ % (Compute's totals are its medians; a hand-built
+// Diff has only the totals).
 std::optional<double> Diff::delta_total_pct() const {
   if (before_total == 0) return std::nullopt;
-  return 100.0 * delta_total() / std::abs(before_total);
+  return delta_total() / std::abs(before_total) * 100.0;
 }
 
 const LevelDiff* Diff::Find(Level level) const {
@@ -212,9 +234,10 @@ Diff Compute(const Side& before, const Side& after) {
   d.after_paths = after.paths;
   d.before_trials = before.trials;
   d.after_trials = after.trials;
-  d.before_total = stats::Mean(before.total_us_per_token);
-  d.after_total = stats::Mean(after.total_us_per_token);
-  d.total_p_value = RankTest(before.total_us_per_token, after.total_us_per_token);
+  const stats::Delta total = stats::CompareTrials(before.total_us_per_token, after.total_us_per_token);
+  d.before_total = total.before;
+  d.after_total = total.after;
+  d.total_p_value = RankTest(total, before.total_us_per_token, after.total_us_per_token);
   CompareFigures(before, after, &d);
   d.notes = before.notes;
   d.notes.insert(d.notes.end(), after.notes.begin(), after.notes.end());
@@ -222,7 +245,7 @@ Diff Compute(const Side& before, const Side& after) {
     const LevelItems* b = FindLevel(before, level);
     const LevelItems* a = FindLevel(after, level);
     if (b != nullptr && a != nullptr) {
-      d.levels.push_back(DiffLevel(level, before, *b, after, *a, d.delta_total()));
+      d.levels.push_back(DiffLevel(level, before, *b, after, *a, d));
     } else if (b != nullptr || a != nullptr) {
       d.one_sided_levels.push_back(std::string(LevelName(level)) + " (only " + (b != nullptr ? before.name : after.name) +
                                    " has it)");

@@ -71,7 +71,11 @@ class LevelBuilder {
 double PerToken(int64_t value, const TrialSummary& t) {
   return t.tokens > 0 ? static_cast<double>(value) / static_cast<double>(t.tokens) : 0;
 }
-double UsPerToken(int64_t ns, const TrialSummary& t) { return PerToken(ns, t) / 1000.0; }
+// µs first, then per token, as the attribution computes its per-token times: the same
+// figure is the same double in the diff and in the report's Δ table.
+double UsPerToken(int64_t ns, const TrialSummary& t) {
+  return t.tokens > 0 ? static_cast<double>(ns) / 1000.0 / static_cast<double>(t.tokens) : 0;
+}
 
 // memcpy and memset time of a kernel trace (extras memcpy_ns, memset_ns): GPU work
 // outside the kernels' total that the family level names.
@@ -222,6 +226,15 @@ LevelBuilder BuilderLike(const Side& like, Level level, size_t trials) {
   return LevelBuilder(level, LevelName(level), "calls", trials);
 }
 
+// The name `like` gives its units per token ("submissions_per_token",
+// "kernels_per_token"): a golden's submissions_per_token counts the source's units.
+std::string UnitsFigureLike(const Side& like) {
+  for (const LevelItems& l : like.levels) {
+    if (l.level == Level::kBucket) return l.calls_word + "_per_token";
+  }
+  return "submissions_per_token";
+}
+
 // Adds one golden value (scope/part/quantity) to its level.
 void AddGoldenValue(const metrics::MetricId& id, const std::vector<double>& samples, std::map<Level, LevelBuilder>* levels) {
   static const std::map<std::string, std::pair<Level, std::pair<std::string, std::string>>> kQuantities = {
@@ -256,7 +269,7 @@ Side SideOf(const golden::GoldenFile& golden, const std::string& name, const Sid
     std::vector<double> samples = SamplesOf(value);
     samples.resize(trials, stats::Median(samples));  // a value with fewer samples: its median fills in
     if (id->scope.empty() && id->quantity == "gpu_us_per_token") side.total_us_per_token = samples;
-    if (id->scope.empty() && id->quantity == "submissions_per_token") side.figures[id->quantity] = samples;
+    if (id->scope.empty() && id->quantity == "submissions_per_token") side.figures[UnitsFigureLike(like)] = samples;
     AddGoldenValue(*id, samples, &levels);
   }
   for (auto& [_, b] : levels) AddLevel(b.Take(), &side);

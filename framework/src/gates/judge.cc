@@ -94,7 +94,7 @@ LimitVerdict JudgeLimit(std::string metric, double current_median, const std::ve
   v.n_baseline = static_cast<int>(reference.size());
   v.current_spread = Spread(current);
   v.baseline_spread = Spread(reference);
-  if (!current.empty() && !reference.empty()) v.p_value = stats::MannWhitneyU(reference, current).p_value;
+  if (!current.empty() && !reference.empty()) v.p_value = stats::CompareTrials(reference, current).p_value;
   const bool beyond = BeyondLimit(policy, limit, current_median);
   out.pass = !beyond || !policy.gated;
   v.gated = policy.gated;

@@ -120,21 +120,21 @@ std::vector<double> FiniteOnly(const std::vector<double>& v) {
   return out;
 }
 
-// Fills the descriptive fields shared by both metric classes. Medians and spreads skip
-// non-finite values (NaN breaks the ordering sorts rely on); the counts include them.
-MetricVerdict Describe(std::string metric, const std::vector<double>& baseline,
-                       const std::vector<double>& current) {
+// Fills the descriptive fields shared by both metric classes from the one comparison
+// `d` of the trials (stats::CompareTrials). Medians and spreads skip non-finite values
+// (NaN breaks the ordering sorts rely on); the counts include them.
+MetricVerdict Describe(std::string metric, const std::vector<double>& baseline, const std::vector<double>& current,
+                       const stats::Delta& d) {
   MetricVerdict r;
   r.metric = std::move(metric);
   r.n_baseline = static_cast<int>(baseline.size());
   r.n_current = static_cast<int>(current.size());
-  const std::vector<double> b = FiniteOnly(baseline), c = FiniteOnly(current);
-  r.baseline = stats::Median(b);
-  r.current = stats::Median(c);
-  r.delta = r.current - r.baseline;
-  if (r.baseline != 0) r.delta_pct = 100 * r.delta / std::fabs(r.baseline);
-  r.baseline_spread = Spread(b);
-  r.current_spread = Spread(c);
+  r.baseline = d.before;
+  r.current = d.after;
+  r.delta = d.delta;
+  r.delta_pct = d.delta_pct;
+  r.baseline_spread = Spread(FiniteOnly(baseline));
+  r.current_spread = Spread(FiniteOnly(current));
   return r;
 }
 
@@ -166,7 +166,8 @@ void Finish(MetricVerdict& r, Verdict verdict, const std::string& head, const st
 MetricVerdict JudgeNoisyWithP(std::string metric, const std::vector<double>& baseline,
                               const std::vector<double>& current, const NoisyPolicy& policy,
                               std::optional<double> p_override, double planning_alpha) {
-  MetricVerdict r = Describe(std::move(metric), baseline, current);
+  const stats::Delta compared = stats::CompareTrials(baseline, current);
+  MetricVerdict r = Describe(std::move(metric), baseline, current, compared);
   r.direction = policy.direction;
   const double alpha = policy.alpha;
   r.threshold = std::max(policy.min_rel_effect * std::fabs(r.baseline), policy.min_abs_effect);
@@ -192,10 +193,9 @@ MetricVerdict JudgeNoisyWithP(std::string metric, const std::vector<double>& bas
     return r;
   }
 
-  const stats::MannWhitneyResult mwu = stats::MannWhitneyU(baseline, current);
-  const double p = p_override.value_or(mwu.p_value);
+  const double p = p_override.value_or(compared.p_value);
   r.p_value = p;
-  if (p_override && *p_override != mwu.p_value) r.raw_p_value = mwu.p_value;
+  if (p_override && *p_override != compared.p_value) r.raw_p_value = compared.p_value;
 
   const double bad = BadwardDelta(r.delta, policy.direction);
   // A change of the medians of at least the minimum effect (and not none at all, which
@@ -275,7 +275,7 @@ MetricVerdict JudgeNoisy(std::string metric, const std::vector<double>& baseline
 
 MetricVerdict JudgeExact(std::string metric, const std::vector<double>& baseline,
                          const std::vector<double>& current, const ExactPolicy& policy) {
-  MetricVerdict r = Describe(std::move(metric), baseline, current);
+  MetricVerdict r = Describe(std::move(metric), baseline, current, stats::CompareTrials(baseline, current));
   r.direction = policy.direction;
   r.threshold = policy.tolerance;
   std::string head = r.metric + " " + FormatValue(r.current) + " vs " + FormatValue(r.baseline) + " (";
@@ -333,10 +333,9 @@ std::vector<double> HolmAdjust(const std::vector<double>& p_values) {
 std::vector<MetricVerdict> JudgeNoisyFamily(const std::vector<NoisyMetric>& metrics) {
   std::vector<double> raw;
   for (const NoisyMetric& m : metrics) {
-    // Empty or non-finite samples are judged inconclusive below; they count as p = 1
-    // here (and never reach the sort inside MannWhitneyU, where NaN breaks the order).
-    const bool usable = !m.baseline.empty() && !m.current.empty() && AllFinite(m.baseline) && AllFinite(m.current);
-    raw.push_back(usable ? stats::MannWhitneyU(m.baseline, m.current).p_value : 1.0);
+    // Empty or non-finite samples are judged inconclusive below; CompareTrials gives
+    // them p = 1.
+    raw.push_back(stats::CompareTrials(m.baseline, m.current).p_value);
   }
   const std::vector<double> adjusted = HolmAdjust(raw);
   const double m = static_cast<double>(std::max<size_t>(1, metrics.size()));

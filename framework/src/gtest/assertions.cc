@@ -182,16 +182,17 @@ std::string KnownFamilies(const EngineSummary& e, const EngineSummary& b) {
 ::testing::AssertionResult DeltaWithin(const std::string& metric, const TrialMedian& engine,
                                        const TrialMedian& baseline, double allowance, const std::string& what,
                                        const std::string& provenance, const MoversText& movers) {
+  const stats::Delta d = stats::CompareTrials(baseline.per_trial, engine.per_trial);
   std::vector<double> shifted = baseline.per_trial;
   for (double& v : shifted) v += allowance;
   gates::LimitVerdict judged =
-      gates::JudgeLimit(metric, engine.median, engine.per_trial, baseline.median + allowance,
+      gates::JudgeLimit(metric, d.after, engine.per_trial, d.before + allowance,
                         gates::Policy::Noisy(0, 0, gates::Direction::kLowerIsBetter), shifted);
   MetricVerdict& v = judged.verdict;
   v.reference = "baseline";  // the column holds the baseline engine's median, not the limit
-  v.baseline = baseline.median;
-  v.delta = engine.median - baseline.median;
-  v.delta_pct = baseline.median != 0 ? std::optional<double>(v.delta / std::fabs(baseline.median) * 100) : std::nullopt;
+  v.baseline = d.before;
+  v.delta = d.delta;
+  v.delta_pct = d.delta_pct;
   v.threshold = allowance;
   return Outcome(judged.pass, {v}, what, provenance, movers);
 }
@@ -358,7 +359,6 @@ namespace {
   // into a delta gate the rank test can judge.
   TrialMedian scaled = baseline.gpu_us_per_token;
   for (double& v : scaled.per_trial) v *= max_ratio;
-  scaled.median *= max_ratio;
   const double ratio = engine.gpu_us_per_token.median / b;
   Record(engine.name + ".gpu_time_ratio", ratio);
   auto r = DeltaWithin(engine.name + ".gpu_us_per_token", engine.gpu_us_per_token, scaled, 0,

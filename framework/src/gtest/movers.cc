@@ -77,9 +77,10 @@ std::optional<report::Explained> KindOf(const metrics::MetricId& id, const std::
   return std::nullopt;
 }
 
-// The figure a failure is about, as the diff measures it (means over trials): its
-// level item's Δ, or for totals the diff's total (time) or the buckets' calls (counts
-// of the buckets' own unit).
+// The figure a failure is about, as the diff measures it: its level item's Δ, or for
+// totals the diff's total (time) or its per-token figure of the unit (counts). The diff
+// compares as the verdict does (stats::CompareTrials: medians over trials), so the
+// headline's Δ is the verdict table's.
 std::optional<report::Explained> ExplainedFrom(const diff::Diff& d, const std::string& golden_path,
                                                const std::string& verdict_name) {
   auto id = metrics::MetricId::FromGoldenPath(golden_path);
@@ -91,10 +92,13 @@ std::optional<report::Explained> ExplainedFrom(const diff::Diff& d, const std::s
       what->delta = d.delta_total();
       return what;
     }
-    const diff::LevelDiff* buckets = d.Find(diff::Level::kBucket);
-    if (buckets == nullptr || buckets->calls_word != what->calls_word) return std::nullopt;
-    for (const diff::Change& c : buckets->changes) what->delta += c.delta_calls();
-    return what;
+    for (const diff::FigureChange& f : d.figures) {
+      if (f.name == id->quantity) {
+        what->delta = f.delta();
+        return what;
+      }
+    }
+    return std::nullopt;
   }
   const std::optional<diff::Level> level = LevelOfScope(id->scope);
   const diff::LevelDiff* l = level ? d.Find(*level) : nullptr;

@@ -101,7 +101,7 @@ std::vector<std::string> NotCompared(const diff::Diff& d) {
 
 std::string SidesLine(const diff::Diff& d) {
   return d.after + " against " + d.before + ": " + std::to_string(d.after_trials) + " vs " +
-         std::to_string(d.before_trials) + " trials, means per token over trials";
+         std::to_string(d.before_trials) + " trials, per-token medians";
 }
 
 }  // namespace perfgate::report::diff_cells

@@ -42,7 +42,7 @@ std::string Figure(const diff::FigureChange& f);
 // What the diff could not compare, a line each: "level kernel (only graphs has it)",
 // "kernels_per_token (only json has it)".
 std::vector<std::string> NotCompared(const diff::Diff& d);
-// "hf2q-regressed against hf2q: 3 vs 3 trials, means per token".
+// "hf2q-regressed against hf2q: 3 vs 3 trials, per-token medians".
 std::string SidesLine(const diff::Diff& d);
 
 }  // namespace perfgate::report::diff_cells

@@ -9,6 +9,7 @@
 #include "perfgate/attribution/options.h"
 #include "perfgate/report/diff_formats.h"
 #include "perfgate/report/formats.h"
+#include "perfgate/stats/summary.h"
 #include "report/diff_tables.h"
 #include "report/report_util.h"
 
@@ -289,10 +290,9 @@ void BucketRows(const Report& report, const util::Sides& sides, Lines& out) {
   out.Add(Row(cols, {"TOTAL", Fixed(e.dispatches_per_token.median, 1), "-", Fixed(t.engine, 1),
                      Fixed(b.dispatches_per_token.median, 1), "-", Fixed(t.baseline, 1),
                      Signed(t.delta, 1), Percent(t.delta_pct), PValue(t.p_value)}));
-  double busy_delta = e.busy_us_per_token.median - b.busy_us_per_token.median;
-  out.Add(Row(cols, {"busy (union)", "", "", Fixed(e.busy_us_per_token.median, 1), "", "",
-                     Fixed(b.busy_us_per_token.median, 1), Signed(busy_delta, 1),
-                     Percent(util::PercentOf(busy_delta, b.busy_us_per_token.median)), ""}));
+  const stats::Delta busy = stats::CompareTrials(b.busy_us_per_token.per_trial, e.busy_us_per_token.per_trial);
+  out.Add(Row(cols, {"busy (union)", "", "", Fixed(busy.after, 1), "", "", Fixed(busy.before, 1),
+                     Signed(busy.delta, 1), Percent(busy.delta_pct), ""}));
   const Delta& s = c.submissions_per_token;
   out.Add(util::Capitalized(dispatch) + "s/tok: " + Fixed(s.engine, 1) + " vs " + Fixed(s.baseline, 1) +
           ", Δ " + Signed(s.delta, 1) + " (" + Percent(s.delta_pct) + "), p = " + PValue(s.p_value));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <numeric>
 
 namespace perfgate::stats {
@@ -133,6 +134,34 @@ MannWhitneyResult MannWhitneyU(const std::vector<double>& a, const std::vector<d
   double z = corrected / std::sqrt(var);
   r.p_value = std::min(1.0, std::erfc(z / std::sqrt(2.0)));
   return r;
+}
+
+namespace {
+
+bool AllFinite(const std::vector<double>& values) {
+  return std::all_of(values.begin(), values.end(), [](double v) { return std::isfinite(v); });
+}
+
+// The median of the finite values: NaN breaks the order a median needs. 0 for no
+// values, NaN when none is finite (an unknown figure stays unknown).
+double MedianOfFinite(const std::vector<double>& values) {
+  std::vector<double> finite;
+  std::copy_if(values.begin(), values.end(), std::back_inserter(finite), [](double v) { return std::isfinite(v); });
+  if (finite.empty() && !values.empty()) return std::nan("");
+  return Median(std::move(finite));
+}
+
+}  // namespace
+
+Delta CompareTrials(const std::vector<double>& before, const std::vector<double>& after) {
+  Delta d;
+  d.before = MedianOfFinite(before);
+  d.after = MedianOfFinite(after);
+  d.delta = d.after - d.before;
+  if (d.before != 0) d.delta_pct = d.delta / std::fabs(d.before) * 100.0;
+  // A non-finite value has no rank (NaN breaks the sort's order): no evidence.
+  if (AllFinite(before) && AllFinite(after)) d.p_value = MannWhitneyU(before, after).p_value;
+  return d;
 }
 
 double MinimumAttainablePValue(int n_a, int n_b) {

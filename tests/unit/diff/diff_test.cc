@@ -1,12 +1,17 @@
 // The diff engine on hand-built summaries whose every figure is known: presence,
-// means over trials, shares that add up (with the "(rest)" item), ranking, the rank
-// test, kernel-name normalisation and level lookup.
+// medians over trials (the one comparison, stats::CompareTrials, that the verdicts and
+// the report's Δ table use too), shares that add up (the "(rest)" item absorbing what
+// the medians leave over), ranking, the rank test, kernel-name normalisation and level
+// lookup.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <numeric>
 
+#include "perfgate/attribution/attribute.h"
 #include "perfgate/diff/diff.h"
+#include "perfgate/gates/judge.h"
+#include "perfgate/stats/summary.h"
 
 namespace perfgate::diff {
 namespace {
@@ -71,7 +76,7 @@ Diff TwoTrialDiff() {
   return Compute(SideOf(before), SideOf(after));
 }
 
-TEST(Diff, KernelsAddedRemovedAndChangedAreMeansOverTrials) {
+TEST(Diff, KernelsAddedRemovedAndChangedAreMediansOverTrials) {
   const Diff d = TwoTrialDiff();
   const LevelDiff* kernels = d.Find(Level::kKernel);
   ASSERT_NE(kernels, nullptr);
@@ -79,7 +84,7 @@ TEST(Diff, KernelsAddedRemovedAndChangedAreMeansOverTrials) {
   const Change& gemm = Named(*kernels, "gemm_f16");
   EXPECT_EQ(gemm.presence, Presence::kBoth);
   EXPECT_DOUBLE_EQ(gemm.before_us, 10);
-  EXPECT_DOUBLE_EQ(gemm.after_us, 16);  // (15 + 17) / 2
+  EXPECT_DOUBLE_EQ(gemm.after_us, 16);  // the median of 15 and 17
   EXPECT_DOUBLE_EQ(gemm.before_calls, 2);
   EXPECT_DOUBLE_EQ(*gemm.delta_us_per_call(), 3);  // 8 - 5 µs per call
   const Change& rms = Named(*kernels, "rmsnorm");
@@ -122,6 +127,81 @@ TEST(Diff, WorkALevelDoesNotNameIsItsRest) {
   EXPECT_DOUBLE_EQ(*rest.share, 1);
   // Buckets cover every unit: no rest there.
   for (const Change& c : d.Find(Level::kBucket)->changes) EXPECT_FALSE(c.rest) << c.name;
+}
+
+// One trial of 1 token: kernels gemm_f16 and rmsnorm of `gemm` and `rms` µs, all in
+// phase "decode" and bucket "b".
+TrialSummary Gemm(double gemm, double rms) {
+  TrialSummary t = Trial(1, {{"gemm_f16", 1, static_cast<int64_t>(gemm * 1000)},  //
+                             {"rmsnorm", 1, static_cast<int64_t>(rms * 1000)}});
+  t.gpu_us_per_token = gemm + rms;  // the attribution's total (SummarizeEngine reads it)
+  return t;
+}
+
+// Medians do not add up: gemm's median 20 and rmsnorm's 10 make 30 where the totals'
+// median is 40 (before), 22 and 10 make 32 where it is 50 (after). The kernel level's
+// "(rest)" holds the 10 and 18, so its rows add up to the total, on each side and in Δ;
+// the phase and bucket levels, one item each, are the total trial by trial.
+TEST(Diff, TheRestAbsorbsWhatTheMediansLeaveSoEveryLevelAddsUpToTheTotal) {
+  const EngineSummary before = Engine("before", {Gemm(10, 5), Gemm(20, 30), Gemm(30, 10)});
+  const EngineSummary after = Engine("after", {Gemm(12, 5), Gemm(22, 30), Gemm(40, 10)});
+  const Diff d = Compute(SideOf(before), SideOf(after));
+  EXPECT_DOUBLE_EQ(d.before_total, 40);  // totals 15, 50, 40
+  EXPECT_DOUBLE_EQ(d.after_total, 50);   // 17, 52, 50
+  const LevelDiff* kernels = d.Find(Level::kKernel);
+  ASSERT_NE(kernels, nullptr);
+  EXPECT_DOUBLE_EQ(Named(*kernels, "gemm_f16").delta_us(), 2);
+  EXPECT_DOUBLE_EQ(Named(*kernels, "rmsnorm").delta_us(), 0);
+  const Change& rest = Named(*kernels, "(rest)");
+  EXPECT_TRUE(rest.rest);
+  EXPECT_DOUBLE_EQ(rest.before_us, 10);
+  EXPECT_DOUBLE_EQ(rest.after_us, 18);
+  EXPECT_DOUBLE_EQ(rest.delta_us(), 8);  // the total's +10 less gemm's +2 and rmsnorm's 0
+  for (const LevelDiff& level : d.levels) {
+    double before_us = 0, after_us = 0, delta = 0, shares = 0;
+    for (const Change& c : level.changes) {
+      before_us += c.before_us;
+      after_us += c.after_us;
+      delta += c.delta_us();
+      shares += c.share.value_or(0);
+    }
+    EXPECT_NEAR(before_us, d.before_total, 1e-9) << LevelName(level.level);
+    EXPECT_NEAR(after_us, d.after_total, 1e-9) << LevelName(level.level);
+    EXPECT_NEAR(delta, d.delta_total(), 1e-9) << LevelName(level.level);
+    EXPECT_NEAR(shares, 1, 1e-12) << LevelName(level.level);
+  }
+  for (const Change& c : d.Find(Level::kPhase)->changes) EXPECT_FALSE(c.rest) << "phase " << c.name;
+  for (const Change& c : d.Find(Level::kBucket)->changes) EXPECT_FALSE(c.rest) << "bucket " << c.name;
+}
+
+// Four trials a side, one of them slow: the median after is 12 (the mean 18.5), so Δ is
+// +2 (+20 %), not +8.5, in the diff, the report's Δ table and the verdict alike.
+TEST(Diff, AnEvenCountOfSkewedTrialsIsComparedByItsMedianNotItsMean) {
+  const EngineSummary before = Engine("before", {Gemm(10, 0), Gemm(10, 0), Gemm(10, 0), Gemm(10, 0)});
+  const EngineSummary after = Engine("after", {Gemm(10, 0), Gemm(12, 0), Gemm(12, 0), Gemm(40, 0)});
+  const Diff d = Compute(SideOf(before), SideOf(after));
+  EXPECT_DOUBLE_EQ(d.after_total, 12);
+  EXPECT_DOUBLE_EQ(d.delta_total(), 2);
+  EXPECT_DOUBLE_EQ(*d.delta_total_pct(), 20);
+  const Change& gemm = Named(*d.Find(Level::kKernel), "gemm_f16");
+  EXPECT_DOUBLE_EQ(gemm.after_us, 12);
+  EXPECT_DOUBLE_EQ(gemm.delta_us(), 2);
+  const stats::Delta one = stats::CompareTrials({10, 10, 10, 10}, {10, 12, 12, 40});
+  EXPECT_DOUBLE_EQ(one.delta, 2);
+  ASSERT_TRUE(gemm.p_value);
+  EXPECT_EQ(*gemm.p_value, one.p_value);
+  const attribution::Comparison report =
+      attribution::Compare(attribution::SummarizeEngine("after", after.trials, {}),
+                           attribution::SummarizeEngine("before", before.trials, {}), {});
+  EXPECT_DOUBLE_EQ(report.total.delta, 2);
+  EXPECT_DOUBLE_EQ(*report.total.delta_pct, 20);
+  EXPECT_EQ(report.total.p_value, one.p_value);
+  ASSERT_FALSE(report.kernel_names.empty());
+  EXPECT_EQ(report.kernel_names.front().name, "gemm_f16");  // by Δ, largest first
+  EXPECT_DOUBLE_EQ(report.kernel_names.front().delta, 2);
+  const gates::MetricVerdict verdict = gates::Judge("gemm", {10, 10, 10, 10}, {10, 12, 12, 40},
+                                                    gates::Policy::Noisy(0.1, 0, gates::Direction::kLowerIsBetter));
+  EXPECT_DOUBLE_EQ(verdict.delta, 2);
 }
 
 TEST(Diff, TheRankTestNeedsTwoTrialsASide) {

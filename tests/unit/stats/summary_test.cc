@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace perfgate::stats {
 namespace {
 
@@ -54,6 +56,34 @@ TEST(Stats, MannWhitneyNormalWithTies) {
   EXPECT_NEAR(r.p_value, 0.13665824773814753, 1e-12);
   EXPECT_EQ(MannWhitneyU({1, 1}, {1, 1}).p_value, 1.0);
   EXPECT_EQ(MannWhitneyU({}, {1}).p_value, 1.0);
+}
+
+// The one comparison: medians (an even count: the middle pair's mean), Δ% of |before|,
+// and the two-sided rank test; the skewed after side's mean (18.5) is not used.
+TEST(Stats, CompareTrialsIsMediansAndTheRankTest) {
+  const Delta d = CompareTrials({10, 10, 10, 10}, {10, 12, 12, 40});
+  EXPECT_EQ(d.before, 10);
+  EXPECT_EQ(d.after, 12);
+  EXPECT_EQ(d.delta, 2);
+  ASSERT_TRUE(d.delta_pct);
+  EXPECT_DOUBLE_EQ(*d.delta_pct, 20);
+  EXPECT_EQ(d.p_value, MannWhitneyU({10, 10, 10, 10}, {10, 12, 12, 40}).p_value);
+  EXPECT_EQ(CompareTrials({1, 2, 3}, {4, 5, 6}).p_value, CompareTrials({4, 5, 6}, {1, 2, 3}).p_value);  // two-sided
+  EXPECT_DOUBLE_EQ(*CompareTrials({-4}, {-2}).delta_pct, 50);  // of |before|
+  EXPECT_FALSE(CompareTrials({0, 0}, {1, 1}).delta_pct);
+}
+
+// Empty and non-finite sides: 0 for no values, medians of the finite ones, NaN when none
+// is, and p = 1 (no evidence) either way.
+TEST(Stats, CompareTrialsOfEmptyOrNonFiniteSides) {
+  const Delta empty = CompareTrials({}, {3});
+  EXPECT_EQ(empty.before, 0);
+  EXPECT_EQ(empty.after, 3);
+  EXPECT_EQ(empty.p_value, 1);
+  const Delta nan = CompareTrials({1, std::nan(""), 3, 5}, {2, 4, 6});
+  EXPECT_EQ(nan.before, 3);
+  EXPECT_EQ(nan.p_value, 1);
+  EXPECT_TRUE(std::isnan(CompareTrials({std::nan("")}, {1}).before));
 }
 
 TEST(Stats, MinimumAttainablePValue) {

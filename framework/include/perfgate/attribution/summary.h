@@ -219,13 +219,13 @@ struct EngineSummary {
   Diagnostics diagnostics;    // merged over trials
 };
 
-// One compared metric: medians, their difference, and a rank test on the trials.
+// One compared metric, named: stats::CompareTrials of the baseline's and the engine's trials.
 struct Delta {
   std::string name;
   double engine = 0;
   double baseline = 0;
   double delta = 0;
-  std::optional<double> delta_pct;  // nullopt when the baseline is 0
+  std::optional<double> delta_pct;  // 100 · delta / |baseline|; nullopt when the baseline is 0
   double p_value = 1;               // two-sided Mann-Whitney U over per-trial values
 };
 

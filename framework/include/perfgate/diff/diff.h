@@ -3,14 +3,14 @@
 // family, phase and kernel name — ranked by how much of the change in GPU time per
 // token each item explains.
 //
-// Figures are means over trials of per-trial per-token values (a trial without an
-// item counts 0 for it), not medians: means add up, so the items of a level that
-// covers the whole total (Metal's buckets do) explain exactly the total's change, and
-// a level that covers part of it (phases cover labelled work only; trace-event JSON's
-// buckets leave out memcpy and memset) gets a "(rest)" item holding what it does not
-// name. Each item's share is its Δ µs/token over the
-// total's, so a level's shares add up to 100 %. The rank test (two-sided
-// Mann-Whitney U over the per-trial µs/token) says whether the trials could tell.
+// Every figure is stats::CompareTrials of its per-trial per-token values (a trial
+// without an item counts 0 for it): medians over trials and the two-sided Mann-Whitney
+// p, the Δ the verdicts and the report's tables show. Medians do not add up, so each
+// level gets a "(rest)" item, the total's median less the sum of the items' medians on
+// each side: what the level does not name (phases cover labelled work only; trace-event
+// JSON's buckets leave out memcpy and memset) and what the medians leave over. A
+// level's rows then add up to the total, and its shares (each item's Δ µs/token over
+// the total's) to 100 %.
 #ifndef PERFGATE_DIFF_DIFF_H_
 #define PERFGATE_DIFF_DIFF_H_
 
@@ -98,13 +98,13 @@ Side SideOf(const golden::GoldenFile& golden, const std::string& name, const Sid
 enum class Presence { kBoth, kAdded, kRemoved };  // added: only after; removed: only before
 const char* PresenceName(Presence presence);      // "changed", "added", "removed"
 
-// One item's change, after minus before, means over trials.
+// One item's change, after minus before, medians over trials (stats::CompareTrials).
 struct Change {
   Level level = Level::kBucket;
   std::string name;
   std::vector<std::string> before_names, after_names;  // the sides' own names
   Presence presence = Presence::kBoth;
-  bool rest = false;  // the "(rest)" item: work of the total this level does not name
+  bool rest = false;  // the "(rest)" item: the total less the level's items (diff.h's top)
   double before_calls = 0, after_calls = 0;  // per token
   double before_us = 0, after_us = 0;        // GPU µs per token
   std::optional<double> before_us_per_call_median, after_us_per_call_median;
@@ -122,7 +122,7 @@ struct Change {
   std::optional<double> delta_us_per_call_median() const;
 };
 
-// One per-token figure both sides have (Side::figures), means over trials.
+// One per-token figure both sides have (Side::figures), medians over trials.
 struct FigureChange {
   std::string name;
   double before = 0, after = 0;
@@ -142,7 +142,7 @@ struct Diff {
   std::string before, after;  // the sides' names
   std::vector<std::string> before_paths, after_paths;
   size_t before_trials = 0, after_trials = 0;
-  double before_total = 0, after_total = 0;  // GPU µs per token, means
+  double before_total = 0, after_total = 0;  // GPU µs per token, medians
   std::optional<double> total_p_value;
   std::vector<LevelDiff> levels;  // the levels both sides have, in Level order
   // The levels only one side has, said rather than dropped: "kernel (only B has it)".

@@ -1,8 +1,10 @@
-// Order statistics and interval arithmetic used by attribution and gates.
+// Order statistics, interval arithmetic and the one comparison of a figure's trials,
+// used by attribution, the diff, the movers and the gates.
 #ifndef PERFGATE_STATS_SUMMARY_H_
 #define PERFGATE_STATS_SUMMARY_H_
 
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -34,6 +36,18 @@ struct MannWhitneyResult {
 // Exact for tie-free samples with n_a + n_b <= 40, normal approximation with tie
 // correction and continuity correction otherwise. Empty samples give p = 1.
 MannWhitneyResult MannWhitneyU(const std::vector<double>& a, const std::vector<double>& b);
+
+// One figure compared between two sides from its per-trial values: the Δ every
+// verdict, report table, `perfgate diff` and movers headline shows.
+struct Delta {
+  // The median of each side's finite values: 0 for no values, NaN when none is finite.
+  double before = 0, after = 0;
+  double delta = 0;                 // after - before
+  std::optional<double> delta_pct;  // 100 · delta / |before|; none when before is 0
+  double p_value = 1;               // two-sided MannWhitneyU; 1 when a side is empty or not all finite
+};
+// Medians, never means, so a figure's Δ is the same wherever it is shown.
+Delta CompareTrials(const std::vector<double>& before, const std::vector<double>& after);
 
 // The smallest two-sided p-value the exact test can reach with these sample sizes:
 // 2 / C(n_a + n_b, n_a). Below alpha means the test can never reject.
