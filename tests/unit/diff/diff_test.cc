@@ -5,6 +5,8 @@
 // lookup.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <numeric>
 
@@ -276,8 +278,34 @@ TEST(Diff, ANaNFigureRanksLastAndSharesNothing) {
   const Diff d = Compute(before, after);
   const LevelDiff* kernels = d.Find(Level::kKernel);
   ASSERT_NE(kernels, nullptr);
-  EXPECT_EQ(kernels->changes.back().name, "k1");  // NaN last, whatever else ranks
-  EXPECT_FALSE(kernels->changes.back().share);
+  // NaN last of the named items, whatever else ranks; only "(rest)" comes after.
+  auto last_named = std::find_if(kernels->changes.rbegin(), kernels->changes.rend(),
+                                 [](const Change& c) { return !c.rest; });
+  ASSERT_NE(last_named, kernels->changes.rend());
+  EXPECT_EQ(last_named->name, "k1");
+  EXPECT_FALSE(last_named->share);
+  EXPECT_TRUE(std::all_of(kernels->changes.rbegin(), last_named, [](const Change& c) { return c.rest; }));
+}
+
+TEST(Diff, TheRestRanksLastHoweverLarge) {
+  Side before, after;
+  before.name = "a";
+  after.name = "b";
+  before.trials = after.trials = 1;
+  before.total_us_per_token = {10};
+  after.total_us_per_token = {50};  // the level names 1 µs/tok of the 40 that changed
+  LevelItems level{Level::kKernel, "kernel", "calls", {}};
+  level.items = {Item{"k1", {"k1"}, {1}, {1}, std::nullopt}};
+  before.levels = {level};
+  level.items = {Item{"k1", {"k1"}, {1}, {2}, std::nullopt}};
+  after.levels = {level};
+  const Diff d = Compute(before, after);
+  const LevelDiff* kernels = d.Find(Level::kKernel);
+  ASSERT_NE(kernels, nullptr);
+  ASSERT_EQ(kernels->changes.size(), 2u);
+  EXPECT_EQ(kernels->changes.front().name, "k1");
+  EXPECT_TRUE(kernels->changes.back().rest);
+  EXPECT_DOUBLE_EQ(kernels->changes.back().delta_us(), 39);
 }
 
 TEST(Diff, AGoldenWithoutATotalHasNoSharesAndSaysSo) {
