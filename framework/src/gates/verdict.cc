@@ -17,6 +17,8 @@ namespace {
 using internal::BadwardDelta;
 using internal::FormatValue;
 using internal::Spread;
+using stats::AllFinite;
+using stats::FiniteOnly;
 
 // Power the trial counts must have had at the minimum effect before p > alpha may be
 // called SAME, and the power the more-trials estimate aims for.
@@ -108,16 +110,6 @@ std::string OneLine(std::string text) {
   std::replace(text.begin(), text.end(), '\n', ' ');
   std::replace(text.begin(), text.end(), '\r', ' ');
   return DefuseSkipMarker(std::move(text));
-}
-
-bool AllFinite(const std::vector<double>& v) {
-  return std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x); });
-}
-
-std::vector<double> FiniteOnly(const std::vector<double>& v) {
-  std::vector<double> out;
-  std::copy_if(v.begin(), v.end(), std::back_inserter(out), [](double x) { return std::isfinite(x); });
-  return out;
 }
 
 // Fills the descriptive fields shared by both metric classes from the one comparison

@@ -136,17 +136,22 @@ MannWhitneyResult MannWhitneyU(const std::vector<double>& a, const std::vector<d
   return r;
 }
 
-namespace {
-
 bool AllFinite(const std::vector<double>& values) {
   return std::all_of(values.begin(), values.end(), [](double v) { return std::isfinite(v); });
 }
 
+std::vector<double> FiniteOnly(const std::vector<double>& values) {
+  std::vector<double> finite;
+  std::copy_if(values.begin(), values.end(), std::back_inserter(finite), [](double v) { return std::isfinite(v); });
+  return finite;
+}
+
+namespace {
+
 // The median of the finite values: NaN breaks the order a median needs. 0 for no
 // values, NaN when none is finite (an unknown figure stays unknown).
 double MedianOfFinite(const std::vector<double>& values) {
-  std::vector<double> finite;
-  std::copy_if(values.begin(), values.end(), std::back_inserter(finite), [](double v) { return std::isfinite(v); });
+  std::vector<double> finite = FiniteOnly(values);
   if (finite.empty() && !values.empty()) return std::nan("");
   return Median(std::move(finite));
 }

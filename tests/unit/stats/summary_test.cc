@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <cmath>
 
 namespace perfgate::stats {
@@ -91,6 +93,16 @@ TEST(Stats, MinimumAttainablePValue) {
   EXPECT_NEAR(MinimumAttainablePValue(4, 4), 2.0 / 70, 1e-12);
   EXPECT_NEAR(MinimumAttainablePValue(5, 5), 2.0 / 252, 1e-12);
   EXPECT_NEAR(MinimumAttainablePValue(7, 7), 2.0 / 3432, 1e-12);
+}
+
+// NaN and infinities are left out in order; none at all is all finite.
+TEST(Stats, FiniteOnlyKeepsTheFiniteValuesInOrder) {
+  const double nan = std::nan(""), inf = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(FiniteOnly({3, nan, 1, -inf, 2}), (std::vector<double>{3, 1, 2}));
+  EXPECT_TRUE(AllFinite({}));
+  EXPECT_TRUE(AllFinite({1, -2}));
+  EXPECT_FALSE(AllFinite({1, nan}));
+  EXPECT_FALSE(AllFinite({inf}));
 }
 
 }  // namespace

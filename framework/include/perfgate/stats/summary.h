@@ -13,6 +13,11 @@ namespace perfgate::stats {
 // The median (mean of the two middle values for an even count); 0 for no values.
 double Median(std::vector<double> values);
 
+// True when every value is finite (no NaN, no infinity); true for none.
+bool AllFinite(const std::vector<double>& values);
+// The finite values, in order: NaN breaks the ordering medians and rank tests sort by.
+std::vector<double> FiniteOnly(const std::vector<double>& values);
+
 // The arithmetic mean; 0 for no values.
 double Mean(const std::vector<double>& values);
 
