@@ -12,6 +12,7 @@
 #include "core/byte_codec.h"
 #include "core/text_input.h"
 #include "core/json_document.h"
+#include "core/string_util.h"
 
 namespace perfgate::attribution {
 namespace {
@@ -26,18 +27,6 @@ bool ParseInt64(std::string_view s, int64_t* out) {
   }
   *out = v;
   return true;
-}
-
-std::vector<std::string_view> Split(std::string_view s, char sep) {
-  std::vector<std::string_view> parts;
-  size_t start = 0;
-  for (size_t i = 0; i <= s.size(); ++i) {
-    if (i == s.size() || s[i] == sep) {
-      parts.push_back(s.substr(start, i - start));
-      start = i + 1;
-    }
-  }
-  return parts;
 }
 
 Status UsageError(std::string message) {

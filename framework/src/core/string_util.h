@@ -4,6 +4,7 @@
 #define PERFGATE_CORE_STRING_UTIL_H_
 
 #include <string_view>
+#include <vector>
 
 namespace perfgate {
 
@@ -21,6 +22,20 @@ inline bool StartsWith(std::string_view s, std::string_view prefix) { return s.s
 // True when `s` ends with `suffix`.
 inline bool EndsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+// The pieces of `s` between each `sep`, empty ones kept: "a,,b" gives {"a", "", "b"}
+// and "" gives {""}.
+inline std::vector<std::string_view> Split(std::string_view s, char sep) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  for (size_t i = 0; i <= s.size(); ++i) {
+    if (i == s.size() || s[i] == sep) {
+      parts.push_back(s.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  return parts;
 }
 
 }  // namespace perfgate

@@ -10,6 +10,7 @@
 #include "perfgate/report/diff_formats.h"
 #include "perfgate/report/formats.h"
 #include "perfgate/stats/summary.h"
+#include "core/string_util.h"
 #include "report/diff_tables.h"
 #include "report/report_util.h"
 
@@ -180,23 +181,14 @@ std::vector<std::string> FormatAll(const std::vector<double>& v, int precision) 
 
 // ---- Sections ---------------------------------------------------------------
 
-// The lines of `text` ("" has none).
-std::vector<std::string> SplitLines(std::string_view text) {
-  std::vector<std::string> lines;
-  while (!text.empty()) {
-    const size_t end = text.find('\n');
-    lines.emplace_back(text.substr(0, end));
-    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
-  }
-  return lines;
-}
-
 void Methodology(const Report& report, Lines& out) {
   const sources::SourceWords& words = util::WordsOf(report);
   out.Add("Method:");
   out.Paragraph(" - ", "   ", std::string(words.method_note));
   out.Paragraph(" - ", "   ", std::string(words.figures_note));
-  for (const std::string& paragraph : SplitLines(words.method_details)) out.Paragraph(" - ", "   ", paragraph);
+  if (!words.method_details.empty()) {
+    for (std::string_view paragraph : Split(words.method_details, '\n')) out.Paragraph(" - ", "   ", std::string(paragraph));
+  }
   if (util::SeedCompatApplies(report)) {
     out.Paragraph(" - ", "   ",
                   report.seed_compat
