@@ -1,8 +1,8 @@
 # Precompiled headers for perfgate's own targets (not installed; consumers' targets never
 # get them). They cut the clean build of tools/test, where every target is compiled once
-# and the framework four times (Release, ASan, the fuzz copy, the embedded packaging
-# consumers): each TU stops re-parsing the standard library, nlohmann/json, GoogleTest and
-# CLI11.
+# and the framework three times (Release, ASan with the fuzz targets' instrumentation,
+# the embedded packaging consumers): each TU stops re-parsing the standard library,
+# nlohmann/json, GoogleTest and CLI11.
 #
 # On by default with Clang only. With GCC they measured no faster: its precompiled
 # header is loaded whole into every TU (its -O3 and -O1 code generation dominates anyway),
