@@ -266,7 +266,8 @@ TEST(Attribute, NoTargetRowsIsAnErrorNamingWhatWasThere) {
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().ToString(),
             "trial: error[attr.no_target_rows]: no submission of a process named 'hf2q*' among 1 paired "
-            "submissions (other processes: WindowServer (181) x1)");
+            "submissions (other processes: WindowServer (181) x1; of no known process: 0; of the sentinel or an "
+            "unnamed process: 0)");
 }
 
 TEST(Attribute, FamiliesAndPhasesJoinThroughTheSubmissionMap) {

@@ -1,11 +1,11 @@
 // Attribution of Metal System Trace GPU time per decode token, and the medians and
 // comparison every source shares.
 //
-// LoadTrial reads one trial's exported tables; SummarizeTrial pairs execution points
-// into submissions, filters them to the target process and the decode window, buckets
-// them by duration and joins them to encoder families, command-buffer phases and the
-// kernel registry; SummarizeEngine takes medians over trials; Compare puts an engine
-// beside its baseline. The method and the seed's defects are in
+// LoadTrial reads one trial's exported tables; SummarizeTrial imports them as work
+// (execution points paired into submissions, joined to their encoders and command
+// buffers) and attributes it as every source's work is (attribution/work.h), adding
+// the tables' own figures and the kernel registry; SummarizeEngine takes medians over
+// trials; Compare puts an engine beside its baseline. The method and the seed's defects are in
 // docs/attribution-method.md; --seed-compat reproduces the seed.
 #ifndef PERFGATE_ATTRIBUTION_ATTRIBUTE_H_
 #define PERFGATE_ATTRIBUTION_ATTRIBUTE_H_
@@ -41,10 +41,13 @@ StatusOr<TrialTables> LoadTrial(const std::string& path);
 // xctrace.multiple_runs).
 StatusOr<TrialTables> LoadTrial(const std::string& path, int run);
 
-// Attributes one trial. Errors: no token count; the target process has no
-// submissions (attr.no_target_rows); the process filter needs the submission map.
-// Kept submissions of more than one process (by their submission-map rows) are
-// counted as attr.mixed_processes.
+// Attributes one trial: its work through AttributeWork (Metal's conventions: an owner
+// is required, several processes are counted, the seed's method applies), plus the
+// pairing counts, the encoders list's rows and time, the shader registry and the
+// metal-gpu-intervals cross-check. Errors: no pair (attr.no_pairs); no token count;
+// the target process has no submissions (attr.no_target_rows); the process filter
+// needs the submission map (attr.needs_submission_map). Kept submissions of more
+// than one process (by their submission-map rows) are counted as attr.mixed_processes.
 StatusOr<TrialSummary> SummarizeTrial(const TrialTables& tables, const AttributionOptions& options);
 
 // Medians over trials (trials must be non-empty). seed_compat keeps the seed's

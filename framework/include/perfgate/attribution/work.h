@@ -1,46 +1,58 @@
-// The attribution of a model::WorkSet: the GPU work of one trial, as every kernel
-// source's importer fills it (trace-event JSON, Nsight Systems exports, the CUPTI
-// tracer's traces), attributed into the TrialSummary every report, gate and golden
-// reads. It depends on attribution's public vocabulary (options.h, summary.h) and the
-// work model only; no importer's code.
+// The one attribution: a model::WorkSet, the GPU work of one trial as every source's
+// importer fills it (Metal System Trace exports, trace-event JSON, Nsight Systems
+// exports, the CUPTI tracer's traces), attributed into the TrialSummary every report,
+// gate and golden reads. It depends on attribution's public vocabulary (options.h,
+// summary.h) and the work model only; no importer's code. Where sources differ in
+// what their records mean, the work set says so (model::Conventions, the kinds of its
+// items and host calls), never the source's name.
 //
-// What the TrialSummary fields mean for kernel work:
-//  - a dispatch is one `kernel` event; `submissions`, `dispatches_per_token`, the
-//    duration buckets, `total_sum_ns`, `busy_union_ns` and the phases count kernels
-//    only. memcpy and memset work is reported beside them, as the families "memcpy"
-//    and "memset" of `encoder_gpu` and in WorkExtras;
-//  - `encoder_gpu` is keyed by kernel family (CudaKernelFamily of the kernel name):
-//    `encoders` = `submissions` = kernels of the family, `gpu_sum_ns` their time,
-//    `host_sum_ns` the host time of their one-kernel launch calls (cudaLaunchKernel;
-//    a graph launch's time is not split over its kernels);
-//  - `cb_label_gpu` is keyed by phase: the innermost `gpu_user_annotation` on the
-//    kernel's stream that contains it, else the innermost `user_annotation` on the
-//    launching thread that contains its launch call, else "(unknown)"; names are
-//    normalised with NormalizePhaseLabel. `cbs` and `command_buffers`
-//    count the annotation instances (a range copied onto several streams counts
-//    once); `total_encoders` is the kept kernels and `labelled_encoders` those with
-//    an annotation, so the label coverage is the annotated share of kernels;
-//  - `shader_registry` maps each family to the sorted short names
-//    (CanonicalKernelName) of its kernels; `shader_count` counts distinct kernel names;
-//  - the process filter keeps GPU work whose owner (its launch call's process, joined
-//    by correlation id, else model::WorkItem::process) has a name starting with
-//    options.process_prefix, whole or after its last '/', and the id process_id.
-//    Excluded: `excluded_unmapped` (no owner), `excluded_unattributed` (a prefix is
-//    given and the owner has no name), `excluded_other_process`;
-//  - `matched_submissions` counts kept kernels with a launch call and
-//    `unmapped_submissions` those without (possible with all_processes only);
-//    `encoder_rows` and `encoder_total_ns` are the distinct launch calls behind the
-//    kept kernels and their host time;
-//  - `rows` counts the trace's events and `paired` its kernel events (a complete
-//    event is already a pair); `unpaired_ends`, `leftover_starts`,
-//    `duplicate_starts`, `shader_timeline_rows` are 0 and `gpu_intervals_union_ns`
-//    is empty;
-//  - `extras` holds every number of WorkExtras under its field name (the keys
-//    are listed at TrialSummary::extras); `known_kernel_families` is the family
-//    names of the table in force, "memcpy", "memset", and every family met;
-//  - kept kernels of more than one process with no process choice (no prefix, no id,
-//    no all_processes) are the usage error attr.several_processes; with a choice
-//    (all_processes, or a prefix several processes match) they are counted as
+// The unit of every per-token figure is a kernel (model::WorkKind::kKernel), or a
+// submission (kSubmission) where the source names no kernel (Metal: an execution-point
+// pair, about one encoder). `submissions`, `dispatches_per_token`, the duration
+// buckets, `total_sum_ns`, `busy_union_ns` and the phases count units only. memcpy and
+// memset work is reported beside them, as the families "memcpy" and "memset" of
+// `encoder_gpu` and in WorkExtras. What the TrialSummary fields mean:
+//  - `encoder_gpu` is keyed by family: a kernel's is CudaKernelFamily of its name, a
+//    submission's its encoder's (model::HostCall::family); a submission of no known
+//    encoder has none. `submissions` counts units, `gpu_sum_ns` their time;
+//    `encoders` and `host_sum_ns` count a kernel with the host time of its one-kernel
+//    launch call (a graph launch's time is not split over its kernels), and an encoder
+//    once, with its host time, whatever the submissions it encoded;
+//  - `cb_label_gpu` is keyed by phase: for work launched in a group (Metal: an
+//    encoder in its command buffer) the group's label; for a kernel the innermost
+//    `gpu_user_annotation` on its stream that contains it, else the innermost
+//    `user_annotation` on the launching thread that contains its launch call, else
+//    "(unknown)". Names are normalised with NormalizePhaseLabel. A group phase's
+//    `cbs` counts its encoders (the seed's count) and `command_buffers` its groups; a
+//    kernel phase's both count its annotation instances (a range copied onto several
+//    streams counts once). `total_encoders` counts kept kernels and encoders, and
+//    `labelled_encoders` those of a phase that is not generic (IsGenericPhase);
+//  - for kernels, `shader_registry` maps each family to the sorted short names
+//    (CanonicalKernelName) of its kernels, `shader_count` counts distinct kernel
+//    names, `kernel_names` holds them whole and `known_kernel_families` is the family
+//    names of the table in force, "memcpy", "memset" and every family met (a source
+//    whose units name no kernel fills these four itself);
+//  - the process filter keeps work whose owner (model::WorkItem::process, else its
+//    launch call's process) has a name starting with options.process_prefix, whole or
+//    after its last '/', and the id process_id. It runs when a process is named, or,
+//    where model::Conventions::owner_required, unless all_processes. Excluded:
+//    `excluded_unmapped` (no owner), `excluded_unattributed` (model::kNoProcess, or a
+//    prefix is given and the owner has no name), `excluded_other_process`; counted
+//    under the conventions' diagnostic codes;
+//  - `matched_submissions` counts kept units with a launch call, `unmatched_submissions`
+//    submissions whose encoder the set lacks (attr.unmatched_encoder) and
+//    `unmapped_submissions` the other units without one; `encoder_rows` and
+//    `encoder_total_ns` are the distinct launch calls behind the kept units and their
+//    host time (an importer may replace them with its tables' own counts);
+//  - `rows` is model::WorkSet::events and `paired` counts the units read;
+//    `unpaired_ends`, `leftover_starts`, `duplicate_starts`, `shader_timeline_rows`
+//    and `gpu_intervals_union_ns` are left to the importer;
+//  - for kernels, `extras` holds every number of WorkExtras under its field name (the
+//    keys are listed at TrialSummary::extras);
+//  - kept units of more than one process with no process choice (no prefix, no id, no
+//    all_processes) are the usage error attr.several_processes where
+//    model::Conventions::several_processes_need_a_choice; otherwise, and with a choice
+//    (all_processes, or a prefix several processes match), they are counted as
 //    attr.mixed_processes;
 //  - the decode window and the token count: see AttributeWork.
 #ifndef PERFGATE_ATTRIBUTION_WORK_H_
@@ -66,7 +78,7 @@ struct KernelStats {
   int64_t gpu_sum_ns = 0;
 };
 
-// What a trace-event trial adds to its TrialSummary. Counts are of the kept work
+// What kernel work adds to its TrialSummary. Counts are of the kept work
 // (target process, decode window). Every number here also reaches
 // TrialSummary::extras under its field name (label_source and per_kernel do not), so
 // suites read them from the summary and need not re-read the trace.
@@ -97,35 +109,41 @@ struct WorkExtras {
   std::map<std::string, KernelStats> per_kernel;  // by exact kernel name
 };
 
-// Attributes one trace-event trial. Differences from the Metal method, besides the
-// field meanings above:
+// Attributes one trial's work:
 //  - options.kernel_families: when it equals DefaultKernelFamilies()
-//    (the Metal table, i.e. not replaced by the user), CudaKernelFamilies() is used.
+//    (the Metal table, i.e. not replaced by the user), CudaKernelFamilies() names
+//    kernels' families.
 //  - Decode window, by options.window.mode:
-//      kLabel: the label's annotation instances: the `gpu_user_annotation`s it names
-//        (LabelMatch: an exact normalised name, a prefix or a pattern),
-//        else, when there are none, the `user_annotation`s of the target processes. The window runs from the start of the first instance to
-//        the end of the last (an annotation encloses a whole decode step, where the
-//        Metal label marks a step's end). A kernel is inside when its own interval
-//        is (GPU annotations) or when its launch call starts inside (host
-//        annotations: the GPU may run the work after the host range has ended).
-//        One instance is enough.
-//      kTimeRange: kernels whose [start, end] lies in [start_ns, end_ns].
-//      kSkipSubmissions: all but the first `skip` kept kernels by start time.
+//      kLabel: the label's instances: the `gpu_user_annotation`s it names
+//        (LabelMatch: an exact normalised name, a prefix or a pattern), else the
+//        `user_annotation`s of the target processes, else, where the work was launched
+//        in groups, the groups of the kept units whose label it names. An annotation
+//        encloses a whole decode step: the window runs from the start of the first
+//        instance to the end of the last, and one instance is enough. A group's label
+//        marks the end of a step: the window runs from the end of the first group to
+//        the end of the last, and at least two are needed. A unit is inside when its
+//        own interval is (GPU annotations, groups) or when its launch call starts
+//        inside (host annotations: the GPU may run the work after the host range has
+//        ended).
+//      kTimeRange: units whose [start, end] lies in [start_ns, end_ns].
+//      kSkipSubmissions: all but the first `skip` kept units by start time.
 //    memcpy and memset work follows the same rule as kernels.
-//  - Tokens from options.token_label (a LabelMatch, as the window's): the number of
-//    its instances when it is also the window label (SameLabel), else the number of its instances that contain at least one kept
-//    kernel. A range copied onto several GPU streams is one instance (same pid and
-//    External id). A disagreement with options.tokens is attr.token_count_mismatch.
-//  - options.seed_compat is refused (the seed's method is Metal's).
-// Errors (Status codes shared with the Metal path): attr.no_tokens (usage),
-// attr.no_target_rows (no kernel passes the process filter, or the trace has none),
-// attr.window_label, attr.token_label, attr.seed_compat (usage).
+//  - Tokens from options.token_label (a LabelMatch, as the window's): the steps of
+//    the window label when it is the same label (SameLabel): its annotation
+//    instances, or its groups less one; else the number of its instances that hold at
+//    least one kept unit. A range copied onto several GPU streams is one instance
+//    (same pid and External id). A disagreement with options.tokens is
+//    attr.token_count_mismatch.
+//  - options.seed_compat (the seed's method) applies only where
+//    model::Conventions::seed_method: no process filter, no window, no token label,
+//    and every encoder of the set counted; elsewhere it is refused (attr.seed_compat).
+// Errors: attr.no_tokens (usage), attr.no_target_rows (no unit passes the process
+// filter, or the set has none), attr.window_label, attr.token_label,
+// attr.several_processes and attr.several_devices (usage), attr.seed_compat (usage).
 // `extras`, when given, receives the launch counts and per-kernel figures (the
 // numbers are in the summary's `extras` either way).
-StatusOr<TrialSummary> AttributeWork(const model::WorkSet& trace,
-                                                       const AttributionOptions& options,
-                                                       WorkExtras* extras = nullptr);
+StatusOr<TrialSummary> AttributeWork(const model::WorkSet& trace, const AttributionOptions& options,
+                                     WorkExtras* extras = nullptr);
 
 }  // namespace perfgate::attribution
 

@@ -1,9 +1,10 @@
 // The source-neutral model of GPU work that every trace source's importer fills and
-// the one attribution (perfgate/attribution/attribute.h) reads: units of GPU work on
+// the one attribution (perfgate/attribution/work.h) reads: units of GPU work on
 // lanes, the host calls that launched them, and named spans on host threads and GPU
 // lanes. What only one format has (Metal's execution-point pairing and its joins,
 // Kineto's correlation ids, nsys's string table) is resolved inside its importer, so
-// nothing downstream asks which format a trial came from.
+// nothing downstream asks which format a trial came from; where sources mean different
+// things by their records, the importer says which (Conventions).
 #ifndef PERFGATE_MODEL_WORK_H_
 #define PERFGATE_MODEL_WORK_H_
 
@@ -52,9 +53,23 @@ struct WorkItem {
   int64_t duration_ns() const { return end_ns - start_ns; }
 };
 
+// What a host call launches. The importer says so: CUDA, HIP and nsys name their calls
+// differently, and a Metal encoder is no call at all.
+enum class HostCallKind {
+  kKernelLaunch,  // one kernel (cudaLaunchKernel, cuLaunchKernel, hipLaunchKernel, ...)
+  kGraphLaunch,   // a graph of kernels (cudaGraphLaunch, ...): its time is not split over them
+  kEncoder,       // a Metal encoder: the GPU submissions it encoded share it
+  kOther,         // anything else (cudaMemcpyAsync, hipMemsetAsync, ...)
+};
+
+// A `WorkItem::process` a source records as "no process" (Metal: the submission map's
+// sentinel process): known to belong to none, unlike an absent owner.
+inline constexpr int64_t kNoProcess = INT64_MIN;
+
 // A host-side call that launches or enqueues GPU work (cudaLaunchKernel,
-// cudaGraphLaunch, cudaMemcpyAsync, hipLaunchKernel, ...).
+// cudaGraphLaunch, cudaMemcpyAsync, hipLaunchKernel, a Metal encoder, ...).
 struct HostCall {
+  HostCallKind kind = HostCallKind::kOther;
   std::string name;
   int64_t start_ns = 0;
   int64_t end_ns = 0;
@@ -62,6 +77,14 @@ struct HostCall {
   int64_t tid = 0;  // the host thread
   std::optional<int64_t> correlation;  // shared with the GPU work it launched
   bool driver = false;                 // a driver-API call rather than a runtime-API one
+  // Where the source groups its launches into labelled units (Metal: the command
+  // buffer an encoder was encoded into): the group's id and label. A group label marks
+  // the end of a step, where an annotation (Span) encloses one.
+  std::optional<int64_t> group;
+  std::string group_label;
+  // The family the source gives the work it launched (Metal: the encoder's family,
+  // from its label); "" where the attribution names it from the kernel's name.
+  std::string family;
   int64_t duration_ns() const { return end_ns - start_ns; }
 };
 
@@ -75,6 +98,25 @@ struct Span {
   int64_t tid = 0;  // host thread, or the lane
   std::optional<int64_t> external_id;  // the same id on every copy of one range
   int64_t duration_ns() const { return end_ns - start_ns; }
+};
+
+// Where sources differ in what their records mean for the attribution, the importer
+// says which way its source goes. The defaults are the kernel sources'.
+struct Conventions {
+  // The process filter runs unless all processes are asked for, even with no process
+  // named: work of no known owner is dropped (Metal). Otherwise it runs only when a
+  // process name or id is given.
+  bool owner_required = false;
+  // Kept work of several processes with no process chosen is a usage error (kernel
+  // sources) rather than a counted diagnostic (Metal).
+  bool several_processes_need_a_choice = true;
+  // The diagnostics counting work dropped for having no owner, or an unnamed one.
+  std::string no_owner_code = "json.unmatched_correlation";
+  std::string unnamed_owner_code = "json.unnamed_process";
+  // --seed-compat (the seed's method) applies: the importer paired and joined as the
+  // seed did, and the attribution counts every encoder, filters nothing and ignores
+  // the window and the token label.
+  bool seed_method = false;
 };
 
 // The GPU work of one trial, in source order within each list.
@@ -95,6 +137,7 @@ struct WorkSet {
   std::map<std::string, int64_t> event_kinds;
   // Anomalies met while importing: skipped and unknown records, malformed ones, ...
   Diagnostics diagnostics;
+  Conventions conventions;
 };
 
 }  // namespace perfgate::model

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "sources/cuda_launch_kind.h"
 #include "sources/nsys/repeated_ids.h"
 #include "sources/nsys/sqlite_db.h"
 #include "perfgate/core/names.h"
@@ -382,6 +383,7 @@ class Reader {
     const auto cls = s.Int(2);
     r.driver = cls && std::find(driver_classes.begin(), driver_classes.end(), *cls) != driver_classes.end();
     r.name = StringOf(s.Int(5));
+    r.kind = sources::CudaHostCallKind(r.name);
     const auto id = s.Int(4);
     if (id) ids->Add(r.pid, *id);
     r.correlation = Correlation(r.pid, id, table);

@@ -19,6 +19,7 @@
 #include "json_simd_pipeline.h"
 #include "json_simd_walk.h"
 #include "json_trace_internal.h"
+#include "sources/cuda_launch_kind.h"
 #include "text_input.h"
 #include "xla_dialect.h"
 
@@ -1000,6 +1001,7 @@ void Handler::KeepCompleteEvent(Category cat, int64_t start, int64_t end) {
       r.tid = ev_.tid;
       r.correlation = ev_.correlation;
       r.driver = cat == Category::kDriver;
+      r.kind = sources::CudaHostCallKind(r.name);
       out_->host_calls.push_back(std::move(r));
       return;
     }

@@ -1,6 +1,7 @@
 // Classification of XLA's trace-event dialect (see xla_dialect.h and FORMAT.md).
 #include "xla_dialect.h"
 #include "string_util.h"
+#include "sources/cuda_launch_kind.h"
 
 #include <algorithm>
 #include <iterator>
@@ -165,6 +166,7 @@ bool ClassifyHostEvent(XlaEvent& e, const XlaEvents& all, XlaSink* sink, model::
     model::HostCall r = RowOf<model::HostCall>(e);
     r.correlation = e.correlation_id;
     r.driver = true;  // CUPTI's driver-API callbacks (cuGraphLaunch, cuLaunchKernel, memcpy)
+    r.kind = sources::CudaHostCallKind(r.name);
     out->host_calls.push_back(std::move(r));
     return true;
   }
@@ -175,8 +177,8 @@ bool ClassifyHostEvent(XlaEvent& e, const XlaEvents& all, XlaSink* sink, model::
 
 // XLA names the host event of a kernel launch (CUPTI's cuLaunchKernel callback) after
 // the kernel's symbol; such a call, named as the kernel of its correlation id, becomes
-// "cuLaunchKernel (<kernel>)" so that it counts as a kernel launch, as
-// "cuGraphLaunch (CudaGraph:5)" counts as a graph launch.
+// "cuLaunchKernel (<kernel>)", a kernel launch (model::HostCallKind), as
+// "cuGraphLaunch (CudaGraph:5)" is a graph launch.
 void NameKernelLaunches(size_t first_call, model::WorkSet* out) {
   std::unordered_map<int64_t, const std::string*> kernel_of;
   for (const model::WorkItem& w : out->items) {
@@ -185,7 +187,9 @@ void NameKernelLaunches(size_t first_call, model::WorkSet* out) {
   for (size_t i = first_call; i < out->host_calls.size(); ++i) {
     model::HostCall& r = out->host_calls[i];
     auto it = r.correlation ? kernel_of.find(*r.correlation) : kernel_of.end();
-    if (it != kernel_of.end() && *it->second == r.name) r.name = "cuLaunchKernel (" + r.name + ")";
+    if (it == kernel_of.end() || *it->second != r.name) continue;
+    r.name = "cuLaunchKernel (" + r.name + ")";
+    r.kind = model::HostCallKind::kKernelLaunch;
   }
 }
 
