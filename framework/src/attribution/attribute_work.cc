@@ -13,6 +13,8 @@
 #include "checked_math.h"
 #include "attribution/family_matcher.h"
 #include "attribution/process_target.h"
+#include "attribution/work_item.h"
+#include "attribution/work_labels.h"
 #include "perfgate/attribution/kernel_families.h"
 #include "perfgate/stats/summary.h"
 
@@ -20,13 +22,17 @@ namespace perfgate::attribution {
 namespace {
 
 using ::perfgate::internal::AccumulateChecked;
-using detail::NameMatches;
+using detail::Annotations;
+using detail::HostCallIndex;
+using detail::InstanceKey;
+using detail::IsUnit;
+using detail::Item;
+using detail::LabelInstances;
+using detail::LabelWhere;
 using detail::NoProcessChoice;
-using detail::ProcessFilterOn;
 using detail::ProcessLabel;
 using detail::TargetDescription;
-
-constexpr const char* kUnknownPhase = "(unknown)";
+using detail::TargetProcesses;
 
 bool SameTable(const attribution::KernelFamilyTable& a, const attribution::KernelFamilyTable& b) {
   if (a.strip_prefix != b.strip_prefix || a.rules.size() != b.rules.size()) return false;
@@ -35,131 +41,6 @@ bool SameTable(const attribution::KernelFamilyTable& a, const attribution::Kerne
   }
   return true;
 }
-
-// One annotation instance: a range copied onto several GPU streams is one instance.
-using InstanceKey = std::tuple<int, int64_t, int64_t, int64_t>;
-
-InstanceKey KeyOf(const model::Span& a, bool gpu) {
-  if (gpu && a.external_id) return {0, a.pid, *a.external_id, 0};
-  if (gpu) return {1, a.pid, a.start_ns, a.end_ns};
-  return {2, a.pid, a.tid, a.start_ns};
-}
-
-// Annotations per (pid, tid) lane, sorted by start (longer first on ties), each with
-// the nearest earlier annotation that contains it, so the annotations containing an
-// interval are found innermost first by a binary search and a walk up the parents.
-class SpanIndex {
- public:
-  explicit SpanIndex(const std::vector<model::Span>& spans) : spans_(spans) {
-    for (size_t i = 0; i < spans.size(); ++i) lanes_[{spans[i].pid, spans[i].tid}].order.push_back(static_cast<int>(i));
-    for (auto& [key, lane] : lanes_) {
-      std::sort(lane.order.begin(), lane.order.end(), [&](int a, int b) {
-        const model::Span& x = spans[static_cast<size_t>(a)];
-        const model::Span& y = spans[static_cast<size_t>(b)];
-        if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
-        if (x.end_ns != y.end_ns) return x.end_ns > y.end_ns;
-        return a < b;
-      });
-      lane.starts.reserve(lane.order.size());
-      lane.parent.assign(lane.order.size(), -1);
-      std::vector<int> stack;
-      for (size_t p = 0; p < lane.order.size(); ++p) {
-        const model::Span& a = spans[static_cast<size_t>(lane.order[p])];
-        lane.starts.push_back(a.start_ns);
-        while (!stack.empty() && !Encloses(At(lane, stack.back()), a.start_ns, a.end_ns)) stack.pop_back();
-        lane.parent[p] = stack.empty() ? -1 : stack.back();
-        stack.push_back(static_cast<int>(p));
-      }
-    }
-  }
-
-  // Calls fn(annotation index) for each annotation on the lane that contains
-  // [start, end], innermost first, until fn returns true.
-  template <typename Fn>
-  void ForEachContaining(int64_t pid, int64_t tid, int64_t start, int64_t end, Fn fn) const {
-    auto it = lanes_.find({pid, tid});
-    if (it == lanes_.end()) return;
-    const Lane& lane = it->second;
-    int p = static_cast<int>(std::upper_bound(lane.starts.begin(), lane.starts.end(), start) - lane.starts.begin()) - 1;
-    while (p >= 0) {
-      if (Encloses(At(lane, p), start, end) && fn(lane.order[static_cast<size_t>(p)])) return;
-      p = lane.parent[static_cast<size_t>(p)];
-    }
-  }
-
-  // The innermost annotation containing [start, end], or -1.
-  int Innermost(int64_t pid, int64_t tid, int64_t start, int64_t end) const {
-    int found = -1;
-    ForEachContaining(pid, tid, start, end, [&](int i) {
-      found = i;
-      return true;
-    });
-    return found;
-  }
-
- private:
-  struct Lane {
-    std::vector<int> order;  // annotation indices
-    std::vector<int64_t> starts;
-    std::vector<int> parent;  // positions in `order`
-  };
-  static bool Encloses(const model::Span& a, int64_t start, int64_t end) { return a.start_ns <= start && end <= a.end_ns; }
-  const model::Span& At(const Lane& lane, int p) const { return spans_[static_cast<size_t>(lane.order[static_cast<size_t>(p)])]; }
-
-  const std::vector<model::Span>& spans_;
-  std::map<std::pair<int64_t, int64_t>, Lane> lanes_;
-};
-
-// Normalised phase names, computed once per distinct annotation name.
-std::vector<std::string> Normalized(const std::vector<model::Span>& spans) {
-  std::unordered_map<std::string, std::string> cache;
-  std::vector<std::string> out;
-  out.reserve(spans.size());
-  for (const model::Span& a : spans) {
-    auto it = cache.find(a.name);
-    if (it == cache.end()) it = cache.emplace(a.name, attribution::NormalizePhaseLabel(a.name)).first;
-    out.push_back(it->second);
-  }
-  return out;
-}
-
-// Which annotations a label names, tested once per distinct annotation name.
-std::vector<bool> MatchesOf(const std::vector<model::Span>& spans, const attribution::LabelMatcher& label) {
-  std::unordered_map<std::string, bool> cache;
-  std::vector<bool> out;
-  out.reserve(spans.size());
-  for (const model::Span& a : spans) {
-    auto it = cache.find(a.name);
-    if (it == cache.end()) it = cache.emplace(a.name, label.Matches(a.name)).first;
-    out.push_back(it->second);
-  }
-  return out;
-}
-
-// A host call's place in its work set: a flag per call is cheaper than a hash set
-// of a million encoders.
-size_t HostCallIndex(const model::WorkSet& trace, const model::HostCall& call) {
-  return static_cast<size_t>(&call - trace.host_calls.data());
-}
-
-// The work every per-token figure counts: kernels, or submissions where the source
-// names no kernel. Copies (memcpy, memset) are reported beside them.
-bool IsUnit(const model::WorkItem& w) {
-  return w.kind == model::WorkKind::kKernel || w.kind == model::WorkKind::kSubmission;
-}
-
-// A kept unit of GPU work, with its launch call, owning process and phase.
-struct Item {
-  const model::WorkItem* work;
-  const model::HostCall* launch;     // nullptr when no host call has its correlation id
-  std::optional<int64_t> owner;  // model::WorkItem::process, else the launch call's pid
-  int gpu_annotation = -1;    // innermost gpu_user_annotation containing it
-  int cpu_annotation = -1;    // innermost user_annotation containing its launch call
-  bool kernel() const { return work->kind == model::WorkKind::kKernel; }
-  // Launched by a Metal encoder: the encoder, not the item, is what families and
-  // phases count and whose host time they add, once whatever the submissions it encoded.
-  bool by_encoder() const { return launch != nullptr && launch->kind == model::HostCallKind::kEncoder; }
-};
 
 // The kernel-family table in force: the user's, else (when the options carry the
 // Metal default) the CUDA table.
@@ -187,52 +68,6 @@ LaunchIndex IndexLaunches(const model::WorkSet& trace, TrialSummary* s) {
   }
   return launches;
 }
-
-// Whether the process filter runs: when a process is named (by name or id), or, where
-// the source requires an owner (model::Conventions), unless all processes are asked
-// for. The seed's method filters nothing here (its importer kept the target's rows).
-bool FilterOn(const model::Conventions& conventions, const AttributionOptions& options) {
-  if (options.seed_compat) return false;
-  return conventions.owner_required ? !options.all_processes : ProcessFilterOn(options);
-}
-
-// The process filter, the one of every GPU-trace source: a process is kept when its
-// name matches the prefix (NameMatches) and its id is the chosen one. An id alone
-// keeps an unnamed process too; a prefix needs the trace to name the process, and
-// model::kNoProcess is no process at all.
-class TargetProcesses {
- public:
-  TargetProcesses(const model::WorkSet& trace, const AttributionOptions& options)
-      : trace_(trace), options_(options), filter_(FilterOn(trace.conventions, options)) {}
-
-  bool filter() const { return filter_; }
-  // The filter needs a name the trace does not give for `pid`.
-  bool Unnamed(int64_t pid) const {
-    return pid == model::kNoProcess || (!options_.process_prefix.empty() && !trace_.process_names.count(pid));
-  }
-  bool Keeps(int64_t pid) const {
-    if (!filter_) return true;
-    // Work comes in long runs of one process: its answer is kept.
-    if (last_pid_ == pid) return last_kept_;
-    last_pid_ = pid;
-    last_kept_ = Decide(pid);
-    return last_kept_;
-  }
-
- private:
-  bool Decide(int64_t pid) const {
-    if (options_.process_id && *options_.process_id != pid) return false;
-    if (options_.process_prefix.empty()) return true;
-    auto it = trace_.process_names.find(pid);
-    return it != trace_.process_names.end() && NameMatches(it->second, options_.process_prefix);
-  }
-
-  const model::WorkSet& trace_;
-  const AttributionOptions& options_;
-  const bool filter_;
-  mutable std::optional<int64_t> last_pid_;
-  mutable bool last_kept_ = false;
-};
 
 // The kept GPU work: units (kernels or submissions, the unit of every per-token
 // figure) and copies (memcpy, memset), in source order.
@@ -349,203 +184,6 @@ Status KeepDevice(const AttributionOptions& options, const std::string& path, Ke
                            (per_device.empty() ? std::string("none") : DeviceList(per_device)) + ")",
                        {path});
 }
-
-// Where a label's instances were found: annotations on GPU lanes, annotations on the
-// target's host threads, or the groups the kept work was launched in (Metal's command
-// buffers).
-enum class LabelWhere { kGpuSpans, kHostSpans, kGroups };
-
-// Instances of a label, and the time they span. An annotation encloses a decode step:
-// a span label's instances run from the first one's start to the last one's end, a
-// step each. A group's label marks a step's end: a group label's instances run from
-// the first group's end to the last one's, a step between each two.
-struct LabelInstances {
-  LabelWhere where = LabelWhere::kHostSpans;
-  std::set<InstanceKey> keys;
-  int64_t first = INT64_MAX;  // the first instance's start (a group's: its end)
-  int64_t last = INT64_MIN;   // the last instance's end
-
-  void Add(const InstanceKey& key, int64_t start, int64_t end) {
-    keys.insert(key);
-    first = std::min(first, start);
-    last = std::max(last, end);
-  }
-  int64_t Steps() const {
-    const auto n = static_cast<int64_t>(keys.size());
-    return where == LabelWhere::kGroups ? std::max<int64_t>(n - 1, 0) : n;
-  }
-  const char* source() const {
-    switch (where) {
-      case LabelWhere::kGpuSpans: return "gpu_user_annotation";
-      case LabelWhere::kHostSpans: return "user_annotation";
-      case LabelWhere::kGroups: return "group";
-    }
-    return "";
-  }
-};
-
-InstanceKey GroupKey(int64_t group) { return {3, group, 0, 0}; }
-
-// The normalised group labels (phases) of the host calls: each distinct label
-// normalised once, and each call's phase as an index into them (a Metal trial has an
-// encoder per submission, a million strings where a few dozen differ).
-struct GroupPhases {
-  std::vector<std::string> names;  // distinct; names[0] is "" (a call in no group)
-  std::vector<uint32_t> of_call;   // by host call
-
-  explicit GroupPhases(const std::vector<model::HostCall>& calls) : names{""} {
-    std::unordered_map<std::string_view, uint32_t> by_label;
-    std::unordered_map<std::string, uint32_t> by_phase;
-    of_call.reserve(calls.size());
-    for (const model::HostCall& c : calls) {
-      if (!c.group) {
-        of_call.push_back(0);
-        continue;
-      }
-      auto it = by_label.find(c.group_label);
-      if (it == by_label.end()) {
-        std::string phase = attribution::NormalizePhaseLabel(c.group_label);
-        auto [p, added] = by_phase.emplace(phase, static_cast<uint32_t>(names.size()));
-        if (added) names.push_back(std::move(phase));
-        it = by_label.emplace(c.group_label, p->second).first;
-      }
-      of_call.push_back(it->second);
-    }
-  }
-};
-
-// The trace's annotations and launch groups, indexed for the phase of a unit and the
-// instances of a label.
-class Annotations {
- public:
-  Annotations(const model::WorkSet& trace, const TargetProcesses& targets)
-      : trace_(trace),
-        targets_(targets),
-        gpu_spans_(trace.gpu_spans),
-        cpu_spans_(trace.host_spans),
-        gpu_names_(Normalized(trace.gpu_spans)),
-        cpu_names_(Normalized(trace.host_spans)),
-        group_phases_(GroupPhases(trace.host_calls)),
-        has_groups_(std::any_of(trace.host_calls.begin(), trace.host_calls.end(),
-                                [](const model::HostCall& c) { return c.group.has_value(); })) {}
-
-  // A kernel's phase: the innermost GPU annotation on its stream, else the innermost
-  // host annotation around its launch call. (Work launched in a group takes the
-  // group's label instead.)
-  void Locate(Item* item) const {
-    const model::WorkItem& w = *item->work;
-    if (InGroup(*item)) return;
-    item->gpu_annotation = gpu_spans_.Innermost(w.pid, w.tid, w.start_ns, w.end_ns);
-    if (item->gpu_annotation < 0 && item->launch != nullptr) {
-      const model::HostCall& l = *item->launch;
-      item->cpu_annotation = cpu_spans_.Innermost(l.pid, l.tid, l.start_ns, l.end_ns);
-    }
-  }
-
-  // The unit's phase: its launch group's label, else its annotation, else "(unknown)"
-  // for a kernel; none for a submission of no known group.
-  const std::string* PhaseOf(const Item& item) const {
-    static const std::string kUnknown = kUnknownPhase;
-    if (InGroup(item)) return &GroupPhaseOf(*item.launch);
-    if (!item.kernel()) return nullptr;
-    if (item.gpu_annotation >= 0) return &gpu_names_[static_cast<size_t>(item.gpu_annotation)];
-    if (item.cpu_annotation >= 0) return &cpu_names_[static_cast<size_t>(item.cpu_annotation)];
-    return &kUnknown;
-  }
-  const std::string& GroupPhaseOf(const model::HostCall& call) const {
-    return group_phases_.names[group_phases_.of_call[IndexOf(call)]];
-  }
-  // Whether the work was launched in labelled groups (Metal's command buffers).
-  bool has_groups() const { return has_groups_; }
-
-  // The annotation instance that gave the item its phase, if any.
-  std::optional<InstanceKey> PhaseInstanceOf(const Item& item) const {
-    if (item.gpu_annotation >= 0) return KeyOf(trace_.gpu_spans[static_cast<size_t>(item.gpu_annotation)], true);
-    if (item.cpu_annotation >= 0) return KeyOf(trace_.host_spans[static_cast<size_t>(item.cpu_annotation)], false);
-    return std::nullopt;
-  }
-
-  // GPU annotations the label names when there are any, else the target processes'
-  // host annotations, else, where the work was launched in groups, the groups of
-  // `units` it names.
-  LabelInstances InstancesOf(const attribution::LabelMatcher& label, const std::vector<Item>& units) const {
-    LabelInstances li;
-    li.where = LabelWhere::kGpuSpans;
-    const std::vector<bool> gpu_named = MatchesOf(trace_.gpu_spans, label);
-    for (size_t i = 0; i < trace_.gpu_spans.size(); ++i) {
-      if (gpu_named[i]) li.Add(KeyOf(trace_.gpu_spans[i], true), trace_.gpu_spans[i].start_ns, trace_.gpu_spans[i].end_ns);
-    }
-    if (!li.keys.empty()) return li;
-    li.where = LabelWhere::kHostSpans;
-    const std::vector<bool> cpu_named = MatchesOf(trace_.host_spans, label);
-    for (size_t i = 0; i < trace_.host_spans.size(); ++i) {
-      const model::Span& a = trace_.host_spans[i];
-      if (cpu_named[i] && targets_.Keeps(a.pid)) li.Add(KeyOf(a, false), a.start_ns, a.end_ns);
-    }
-    if (!li.keys.empty() || !has_groups_) return li;
-    return GroupInstancesOf(label, units);
-  }
-
-  // Distinct instances the label names (GPU ones with `gpu`, else host ones) that
-  // contain at least one of the kernels (a host instance contains a kernel's launch call).
-  int64_t InstancesAround(const std::vector<Item>& kernels, const attribution::LabelMatcher& label, bool gpu) const {
-    std::set<InstanceKey> used;
-    const std::vector<bool> gpu_named = MatchesOf(trace_.gpu_spans, label);
-    const std::vector<bool> cpu_named = MatchesOf(trace_.host_spans, label);
-    auto collect = [&](const std::vector<model::Span>& spans, const std::vector<bool>& named, bool on_gpu) {
-      return [&, on_gpu](int i) {
-        if (!named[static_cast<size_t>(i)]) return false;
-        used.insert(KeyOf(spans[static_cast<size_t>(i)], on_gpu));
-        return true;
-      };
-    };
-    for (const Item& k : kernels) {
-      if (gpu) {
-        const model::WorkItem& w = *k.work;
-        gpu_spans_.ForEachContaining(w.pid, w.tid, w.start_ns, w.end_ns,
-                                     collect(trace_.gpu_spans, gpu_named, true));
-      } else if (k.launch != nullptr) {
-        const model::HostCall& l = *k.launch;
-        cpu_spans_.ForEachContaining(l.pid, l.tid, l.start_ns, l.end_ns,
-                                     collect(trace_.host_spans, cpu_named, false));
-      }
-    }
-    return static_cast<int64_t>(used.size());
-  }
-
- private:
-  bool InGroup(const Item& item) const { return item.launch != nullptr && item.launch->group.has_value(); }
-  size_t IndexOf(const model::HostCall& call) const { return HostCallIndex(trace_, call); }
-
-  // The groups of `units` whose label the label names, each ending with its last unit;
-  // each distinct group label is tested once.
-  LabelInstances GroupInstancesOf(const attribution::LabelMatcher& label, const std::vector<Item>& units) const {
-    LabelInstances li;
-    li.where = LabelWhere::kGroups;
-    std::unordered_map<std::string_view, bool> named;
-    std::map<int64_t, int64_t> group_end;
-    for (const Item& k : units) {
-      if (!InGroup(k)) continue;
-      const model::HostCall& call = *k.launch;
-      auto it = named.find(call.group_label);
-      if (it == named.end()) it = named.emplace(call.group_label, label.Matches(call.group_label)).first;
-      if (!it->second) continue;
-      auto [end, inserted] = group_end.emplace(*call.group, k.work->end_ns);
-      if (!inserted) end->second = std::max(end->second, k.work->end_ns);
-    }
-    for (const auto& [group, end] : group_end) li.Add(GroupKey(group), end, end);
-    return li;
-  }
-
-  const model::WorkSet& trace_;
-  const TargetProcesses& targets_;
-  const SpanIndex gpu_spans_;
-  const SpanIndex cpu_spans_;
-  const std::vector<std::string> gpu_names_;
-  const std::vector<std::string> cpu_names_;
-  const GroupPhases group_phases_;
-  const bool has_groups_;
-};
 
 // Which kept items a decode window holds.
 class WindowTest {

@@ -1,10 +1,11 @@
-// The process filter of a GPU trace (AttributionOptions::process_prefix / process_id),
-// shared by the trace-event JSON and the nsys attribution: whether it is on, how its
-// target and the other processes are named in messages.
+// The process filter of a work set (AttributionOptions::process_prefix / process_id,
+// model::Conventions): whether it is on, which processes it keeps, how its target and
+// the other processes are named in messages.
 #ifndef PERFGATE_SRC_ATTRIBUTION_PROCESS_TARGET_H_
 #define PERFGATE_SRC_ATTRIBUTION_PROCESS_TARGET_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -46,6 +47,52 @@ inline std::string ProcessLabel(const model::WorkSet& trace, int64_t pid) {
   auto it = trace.process_names.find(pid);
   return (it == trace.process_names.end() ? std::string("(unnamed)") : it->second) + " (" + std::to_string(pid) + ")";
 }
+
+// Whether the process filter runs: when a process is named (by name or id), or, where
+// the source requires an owner (model::Conventions), unless all processes are asked
+// for. The seed's method filters nothing here (its importer kept the target's rows).
+inline bool FilterOn(const model::Conventions& conventions, const AttributionOptions& options) {
+  if (options.seed_compat) return false;
+  return conventions.owner_required ? !options.all_processes : ProcessFilterOn(options);
+}
+
+// The process filter, the one of every GPU-trace source: a process is kept when its
+// name matches the prefix (NameMatches) and its id is the chosen one. An id alone
+// keeps an unnamed process too; a prefix needs the trace to name the process, and
+// model::kNoProcess is no process at all.
+class TargetProcesses {
+ public:
+  TargetProcesses(const model::WorkSet& trace, const AttributionOptions& options)
+      : trace_(trace), options_(options), filter_(FilterOn(trace.conventions, options)) {}
+
+  bool filter() const { return filter_; }
+  // The filter needs a name the trace does not give for `pid`.
+  bool Unnamed(int64_t pid) const {
+    return pid == model::kNoProcess || (!options_.process_prefix.empty() && !trace_.process_names.count(pid));
+  }
+  bool Keeps(int64_t pid) const {
+    if (!filter_) return true;
+    // Work comes in long runs of one process: its answer is kept.
+    if (last_pid_ == pid) return last_kept_;
+    last_pid_ = pid;
+    last_kept_ = Decide(pid);
+    return last_kept_;
+  }
+
+ private:
+  bool Decide(int64_t pid) const {
+    if (options_.process_id && *options_.process_id != pid) return false;
+    if (options_.process_prefix.empty()) return true;
+    auto it = trace_.process_names.find(pid);
+    return it != trace_.process_names.end() && NameMatches(it->second, options_.process_prefix);
+  }
+
+  const model::WorkSet& trace_;
+  const AttributionOptions& options_;
+  const bool filter_;
+  mutable std::optional<int64_t> last_pid_;
+  mutable bool last_kept_ = false;
+};
 
 }  // namespace perfgate::attribution::detail
 

@@ -5,6 +5,7 @@
 
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "attribution/overflow_error.h"
@@ -248,7 +249,7 @@ Status AddEncoders(const TrialTables& tables, const AttributionOptions& options,
                    model::WorkSet* work) {
   if (!tables.encoders) return Status();
   const std::string& prefix = options.process_prefix;
-  std::unordered_map<uint64_t, bool, perfgate::internal::SeededHash> seen;
+  std::unordered_set<uint64_t, perfgate::internal::SeededHash> seen;
   seen.reserve(tables.encoders->size());
   work->host_calls.reserve(tables.encoders->size());
   for (const auto& e : *tables.encoders) {
@@ -260,7 +261,7 @@ Status AddEncoders(const TrialTables& tables, const AttributionOptions& options,
     if (!prefix.empty() && !options.all_processes && !(!e.process.is_null && StartsWith(e.process.name, prefix))) {
       continue;
     }
-    if (!e.encoder || !seen.emplace(e.encoder->value, true).second) continue;
+    if (!e.encoder || !seen.insert(e.encoder->value).second) continue;
     PERFGATE_ASSIGN_OR_RETURN(model::HostCall call, EncoderCall(e, tables.path));
     work->host_calls.push_back(std::move(call));
   }
