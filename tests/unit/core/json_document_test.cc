@@ -56,17 +56,19 @@ TEST(JsonDocument, DuplicateKeysAreErrorsAtTheSecondKey) {
 
 // The check was quadratic (100k values took two minutes); ctest's timeout catches a
 // regression at this size.
+// 60,000 keys: enough for a duplicate-key check that compares every pair to run past
+// the test's timeout (the parser's speed itself is benchmarks/'s to measure).
 TEST(JsonDocument, ManyKeysParseInLinearTime) {
   std::string text = "{";
-  for (int i = 0; i < 300'000; ++i) text += "\"k" + std::to_string(i) + "\": " + std::to_string(i) + ",";
-  auto dup = ParseJsonDocument(text + "\"k299999\": 0}", "d.json", kCodes);
+  for (int i = 0; i < 60'000; ++i) text += "\"k" + std::to_string(i) + "\": " + std::to_string(i) + ",";
+  auto dup = ParseJsonDocument(text + "\"k59999\": 0}", "d.json", kCodes);
   ASSERT_FALSE(dup.ok());
-  EXPECT_NE(dup.status().message().find("duplicate key \"k299999\""), std::string::npos);
+  EXPECT_NE(dup.status().message().find("duplicate key \"k59999\""), std::string::npos);
   text.back() = '}';
   auto j = ParseJsonDocument(text, "d.json", kCodes);
   ASSERT_TRUE(j.ok()) << j.status().ToString();
-  EXPECT_EQ(j->size(), 300'000u);
-  EXPECT_EQ((*j)["k123456"], 123456);
+  EXPECT_EQ(j->size(), 60'000u);
+  EXPECT_EQ((*j)["k12345"], 12345);
 }
 
 TEST(JsonDocument, SyntaxAndEncodingErrorsAreLocated) {

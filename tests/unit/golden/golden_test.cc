@@ -961,16 +961,18 @@ TEST(GoldenHostile, DeepContextIsRefusedBeforeItIsBuilt) {
 
 // Parsing was quadratic in the number of values (100k took two minutes); ctest's
 // timeout catches a regression at this size.
+// 50,000 values: enough for a duplicate-key check that compares every pair to run past
+// the test's timeout (the parser's speed itself is benchmarks/'s to measure).
 TEST(GoldenHostile, ManyValuesParseInLinearTime) {
   std::string values;
-  for (int i = 0; i < 200'000; ++i) {
+  for (int i = 0; i < 50'000; ++i) {
     values += std::string(i ? "," : "") + "\"v" + std::to_string(i) + "\": {\"value\": " + std::to_string(i) +
               ", \"kind\": \"exact\"}";
   }
   StatusOr<GoldenFile> f = ParseGolden(R"({"schema_version": 1, "values": {)" + values + "}}", "g.json");
   ASSERT_TRUE(f.ok()) << f.status().ToString();
-  EXPECT_EQ(f->values.size(), 200'000u);
-  EXPECT_EQ(f->values.at("v199999").value, 199999);
+  EXPECT_EQ(f->values.size(), 50'000u);
+  EXPECT_EQ(f->values.at("v49999").value, 49999);
   StatusOr<GoldenFile> dup =
       ParseGolden(R"({"schema_version": 1, "values": {)" + values + R"(, "v5": {"value": 5, "kind": "exact"}}})", "g.json");
   ASSERT_FALSE(dup.ok());
