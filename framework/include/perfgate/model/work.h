@@ -82,8 +82,8 @@ struct HostCall {
   // the end of a step, where an annotation (Span) encloses one.
   std::optional<int64_t> group;
   std::string group_label;
-  // The family the source gives the work it launched (Metal: the encoder's family,
-  // from its label); "" where the attribution names it from the kernel's name.
+  // An encoder's family, which the work it launched is counted under (Metal: from the
+  // encoder's label). Unused for other calls: a kernel's family comes from its name.
   std::string family;
   int64_t duration_ns() const { return end_ns - start_ns; }
 };
