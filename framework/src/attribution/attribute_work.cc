@@ -5,9 +5,7 @@
 #include <algorithm>
 #include <optional>
 #include <set>
-#include <tuple>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "attribution/label_matcher.h"
 #include "checked_math.h"
