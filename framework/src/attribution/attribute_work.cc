@@ -19,7 +19,7 @@
 namespace perfgate::attribution {
 namespace {
 
-using ::perfgate::internal::AccumulateChecked;
+using ::perfgate::internal::AccumulateAbsChecked;
 using detail::Annotations;
 using detail::HostCallIndex;
 using detail::InstanceKey;
@@ -359,10 +359,6 @@ int64_t OneKernelLaunchNs(const Item& item) {
              : 0;
 }
 
-// |*sum| + |v| kept checkably in range: when the absolute values of every duration add
-// up to an int64, so does every sum of some of them, whatever their signs.
-bool AccumulateAbs(int64_t* sum, int64_t v) { return v != INT64_MIN && AccumulateChecked(sum, v < 0 ? -v : v); }
-
 // Every figure is a sum of durations over some of the kept work, or of its launch
 // calls: when these two totals of absolute values fit in int64, so does every part of
 // them. (An encoder's host time is added once, not per submission: the importer
@@ -373,8 +369,9 @@ Status CheckSumsFit(const KeptWork& kept, const std::string& path) {
   for (const std::vector<Item>* items : {&kept.units, &kept.copies}) {
     for (const Item& item : *items) {
       const model::WorkItem& w = *item.work;
-      const bool fits = AccumulateAbs(&gpu_ns, w.duration_ns()) &&
-                        (item.launch == nullptr || item.by_encoder() || AccumulateAbs(&host_ns, item.launch->duration_ns()));
+      const bool fits = AccumulateAbsChecked(&gpu_ns, w.duration_ns()) &&
+                        (item.launch == nullptr || item.by_encoder() ||
+                         AccumulateAbsChecked(&host_ns, item.launch->duration_ns()));
       if (!fits) {
         return Status::Error("json.sum_overflow",
                              "the summed durations overflow 64-bit nanoseconds at the " +

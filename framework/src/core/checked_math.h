@@ -27,6 +27,13 @@ inline bool AccumulateChecked(int64_t* sum, int64_t v) {
   return true;
 }
 
+// Adds |v| to `*sum` when it fits; false leaves *sum unchanged. When the absolute
+// values of a set of durations add up to an int64, so does every sum of some of them,
+// whatever their signs.
+inline bool AccumulateAbsChecked(int64_t* sum, int64_t v) {
+  return v != INT64_MIN && AccumulateChecked(sum, v < 0 ? -v : v);
+}
+
 }  // namespace perfgate::internal
 
 #endif  // PERFGATE_SRC_CORE_CHECKED_MATH_H_

@@ -138,7 +138,7 @@ Status CheckPairSumsFit(const std::vector<Pair>& pairs, const std::string& path)
   int64_t sum = 0;
   for (const Pair& p : pairs) {
     const int64_t d = p.duration_ns;
-    if (d == INT64_MIN || !internal::AccumulateChecked(&sum, d < 0 ? -d : d)) {
+    if (!internal::AccumulateAbsChecked(&sum, d)) {
       return Overflow(path, "the summed durations of the paired submissions, at submission " +
                                 std::to_string(p.submission));
     }
