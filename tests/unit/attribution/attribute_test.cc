@@ -259,6 +259,23 @@ TEST(Attribute, ProcessFilterExcludesOtherProcessesAndCountsThem) {
   EXPECT_EQ(s3->submissions, 1);
 }
 
+// A process named by its path is the target in every table the process filter
+// reads, not only the submission map: its encoders, shaders and GPU intervals too.
+TEST(Attribute, AProcessNamedByItsPathIsTheTargetInEveryTable) {
+  const ProcessRef app = Proc("/Applications/hf2q.app/Contents/MacOS/hf2q", 4242);
+  TrialBuilder b;
+  b.Add(0, 100000, app, "decode");
+  b.Shader("kernel_mul_mv_q4_0_f32", app);
+  auto s = SummarizeTrial(b.Build(), Options(1));
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->submissions, 1);
+  EXPECT_EQ(s->matched_submissions, 1);
+  EXPECT_EQ(s->encoder_gpu.at("compute").encoders, 1);
+  EXPECT_EQ(s->shader_count, 1);
+  ASSERT_TRUE(s->gpu_intervals_union_ns.has_value());
+  EXPECT_EQ(*s->gpu_intervals_union_ns, 100000);
+}
+
 TEST(Attribute, NoTargetRowsIsAnErrorNamingWhatWasThere) {
   TrialBuilder b;
   b.Add(0, 100000, kWindowServer, "x");

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "attribution/overflow_error.h"
+#include "attribution/process_target.h"
 #include "core/checked_math.h"
 #include "core/hash_mix.h"
 #include "core/string_util.h"
@@ -248,7 +249,6 @@ StatusOr<model::HostCall> EncoderCall(const xctrace::EncoderRow& e, const std::s
 Status AddEncoders(const TrialTables& tables, const AttributionOptions& options, TableFigures* f,
                    model::WorkSet* work) {
   if (!tables.encoders) return Status();
-  const std::string& prefix = options.process_prefix;
   std::unordered_set<uint64_t, perfgate::internal::SeededHash> seen;
   seen.reserve(tables.encoders->size());
   work->host_calls.reserve(tables.encoders->size());
@@ -258,9 +258,7 @@ Status AddEncoders(const TrialTables& tables, const AttributionOptions& options,
       return Overflow(tables.path, "the encoders' total time after " + std::string(xctrace::EncoderRow::kSchema) +
                                        " row " + std::to_string(e.row + 1));
     }
-    if (!prefix.empty() && !options.all_processes && !(!e.process.is_null && StartsWith(e.process.name, prefix))) {
-      continue;
-    }
+    if (!IsTargetProcess(e.process, options)) continue;
     if (!e.encoder || !seen.insert(e.encoder->value).second) continue;
     PERFGATE_ASSIGN_OR_RETURN(model::HostCall call, EncoderCall(e, tables.path));
     work->host_calls.push_back(std::move(call));
@@ -279,6 +277,11 @@ model::Conventions MetalConventions() {
 }
 
 }  // namespace
+
+bool IsTargetProcess(const xctrace::ProcessRef& process, const AttributionOptions& options) {
+  return options.all_processes || options.process_prefix.empty() ||
+         (!process.is_null && attribution::detail::NameMatches(process.name, options.process_prefix));
+}
 
 StatusOr<model::WorkSet> ImportWork(const TrialTables& tables, const AttributionOptions& options,
                                     TableFigures* figures) {

@@ -22,6 +22,12 @@ struct TableFigures {
   int64_t encoder_total_ns = 0;  // and their summed host time
 };
 
+// Whether a row of `process` is the target's: every process with all_processes or no
+// prefix, else a named one whose name matches options.process_prefix as the
+// attribution's process filter matches it (whole, or after its last '/'). The
+// encoders list, the shader list and metal-gpu-intervals are filtered with it.
+bool IsTargetProcess(const xctrace::ProcessRef& process, const attribution::AttributionOptions& options);
+
 // The work of one trial:
 //  - an item (WorkKind::kSubmission) per execution-point pair, on its channel, owned
 //    by its submission-map row's process (model::kNoProcess for the sentinel; none

@@ -6,7 +6,6 @@
 
 #include "attribution/overflow_error.h"
 #include "core/checked_math.h"
-#include "core/string_util.h"
 #include "perfgate/attribution/attribute.h"
 #include "perfgate/attribution/work.h"
 #include "perfgate/stats/summary.h"
@@ -14,11 +13,6 @@
 
 namespace perfgate::attribution {
 namespace {
-
-bool IsTargetProcess(const xctrace::ProcessRef& p, const AttributionOptions& options) {
-  return options.all_processes || options.process_prefix.empty() ||
-         (!p.is_null && StartsWith(p.name, options.process_prefix));
-}
 
 // The counts of the tables, which the attribution of the work cannot know.
 void AddTableFigures(const sources::metal::TableFigures& f, TrialSummary* s) {
@@ -36,7 +30,7 @@ void BuildKernelRegistry(const TrialTables& tables, const AttributionOptions& op
   if (tables.shaders) {
     std::map<std::string, std::set<std::string>> registry;
     for (const auto& r : *tables.shaders) {
-      if (!IsTargetProcess(r.process, options) || r.name.empty()) continue;
+      if (!sources::metal::IsTargetProcess(r.process, options) || r.name.empty()) continue;
       ++s->shader_count;
       registry[KernelFamily(options.kernel_families, r.name, options.seed_compat)].insert(
           r.pso_name.empty() ? r.name : r.pso_name);
@@ -59,7 +53,7 @@ Status CrossCheckGpuIntervals(const TrialTables& tables, const AttributionOption
   std::vector<std::pair<int64_t, int64_t>> gi;
   int64_t first_start = INT64_MAX, last_end = INT64_MIN;
   for (const auto& r : *tables.gpu_intervals) {
-    if (r.process.is_null || !IsTargetProcess(r.process, options)) continue;
+    if (r.process.is_null || !sources::metal::IsTargetProcess(r.process, options)) continue;
     int64_t end;
     if (!internal::CheckedAdd(r.start_ns, r.duration_ns, &end)) {
       return internal::OverflowError({tables.path}, "the end (start + duration) of " +
