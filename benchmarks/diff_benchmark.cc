@@ -112,11 +112,11 @@ EngineSummary ManyKernels(const std::string& name, int64_t n, int64_t shift) {
     t.tokens = 64;
     for (int64_t k = 0; k < n; ++k) {
       const std::string kernel = "void ns::kernel_" + std::to_string(k + shift) + "<float, 128>(float const*, int)";
-      auto& stats = t.kernel_names[kernel];
-      stats.count = 64;
+      auto& stats = t.kernels[kernel];
+      stats.items = 64;
       stats.gpu_sum_ns = 1000 * (k % 97 + 1) + trial;
-      t.encoder_gpu["family_" + std::to_string(k % 64)].gpu_sum_ns += stats.gpu_sum_ns;
-      t.cb_label_gpu["phase_" + std::to_string(k % 32)].gpu_sum_ns += stats.gpu_sum_ns;
+      t.families["family_" + std::to_string(k % 64)].gpu_sum_ns += stats.gpu_sum_ns;
+      t.phases["phase_" + std::to_string(k % 32)].gpu_sum_ns += stats.gpu_sum_ns;
       t.total_sum_ns += stats.gpu_sum_ns;
     }
     e.trials.push_back(std::move(t));

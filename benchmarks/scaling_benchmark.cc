@@ -103,7 +103,7 @@ void BM_ScaleNsysSummarize(benchmark::State& state) {
     o.token_label = "aten::mm";
     o.window = perfgate::attribution::DecodeWindow::Label("aten::mm");
     auto s = perfgate::nsys::SummarizeNsysTrialFile(path, o);
-    return s.ok() ? s->submissions : -1;
+    return s.ok() ? s->items : -1;
   });
 }
 

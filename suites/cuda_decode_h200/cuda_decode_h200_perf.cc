@@ -119,7 +119,7 @@ TEST_P(TracerAgreesWithPyTorchProfiler, OnEveryTrial) {
     ASSERT_TRUE(traced.ok()) << traced.status().ToString();
     EXPECT_EQ(kernels.label_source, "user_annotation");  // the NVTX ranges
     EXPECT_EQ(traced->tokens, kTokens);
-    EXPECT_EQ(traced->dispatches_per_token, ref->dispatches_per_token);
+    EXPECT_EQ(traced->items_per_token, ref->items_per_token);
     const double relative = std::abs(static_cast<double>(traced->total_sum_ns - ref->total_sum_ns)) / ref->total_sum_ns;
     EXPECT_LT(relative, 0.02) << traced->total_sum_ns << " vs " << ref->total_sum_ns << " ns";
     ASSERT_EQ(kernels.per_kernel.size(), ref_kernels.per_kernel.size());

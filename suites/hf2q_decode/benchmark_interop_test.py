@@ -167,7 +167,7 @@ def attributed_submissions_per_token(args):
         fail("perfgate attribute exited %d: %s" % (p.returncode, p.stderr))
     trials = json.loads(p.stdout)["engines"]["hf2q"]["trials"]
     trials.sort(key=lambda t: t["path"])
-    return [t["submissions"] / t["tokens"] for t in trials]
+    return [t["items"] / t["tokens"] for t in trials]
 
 
 def check_values(doc, args):

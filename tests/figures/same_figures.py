@@ -42,6 +42,9 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import report_schema  # noqa: E402  (beside this script)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # ---------------------------------------------------------------------------- cases
@@ -445,7 +448,11 @@ def check_case(name, before_bin, after_bin, root, corpus):
     elif docs[1] is MISSING and docs[0] is not MISSING:
         lines.append(f"{name} stdout: before {shown(docs[0], 60)}, after wrote no JSON")
     elif docs[0] is not MISSING:
-        lines += [f"{name} {ptr or '/'}: {text}" for ptr, text in compare(docs[0], docs[1])]
+        try:
+            before, after = report_schema.comparable(docs[0], docs[1])
+        except report_schema.SchemaError as e:
+            return "differ", lines + [f"{name} schema 5 to 6: {e}"]
+        lines += [f"{name} {ptr or '/'}: {text}" for ptr, text in compare(before, after)]
     return ("differ" if lines else "identical"), lines
 
 
@@ -621,13 +628,15 @@ def self_test():
                                "--only", "no.such.case"], capture_output=True, text=True)
         if done.returncode != 2:
             problems.append(f"an unknown case: exit {done.returncode} (expected 2); output:\n{done.stdout}")
+    problems += [f"schema 5 to 6: {p}" for p in report_schema.self_test()]
     for p in problems:
         print(f"self-test: {p}")
     if not problems:
         print(f"self-test: {len(scenarios) + 2} scenarios: a 1-ulp number, a removed key, an added array element, "
               "an integer as a double, a changed string, a new key order, another exit status and a non-JSON "
               "output are each reported at their pointer with exit 1; another build's version and commit are not; "
-              "a missing binary and an unknown case are usage errors")
+              "a missing binary and an unknown case are usage errors; a schema 5 report rewritten in schema 6's "
+              "keys equals the schema 6 report of its figures")
     return 1 if problems else 0
 
 

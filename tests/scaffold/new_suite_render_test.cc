@@ -234,7 +234,7 @@ TEST(NewSuiteBudgets, MeasuredOnTheBundledMetalRecordingsWithTheCataloguesMargin
             "hf2q: measured 45.5968 submissions/token; + 0.5 (exact tolerance)");
   // Every limit holds the figure it was measured from, however it was rounded.
   const auto& hf2q = load.data->engines.at("hf2q");
-  EXPECT_GE(LimitOf(FindBudget(budgets, expected[0].start)->statement), hf2q.dispatches_per_token.median + 0.5);
+  EXPECT_GE(LimitOf(FindBudget(budgets, expected[0].start)->statement), hf2q.items_per_token.median + 0.5);
   EXPECT_EQ(budgets.size(), 4u + 1u + 5u);  // two figures per engine, the ratio, five buckets
 }
 
@@ -248,7 +248,7 @@ perfgate::attribution::EngineSummary TraceJsonEngine(const std::string& name, do
   e.name = name;
   e.trials.resize(3);
   for (auto& t : e.trials) t.source = "trace_json";
-  e.dispatches_per_token = Median(kernels);
+  e.items_per_token = Median(kernels);
   e.gpu_us_per_token = Median(gpu_us);
   e.busy_us_per_token = Median(gpu_us);
   e.extras = {{"kernels_per_token", Median(kernels)}, {"launches_per_token", Median(launches)}};

@@ -113,9 +113,9 @@ StatusOr<attribution::EngineSummary> AttributeEngine(const std::string& engine, 
   return bundle::AttributeTrials(engine, trials, options,
                                  [&](const bundle::Trial& t, const attribution::TrialSummary& summary) {
                                    const sources::SourceWords& words = t.source->descriptor.words;
-                                   std::cerr << "ok: " << engine << ' ' << FormatPath(t.path) << ": " << summary.submissions
+                                   std::cerr << "ok: " << engine << ' ' << FormatPath(t.path) << ": " << summary.items
                                              << ' ' << words.units << " over " << summary.tokens << " tokens ("
-                                             << summary.tokens_source << "), " << summary.shader_count << ' '
+                                             << summary.tokens_source << "), " << summary.registered_kernels << ' '
                                              << words.distinct_names << '\n';
                                  });
 }

@@ -83,7 +83,7 @@ std::vector<std::pair<std::string, BucketMedians>> BucketMediansOf(const std::ve
   for (size_t b = 0; b < buckets.size(); ++b) {
     auto stats_of = [&](const TrialSummary& t) -> const BucketStats& { return t.buckets.at(b).second; };
     BucketMedians m;
-    m.dispatches_per_token = PerTokenMedian(trials, [&](const TrialSummary& t) { return stats_of(t).count; });
+    m.items_per_token = PerTokenMedian(trials, [&](const TrialSummary& t) { return stats_of(t).count; });
     m.us_per_token = PerTokenMedian(trials, [&](const TrialSummary& t) { return stats_of(t).sum_ns / 1000.0; });
     // A trial with an empty bucket has no p50; the seed counted it as 0.
     std::vector<double> p50;
@@ -96,46 +96,51 @@ std::vector<std::pair<std::string, BucketMedians>> BucketMediansOf(const std::ve
   return out;
 }
 
-// Every family seen in any trial (missing = 0 in the others).
-std::map<std::string, FamilyMedians> FamilyMediansOf(const std::vector<TrialSummary>& trials) {
-  std::set<std::string> families;
+// One level's items over the trials (`level` picks the trial's map): every item met
+// in any trial, 0 in the trials without it, with its per-token medians and the
+// figures pooled over the trials that have it.
+std::map<std::string, LevelMedians> LevelMediansOf(const std::vector<TrialSummary>& trials,
+                                                   const std::map<std::string, LevelItem> TrialSummary::*level) {
+  std::map<std::string, LevelMedians> out;
   for (const auto& t : trials) {
-    for (const auto& [f, _] : t.encoder_gpu) families.insert(f);
+    for (const auto& [name, item] : t.*level) {
+      LevelMedians& m = out[name];
+      if (m.trials++ == 0) {
+        m.short_name = item.short_name;
+        m.family = item.family;
+        m.min_ns = item.min_ns;
+        m.max_ns = item.max_ns;
+      }
+      m.items += item.items;
+      m.gpu_sum_ns += item.gpu_sum_ns;  // overflows only past 2^63 ns: 292 years of GPU time
+      m.min_ns = std::min(m.min_ns, item.min_ns);
+      m.max_ns = std::max(m.max_ns, item.max_ns);
+    }
   }
-  std::map<std::string, FamilyMedians> out;
-  for (const std::string& f : families) {
-    auto get = [&](const TrialSummary& t) { return ValueOr0(t.encoder_gpu, f); };
-    FamilyMedians m;
+  for (auto& [name, m] : out) {
+    const std::string& key = name;  // not a structured binding: C++17 lambdas cannot capture one
+    auto get = [&](const TrialSummary& t) { return ValueOr0(t.*level, key); };
+    m.calls_per_token = PerTokenMedian(trials, [&](const TrialSummary& t) { return get(t).calls; });
+    m.items_per_token = PerTokenMedian(trials, [&](const TrialSummary& t) { return get(t).items; });
     m.gpu_us_per_token = PerTokenMedian(trials, [&](const TrialSummary& t) { return get(t).gpu_sum_ns / 1000.0; });
     m.host_us_per_token = PerTokenMedian(trials, [&](const TrialSummary& t) { return get(t).host_sum_ns / 1000.0; });
-    m.encoders_per_token = PerTokenMedian(trials, [&](const TrialSummary& t) { return get(t).encoders; });
-    out.emplace(f, std::move(m));
+    const bool any_calls = std::any_of(m.calls_per_token.per_trial.begin(), m.calls_per_token.per_trial.end(),
+                                       [](double c) { return c > 0; });
+    m.mean_us_per_call = any_calls ? stats::Mean(m.gpu_us_per_token.per_trial) /
+                                         std::max(stats::Mean(m.calls_per_token.per_trial), 1e-9)
+                                   : 0.0;
+    m.mean_us = m.items > 0 ? static_cast<double>(m.gpu_sum_ns) / static_cast<double>(m.items) / 1000.0 : 0.0;
   }
   return out;
 }
 
-// Every phase seen in any trial (missing = 0 in the others).
-std::map<std::string, PhaseMedians> PhaseMediansOf(const std::vector<TrialSummary>& trials) {
-  std::set<std::string> phases;
-  for (const auto& t : trials) {
-    for (const auto& [p, _] : t.cb_label_gpu) phases.insert(p);
-  }
-  std::map<std::string, PhaseMedians> out;
-  for (const std::string& p : phases) {
-    auto get = [&](const TrialSummary& t) { return ValueOr0(t.cb_label_gpu, p); };
-    PhaseMedians m;
-    m.gpu_us_per_token = PerTokenMedian(trials, [&](const TrialSummary& t) { return get(t).gpu_sum_ns / 1000.0; });
-    m.host_us_per_token = PerTokenMedian(trials, [&](const TrialSummary& t) { return get(t).host_sum_ns / 1000.0; });
-    m.cbs_per_token = PerTokenMedian(trials, [&](const TrialSummary& t) { return get(t).cbs; });
-    m.dispatches_per_token = PerTokenMedian(trials, [&](const TrialSummary& t) { return get(t).submissions; });
-    bool any_cbs = std::any_of(m.cbs_per_token.per_trial.begin(), m.cbs_per_token.per_trial.end(),
-                               [](double c) { return c > 0; });
-    m.mean_us_per_cb = any_cbs ? stats::Mean(m.gpu_us_per_token.per_trial) /
-                                     std::max(stats::Mean(m.cbs_per_token.per_trial), 1e-9)
-                               : 0.0;
-    out.emplace(p, std::move(m));
-  }
-  return out;
+// The kernel level, when every trial names its kernels (EngineSummary::kernels).
+std::map<std::string, LevelMedians> KernelMediansOf(const std::vector<TrialSummary>& trials) {
+  const bool every_trial = !trials.empty() && std::all_of(trials.begin(), trials.end(), [](const TrialSummary& t) {
+    return !t.kernels.empty();
+  });
+  if (!every_trial) return {};
+  return LevelMediansOf(trials, &TrialSummary::kernels);
 }
 
 // Medians of the source extras that every trial has (see EngineSummary::extras).
@@ -152,48 +157,15 @@ std::map<std::string, TrialMedian> ExtrasMediansOf(const std::vector<TrialSummar
   return out;
 }
 
-// Per exact kernel name, when every trial names its kernels (EngineSummary::kernel_names).
-std::map<std::string, KernelNameMedians> KernelNameMediansOf(const std::vector<TrialSummary>& trials) {
-  std::map<std::string, KernelNameMedians> out;
-  const bool every_trial = !trials.empty() && std::all_of(trials.begin(), trials.end(), [](const TrialSummary& t) {
-    return !t.kernel_names.empty();
-  });
-  if (!every_trial) return out;
-  for (const auto& t : trials) {
-    for (const auto& [name, k] : t.kernel_names) {
-      KernelNameMedians& m = out[name];
-      if (m.trials++ == 0) {
-        m.short_name = k.short_name;
-        m.family = k.family;
-        m.min_ns = k.min_ns;
-        m.max_ns = k.max_ns;
-      }
-      m.count += k.count;
-      m.gpu_sum_ns += k.gpu_sum_ns;  // overflows only past 2^63 ns: 292 years of kernel time
-      m.min_ns = std::min(m.min_ns, k.min_ns);
-      m.max_ns = std::max(m.max_ns, k.max_ns);
-    }
-  }
-  for (auto& [name, m] : out) {
-    const std::string& key = name;  // not a structured binding: C++17 lambdas cannot capture one
-    auto get = [&](const TrialSummary& t) { return ValueOr0(t.kernel_names, key); };
-    m.calls_per_token = PerTokenMedian(trials, [&](const TrialSummary& t) { return get(t).count; });
-    m.gpu_us_per_token = PerTokenMedian(trials, [&](const TrialSummary& t) { return get(t).gpu_sum_ns / 1000.0; });
-    m.mean_us = m.count > 0 ? static_cast<double>(m.gpu_sum_ns) / static_cast<double>(m.count) / 1000.0 : 0.0;
-  }
-  return out;
-}
-
 // The registry, the family vocabulary and the diagnostics, merged over trials.
 void MergeTrials(const std::vector<TrialSummary>& trials, EngineSummary* e) {
   std::map<std::string, std::set<std::string>> registry;
   for (const auto& t : trials) {
-    for (const auto& [f, names] : t.shader_registry) registry[f].insert(names.begin(), names.end());
+    for (const auto& [f, names] : t.kernel_registry) registry[f].insert(names.begin(), names.end());
     e->known_kernel_families.insert(t.known_kernel_families.begin(), t.known_kernel_families.end());
-    e->shader_timeline_rows = std::max(e->shader_timeline_rows, t.shader_timeline_rows);
     e->diagnostics.Merge(t.diagnostics);
   }
-  for (auto& [f, names] : registry) e->shader_registry[f].assign(names.begin(), names.end());
+  for (auto& [f, names] : registry) e->kernel_registry[f].assign(names.begin(), names.end());
 }
 
 }  // namespace
@@ -202,17 +174,17 @@ EngineSummary SummarizeEngine(std::string name, std::vector<TrialSummary> trials
                               bool seed_compat) {
   EngineSummary e;
   e.name = std::move(name);
-  e.dispatches_per_token = MedianOf(PerTrial(trials, [](const TrialSummary& t) { return t.dispatches_per_token; }));
+  e.items_per_token = MedianOf(PerTrial(trials, [](const TrialSummary& t) { return t.items_per_token; }));
   e.gpu_us_per_token = MedianOf(PerTrial(trials, [](const TrialSummary& t) { return t.gpu_us_per_token; }));
   e.busy_us_per_token = MedianOf(PerTrial(trials, [](const TrialSummary& t) { return t.busy_us_per_token; }));
   e.buckets = BucketMediansOf(trials, buckets, seed_compat);
-  e.encoder_gpu = FamilyMediansOf(trials);
-  e.cb_label_gpu = PhaseMediansOf(trials);
+  e.families = LevelMediansOf(trials, &TrialSummary::families);
+  e.phases = LevelMediansOf(trials, &TrialSummary::phases);
+  e.kernels = KernelMediansOf(trials);
   e.extras = ExtrasMediansOf(trials);
-  e.kernel_names = KernelNameMediansOf(trials);
   MergeTrials(trials, &e);
-  if (!trials.empty() && trials[0].total_encoders > 0) {
-    e.label_coverage = static_cast<double>(trials[0].labelled_encoders) / static_cast<double>(trials[0].total_encoders);
+  if (!trials.empty() && trials[0].phase_units > 0) {
+    e.label_coverage = static_cast<double>(trials[0].labelled_units) / static_cast<double>(trials[0].phase_units);
   }
   e.trials = std::move(trials);
   return e;
@@ -346,33 +318,32 @@ Comparison Compare(const EngineSummary& engine, const EngineSummary& baseline, c
     }
   }
   c.total = MakeDelta("TOTAL", engine.gpu_us_per_token, baseline.gpu_us_per_token);
-  c.submissions_per_token = MakeDelta("submissions_per_token", engine.dispatches_per_token,
-                                      baseline.dispatches_per_token);
+  c.items_per_token = MakeDelta("submissions_per_token", engine.items_per_token, baseline.items_per_token);
   std::set<std::string> families, phases;
-  for (const auto& [f, _] : engine.encoder_gpu) families.insert(f);
-  for (const auto& [f, _] : baseline.encoder_gpu) families.insert(f);
-  for (const auto& [p, _] : engine.cb_label_gpu) phases.insert(p);
-  for (const auto& [p, _] : baseline.cb_label_gpu) phases.insert(p);
+  for (const auto& [f, _] : engine.families) families.insert(f);
+  for (const auto& [f, _] : baseline.families) families.insert(f);
+  for (const auto& [p, _] : engine.phases) phases.insert(p);
+  for (const auto& [p, _] : baseline.phases) phases.insert(p);
   const size_t engine_trials = engine.trials.size();
   const size_t baseline_trials = baseline.trials.size();
   for (const std::string& f : families) {
-    c.families.push_back(MakeDelta(f, GpuUsPerTokenOf(engine.encoder_gpu, f, engine_trials),
-                                   GpuUsPerTokenOf(baseline.encoder_gpu, f, baseline_trials)));
+    c.families.push_back(MakeDelta(f, GpuUsPerTokenOf(engine.families, f, engine_trials),
+                                   GpuUsPerTokenOf(baseline.families, f, baseline_trials)));
   }
   for (const std::string& p : phases) {
-    c.phases.push_back(MakeDelta(p, GpuUsPerTokenOf(engine.cb_label_gpu, p, engine_trials),
-                                 GpuUsPerTokenOf(baseline.cb_label_gpu, p, baseline_trials)));
+    c.phases.push_back(MakeDelta(p, GpuUsPerTokenOf(engine.phases, p, engine_trials),
+                                 GpuUsPerTokenOf(baseline.phases, p, baseline_trials)));
   }
-  if (!engine.kernel_names.empty() && !baseline.kernel_names.empty()) {
+  if (!engine.kernels.empty() && !baseline.kernels.empty()) {
     std::set<std::string> names;
-    for (const auto& [n, _] : engine.kernel_names) names.insert(n);
-    for (const auto& [n, _] : baseline.kernel_names) names.insert(n);
+    for (const auto& [n, _] : engine.kernels) names.insert(n);
+    for (const auto& [n, _] : baseline.kernels) names.insert(n);
     for (const std::string& n : names) {
-      c.kernel_names.push_back(MakeDelta(n, GpuUsPerTokenOf(engine.kernel_names, n, engine_trials),
-                                         GpuUsPerTokenOf(baseline.kernel_names, n, baseline_trials)));
+      c.kernels.push_back(MakeDelta(n, GpuUsPerTokenOf(engine.kernels, n, engine_trials),
+                                         GpuUsPerTokenOf(baseline.kernels, n, baseline_trials)));
     }
   }
-  for (std::vector<Delta>* by_delta : {&c.families, &c.kernel_names}) {
+  for (std::vector<Delta>* by_delta : {&c.families, &c.kernels}) {
     std::stable_sort(by_delta->begin(), by_delta->end(),
                      [](const Delta& a, const Delta& b) { return a.delta > b.delta; });
   }
@@ -449,9 +420,9 @@ Status SummarizeKeptWork(std::vector<std::pair<int64_t, int64_t>> intervals, con
     s->buckets.emplace_back(buckets[b].name, *stats);
   }
   const double per_token = static_cast<double>(std::max<int64_t>(s->tokens, 1));
-  s->submissions = static_cast<int64_t>(intervals.size());
+  s->items = static_cast<int64_t>(intervals.size());
   s->busy_union_ns = stats::UnionLength(std::move(intervals));
-  s->dispatches_per_token = static_cast<double>(s->submissions) / per_token;
+  s->items_per_token = static_cast<double>(s->items) / per_token;
   s->gpu_us_per_token = static_cast<double>(s->total_sum_ns) / 1000.0 / per_token;
   s->busy_us_per_token = static_cast<double>(s->busy_union_ns) / 1000.0 / per_token;
   return Status();
@@ -474,6 +445,13 @@ void CountMixedProcesses(const std::map<std::string, int64_t>& kept_per_process,
   // One Add carries the detail and location; the rest of the count follows it.
   diagnostics->Add("attr.mixed_processes", {path}, std::move(detail));
   diagnostics->AddCount("attr.mixed_processes", outside_largest - 1);
+}
+
+std::optional<int64_t> FindSourceCount(const TrialSummary& trial, std::string_view name) {
+  for (const auto& [key, value] : trial.source_counts) {
+    if (key == name) return value;
+  }
+  return std::nullopt;
 }
 
 }  // namespace perfgate::attribution

@@ -83,10 +83,10 @@ std::string NoTargetUnitsMessage(const AttributionOptions& options, bool kernels
   std::string target = TargetDescription(options);
   if (target.empty()) target = "a named process";
   const std::string counts =
-      kernels ? "; without a launch call: " + std::to_string(s.excluded_unmapped) +
-                    "; launched by an unnamed process: " + std::to_string(s.excluded_unattributed)
-              : "; of no known process: " + std::to_string(s.excluded_unmapped) +
-                    "; of the sentinel or an unnamed process: " + std::to_string(s.excluded_unattributed);
+      kernels ? "; without a launch call: " + std::to_string(s.excluded_no_owner) +
+                    "; launched by an unnamed process: " + std::to_string(s.excluded_unnamed_owner)
+              : "; of no known process: " + std::to_string(s.excluded_no_owner) +
+                    "; of the sentinel or an unnamed process: " + std::to_string(s.excluded_unnamed_owner);
   return std::string(kernels ? "no kernel launched by " : "no submission of ") + target + " among " +
          std::to_string(units_read) + (kernels ? " kernels" : " paired submissions") +
          " (other processes: " + (seen.empty() ? "none" : seen) + counts + ")";
@@ -116,11 +116,11 @@ StatusOr<KeptWork> KeepTargetWork(const model::WorkSet& trace, const LaunchIndex
     if (!owner && launch != nullptr) owner = launch->pid;
     if (targets.filter()) {
       if (!owner) {
-        if (unit) ++s->excluded_unmapped;
+        if (unit) ++s->excluded_no_owner;
         continue;
       }
       if (targets.Unnamed(*owner)) {
-        if (unit) ++s->excluded_unattributed;
+        if (unit) ++s->excluded_unnamed_owner;
         continue;
       }
       if (!targets.Keeps(*owner)) {
@@ -133,9 +133,9 @@ StatusOr<KeptWork> KeepTargetWork(const model::WorkSet& trace, const LaunchIndex
     }
     (unit ? kept.units : kept.copies).push_back(Item{&w, launch, owner});
   }
-  s->paired = units_read;
-  s->diagnostics.AddCount(trace.conventions.no_owner_code, s->excluded_unmapped);
-  s->diagnostics.AddCount(trace.conventions.unnamed_owner_code, s->excluded_unattributed);
+  s->items_read = units_read;
+  s->diagnostics.AddCount(trace.conventions.no_owner_code, s->excluded_no_owner);
+  s->diagnostics.AddCount(trace.conventions.unnamed_owner_code, s->excluded_unnamed_owner);
   s->diagnostics.AddCount("attr.other_process", s->excluded_other_process);
   if (!kept.units.empty()) return kept;
   if (!targets.filter()) {
@@ -405,7 +405,7 @@ std::vector<const model::HostCall*> CountedEncoders(const model::WorkSet& trace,
   return encoders;
 }
 
-// A kernel's row of the per-name tables (WorkExtras::per_kernel, kernel_names).
+// A kernel's row of the per-name tables (WorkExtras::per_kernel, the kernel level).
 void CountKernelName(const model::WorkItem& work, const std::pair<std::string, std::string>& described,
                      TrialSummary* s, WorkExtras* x) {
   const int64_t d = work.duration_ns();
@@ -416,8 +416,9 @@ void CountKernelName(const model::WorkItem& work, const std::pair<std::string, s
     ks.family = family;
   }
   ks.gpu_sum_ns += d;
-  attribution::KernelNameStats& kn = s->kernel_names[work.name];
-  if (kn.count++ == 0) {
+  attribution::LevelItem& kn = s->kernels[work.name];
+  ++kn.calls;
+  if (kn.items++ == 0) {
     kn.short_name = short_name;
     kn.family = family;
     kn.min_ns = kn.max_ns = d;
@@ -427,7 +428,7 @@ void CountKernelName(const model::WorkItem& work, const std::pair<std::string, s
   kn.max_ns = std::max(kn.max_ns, d);
 }
 
-// Families (encoder_gpu): a kernel's from its name, a submission's from its encoder
+// Families: a kernel's from its name, a submission's from its encoder
 // (none without one). `encoders` and the host time count kernels with their own
 // launch calls, and each counted encoder once. Kernels also fill the registry of short
 // names per family and the per-kernel tables.
@@ -440,30 +441,30 @@ void SummarizeFamilies(const std::vector<Item>& units, const std::vector<const m
     const model::WorkItem& work = *k.work;
     if (!k.kernel() && !k.by_encoder()) continue;
     const std::pair<std::string, std::string>* described = k.kernel() ? &namer.Describe(work.name) : nullptr;
-    FamilyStats& f = s->encoder_gpu[k.by_encoder() ? k.launch->family : described->second];
-    ++f.submissions;
+    LevelItem& f = s->families[k.by_encoder() ? k.launch->family : described->second];
+    ++f.items;
     f.gpu_sum_ns += work.duration_ns();
     if (described == nullptr) continue;
-    ++f.encoders;
+    ++f.calls;
     f.host_sum_ns += OneKernelLaunchNs(k);
     registry[described->second].insert(described->first);
     CountKernelName(work, *described, s, x);
     durations[work.name].push_back(static_cast<double>(work.duration_ns()));
   }
   for (const model::HostCall* e : encoders) {
-    FamilyStats& f = s->encoder_gpu[e->family];
-    ++f.encoders;
+    LevelItem& f = s->families[e->family];
+    ++f.calls;
     f.host_sum_ns += e->duration_ns();
   }
-  for (auto& [name, ds] : durations) s->kernel_names[name].median_ns = stats::Median(std::move(ds));
-  for (auto& [family, names] : registry) s->shader_registry[family].assign(names.begin(), names.end());
-  s->shader_count = static_cast<int64_t>(x->per_kernel.size());
+  for (auto& [name, ds] : durations) s->kernels[name].median_ns = stats::Median(std::move(ds));
+  for (auto& [family, names] : registry) s->kernel_registry[family].assign(names.begin(), names.end());
+  s->registered_kernels = static_cast<int64_t>(x->per_kernel.size());
 }
 
-// Phases (cb_label_gpu). A kernel phase's `cbs` and `command_buffers` count its
-// annotation instances; a group phase's `cbs` counts its encoders (the seed's count)
-// and `command_buffers` its groups. `total_encoders` and `labelled_encoders` count
-// kernels and counted encoders alike.
+// Phases. A kernel phase's `calls` and `groups` count its annotation instances; a
+// group phase's `calls` counts its encoders (the seed's "cbs") and `groups` its
+// launch groups. `phase_units` and `labelled_units` count kernels and counted
+// encoders alike.
 void SummarizePhases(const std::vector<Item>& units, const std::vector<const model::HostCall*>& encoders,
                      const Annotations& annotations, TrialSummary* s) {
   std::map<std::string, std::set<InstanceKey>> phase_instances;
@@ -474,31 +475,31 @@ void SummarizePhases(const std::vector<Item>& units, const std::vector<const mod
     const std::string* phase = annotations.PhaseOf(k);
     if (phase == nullptr) continue;
     const model::WorkItem& work = *k.work;
-    PhaseStats& ph = s->cb_label_gpu[*phase];
-    ++ph.submissions;
+    LevelItem& ph = s->phases[*phase];
+    ++ph.items;
     ph.gpu_sum_ns += work.duration_ns();
     phase_intervals[*phase].emplace_back(work.start_ns, work.end_ns);
     if (!k.kernel()) continue;
     ++kernels;
     ph.host_sum_ns += OneKernelLaunchNs(k);
     if (auto instance = annotations.PhaseInstanceOf(k)) phase_instances[*phase].insert(*instance);
-    if (!attribution::IsGenericPhase(*phase)) ++s->labelled_encoders;
+    if (!attribution::IsGenericPhase(*phase)) ++s->labelled_units;
   }
   for (const model::HostCall* e : encoders) {
     const std::string& phase = annotations.GroupPhaseOf(*e);
-    PhaseStats& ph = s->cb_label_gpu[phase];
-    ++ph.cbs;
+    LevelItem& ph = s->phases[phase];
+    ++ph.calls;
     ph.host_sum_ns += e->duration_ns();
     if (e->group) phase_groups[phase].insert(*e->group);
-    if (!attribution::IsGenericPhase(phase)) ++s->labelled_encoders;
+    if (!attribution::IsGenericPhase(phase)) ++s->labelled_units;
   }
-  for (auto& [phase, ph] : s->cb_label_gpu) {
+  for (auto& [phase, ph] : s->phases) {
     const auto instances = static_cast<int64_t>(phase_instances[phase].size());
-    ph.cbs += instances;
-    ph.command_buffers = static_cast<int64_t>(phase_groups[phase].size()) + instances;
+    ph.calls += instances;
+    ph.groups = static_cast<int64_t>(phase_groups[phase].size()) + instances;
     ph.gpu_union_ns = stats::UnionLength(std::move(phase_intervals[phase]));
   }
-  s->total_encoders = kernels + static_cast<int64_t>(encoders.size());
+  s->phase_units = kernels + static_cast<int64_t>(encoders.size());
 }
 
 // Which kept units have a launch call, and the distinct launch calls behind them, by
@@ -511,14 +512,14 @@ void SummarizeLaunches(const model::WorkSet& trace, const std::vector<Item>& uni
   for (const Item& k : units) {
     if (k.launch == nullptr) {
       if (!k.kernel() && k.work->correlation) {
-        ++s->unmatched_submissions;
+        ++s->items_of_unknown_call;
         continue;
       }
       if (k.kernel()) ++x->unlaunched_kernels;
-      ++s->unmapped_submissions;
+      ++s->items_without_call;
       continue;
     }
-    ++s->matched_submissions;
+    ++s->items_with_call;
     if (k.launch->kind == model::HostCallKind::kGraphLaunch) ++x->graph_kernels;
     char& was_used = used[HostCallIndex(trace, *k.launch)];
     if (!was_used) used_launches.push_back(k.launch);
@@ -533,9 +534,9 @@ void SummarizeLaunches(const model::WorkSet& trace, const std::vector<Item>& uni
     }
     x->launch_host_ns += r->duration_ns();
   }
-  s->encoder_rows = static_cast<int64_t>(used_launches.size());
-  s->encoder_total_ns = x->launch_host_ns;
-  s->diagnostics.AddCount("attr.unmatched_encoder", s->unmatched_submissions);
+  s->launch_calls = static_cast<int64_t>(used_launches.size());
+  s->launch_host_ns = x->launch_host_ns;
+  s->diagnostics.AddCount("attr.unmatched_encoder", s->items_of_unknown_call);
 }
 
 // memcpy and memset: families of their own, beside the kernel figures.
@@ -543,9 +544,9 @@ void SummarizeCopies(const std::vector<Item>& copies, TrialSummary* s, WorkExtra
   for (const Item& c : copies) {
     const model::WorkItem& work = *c.work;
     const bool memcpy = work.kind == model::WorkKind::kMemcpy;
-    FamilyStats& f = s->encoder_gpu[memcpy ? "memcpy" : "memset"];
-    ++f.encoders;
-    ++f.submissions;
+    LevelItem& f = s->families[memcpy ? "memcpy" : "memset"];
+    ++f.calls;
+    ++f.items;
     f.gpu_sum_ns += work.duration_ns();
     if (c.launch != nullptr && c.launch->kind != model::HostCallKind::kGraphLaunch) {
       f.host_sum_ns += c.launch->duration_ns();
@@ -558,8 +559,8 @@ void SummarizeCopies(const std::vector<Item>& copies, TrialSummary* s, WorkExtra
 // The per-token figures of the extras, and every number of them in s->extras.
 void FinishExtras(WorkExtras* x, TrialSummary* s) {
   const double per_token = static_cast<double>(std::max<int64_t>(s->tokens, 1));
-  x->kernels = s->submissions;
-  x->kernels_per_token = s->dispatches_per_token;
+  x->kernels = s->items;
+  x->kernels_per_token = s->items_per_token;
   x->launches_per_token = static_cast<double>(x->kernel_launches + x->graph_launches) / per_token;
   x->graph_launches_per_token = static_cast<double>(x->graph_launches) / per_token;
   x->memcpy_us_per_token = static_cast<double>(x->memcpy_ns) / 1000.0 / per_token;
@@ -590,8 +591,8 @@ void FinishExtras(WorkExtras* x, TrialSummary* s) {
 void RecordFamilyVocabulary(const attribution::KernelFamilyTable& table, TrialSummary* s) {
   s->known_kernel_families = attribution::KernelFamilyNames(table);
   s->known_kernel_families.insert({"memcpy", "memset"});
-  for (const auto& [family, _] : s->shader_registry) s->known_kernel_families.insert(family);
-  for (const auto& [family, _] : s->encoder_gpu) s->known_kernel_families.insert(family);
+  for (const auto& [family, _] : s->kernel_registry) s->known_kernel_families.insert(family);
+  for (const auto& [family, _] : s->families) s->known_kernel_families.insert(family);
 }
 
 // Kept units per owning process; units with no known owner, or of no process, have none.
@@ -636,7 +637,7 @@ StatusOr<TrialSummary> AttributeWork(const model::WorkSet& trace, const Attribut
   WorkExtras x;
   s.path = trace.path;
   s.diagnostics.Merge(trace.diagnostics);
-  s.rows = trace.events;
+  s.source_counts = {{"events", trace.events}};
 
   const LaunchIndex launches = IndexLaunches(trace, &s);
   const TargetProcesses targets(trace, options);

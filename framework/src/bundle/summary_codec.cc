@@ -8,9 +8,7 @@ namespace perfgate::bundle::internal {
 namespace {
 
 using attribution::BucketStats;
-using attribution::FamilyStats;
-using attribution::KernelNameStats;
-using attribution::PhaseStats;
+using attribution::LevelItem;
 using attribution::TrialSummary;
 using perfgate::internal::ByteReader;
 using perfgate::internal::ByteWriter;
@@ -34,28 +32,20 @@ void BucketFields(Io& io, S& b) {
   io(b.count), io(b.sum_ns), io(b.p50_ns), io(b.p95_ns), io(b.mean_ns);
 }
 template <typename Io, typename S>
-void FamilyFields(Io& io, S& f) {
-  io(f.encoders), io(f.submissions), io(f.host_sum_ns), io(f.gpu_sum_ns);
-}
-template <typename Io, typename S>
-void PhaseFields(Io& io, S& p) {
-  io(p.cbs), io(p.command_buffers), io(p.submissions), io(p.host_sum_ns), io(p.gpu_sum_ns), io(p.gpu_union_ns);
-}
-template <typename Io, typename S>
-void KernelFields(Io& io, S& k) {
-  io(k.short_name), io(k.family), io(k.count), io(k.gpu_sum_ns), io(k.min_ns), io(k.max_ns), io(k.median_ns);
+void LevelItemFields(Io& io, S& i) {
+  io(i.calls), io(i.items), io(i.groups), io(i.host_sum_ns), io(i.gpu_sum_ns), io(i.gpu_union_ns);
+  io(i.short_name), io(i.family), io(i.min_ns), io(i.max_ns), io(i.median_ns);
 }
 template <typename Io, typename S>
 void ScalarFields(Io& io, S& s) {
   io(s.path), io(s.source), io(s.tokens), io(s.tokens_source), io(s.tokens_in_trace);
-  io(s.rows), io(s.paired), io(s.unpaired_ends), io(s.leftover_starts), io(s.duplicate_starts);
-  io(s.submissions), io(s.excluded_other_process), io(s.excluded_unmapped), io(s.excluded_unattributed);
-  io(s.excluded_outside_window), io(s.window_start_ns), io(s.window_end_ns);
-  io(s.total_sum_ns), io(s.busy_union_ns), io(s.gpu_intervals_union_ns);
-  io(s.dispatches_per_token), io(s.gpu_us_per_token), io(s.busy_us_per_token);
-  io(s.matched_submissions), io(s.unmatched_submissions), io(s.unmapped_submissions), io(s.total_encoders);
-  io(s.labelled_encoders), io(s.encoder_rows), io(s.encoder_total_ns);
-  io(s.shader_count), io(s.shader_timeline_rows);
+  io(s.items_read), io(s.items), io(s.excluded_other_process), io(s.excluded_no_owner);
+  io(s.excluded_unnamed_owner), io(s.excluded_outside_window), io(s.window_start_ns), io(s.window_end_ns);
+  io(s.total_sum_ns), io(s.busy_union_ns);
+  io(s.items_per_token), io(s.gpu_us_per_token), io(s.busy_us_per_token);
+  io(s.items_with_call), io(s.items_of_unknown_call), io(s.items_without_call);
+  io(s.launch_calls), io(s.launch_host_ns), io(s.phase_units), io(s.labelled_units);
+  io(s.registered_kernels);
 }
 
 void PutStrings(ByteWriter& w, const std::vector<std::string>& v) {
@@ -115,7 +105,7 @@ std::string EncodeTrialSummary(const TrialSummary& s) {
   // cache would drop it. The size check fails the build on the platform it was
   // written on until then.
 #if defined(__GLIBCXX__) && defined(__x86_64__)
-  static_assert(sizeof(TrialSummary) == 832, "TrialSummary changed: add the new field to the summary codec");
+  static_assert(sizeof(TrialSummary) == 800, "TrialSummary changed: add the new field to the summary codec");
 #endif
   Out out;
   ScalarFields(out, s);
@@ -125,10 +115,12 @@ std::string EncodeTrialSummary(const TrialSummary& s) {
     w.Put(name);
     BucketFields(out, b);
   }
-  PutMap(w, s.encoder_gpu, [&](const FamilyStats& f) { FamilyFields(out, f); });
-  PutMap(w, s.cb_label_gpu, [&](const PhaseStats& p) { PhaseFields(out, p); });
-  PutMap(w, s.shader_registry, [&](const std::vector<std::string>& v) { PutStrings(w, v); });
-  PutMap(w, s.kernel_names, [&](const KernelNameStats& k) { KernelFields(out, k); });
+  w.Put(static_cast<uint64_t>(s.source_counts.size()));
+  for (const auto& [name, n] : s.source_counts) w.Put(name), w.Put(n);
+  for (const auto* level : {&s.families, &s.phases, &s.kernels}) {
+    PutMap(w, *level, [&](const LevelItem& i) { LevelItemFields(out, i); });
+  }
+  PutMap(w, s.kernel_registry, [&](const std::vector<std::string>& v) { PutStrings(w, v); });
   PutStrings(w, std::vector<std::string>(s.known_kernel_families.begin(), s.known_kernel_families.end()));
   PutMap(w, s.extras, [&](double v) { w.Put(v); });
   PutDiagnostics(w, s.diagnostics);
@@ -145,10 +137,12 @@ bool DecodeTrialSummary(std::string_view bytes, TrialSummary* summary) {
     r.Get(&name);
     BucketFields(in, b);
   }
-  GetMap(r, &s.encoder_gpu, [&](FamilyStats* f) { FamilyFields(in, *f); });
-  GetMap(r, &s.cb_label_gpu, [&](PhaseStats* p) { PhaseFields(in, *p); });
-  GetMap(r, &s.shader_registry, [&](std::vector<std::string>* v) { GetStrings(r, v); });
-  GetMap(r, &s.kernel_names, [&](KernelNameStats* k) { KernelFields(in, *k); });
+  s.source_counts.resize(r.Count(sizeof(uint64_t)));
+  for (auto& [name, n] : s.source_counts) r.Get(&name), r.Get(&n);
+  for (auto* level : {&s.families, &s.phases, &s.kernels}) {
+    GetMap(r, level, [&](LevelItem* i) { LevelItemFields(in, *i); });
+  }
+  GetMap(r, &s.kernel_registry, [&](std::vector<std::string>* v) { GetStrings(r, v); });
   std::vector<std::string> families;
   GetStrings(r, &families);
   s.known_kernel_families.insert(families.begin(), families.end());

@@ -102,16 +102,16 @@ LevelItems BucketsOf(const EngineSummary& e, const sources::SourceWords& words) 
   return b.Take();
 }
 
-// One level from a per-name table of every trial (`per_name`): each entry's `calls`
-// and `gpu_ns`, its name matched by `match` (kernels) or kept.
-template <typename Stats>
-LevelItems FromTrials(LevelBuilder b, const EngineSummary& e, const std::map<std::string, Stats> TrialSummary::*per_name,
-                      int64_t Stats::*calls, int64_t Stats::*gpu_ns,
-                      std::string (*match)(std::string_view) = nullptr) {
+// One level of every trial (`level` picks the trial's map): each item's calls or
+// items (`count`) and GPU time per token, its name matched by `match` (kernels) or
+// kept.
+LevelItems FromTrials(LevelBuilder b, const EngineSummary& e,
+                      const std::map<std::string, attribution::LevelItem> TrialSummary::*level,
+                      int64_t attribution::LevelItem::*count, std::string (*match)(std::string_view) = nullptr) {
   for (size_t i = 0; i < e.trials.size(); ++i) {
     const TrialSummary& t = e.trials[i];
-    for (const auto& [name, stats] : t.*per_name) {
-      b.Add(match != nullptr ? match(name) : name, name, i, PerToken(stats.*calls, t), UsPerToken(stats.*gpu_ns, t));
+    for (const auto& [name, item] : t.*level) {
+      b.Add(match != nullptr ? match(name) : name, name, i, PerToken(item.*count, t), UsPerToken(item.gpu_sum_ns, t));
     }
   }
   return b.Take();
@@ -119,14 +119,12 @@ LevelItems FromTrials(LevelBuilder b, const EngineSummary& e, const std::map<std
 
 LevelItems FamiliesOf(const EngineSummary& e, const sources::SourceWords& words) {
   return FromTrials(LevelBuilder(Level::kFamily, std::string(words.family), std::string(words.labelled), e.trials.size()),
-                    e, &TrialSummary::encoder_gpu, &attribution::FamilyStats::encoders,
-                    &attribution::FamilyStats::gpu_sum_ns);
+                    e, &TrialSummary::families, &attribution::LevelItem::calls);
 }
 
 LevelItems PhasesOf(const EngineSummary& e, const sources::SourceWords& words) {
   return FromTrials(LevelBuilder(Level::kPhase, std::string(words.phase), std::string(words.units), e.trials.size()), e,
-                    &TrialSummary::cb_label_gpu, &attribution::PhaseStats::submissions,
-                    &attribution::PhaseStats::gpu_sum_ns);
+                    &TrialSummary::phases, &attribution::LevelItem::items);
 }
 
 // Kernels by matched name; one with a single original name gets its median call: the
@@ -134,14 +132,14 @@ LevelItems PhasesOf(const EngineSummary& e, const sources::SourceWords& words) {
 // have no median here).
 LevelItems KernelsOf(const EngineSummary& e) {
   LevelItems level =
-      FromTrials(LevelBuilder(Level::kKernel, "kernel", "calls", e.trials.size()), e, &TrialSummary::kernel_names,
-                 &attribution::KernelNameStats::count, &attribution::KernelNameStats::gpu_sum_ns, &NormalizeKernelName);
+      FromTrials(LevelBuilder(Level::kKernel, "kernel", "calls", e.trials.size()), e, &TrialSummary::kernels,
+                 &attribution::LevelItem::items, &NormalizeKernelName);
   for (Item& item : level.items) {
     if (item.originals.size() != 1) continue;
     std::vector<double> medians;
     for (const TrialSummary& t : e.trials) {
-      auto it = t.kernel_names.find(item.originals.front());
-      if (it != t.kernel_names.end() && it->second.count > 0) medians.push_back(it->second.median_ns / 1000.0);
+      auto it = t.kernels.find(item.originals.front());
+      if (it != t.kernels.end() && it->second.items > 0) medians.push_back(it->second.median_ns / 1000.0);
     }
     if (!medians.empty()) item.us_per_call_median = stats::Median(std::move(medians));
   }
@@ -156,7 +154,7 @@ void AddLevel(LevelItems level, Side* side) {
 // The units per token and the per-token extras every trial has.
 void AddFigures(const EngineSummary& e, const sources::SourceWords& words, Side* side) {
   std::vector<double>& units = side->figures[std::string(words.units) + "_per_token"];
-  for (const TrialSummary& t : e.trials) units.push_back(t.dispatches_per_token);
+  for (const TrialSummary& t : e.trials) units.push_back(t.items_per_token);
   for (const auto& [key, median] : e.extras) {
     if (EndsWith(key, "_per_token") && median.per_trial.size() == e.trials.size()) side->figures[key] = median.per_trial;
   }

@@ -134,17 +134,17 @@ std::vector<std::string> KeysOf(const Map& m) {
 }
 
 const TrialMedian* PhaseMetric(const EngineSummary& e, const std::string& phase,
-                               TrialMedian attribution::PhaseMedians::*field) {
-  auto it = e.cb_label_gpu.find(phase);
-  return it == e.cb_label_gpu.end() ? nullptr : &(it->second.*field);
+                               TrialMedian attribution::LevelMedians::*field) {
+  auto it = e.phases.find(phase);
+  return it == e.phases.end() ? nullptr : &(it->second.*field);
 }
 
-std::string KnownPhases(const EngineSummary& e) { return ListNames(KeysOf(e.cb_label_gpu)); }
+std::string KnownPhases(const EngineSummary& e) { return ListNames(KeysOf(e.phases)); }
 
 // `unit` is the verdict name's quantity: "cbs_per_token", UnitsPerToken(e), ...
 // `quantity` is the catalogue's (metrics::MetricsOf): the golden path's last part.
 ::testing::AssertionResult PhaseBudget(const EngineSummary& e, const std::string& phase, double budget,
-                                       TrialMedian attribution::PhaseMedians::*field, const std::string& unit,
+                                       TrialMedian attribution::LevelMedians::*field, const std::string& unit,
                                        const std::string& quantity) {
   if (auto f = RequireEngine(e)) return *f;
   const sources::SourceWords& w = WordsFor(e);
@@ -167,11 +167,11 @@ const attribution::BucketMedians* Bucket(const EngineSummary& e, const std::stri
 
 std::string KnownBuckets(const EngineSummary& e) { return ListNames(KeysOf(e.buckets)); }
 
-// The families (encoder_gpu keys) either engine has.
+// The families either engine has.
 std::string KnownFamilies(const EngineSummary& e, const EngineSummary& b) {
   std::set<std::string> names;
-  for (const auto& [f, _] : e.encoder_gpu) names.insert(f);
-  for (const auto& [f, _] : b.encoder_gpu) names.insert(f);
+  for (const auto& [f, _] : e.families) names.insert(f);
+  for (const auto& [f, _] : b.families) names.insert(f);
   return ListNames({names.begin(), names.end()});
 }
 
@@ -247,7 +247,7 @@ std::string PerfSuiteFixture::GoldenPath() const { return CurrentTestGoldenPath(
 ::testing::AssertionResult SubmissionsPerTokenAtMost(const EngineSummary& e, double budget) {
   if (auto f = RequireEngine(e)) return *f;
   const std::string metric = e.name + "." + UnitsPerToken(e);
-  return Budget(metric, e.dispatches_per_token, budget,
+  return Budget(metric, e.items_per_token, budget,
                 e.name + " " + Str(WordsFor(e).units) + "/token budget " + Fixed(budget), Provenance(e),
                 [&] { return MoversForBudget(e, "submissions_per_token", metric); });
 }
@@ -257,25 +257,25 @@ std::string PerfSuiteFixture::GoldenPath() const { return CurrentTestGoldenPath(
   // Either way off is a finding (kBoth): the verdict of a failing check never reads
   // "improved".
   const gates::LimitVerdict v =
-      gates::JudgeLimit(e.name + "." + UnitsPerToken(e), e.dispatches_per_token.median,
-                        e.dispatches_per_token.per_trial, expected, gates::Policy::Exact(tolerance));
+      gates::JudgeLimit(e.name + "." + UnitsPerToken(e), e.items_per_token.median,
+                        e.items_per_token.per_trial, expected, gates::Policy::Exact(tolerance));
   return Outcome(v.pass, {v.verdict}, e.name + " " + Str(WordsFor(e).units) + "/token exactly " + Fixed(expected),
                  Provenance(e), [&] { return MoversForBudget(e, "submissions_per_token", v.verdict.metric); });
 }
 
 ::testing::AssertionResult PhaseSubmissionsPerTokenAtMost(const EngineSummary& e, const std::string& phase,
                                                           double budget) {
-  return PhaseBudget(e, phase, budget, &attribution::PhaseMedians::dispatches_per_token, UnitsPerToken(e),
+  return PhaseBudget(e, phase, budget, &attribution::LevelMedians::items_per_token, UnitsPerToken(e),
                      "submissions_per_token");
 }
 
 ::testing::AssertionResult PhaseCbsPerTokenAtMost(const EngineSummary& e, const std::string& phase, double budget) {
-  return PhaseBudget(e, phase, budget, &attribution::PhaseMedians::cbs_per_token, "cbs_per_token", "cbs_per_token");
+  return PhaseBudget(e, phase, budget, &attribution::LevelMedians::calls_per_token, "cbs_per_token", "cbs_per_token");
 }
 
 ::testing::AssertionResult PhaseGpuUsPerTokenAtMost(const EngineSummary& e, const std::string& phase,
                                                     double budget_us) {
-  return PhaseBudget(e, phase, budget_us, &attribution::PhaseMedians::gpu_us_per_token, "gpu_us_per_token",
+  return PhaseBudget(e, phase, budget_us, &attribution::LevelMedians::gpu_us_per_token, "gpu_us_per_token",
                      "gpu_us_per_token");
 }
 
@@ -328,11 +328,11 @@ namespace {
   if (auto f = RequireEngine(engine)) return *f;
   if (auto f = RequireEngine(baseline)) return *f;
   auto get = [&](const EngineSummary& e) {
-    auto it = e.encoder_gpu.find(family);
-    return it != e.encoder_gpu.end() ? it->second.gpu_us_per_token
+    auto it = e.families.find(family);
+    return it != e.families.end() ? it->second.gpu_us_per_token
                                      : TrialMedian{0, std::vector<double>(e.trials.size(), 0.0)};
   };
-  if (!engine.encoder_gpu.count(family) && !baseline.encoder_gpu.count(family)) {
+  if (!engine.families.count(family) && !baseline.families.count(family)) {
     const sources::SourceWords& w = WordsFor(engine);
     return ::testing::AssertionFailure() << "no " << w.family << " '" << family << "' in " << engine.name << " or "
                                          << baseline.name << " (" << Lower(w.families) << ": "
@@ -539,13 +539,13 @@ std::string FamilyMovers(const EngineSummary& e, const std::string& family) {
 ::testing::AssertionResult KernelFamilyPresent(const EngineSummary& e, const std::string& family) {
   if (auto f = RequireEngine(e)) return *f;
   if (auto f = RequireKnownFamily(e, family)) return *f;
-  auto it = e.shader_registry.find(family);
-  if (it != e.shader_registry.end() && !it->second.empty()) {
+  auto it = e.kernel_registry.find(family);
+  if (it != e.kernel_registry.end() && !it->second.empty()) {
     return ::testing::AssertionSuccess() << family << " present in " << e.name;
   }
   return ::testing::AssertionFailure() << "kernel family '" << family << "' is absent from " << e.name << "'s "
                                        << WordsFor(e).registry << " (kernel families: "
-                                       << ListNames(KeysOf(e.shader_registry)) << ")\n"
+                                       << ListNames(KeysOf(e.kernel_registry)) << ")\n"
                                        << FamilyMovers(e, family) << Provenance(e);
 }
 
@@ -553,8 +553,8 @@ std::string FamilyMovers(const EngineSummary& e, const std::string& family) {
   if (auto f = RequireEngine(e)) return *f;
   // Absent is only meaningful for a family the rules could name: a typo is absent too.
   if (auto f = RequireKnownFamily(e, family)) return *f;
-  auto it = e.shader_registry.find(family);
-  if (it == e.shader_registry.end() || it->second.empty()) {
+  auto it = e.kernel_registry.find(family);
+  if (it == e.kernel_registry.end() || it->second.empty()) {
     return ::testing::AssertionSuccess() << family << " absent from " << e.name;
   }
   return ::testing::AssertionFailure() << "kernel family '" << family << "' is present in " << e.name << ": "

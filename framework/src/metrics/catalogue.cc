@@ -45,37 +45,40 @@ struct Builder {
   }
 };
 
+// The quantities keep the names golden files have held since 0.1, whatever the
+// source: "submissions_per_token" is items per token, a phase's "cbs_per_token" and a
+// family's "encoders_per_token" its calls per token (attribution::LevelItem).
 void AddTotals(const EngineSummary& e, Builder* b) {
-  b->Add("", "", "submissions_per_token", e.dispatches_per_token, CountPolicy());
+  b->Add("", "", "submissions_per_token", e.items_per_token, CountPolicy());
   b->Add("", "", "gpu_us_per_token", e.gpu_us_per_token, TotalTimePolicy());
   b->Add("", "", "busy_us_per_token", e.busy_us_per_token, TotalTimePolicy());
 }
 
 void AddBuckets(const EngineSummary& e, Builder* b) {
   for (const auto& [name, m] : e.buckets) {
-    b->Add("buckets", name, "submissions_per_token", m.dispatches_per_token, CountPolicy());
+    b->Add("buckets", name, "submissions_per_token", m.items_per_token, CountPolicy());
     b->Add("buckets", name, "us_per_token", m.us_per_token, PartTimePolicy());
     b->Add("buckets", name, "p50_us", m.p50_us, PartTimePolicy());
   }
 }
 
 void AddPhases(const EngineSummary& e, Builder* b) {
-  for (const auto& [phase, m] : e.cb_label_gpu) {
-    b->Add("phases", phase, "cbs_per_token", m.cbs_per_token, CountPolicy());
+  for (const auto& [phase, m] : e.phases) {
+    b->Add("phases", phase, "cbs_per_token", m.calls_per_token, CountPolicy());
     b->Add("phases", phase, "gpu_us_per_token", m.gpu_us_per_token, PartTimePolicy());
-    b->Add("phases", phase, "submissions_per_token", m.dispatches_per_token, CountPolicy());
+    b->Add("phases", phase, "submissions_per_token", m.items_per_token, CountPolicy());
   }
 }
 
 void AddFamilies(const EngineSummary& e, Builder* b) {
-  for (const auto& [family, m] : e.encoder_gpu) {
+  for (const auto& [family, m] : e.families) {
     b->Add("families", family, "gpu_us_per_token", m.gpu_us_per_token, PartTimePolicy());
-    b->Add("families", family, "encoders_per_token", m.encoders_per_token, CountPolicy());
+    b->Add("families", family, "encoders_per_token", m.calls_per_token, CountPolicy());
   }
 }
 
 void AddKernelFamilies(const EngineSummary& e, Builder* b) {
-  for (const auto& [family, names] : e.shader_registry) {
+  for (const auto& [family, names] : e.kernel_registry) {
     const double n = static_cast<double>(names.size());
     b->Add("kernel_families", family, "kernels", TrialMedian{n, {}}, FieldPolicy::Exact(0));
     b->out.back().is_integer = true;

@@ -58,7 +58,7 @@ std::vector<CounterRow> CounterRows(const std::vector<const attribution::EngineS
       trace.name = "kernels/token";
       trace.cells.push_back(Fixed(kernels->second.median, 2));
     } else {
-      trace.cells.push_back(Fixed(s->dispatches_per_token.median, 2));
+      trace.cells.push_back(Fixed(s->items_per_token.median, 2));
     }
   }
   if (trace.name.empty()) trace.name = "submissions/token";

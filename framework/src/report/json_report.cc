@@ -1,4 +1,4 @@
-// The JSON report, schema_version 5 (docs/cli.md, "JSON report schema"). Objects are built in
+// The JSON report, schema_version 6 (docs/cli.md, "JSON report schema"). Objects are built in
 // insertion order and written with sorted keys, except "buckets" objects, which keep
 // band order; so the output is stable. It is machine-readable, so it is lossless: every
 // double is written as the shortest text that parses back to the identical double
@@ -29,7 +29,7 @@ using attribution::TrialSummary;
 // Insertion order: bands stay in band order; Write sorts every other object's keys.
 using json = nlohmann::ordered_json;
 
-constexpr int kSchemaVersion = 5;
+constexpr int kSchemaVersion = 6;
 
 // A double, unrounded; NaN and infinities become null.
 json Num(double v) {
@@ -49,26 +49,29 @@ json DiagnosticsJson(const Diagnostics& d) {
   return out;
 }
 
+// The source's own counts, in its order (the object keeps insertion order only where
+// Write is told to; these are sorted like any other object).
+json SourceCountsJson(const TrialSummary& t) {
+  json out = json::object();
+  for (const auto& [name, n] : t.source_counts) out[name] = n;
+  return out;
+}
+
 json TrialJson(const TrialSummary& t) {
   json j;
   j["path"] = t.path;
   j["tokens"] = t.tokens;
   j["tokens_source"] = t.tokens_source;
-  j["paired"] = t.paired;
-  j["unpaired_ends"] = t.unpaired_ends;
-  j["leftover_starts"] = t.leftover_starts;
-  j["duplicate_starts"] = t.duplicate_starts;
-  j["submissions"] = t.submissions;
+  j["items_read"] = t.items_read;
+  j["source_counts"] = SourceCountsJson(t);
+  j["items"] = t.items;
   j["excluded"] = {{"other_process", t.excluded_other_process},
-                   {"unmapped", t.excluded_unmapped},
-                   {"unattributed", t.excluded_unattributed},
+                   {"no_owner", t.excluded_no_owner},
+                   {"unnamed_owner", t.excluded_unnamed_owner},
                    {"outside_window", t.excluded_outside_window}};
-  j["dispatches_per_token"] = Num(t.dispatches_per_token);
-  j["submissions_per_token"] = Num(t.dispatches_per_token);
+  j["items_per_token"] = Num(t.items_per_token);
   j["gpu_us_per_token"] = Num(t.gpu_us_per_token);
   j["busy_us_per_token"] = Num(t.busy_us_per_token);
-  j["gpu_intervals_union_ns"] =
-      t.gpu_intervals_union_ns ? json(*t.gpu_intervals_union_ns) : json(nullptr);
   json buckets = json::object();
   for (const auto& [name, b] : t.buckets) {
     buckets[name] = {{"count", b.count},
@@ -83,15 +86,33 @@ json TrialJson(const TrialSummary& t) {
   return j;
 }
 
+// One item of a family or phase level: its per-token medians with their per-trial
+// values, and how many trials have it.
+json LevelJson(const attribution::LevelMedians& m) {
+  return {{"median_gpu_us_per_token", Num(m.gpu_us_per_token.median)},
+          {"median_host_us_per_token", Num(m.host_us_per_token.median)},
+          {"median_calls_per_token", Num(m.calls_per_token.median)},
+          {"median_items_per_token", Num(m.items_per_token.median)},
+          {"mean_us_per_call", Num(m.mean_us_per_call)},
+          {"gpu_us_per_token_per_trial", NumList(m.gpu_us_per_token.per_trial)},
+          {"trials_with", m.trials}};
+}
+
+json LevelMapJson(const std::map<std::string, attribution::LevelMedians>& level) {
+  json out = json::object();
+  for (const auto& [name, m] : level) out[name] = LevelJson(m);
+  return out;
+}
+
 // One kernel name of an engine, lossless: its pooled figures in ns and µs, the medians
 // with their per-trial values, and each trial's own count, sum, min and max (in the
 // order of "trials"; a trial that did not run it has count 0 and null min and max).
-json KernelNameJson(const std::string& name, const attribution::KernelNameMedians& k, const EngineSummary& e) {
+json KernelJson(const std::string& name, const attribution::LevelMedians& k, const EngineSummary& e) {
   json count = json::array(), sum = json::array(), min = json::array(), max = json::array();
   for (const TrialSummary& t : e.trials) {
-    auto it = t.kernel_names.find(name);
-    const bool ran = it != t.kernel_names.end();
-    count.push_back(ran ? it->second.count : 0);
+    auto it = t.kernels.find(name);
+    const bool ran = it != t.kernels.end();
+    count.push_back(ran ? it->second.items : 0);
     sum.push_back(ran ? it->second.gpu_sum_ns : 0);
     min.push_back(ran ? json(it->second.min_ns) : json(nullptr));
     max.push_back(ran ? json(it->second.max_ns) : json(nullptr));
@@ -99,11 +120,11 @@ json KernelNameJson(const std::string& name, const attribution::KernelNameMedian
   return {{"short_name", k.short_name},
           {"family", k.family},
           {"trials_ran", k.trials},
-          {"median_calls_per_token", Num(k.calls_per_token.median)},
+          {"median_calls_per_token", Num(k.items_per_token.median)},
           {"median_gpu_us_per_token", Num(k.gpu_us_per_token.median)},
-          {"calls_per_token_per_trial", NumList(k.calls_per_token.per_trial)},
+          {"calls_per_token_per_trial", NumList(k.items_per_token.per_trial)},
           {"gpu_us_per_token_per_trial", NumList(k.gpu_us_per_token.per_trial)},
-          {"count", k.count},
+          {"count", k.items},
           {"gpu_sum_ns", k.gpu_sum_ns},
           {"min_ns", k.min_ns},
           {"max_ns", k.max_ns},
@@ -143,41 +164,24 @@ json CountersJson(const EngineSummary& e) {
 json EngineJson(const EngineSummary& e) {
   json j;
   j["n_trials"] = e.trials.size();
-  j["median_dispatches_per_token"] = Num(e.dispatches_per_token.median);
-  j["median_submissions_per_token"] = Num(e.dispatches_per_token.median);
+  j["median_items_per_token"] = Num(e.items_per_token.median);
   j["median_gpu_us_per_token"] = Num(e.gpu_us_per_token.median);
   j["median_busy_us_per_token"] = Num(e.busy_us_per_token.median);
   json buckets = json::object();
   for (const auto& [name, b] : e.buckets) {
-    buckets[name] = {{"median_dispatches_per_token", Num(b.dispatches_per_token.median)},
-                     {"median_submissions_per_token", Num(b.dispatches_per_token.median)},
+    buckets[name] = {{"median_items_per_token", Num(b.items_per_token.median)},
                      {"median_us_per_token", Num(b.us_per_token.median)},
-                     {"median_p50_us_per_dispatch", Num(b.p50_us.median)}};
+                     {"median_p50_us_per_item", Num(b.p50_us.median)}};
   }
   j["buckets"] = std::move(buckets);
-  json families = json::object();
-  for (const auto& [name, f] : e.encoder_gpu) {
-    families[name] = {{"median_gpu_us_per_token", Num(f.gpu_us_per_token.median)},
-                      {"median_host_us_per_token", Num(f.host_us_per_token.median)},
-                      {"median_encoders_per_token", Num(f.encoders_per_token.median)}};
-  }
-  j["encoder_gpu"] = std::move(families);
-  json phases = json::object();
-  for (const auto& [name, p] : e.cb_label_gpu) {
-    phases[name] = {{"median_gpu_us_per_token", Num(p.gpu_us_per_token.median)},
-                    {"median_cbs_per_token", Num(p.cbs_per_token.median)},
-                    {"median_dispatches_per_token", Num(p.dispatches_per_token.median)},
-                    {"median_submissions_per_token", Num(p.dispatches_per_token.median)},
-                    {"mean_us_per_cb", Num(p.mean_us_per_cb)}};
-  }
-  j["cb_label_gpu"] = std::move(phases);
-  json kernel_names = json::object();
-  for (const auto& [name, k] : e.kernel_names) kernel_names[name] = KernelNameJson(name, k, e);
-  j["kernel_names"] = std::move(kernel_names);
+  j["families"] = LevelMapJson(e.families);
+  j["phases"] = LevelMapJson(e.phases);
+  json kernels = json::object();
+  for (const auto& [name, k] : e.kernels) kernels[name] = KernelJson(name, k, e);
+  j["kernels"] = std::move(kernels);
   json registry = json::object();
-  for (const auto& [family, names] : e.shader_registry) registry[family] = names;
-  j["shader_registry"] = std::move(registry);
-  j["shader_timeline_rows"] = e.shader_timeline_rows;
+  for (const auto& [family, names] : e.kernel_registry) registry[family] = names;
+  j["kernel_registry"] = std::move(registry);
   j["counters"] = CountersJson(e);
   j["counter_text"] = e.counter_text;
   j["counters_path"] = e.counters_path.empty() ? json(nullptr) : json(e.counters_path);
@@ -199,11 +203,11 @@ json DeltaJson(const Delta& d) {
           {"p_value", Num(d.p_value)}};
 }
 
-// The submissions-per-token comparison, named in its own unit.
-json SubmissionsDeltaJson(const Delta& d) {
-  return {{"engine_submissions_per_token", Num(d.engine)},
-          {"baseline_submissions_per_token", Num(d.baseline)},
-          {"delta_submissions_per_token", Num(d.delta)},
+// The items-per-token comparison, named in its own unit.
+json ItemsDeltaJson(const Delta& d) {
+  return {{"engine_items_per_token", Num(d.engine)},
+          {"baseline_items_per_token", Num(d.baseline)},
+          {"delta_items_per_token", Num(d.delta)},
           {"delta_pct", d.delta_pct ? Num(*d.delta_pct) : json(nullptr)},
           {"p_value", Num(d.p_value)}};
 }
@@ -220,12 +224,12 @@ json ComparisonJson(const attribution::Comparison& c) {
   j["baseline"] = c.baseline;
   j["buckets"] = DeltaMap(c.buckets);
   j["total"] = DeltaJson(c.total);
-  j["submissions_per_token"] = SubmissionsDeltaJson(c.submissions_per_token);
+  j["items_per_token"] = ItemsDeltaJson(c.items_per_token);
   j["attack_target"] = c.attack_target ? json(*c.attack_target) : json(nullptr);
   j["attack_hint"] = c.attack_hint;
   j["families"] = DeltaMap(c.families);
   j["phases"] = DeltaMap(c.phases);
-  j["kernel_names"] = DeltaMap(c.kernel_names);
+  j["kernels"] = DeltaMap(c.kernels);
   return j;
 }
 
@@ -298,8 +302,7 @@ json ReportOptionsJson(const Report& report) {
   return {{"engines", std::move(engines)}, {"flags", std::move(flags)}};
 }
 
-// What the figures count, in the source's words (the keys keep "submission" for every
-// source, as schema_version 1 did).
+// What the figures count, in the source's words.
 json WordsJson(const sources::SourceWords& w) {
   return {{"unit", std::string(w.unit)},
           {"units", std::string(w.units)},
@@ -358,9 +361,9 @@ std::string RenderJson(const Report& report) {
   const sources::TraceSource* source = util::SourceOf(report);
   j["source"] = source != nullptr ? json(std::string(source->descriptor.name)) : json(nullptr);
   j["words"] = WordsJson(util::WordsOf(report));
-  // The keys say "submission" for every source (schema_version 1); this says what one is.
+  // The keys say "item" for every source; this says what one is.
   j["units"] = {
-      {"submission", std::string(util::WordsOf(report).unit_definition)},
+      {"item", std::string(util::WordsOf(report).unit_definition)},
       {"time", "microseconds per decode token unless the key ends in _ns"}};
   return util::RenderLosslessJson(j);
 }

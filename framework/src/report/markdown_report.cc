@@ -98,11 +98,11 @@ void MoreNames(size_t shown, size_t total, const std::string& what, std::vector<
 // the source's sentence on why there is none.
 void KernelNames(const Report& report, const util::Sides& sides, std::vector<std::string>& out) {
   const EngineSummary& e = *sides.engine;
-  const bool compared = sides.baseline != nullptr && !report.comparison->kernel_names.empty();
+  const bool compared = sides.baseline != nullptr && !report.comparison->kernels.empty();
   out.push_back("### Kernel names");
   out.push_back("");
   const std::string note(sources::WordsOf(e).kernel_names);  // the engine's source: engines may differ
-  if (!compared && e.kernel_names.empty()) {
+  if (!compared && e.kernels.empty()) {
     out.push_back(Esc(note));
     out.push_back("");
     return;
@@ -114,14 +114,14 @@ void KernelNames(const Report& report, const util::Sides& sides, std::vector<std
     const EngineSummary& b = *sides.baseline;
     const std::string bn = Esc(util::SideName(report, &b, true));
     const util::KernelLabels labels = util::KernelDisplayNames({&e, &b}, kKernelNameChars);
-    const std::vector<Delta>& all = report.comparison->kernel_names;
+    const std::vector<Delta>& all = report.comparison->kernels;
     const std::vector<Delta> rows = util::KernelDeltasShown(all, report.kernel_name_rows);
     Table(out,
           {"Kernel", en + " calls/tok", en + " µs/tok", bn + " calls/tok", bn + " µs/tok", "Δ µs/tok", "Δ%", "p"});
     for (const Delta& d : rows) {
       out.push_back(TableRow({Code(labels.at(d.name)),
-                              Fixed(util::FindOr(e.kernel_names, d.name).calls_per_token.median, 2), Fixed(d.engine, 2),
-                              Fixed(util::FindOr(b.kernel_names, d.name).calls_per_token.median, 2),
+                              Fixed(util::FindOr(e.kernels, d.name).items_per_token.median, 2), Fixed(d.engine, 2),
+                              Fixed(util::FindOr(b.kernels, d.name).items_per_token.median, 2),
                               Fixed(d.baseline, 2), Signed(d.delta, 2), Percent(d.delta_pct), PValue(d.p_value)}));
     }
     MoreNames(rows.size(), all.size(), "with smaller |Δ|", out);
@@ -135,8 +135,8 @@ void KernelNames(const Report& report, const util::Sides& sides, std::vector<std
         report.kernel_name_rows == 0 ? names.size() : std::min(names.size(), report.kernel_name_rows);
     Table(out, {"Kernel", "Family", "calls/tok", "µs/tok", "mean µs", "min µs", "max µs", "trials"});
     for (size_t i = 0; i < shown; ++i) {
-      const attribution::KernelNameMedians& k = e.kernel_names.at(names[i]);
-      out.push_back(TableRow({Code(labels.at(names[i])), Code(k.family), Fixed(k.calls_per_token.median, 2),
+      const attribution::LevelMedians& k = e.kernels.at(names[i]);
+      out.push_back(TableRow({Code(labels.at(names[i])), Code(k.family), Fixed(k.items_per_token.median, 2),
                               Fixed(k.gpu_us_per_token.median, 2), Fixed(k.mean_us, 2), Fixed(k.min_ns / 1000.0, 2),
                               Fixed(k.max_ns / 1000.0, 2), util::TrialsRan(k, e)}));
     }
@@ -178,7 +178,7 @@ void TwoSided(const Report& report, const util::Sides& sides, std::vector<std::s
   }
   out.push_back("");
   const Delta& t = c.total;
-  const Delta& s = c.submissions_per_token;
+  const Delta& s = c.items_per_token;
   out.push_back("Total GPU time **" + Fixed(t.engine, 1) + " vs " + Fixed(t.baseline, 1) +
                 " µs/tok, Δ " + Signed(t.delta, 1) + " (" + Percent(t.delta_pct) +
                 ")**, p = " + PValue(t.p_value) + " (" + n + " trials). Busy (union) " +
@@ -195,13 +195,13 @@ void TwoSided(const Report& report, const util::Sides& sides, std::vector<std::s
     const auto& eb = util::FindBucket(e, d.name);
     const auto& bb = util::FindBucket(b, d.name);
     out.push_back(TableRow(
-        {Code(d.name), Fixed(eb.dispatches_per_token.median, 1), Fixed(eb.p50_us.median, 2),
-         Fixed(d.engine, 1), Fixed(bb.dispatches_per_token.median, 1), Fixed(bb.p50_us.median, 2),
+        {Code(d.name), Fixed(eb.items_per_token.median, 1), Fixed(eb.p50_us.median, 2),
+         Fixed(d.engine, 1), Fixed(bb.items_per_token.median, 1), Fixed(bb.p50_us.median, 2),
          Fixed(d.baseline, 1), Signed(d.delta, 1), Percent(d.delta_pct), PValue(d.p_value)}));
   }
   out.push_back(
-      TableRow({"**TOTAL**", Fixed(e.dispatches_per_token.median, 1), "", Fixed(t.engine, 1),
-                Fixed(b.dispatches_per_token.median, 1), "", Fixed(t.baseline, 1),
+      TableRow({"**TOTAL**", Fixed(e.items_per_token.median, 1), "", Fixed(t.engine, 1),
+                Fixed(b.items_per_token.median, 1), "", Fixed(t.baseline, 1),
                 Signed(t.delta, 1), Percent(t.delta_pct), PValue(t.p_value)}));
   out.push_back("");
 
@@ -215,9 +215,9 @@ void TwoSided(const Report& report, const util::Sides& sides, std::vector<std::s
                      [](const Delta& x, const Delta& y) { return x.delta > y.delta; });
     for (const Delta& d : rows) {
       out.push_back(TableRow(
-          {Code(d.name), Fixed(util::FindOr(e.encoder_gpu, d.name).encoders_per_token.median, 2),
+          {Code(d.name), Fixed(util::FindOr(e.families, d.name).calls_per_token.median, 2),
            Fixed(d.engine, 1),
-           Fixed(util::FindOr(b.encoder_gpu, d.name).encoders_per_token.median, 2),
+           Fixed(util::FindOr(b.families, d.name).calls_per_token.median, 2),
            Fixed(d.baseline, 1), Signed(d.delta, 1), Percent(d.delta_pct), PValue(d.p_value)}));
     }
     out.push_back("");
@@ -238,8 +238,8 @@ void TwoSided(const Report& report, const util::Sides& sides, std::vector<std::s
     for (size_t i = 0; i < rows.size() && i < kTopPhases; ++i) {
       const Delta& d = rows[i];
       out.push_back(TableRow(
-          {Code(d.name), Fixed(util::FindOr(e.cb_label_gpu, d.name).cbs_per_token.median, 2),
-           Fixed(d.engine, 1), Fixed(util::FindOr(b.cb_label_gpu, d.name).cbs_per_token.median, 2),
+          {Code(d.name), Fixed(util::FindOr(e.phases, d.name).calls_per_token.median, 2),
+           Fixed(d.engine, 1), Fixed(util::FindOr(b.phases, d.name).calls_per_token.median, 2),
            Fixed(d.baseline, 1), Signed(d.delta, 1), Percent(d.delta_pct), PValue(d.p_value)}));
     }
     out.push_back("");
@@ -254,25 +254,25 @@ void EngineOnly(const Report& report, const util::Sides& sides, std::vector<std:
   out.push_back("");
   out.push_back("Total GPU time **" + Fixed(e.gpu_us_per_token.median, 1) +
                 " µs/tok** (busy, union: " + Fixed(e.busy_us_per_token.median, 1) + "), " +
-                Fixed(e.dispatches_per_token.median, 1) + " " + w.units + "/tok, median of " +
+                Fixed(e.items_per_token.median, 1) + " " + w.units + "/tok, median of " +
                 std::to_string(e.trials.size()) + " trials.");
   out.push_back("");
   out.push_back("### Buckets");
   out.push_back("");
   Table(out, {"Bucket", w.per_unit, "p50 µs", "µs/tok"});
   for (const auto& [name, b] : e.buckets) {
-    out.push_back(TableRow({Code(name), Fixed(b.dispatches_per_token.median, 1),
+    out.push_back(TableRow({Code(name), Fixed(b.items_per_token.median, 1),
                             Fixed(b.p50_us.median, 2), Fixed(b.us_per_token.median, 1)}));
   }
-  out.push_back(TableRow({"**TOTAL**", Fixed(e.dispatches_per_token.median, 1), "",
+  out.push_back(TableRow({"**TOTAL**", Fixed(e.items_per_token.median, 1), "",
                           Fixed(e.gpu_us_per_token.median, 1)}));
   out.push_back("");
-  if (!e.encoder_gpu.empty()) {
+  if (!e.families.empty()) {
     out.push_back("### " + w.families);
     out.push_back("");
     Table(out, {"Family", w.per_family, "µs/tok"});
-    for (const auto& [name, f] : e.encoder_gpu) {
-      out.push_back(TableRow({Code(name), Fixed(f.encoders_per_token.median, 2),
+    for (const auto& [name, f] : e.families) {
+      out.push_back(TableRow({Code(name), Fixed(f.calls_per_token.median, 2),
                               Fixed(f.gpu_us_per_token.median, 1)}));
     }
     out.push_back("");
@@ -286,9 +286,9 @@ void EngineOnly(const Report& report, const util::Sides& sides, std::vector<std:
     out.push_back("");
     Table(out, {"Phase", w.per_instance, "µs/tok", "µs/" + w.instance});
     for (size_t i = 0; i < phases.size() && i < kTopPhases; ++i) {
-      const auto& p = e.cb_label_gpu.at(phases[i]);
-      out.push_back(TableRow({Code(phases[i]), Fixed(p.cbs_per_token.median, 2),
-                              Fixed(p.gpu_us_per_token.median, 1), Fixed(p.mean_us_per_cb, 1)}));
+      const auto& p = e.phases.at(phases[i]);
+      out.push_back(TableRow({Code(phases[i]), Fixed(p.calls_per_token.median, 2),
+                              Fixed(p.gpu_us_per_token.median, 1), Fixed(p.mean_us_per_call, 1)}));
     }
     out.push_back("");
   }

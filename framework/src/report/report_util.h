@@ -152,13 +152,21 @@ inline const attribution::BucketMedians& FindBucket(const attribution::EngineSum
   return kEmpty;
 }
 
+// The largest of a source count (TrialSummary::source_counts) over the engine's
+// trials; 0 when no trial has it.
+inline int64_t MaxSourceCount(const attribution::EngineSummary& s, std::string_view name) {
+  int64_t most = 0;
+  for (const attribution::TrialSummary& t : s.trials) most = std::max(most, attribution::FindSourceCount(t, name).value_or(0));
+  return most;
+}
+
 // Phases of one engine sorted by median GPU µs/token, descending (name breaks ties).
 inline std::vector<std::string> PhasesByGpu(const attribution::EngineSummary& s) {
   std::vector<std::string> names;
-  for (const auto& [name, m] : s.cb_label_gpu) names.push_back(name);
+  for (const auto& [name, m] : s.phases) names.push_back(name);
   std::stable_sort(names.begin(), names.end(), [&](const std::string& a, const std::string& b) {
-    return s.cb_label_gpu.at(a).gpu_us_per_token.median >
-           s.cb_label_gpu.at(b).gpu_us_per_token.median;
+    return s.phases.at(a).gpu_us_per_token.median >
+           s.phases.at(b).gpu_us_per_token.median;
   });
   return names;
 }
@@ -191,7 +199,7 @@ inline KernelLabels KernelDisplayNames(const std::vector<const attribution::Engi
   std::map<std::string, std::string> short_of;  // full name -> short name (first side's)
   for (const attribution::EngineSummary* s : sides) {
     if (s == nullptr) continue;
-    for (const auto& [name, k] : s->kernel_names) short_of.emplace(name, k.short_name.empty() ? name : k.short_name);
+    for (const auto& [name, k] : s->kernels) short_of.emplace(name, k.short_name.empty() ? name : k.short_name);
   }
   std::map<std::string, std::vector<std::string>> by_cut;  // cut short name -> its full names, in order
   for (const auto& [name, short_name] : short_of) by_cut[TruncateMiddle(short_name, width)].push_back(name);
@@ -259,9 +267,9 @@ inline std::vector<std::pair<std::string, std::string>> NumberedKernelNames(cons
 // An engine's kernel names by median GPU µs/token, descending (full name breaks ties).
 inline std::vector<std::string> KernelNamesByGpu(const attribution::EngineSummary& s) {
   std::vector<std::string> names;
-  for (const auto& [name, k] : s.kernel_names) names.push_back(name);
+  for (const auto& [name, k] : s.kernels) names.push_back(name);
   std::stable_sort(names.begin(), names.end(), [&](const std::string& a, const std::string& b) {
-    return s.kernel_names.at(a).gpu_us_per_token.median > s.kernel_names.at(b).gpu_us_per_token.median;
+    return s.kernels.at(a).gpu_us_per_token.median > s.kernels.at(b).gpu_us_per_token.median;
   });
   return names;
 }
@@ -284,7 +292,7 @@ inline std::vector<attribution::Delta> KernelDeltasShown(const std::vector<attri
 }
 
 // "3/3": the trials that ran a kernel name, of the engine's trials.
-inline std::string TrialsRan(const attribution::KernelNameMedians& k, const attribution::EngineSummary& s) {
+inline std::string TrialsRan(const attribution::LevelMedians& k, const attribution::EngineSummary& s) {
   return std::to_string(k.trials) + "/" + std::to_string(s.trials.size());
 }
 

@@ -282,10 +282,10 @@ struct ChartData {
 void KernelNameData(const Report& report, const util::Sides& sides, ChartData* data) {
   data->kernel_labels = util::KernelDisplayNames({sides.engine, sides.baseline}, kKernelLabelChars);
   if (sides.baseline != nullptr) {
-    for (const Delta& d : report.comparison->kernel_names) data->kernel_names.push_back({d.name, d.engine, d.baseline});
-    data->kernel_deltas = util::KernelDeltasShown(report.comparison->kernel_names, kTopPhases);
+    for (const Delta& d : report.comparison->kernels) data->kernel_names.push_back({d.name, d.engine, d.baseline});
+    data->kernel_deltas = util::KernelDeltasShown(report.comparison->kernels, kTopPhases);
   } else {
-    for (const auto& [name, k] : sides.engine->kernel_names) {
+    for (const auto& [name, k] : sides.engine->kernels) {
       data->kernel_names.push_back({name, k.gpu_us_per_token.median, 0});
     }
   }
@@ -337,7 +337,7 @@ ChartData ChartDataOf(const Report& report, const util::Sides& sides) {
     for (const Delta& d : report.comparison->phases) data.phases.push_back({d.name, d.engine, d.baseline});
   } else {
     for (const auto& [name, b] : sides.engine->buckets) data.buckets.push_back({name, b.us_per_token.median, 0});
-    for (const auto& [name, p] : sides.engine->cb_label_gpu) {
+    for (const auto& [name, p] : sides.engine->phases) {
       data.phases.push_back({name, p.gpu_us_per_token.median, 0});
     }
   }

@@ -205,31 +205,41 @@ void TrialLines(const TrialSummary& t, Lines& out) {
   const sources::SourceWords& words =
       (source.ok() ? *source : &sources::BuiltinSources().front())->descriptor.words;
   out.Add("  - " + util::Truncate(util::BaseName(t.path), 36) + ": " + std::string(words.units) + "=" +
-          Right(std::to_string(t.submissions), 6) + " (" + Fixed(t.dispatches_per_token, 1) +
+          Right(std::to_string(t.items), 6) + " (" + Fixed(t.items_per_token, 1) +
           "/tok), gpu=" + Fixed(t.gpu_us_per_token, 1) +
           " µs/tok summed, " + Fixed(t.busy_us_per_token, 1) + " µs/tok busy (union)");
-  out.Add("      pairing: paired " + std::to_string(t.paired) + ", unpaired ends " +
-          std::to_string(t.unpaired_ends) + ", leftover starts " +
-          std::to_string(t.leftover_starts) + ", duplicate starts " +
-          std::to_string(t.duplicate_starts) + "; rows " + std::to_string(t.rows));
-  out.Add("      excluded: other-process " + std::to_string(t.excluded_other_process) +
-          ", unmapped " + std::to_string(t.excluded_unmapped) + ", unattributed " +
-          std::to_string(t.excluded_unattributed) + ", outside-window " +
-          std::to_string(t.excluded_outside_window));
+  // The source's own counts of its records, in its words (times are shown below),
+  // continued on a further line rather than cut at the report's width.
+  std::string read = "      read: " + std::to_string(t.items_read) + " " + std::string(words.units);
+  const char* separator = "; ";
+  for (const auto& [name, n] : t.source_counts) {
+    if (EndsWith(name, "_ns")) continue;
+    std::string piece = name + " " + std::to_string(n);
+    std::replace(piece.begin(), piece.end(), '_', ' ');
+    if (util::DisplayWidth(read) + std::string(separator).size() + piece.size() > kWidth) {
+      out.Add(read + ",");
+      read = "        " + piece;
+    } else {
+      read += separator + piece;
+    }
+    separator = ", ";
+  }
+  out.Add(read);
+  out.Add("      excluded: other process " + std::to_string(t.excluded_other_process) + ", no owner " +
+          std::to_string(t.excluded_no_owner) + ", unnamed owner " + std::to_string(t.excluded_unnamed_owner) +
+          ", outside window " + std::to_string(t.excluded_outside_window));
   std::string tokens = "      tokens: " + std::to_string(t.tokens) + " (" +
                        (t.tokens_source.empty() ? std::string("given") : t.tokens_source) + ")";
   if (t.tokens_in_trace && *t.tokens_in_trace != t.tokens) {
     tokens += ", " + std::to_string(*t.tokens_in_trace) + " counted in the trace";
   }
-  if (t.gpu_intervals_union_ns) {
-    double us = static_cast<double>(*t.gpu_intervals_union_ns) / 1000.0 /
-                static_cast<double>(std::max<int64_t>(t.tokens, 1));
-    tokens +=
-        " | gpu-intervals union " + Fixed(us, 1) + " µs/tok (" +
-        Percent(util::PercentOf(static_cast<double>(*t.gpu_intervals_union_ns - t.busy_union_ns),
-                                static_cast<double>(t.busy_union_ns)),
-                2) +
-        " vs busy)";
+  if (const std::optional<int64_t> intervals = attribution::FindSourceCount(t, "gpu_intervals_union_ns")) {
+    double us = static_cast<double>(*intervals) / 1000.0 / static_cast<double>(std::max<int64_t>(t.tokens, 1));
+    tokens += " | gpu-intervals union " + Fixed(us, 1) + " µs/tok (" +
+              Percent(util::PercentOf(static_cast<double>(*intervals - t.busy_union_ns),
+                                      static_cast<double>(t.busy_union_ns)),
+                      2) +
+              " vs busy)";
   }
   out.Add(tokens);
 }
@@ -272,20 +282,20 @@ void BucketRows(const Report& report, const util::Sides& sides, Lines& out) {
   for (const Delta& d : c.buckets) {
     const auto& eb = util::FindBucket(e, d.name);
     const auto& bb = util::FindBucket(b, d.name);
-    out.Add(Row(cols, {d.name, Fixed(eb.dispatches_per_token.median, 1), Fixed(eb.p50_us.median, 2),
-                       Fixed(d.engine, 1), Fixed(bb.dispatches_per_token.median, 1),
+    out.Add(Row(cols, {d.name, Fixed(eb.items_per_token.median, 1), Fixed(eb.p50_us.median, 2),
+                       Fixed(d.engine, 1), Fixed(bb.items_per_token.median, 1),
                        Fixed(bb.p50_us.median, 2), Fixed(d.baseline, 1), Signed(d.delta, 1),
                        Percent(d.delta_pct), PValue(d.p_value)}));
   }
   out.Add(RuleFor(cols));
   const Delta& t = c.total;
-  out.Add(Row(cols, {"TOTAL", Fixed(e.dispatches_per_token.median, 1), "-", Fixed(t.engine, 1),
-                     Fixed(b.dispatches_per_token.median, 1), "-", Fixed(t.baseline, 1),
+  out.Add(Row(cols, {"TOTAL", Fixed(e.items_per_token.median, 1), "-", Fixed(t.engine, 1),
+                     Fixed(b.items_per_token.median, 1), "-", Fixed(t.baseline, 1),
                      Signed(t.delta, 1), Percent(t.delta_pct), PValue(t.p_value)}));
   const stats::Delta busy = stats::CompareTrials(b.busy_us_per_token.per_trial, e.busy_us_per_token.per_trial);
   out.Add(Row(cols, {"busy (union)", "", "", Fixed(busy.after, 1), "", "", Fixed(busy.before, 1),
                      Signed(busy.delta, 1), Percent(busy.delta_pct), ""}));
-  const Delta& s = c.submissions_per_token;
+  const Delta& s = c.items_per_token;
   out.Add(util::Capitalized(dispatch) + "s/tok: " + Fixed(s.engine, 1) + " vs " + Fixed(s.baseline, 1) +
           ", Δ " + Signed(s.delta, 1) + " (" + Percent(s.delta_pct) + "), p = " + PValue(s.p_value));
   out.Blank();
@@ -310,10 +320,10 @@ void MdBucketSummary(const Report& report, const util::Sides& sides, Lines& out)
     const auto& bb = util::FindBucket(b, md);
     size_t w = std::max(util::DisplayWidth(en), util::DisplayWidth(bn));
     w = std::min<size_t>(std::max<size_t>(w, 5), 24);
-    out.Add("  " + Left(en, w) + ": " + Fixed(eb.dispatches_per_token.median, 1) + " " + per_sub + " × " +
+    out.Add("  " + Left(en, w) + ": " + Fixed(eb.items_per_token.median, 1) + " " + per_sub + " × " +
             Fixed(eb.p50_us.median, 2) + " µs/" + sub + " (p50) = " + Fixed(md_delta->engine, 1) +
             " µs/tok");
-    out.Add("  " + Left(bn, w) + ": " + Fixed(bb.dispatches_per_token.median, 1) + " " + per_sub + " × " +
+    out.Add("  " + Left(bn, w) + ": " + Fixed(bb.items_per_token.median, 1) + " " + per_sub + " × " +
             Fixed(bb.p50_us.median, 2) + " µs/" + sub + " (p50) = " + Fixed(md_delta->baseline, 1) +
             " µs/tok");
     out.Add("  " + Left("delta", w) + ": " + Signed(md_delta->delta, 1) + " µs/tok (" +
@@ -360,11 +370,11 @@ void EngineOnlyBucketTable(const Report& report, const EngineSummary& e, Lines& 
   out.Add(Header(cols));
   out.Add(RuleFor(cols));
   for (const auto& [name, b] : e.buckets) {
-    out.Add(Row(cols, {name, Fixed(b.dispatches_per_token.median, 1), Fixed(b.p50_us.median, 2),
+    out.Add(Row(cols, {name, Fixed(b.items_per_token.median, 1), Fixed(b.p50_us.median, 2),
                        Fixed(b.us_per_token.median, 1)}));
   }
   out.Add(RuleFor(cols));
-  out.Add(Row(cols, {"TOTAL", Fixed(e.dispatches_per_token.median, 1), "-",
+  out.Add(Row(cols, {"TOTAL", Fixed(e.items_per_token.median, 1), "-",
                      Fixed(e.gpu_us_per_token.median, 1)}));
   out.Add(Row(cols, {"busy (union)", "", "", Fixed(e.busy_us_per_token.median, 1)}));
   out.Add("Attack target: n/a (no baseline to compare against)");
@@ -374,7 +384,7 @@ void EngineOnlyBucketTable(const Report& report, const EngineSummary& e, Lines& 
 void FamilyTable(const Report& report, const util::Sides& sides, Lines& out) {
   const EngineSummary& e = *sides.engine;
   bool two = sides.baseline != nullptr;
-  if (e.encoder_gpu.empty() && (!two || sides.baseline->encoder_gpu.empty()) &&
+  if (e.families.empty() && (!two || sides.baseline->families.empty()) &&
       (!two || report.comparison->families.empty())) {
     return;
   }
@@ -403,9 +413,9 @@ void FamilyTable(const Report& report, const util::Sides& sides, Lines& out) {
       bt += d.baseline;
       out.Add(
           Row(cols,
-              {d.name, Fixed(util::FindOr(e.encoder_gpu, d.name).encoders_per_token.median, 2),
+              {d.name, Fixed(util::FindOr(e.families, d.name).calls_per_token.median, 2),
                Fixed(d.engine, 1),
-               Fixed(util::FindOr(b.encoder_gpu, d.name).encoders_per_token.median, 2),
+               Fixed(util::FindOr(b.families, d.name).calls_per_token.median, 2),
                Fixed(d.baseline, 1), Signed(d.delta, 1), Percent(d.delta_pct), PValue(d.p_value)}));
     }
     out.Add(RuleFor(cols));
@@ -415,8 +425,8 @@ void FamilyTable(const Report& report, const util::Sides& sides, Lines& out) {
     out.Add("Per-trial family gpu µs/tok:");
     for (const Delta& d : rows) {
       for (const EngineSummary* s : {&e, &b}) {
-        auto it = s->encoder_gpu.find(d.name);
-        if (it == s->encoder_gpu.end() || it->second.gpu_us_per_token.per_trial.empty()) continue;
+        auto it = s->families.find(d.name);
+        if (it == s->families.end() || it->second.gpu_us_per_token.per_trial.empty()) continue;
         out.AddWrapped("  " + util::Truncate(util::SideName(report, s, s == &b), 16) + " " +
                            util::Truncate(d.name, 40) + ":",
                        FormatAll(it->second.gpu_us_per_token.per_trial, 1));
@@ -426,20 +436,20 @@ void FamilyTable(const Report& report, const util::Sides& sides, Lines& out) {
     std::vector<Col> cols = {
         {"family", 14, true}, {per_family, 10}, {"gpu µs/tok", 12}, {"host µs/tok", 12}};
     std::vector<std::string> names;
-    for (const auto& [name, f] : e.encoder_gpu) names.push_back(name);
+    for (const auto& [name, f] : e.families) names.push_back(name);
     std::stable_sort(names.begin(), names.end(), [&](const std::string& x, const std::string& y) {
-      return e.encoder_gpu.at(x).gpu_us_per_token.median >
-             e.encoder_gpu.at(y).gpu_us_per_token.median;
+      return e.families.at(x).gpu_us_per_token.median >
+             e.families.at(y).gpu_us_per_token.median;
     });
     FitFirstColumn(cols, names);
     out.Add(Header(cols));
     out.Add(RuleFor(cols));
     double total = 0;
     for (const auto& name : names) {
-      const auto& f = e.encoder_gpu.at(name);
+      const auto& f = e.families.at(name);
       total += f.gpu_us_per_token.median;
       out.Add(
-          Row(cols, {name, Fixed(f.encoders_per_token.median, 2),
+          Row(cols, {name, Fixed(f.calls_per_token.median, 2),
                      Fixed(f.gpu_us_per_token.median, 1), Fixed(f.host_us_per_token.median, 1)}));
     }
     out.Add(RuleFor(cols));
@@ -494,12 +504,12 @@ void KernelNameEngineRows(const Report& report, const EngineSummary& e, Lines& o
   out.Add(RuleFor(cols));
   double rest = 0;
   for (size_t i = 0; i < names.size(); ++i) {
-    const attribution::KernelNameMedians& k = e.kernel_names.at(names[i]);
+    const attribution::LevelMedians& k = e.kernels.at(names[i]);
     if (i >= shown) {
       rest += k.gpu_us_per_token.median;
       continue;
     }
-    out.Add(Row(cols, {labels.at(names[i]), k.family, Fixed(k.calls_per_token.median, 2),
+    out.Add(Row(cols, {labels.at(names[i]), k.family, Fixed(k.items_per_token.median, 2),
                        Fixed(k.gpu_us_per_token.median, 2), Fixed(k.mean_us, 2), Fixed(k.min_ns / 1000.0, 2),
                        Fixed(k.max_ns / 1000.0, 2), util::TrialsRan(k, e)}));
   }
@@ -512,7 +522,7 @@ void KernelNameEngineRows(const Report& report, const EngineSummary& e, Lines& o
 void KernelNameComparisonRows(const Report& report, const util::Sides& sides, Lines& out) {
   const EngineSummary& e = *sides.engine;
   const EngineSummary& b = *sides.baseline;
-  const std::vector<Delta>& all = report.comparison->kernel_names;
+  const std::vector<Delta>& all = report.comparison->kernels;
   const std::vector<Delta> rows = util::KernelDeltasShown(all, report.kernel_name_rows);
   std::vector<std::string> shown;
   for (const Delta& d : rows) shown.push_back(d.name);
@@ -524,8 +534,8 @@ void KernelNameComparisonRows(const Report& report, const util::Sides& sides, Li
   out.Add(RuleFor(cols));
   for (const Delta& d : rows) {
     out.Add(Row(cols, {labels.at(d.name),
-                       Fixed(util::FindOr(e.kernel_names, d.name).calls_per_token.median, 2),
-                       Fixed(d.engine, 2), Fixed(util::FindOr(b.kernel_names, d.name).calls_per_token.median, 2),
+                       Fixed(util::FindOr(e.kernels, d.name).items_per_token.median, 2),
+                       Fixed(d.engine, 2), Fixed(util::FindOr(b.kernels, d.name).items_per_token.median, 2),
                        Fixed(d.baseline, 2), Signed(d.delta, 2), Percent(d.delta_pct), PValue(d.p_value)}));
   }
   out.Add(RuleFor(cols));
@@ -540,11 +550,11 @@ void KernelNameComparisonRows(const Report& report, const util::Sides& sides, Li
 // sentence on why it has none.
 void KernelNameTable(const Report& report, const util::Sides& sides, Lines& out) {
   const EngineSummary& e = *sides.engine;
-  const bool compared = sides.baseline != nullptr && !report.comparison->kernel_names.empty();
+  const bool compared = sides.baseline != nullptr && !report.comparison->kernels.empty();
   out.Banner("Per-kernel-name GPU time");
   // The engine's own source speaks: engines of two sources share one report.
   const std::string note(sources::WordsOf(e).kernel_names);
-  if (!compared && e.kernel_names.empty()) {
+  if (!compared && e.kernels.empty()) {
     out.Paragraph("", "", note);
     out.Blank();
     return;
@@ -589,7 +599,7 @@ std::vector<PhaseRow> PhaseRowsOf(const Report& report, const util::Sides& sides
   } else {
     const EngineSummary& e = *sides.engine;
     for (const auto& name : util::PhasesByGpu(e)) {
-      double v = e.cb_label_gpu.at(name).gpu_us_per_token.median;
+      double v = e.phases.at(name).gpu_us_per_token.median;
       rows.push_back({name, v, 0, 0, 1});
     }
   }
@@ -603,8 +613,8 @@ void PhaseIntro(const Report& report, const EngineSummary& e, const std::string&
   out.Paragraph("", "", std::string(util::WordsOf(report).phases_note));
   if (!e.trials.empty()) {
     const TrialSummary& t0 = e.trials[0];
-    out.Add(en + " label coverage (trial 0): " + std::to_string(t0.labelled_encoders) + " / " +
-            std::to_string(t0.total_encoders) + " " + std::string(util::WordsOf(report).labelled) +
+    out.Add(en + " label coverage (trial 0): " + std::to_string(t0.labelled_units) + " / " +
+            std::to_string(t0.phase_units) + " " + std::string(util::WordsOf(report).labelled) +
             " carry a phase label (" + Fixed(e.label_coverage * 100.0, 1) + "%)");
   } else {
     out.Add(en + " label coverage: " + Fixed(e.label_coverage * 100.0, 1) + "%");
@@ -641,12 +651,12 @@ void PhaseComparisonRows(const Report& report, const util::Sides& sides, const s
   out.Add(RuleFor(cols));
   double et = 0, bt = 0;
   for (const auto& r : rows) {
-    const auto& ep = util::FindOr(e.cb_label_gpu, r.name);
-    const auto& bp = util::FindOr(b.cb_label_gpu, r.name);
+    const auto& ep = util::FindOr(e.phases, r.name);
+    const auto& bp = util::FindOr(b.phases, r.name);
     et += r.engine;
     bt += r.baseline;
-    out.Add(Row(cols, {r.name, Fixed(ep.cbs_per_token.median, 2), Fixed(ep.dispatches_per_token.median, 2),
-                       Fixed(r.engine, 1), Fixed(ep.mean_us_per_cb, 1), Fixed(bp.cbs_per_token.median, 2),
+    out.Add(Row(cols, {r.name, Fixed(ep.calls_per_token.median, 2), Fixed(ep.items_per_token.median, 2),
+                       Fixed(r.engine, 1), Fixed(ep.mean_us_per_call, 1), Fixed(bp.calls_per_token.median, 2),
                        Fixed(r.baseline, 1), Signed(r.delta, 1), PValue(r.p_value)}));
   }
   out.Add(RuleFor(cols));
@@ -665,10 +675,10 @@ void PhaseEngineRows(const Report& report, const EngineSummary& e, const std::ve
   out.Add(RuleFor(cols));
   double et = 0;
   for (const auto& r : rows) {
-    const auto& ep = util::FindOr(e.cb_label_gpu, r.name);
+    const auto& ep = util::FindOr(e.phases, r.name);
     et += r.engine;
-    out.Add(Row(cols, {r.name, Fixed(ep.cbs_per_token.median, 2), Fixed(ep.dispatches_per_token.median, 2),
-                       Fixed(r.engine, 1), Fixed(ep.mean_us_per_cb, 1)}));
+    out.Add(Row(cols, {r.name, Fixed(ep.calls_per_token.median, 2), Fixed(ep.items_per_token.median, 2),
+                       Fixed(r.engine, 1), Fixed(ep.mean_us_per_call, 1)}));
   }
   out.Add(RuleFor(cols));
   out.Add(Row(cols, {"TOTAL", "-", "-", Fixed(et, 1), ""}));
@@ -687,10 +697,10 @@ void TopLabelledPhases(const Report& report, const EngineSummary& e, const std::
           std::string(util::WordsOf(report).generic_phases) +
           " excluded):");
   for (size_t i = 0; i < labelled.size() && i < 3; ++i) {
-    const auto& ep = util::FindOr(e.cb_label_gpu, labelled[i]->name);
-    out.Add("  " + util::Truncate(labelled[i]->name, 48) + ": " + Fixed(ep.cbs_per_token.median, 2) + " " + w.per_cb +
-            " × ~" + Fixed(ep.mean_us_per_cb, 1) + " µs/" + w.cb + " = " + Fixed(labelled[i]->engine, 1) +
-            " µs/tok (" + Fixed(ep.dispatches_per_token.median, 1) + " " + w.per_sub + ")");
+    const auto& ep = util::FindOr(e.phases, labelled[i]->name);
+    out.Add("  " + util::Truncate(labelled[i]->name, 48) + ": " + Fixed(ep.calls_per_token.median, 2) + " " + w.per_cb +
+            " × ~" + Fixed(ep.mean_us_per_call, 1) + " µs/" + w.cb + " = " + Fixed(labelled[i]->engine, 1) +
+            " µs/tok (" + Fixed(ep.items_per_token.median, 1) + " " + w.per_sub + ")");
   }
   out.Blank();
 }
@@ -720,11 +730,11 @@ void Registry(const Report& report, const util::Sides& sides, Lines& out) {
     if (s == nullptr) continue;
     out.Blank();
     std::string name = util::SideName(report, s, s == sides.baseline);
-    if (s->shader_registry.empty()) {
+    if (s->kernel_registry.empty()) {
       out.Add(name + " " + std::string(words.registry) + ": (no " + std::string(words.registry_names) + " listed)");
     } else {
       out.Add(name + " " + std::string(words.registry) + " (" + std::string(words.registry_names) + " by family):");
-      for (const auto& [fam, names] : s->shader_registry) {
+      for (const auto& [fam, names] : s->kernel_registry) {
         std::string line = " " + Right(util::Truncate(fam, 20), 20) + " (" +
                            Right(std::to_string(names.size()), 2) + "):";
         size_t shown = 0;
@@ -740,9 +750,9 @@ void Registry(const Report& report, const util::Sides& sides, Lines& out) {
       }
     }
     if (words.timeline_rows.empty()) continue;  // a table of one source
-    out.Add("  " + std::string(words.timeline_rows) + ": " +
-            std::to_string(s->shader_timeline_rows) +
-            (s->shader_timeline_rows == 0 ? " (empty: no per-kernel timing in these traces)" : ""));
+    const int64_t rows = util::MaxSourceCount(*s, "shader_timeline_rows");
+    out.Add("  " + std::string(words.timeline_rows) + ": " + std::to_string(rows) +
+            (rows == 0 ? " (empty: no per-kernel timing in these traces)" : ""));
   }
   out.Blank();
 }

@@ -1,5 +1,6 @@
 // Attribution on small hand-built trials whose every figure is computed by hand.
 #include "perfgate/attribution/attribute.h"
+#include "support/source_count.h"
 
 #include <gtest/gtest.h>
 
@@ -148,18 +149,18 @@ TEST(Attribute, PairingQueuesDuplicateStartsWhileTheSeedOverwrote) {
   o.all_processes = true;
   auto fixed = SummarizeTrial(t, o);
   ASSERT_TRUE(fixed.ok()) << fixed.status().ToString();
-  EXPECT_EQ(fixed->paired, 2);
+  EXPECT_EQ(fixed->items_read, 2);
   EXPECT_EQ(fixed->total_sum_ns, 20 + 25);
-  EXPECT_EQ(fixed->duplicate_starts, 1);
-  EXPECT_EQ(fixed->unpaired_ends, 1);
-  EXPECT_EQ(fixed->leftover_starts, 1);
+  EXPECT_EQ(perfgate::testing_support::SourceCount(*fixed, "duplicate_starts"), 1);
+  EXPECT_EQ(perfgate::testing_support::SourceCount(*fixed, "unpaired_ends"), 1);
+  EXPECT_EQ(perfgate::testing_support::SourceCount(*fixed, "leftover_starts"), 1);
   o.seed_compat = true;
   auto seed = SummarizeTrial(t, o);
   ASSERT_TRUE(seed.ok());
-  EXPECT_EQ(seed->paired, 1);  // the second start replaced the first
+  EXPECT_EQ(seed->items_read, 1);  // the second start replaced the first
   EXPECT_EQ(seed->total_sum_ns, 10);
-  EXPECT_EQ(seed->unpaired_ends, 2);
-  EXPECT_EQ(seed->leftover_starts, 1);
+  EXPECT_EQ(perfgate::testing_support::SourceCount(*seed, "unpaired_ends"), 2);
+  EXPECT_EQ(perfgate::testing_support::SourceCount(*seed, "leftover_starts"), 1);
 }
 
 // Three starts of one submission waiting at once, a fourth queued behind them, and the
@@ -179,11 +180,11 @@ TEST(Attribute, PairingTakesTheOldestOpenStartAndForgetsEndedSubmissions) {
   o.all_processes = true;
   auto s = SummarizeTrial(t, o);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
-  EXPECT_EQ(s->paired, 5);
+  EXPECT_EQ(s->items_read, 5);
   EXPECT_EQ(s->total_sum_ns, 30 + 40 + 40 + 30 + 5);
-  EXPECT_EQ(s->duplicate_starts, 3);
-  EXPECT_EQ(s->unpaired_ends, 0);
-  EXPECT_EQ(s->leftover_starts, 0);
+  EXPECT_EQ(perfgate::testing_support::SourceCount(*s, "duplicate_starts"), 3);
+  EXPECT_EQ(perfgate::testing_support::SourceCount(*s, "unpaired_ends"), 0);
+  EXPECT_EQ(perfgate::testing_support::SourceCount(*s, "leftover_starts"), 0);
 }
 
 TEST(Attribute, BucketsPercentilesAndPerTokenFigures) {
@@ -197,8 +198,8 @@ TEST(Attribute, BucketsPercentilesAndPerTokenFigures) {
   }
   auto s = SummarizeTrial(b.Build(), Options(2));
   ASSERT_TRUE(s.ok()) << s.status().ToString();
-  EXPECT_EQ(s->submissions, 7);
-  EXPECT_DOUBLE_EQ(s->dispatches_per_token, 3.5);
+  EXPECT_EQ(s->items, 7);
+  EXPECT_DOUBLE_EQ(s->items_per_token, 3.5);
   EXPECT_DOUBLE_EQ(s->gpu_us_per_token, 616.0 / 2);
   const BucketStats& xs = BucketNamed(*s, "xs_<2us");
   EXPECT_EQ(xs.count, 1);
@@ -241,10 +242,10 @@ TEST(Attribute, ProcessFilterExcludesOtherProcessesAndCountsThem) {
   (void)lost;
   auto s = SummarizeTrial(t, Options(1));
   ASSERT_TRUE(s.ok()) << s.status().ToString();
-  EXPECT_EQ(s->submissions, 2);
+  EXPECT_EQ(s->items, 2);
   EXPECT_EQ(s->total_sum_ns, 200000);
   EXPECT_EQ(s->excluded_other_process, 1);
-  EXPECT_EQ(s->excluded_unattributed, 1);
+  EXPECT_EQ(s->excluded_unnamed_owner, 1);
   EXPECT_EQ(s->diagnostics.Count("attr.other_process"), 1);
   EXPECT_EQ(s->diagnostics.Count("attr.sentinel_process"), 1);
   // The seed counted everything.
@@ -255,8 +256,8 @@ TEST(Attribute, ProcessFilterExcludesOtherProcessesAndCountsThem) {
   // An unmapped submission is excluded and counted.
   t.submission_map->erase(t.submission_map->begin());
   auto s3 = SummarizeTrial(t, Options(1));
-  EXPECT_EQ(s3->excluded_unmapped, 1);
-  EXPECT_EQ(s3->submissions, 1);
+  EXPECT_EQ(s3->excluded_no_owner, 1);
+  EXPECT_EQ(s3->items, 1);
 }
 
 // A process named by its path is the target in every table the process filter
@@ -268,12 +269,12 @@ TEST(Attribute, AProcessNamedByItsPathIsTheTargetInEveryTable) {
   b.Shader("kernel_mul_mv_q4_0_f32", app);
   auto s = SummarizeTrial(b.Build(), Options(1));
   ASSERT_TRUE(s.ok()) << s.status().ToString();
-  EXPECT_EQ(s->submissions, 1);
-  EXPECT_EQ(s->matched_submissions, 1);
-  EXPECT_EQ(s->encoder_gpu.at("compute").encoders, 1);
-  EXPECT_EQ(s->shader_count, 1);
-  ASSERT_TRUE(s->gpu_intervals_union_ns.has_value());
-  EXPECT_EQ(*s->gpu_intervals_union_ns, 100000);
+  EXPECT_EQ(s->items, 1);
+  EXPECT_EQ(s->items_with_call, 1);
+  EXPECT_EQ(s->families.at("compute").calls, 1);
+  EXPECT_EQ(s->registered_kernels, 1);
+  ASSERT_GE(perfgate::testing_support::SourceCount(*s, "gpu_intervals_union_ns"), 0);
+  EXPECT_EQ(perfgate::testing_support::SourceCount(*s, "gpu_intervals_union_ns"), 100000);
 }
 
 TEST(Attribute, NoTargetRowsIsAnErrorNamingWhatWasThere) {
@@ -295,22 +296,22 @@ TEST(Attribute, FamiliesAndPhasesJoinThroughTheSubmissionMap) {
   b.Add(300000, 30000, kEngine, "Command Buffer 0", "Compute Command 0", 3);
   auto s = SummarizeTrial(b.Build(), Options(2));
   ASSERT_TRUE(s.ok()) << s.status().ToString();
-  ASSERT_EQ(s->encoder_gpu.size(), 2u);
-  EXPECT_EQ(s->encoder_gpu.at("compute").gpu_sum_ns, 180000);
-  EXPECT_EQ(s->encoder_gpu.at("compute").encoders, 3);
-  EXPECT_EQ(s->encoder_gpu.at("compute").host_sum_ns, 6000);
-  EXPECT_EQ(s->encoder_gpu.at("blit").submissions, 1);
-  const PhaseStats& ffn = s->cb_label_gpu.at("layer.attn_moe_ffn");
+  ASSERT_EQ(s->families.size(), 2u);
+  EXPECT_EQ(s->families.at("compute").gpu_sum_ns, 180000);
+  EXPECT_EQ(s->families.at("compute").calls, 3);
+  EXPECT_EQ(s->families.at("compute").host_sum_ns, 6000);
+  EXPECT_EQ(s->families.at("blit").items, 1);
+  const LevelItem& ffn = s->phases.at("layer.attn_moe_ffn");
   EXPECT_EQ(ffn.gpu_sum_ns, 150000);
-  EXPECT_EQ(ffn.cbs, 2);              // encoders, as the seed counts
-  EXPECT_EQ(ffn.command_buffers, 1);  // both encoders are in command buffer 1
-  EXPECT_EQ(ffn.submissions, 2);
-  EXPECT_EQ(s->labelled_encoders, 3);
-  EXPECT_EQ(s->total_encoders, 4);
-  EXPECT_EQ(s->matched_submissions, 4);
+  EXPECT_EQ(ffn.calls, 2);              // encoders, as the seed counts
+  EXPECT_EQ(ffn.groups, 1);  // both encoders are in command buffer 1
+  EXPECT_EQ(ffn.items, 2);
+  EXPECT_EQ(s->labelled_units, 3);
+  EXPECT_EQ(s->phase_units, 4);
+  EXPECT_EQ(s->items_with_call, 4);
   EngineSummary e = SummarizeEngine("hf2q", {*s}, DefaultBuckets());
-  EXPECT_DOUBLE_EQ(e.cb_label_gpu.at("layer.attn_moe_ffn").gpu_us_per_token.median, 75.0);
-  EXPECT_DOUBLE_EQ(e.cb_label_gpu.at("layer.attn_moe_ffn").mean_us_per_cb, 75.0);  // 75 µs/tok over 1 CB/tok
+  EXPECT_DOUBLE_EQ(e.phases.at("layer.attn_moe_ffn").gpu_us_per_token.median, 75.0);
+  EXPECT_DOUBLE_EQ(e.phases.at("layer.attn_moe_ffn").mean_us_per_call, 75.0);  // 75 µs/tok over 1 CB/tok
   EXPECT_DOUBLE_EQ(e.label_coverage, 0.75);
 }
 
@@ -324,8 +325,8 @@ TEST(Attribute, BusyTimeIsTheUnionAndIsCrossCheckedWithGpuIntervals) {
   EXPECT_EQ(s->total_sum_ns, 200000);
   EXPECT_EQ(s->busy_union_ns, 150000);
   EXPECT_DOUBLE_EQ(s->busy_us_per_token, 150.0);
-  ASSERT_TRUE(s->gpu_intervals_union_ns.has_value());
-  EXPECT_EQ(*s->gpu_intervals_union_ns, 150000);
+  ASSERT_GE(perfgate::testing_support::SourceCount(*s, "gpu_intervals_union_ns"), 0);
+  EXPECT_EQ(perfgate::testing_support::SourceCount(*s, "gpu_intervals_union_ns"), 150000);
 }
 
 TEST(Attribute, DecodeWindowByLabelAndTokensFromTheTrace) {
@@ -343,7 +344,7 @@ TEST(Attribute, DecodeWindowByLabelAndTokensFromTheTrace) {
   // last, holding four tokens of (layer + head) work.
   EXPECT_EQ(s->tokens, 4);
   EXPECT_EQ(s->tokens_source, "label:output_head.fused_norm_lm_argmax");
-  EXPECT_EQ(s->submissions, 8);
+  EXPECT_EQ(s->items, 8);
   EXPECT_EQ(s->total_sum_ns, 4 * 300000);
   EXPECT_DOUBLE_EQ(s->gpu_us_per_token, 300.0);
   EXPECT_EQ(s->excluded_outside_window, 3);  // prefill, first layer, first head
@@ -353,7 +354,7 @@ TEST(Attribute, DecodeWindowByLabelAndTokensFromTheTrace) {
   skip.window.mode = DecodeWindow::Mode::kSkipSubmissions;
   skip.window.skip = 1;
   auto s2 = SummarizeTrial(b.Build(), skip);
-  EXPECT_EQ(s2->submissions, 10);
+  EXPECT_EQ(s2->items, 10);
   EXPECT_DOUBLE_EQ(s2->gpu_us_per_token, 300.0);
   // A label that occurs once cannot bound a window.
   AttributionOptions bad = Options(1);
@@ -380,7 +381,7 @@ TEST(Attribute, LabelsMatchByPrefixAndPatternOnMetal) {
     auto s = SummarizeTrial(b.Build(), o);
     ASSERT_TRUE(s.ok()) << s.status().ToString();
     EXPECT_EQ(s->tokens, 4);
-    EXPECT_EQ(s->submissions, 8);
+    EXPECT_EQ(s->items, 8);
     EXPECT_EQ(s->total_sum_ns, 4 * 300000);
     EXPECT_EQ(s->tokens_source, "label:" + label.Spelling());
     EXPECT_EQ(s->diagnostics.Count("attr.token_count_mismatch"), 0);
@@ -427,16 +428,16 @@ TEST(Attribute, KernelRegistryFiltersByProcessAndGroupsFamilies) {
   b.Shader("kernel_rms_norm", kWindowServer);
   auto s = SummarizeTrial(b.Build(), Options(1));
   ASSERT_TRUE(s.ok());
-  EXPECT_EQ(s->shader_count, 5);
-  ASSERT_EQ(s->shader_registry.count("moe_q4_0_mv"), 1u);
-  EXPECT_EQ(s->shader_registry.at("moe_q4_0_mv").size(), 2u);
-  EXPECT_EQ(s->shader_registry.count("rms_norm"), 1u);  // mlx-native name, no kernel_ prefix
-  EXPECT_EQ(s->shader_registry.count("flash_attn"), 1u);
-  EXPECT_EQ(s->shader_registry.count("other_frobnicate"), 1u);
+  EXPECT_EQ(s->registered_kernels, 5);
+  ASSERT_EQ(s->kernel_registry.count("moe_q4_0_mv"), 1u);
+  EXPECT_EQ(s->kernel_registry.at("moe_q4_0_mv").size(), 2u);
+  EXPECT_EQ(s->kernel_registry.count("rms_norm"), 1u);  // mlx-native name, no kernel_ prefix
+  EXPECT_EQ(s->kernel_registry.count("flash_attn"), 1u);
+  EXPECT_EQ(s->kernel_registry.count("other_frobnicate"), 1u);
   AttributionOptions seed = Options(1);
   seed.seed_compat = true;
   auto s2 = SummarizeTrial(b.Build(), seed);
-  EXPECT_EQ(s2->shader_registry.count("rms_norm_f32"), 1u);  // the seed's own-family behaviour
+  EXPECT_EQ(s2->kernel_registry.count("rms_norm_f32"), 1u);  // the seed's own-family behaviour
 }
 
 TEST(Attribute, EngineMediansAndComparison) {
@@ -494,7 +495,7 @@ TEST(Attribute, KeptWorkOfSeveralProcessesIsCountedAsMixed) {
   // One process kept: no diagnostic.
   auto filtered = SummarizeTrial(t, Options(1));
   ASSERT_TRUE(filtered.ok()) << filtered.status().ToString();
-  EXPECT_EQ(filtered->submissions, 3);
+  EXPECT_EQ(filtered->items, 3);
   EXPECT_FALSE(filtered->diagnostics.Has("attr.mixed_processes"));
 
   // Every process kept: the one WindowServer submission is counted and named.
@@ -502,7 +503,7 @@ TEST(Attribute, KeptWorkOfSeveralProcessesIsCountedAsMixed) {
   all.all_processes = true;
   auto mixed = SummarizeTrial(t, all);
   ASSERT_TRUE(mixed.ok()) << mixed.status().ToString();
-  EXPECT_EQ(mixed->submissions, 4);
+  EXPECT_EQ(mixed->items, 4);
   EXPECT_EQ(mixed->diagnostics.Count("attr.mixed_processes"), 1);
   const Diagnostics::Entry* e = mixed->diagnostics.Find("attr.mixed_processes");
   ASSERT_NE(e, nullptr);
@@ -586,13 +587,13 @@ TEST(Attribute, TypedWindowsDriveTheSameWindows) {
   o.window = DecodeWindow::Label("output_head.fused_norm_lm_argmax");
   auto label = SummarizeTrial(b.Build(), o);
   ASSERT_TRUE(label.ok()) << label.status().ToString();
-  EXPECT_EQ(label->submissions, 2);
+  EXPECT_EQ(label->items, 2);
   o.window = DecodeWindow::SkipSubmissions(1);
-  EXPECT_EQ(SummarizeTrial(b.Build(), o)->submissions, 3);
+  EXPECT_EQ(SummarizeTrial(b.Build(), o)->items, 3);
   o.window = DecodeWindow::TimeRange(6'000'000, 6'210'000);
-  EXPECT_EQ(SummarizeTrial(b.Build(), o)->submissions, 2);
+  EXPECT_EQ(SummarizeTrial(b.Build(), o)->items, 2);
   o.window = DecodeWindow::WholeTrace();
-  EXPECT_EQ(SummarizeTrial(b.Build(), o)->submissions, 4);
+  EXPECT_EQ(SummarizeTrial(b.Build(), o)->items, 4);
 }
 
 TEST(Attribute, ResolveTokensPrefersTheTracesCount) {

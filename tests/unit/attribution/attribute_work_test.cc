@@ -80,7 +80,7 @@ TEST(AttributeWork, AGroupLabelWindowRunsBetweenTheEndsOfItsFirstAndLastGroups) 
   EXPECT_EQ(s->window_start_ns, 10);
   EXPECT_EQ(s->window_end_ns, 50);
   EXPECT_EQ(s->tokens, 2);  // three group ends bound two steps
-  EXPECT_EQ(s->submissions, 2);
+  EXPECT_EQ(s->items, 2);
   EXPECT_EQ(s->excluded_outside_window, 2);
 }
 
@@ -102,17 +102,17 @@ TEST(AttributeWork, AnEncoderCountsOnceHoweverManySubmissionsItEncoded) {
   g.Submission(50, 60, 2);
   auto s = AttributeWork(g.work(), Tokens(1));
   ASSERT_TRUE(s.ok()) << s.status().ToString();
-  const FamilyStats& f = s->encoder_gpu.at("compute");
-  EXPECT_EQ(f.submissions, 4);
-  EXPECT_EQ(f.encoders, 2);
+  const LevelItem& f = s->families.at("compute");
+  EXPECT_EQ(f.items, 4);
+  EXPECT_EQ(f.calls, 2);
   EXPECT_EQ(f.host_sum_ns, 140);  // each encoder's host time once
   EXPECT_EQ(f.gpu_sum_ns, 25);
-  const PhaseStats& ph = s->cb_label_gpu.at("decode");  // numeric parts removed from the label
-  EXPECT_EQ(ph.cbs, 2);              // encoders
-  EXPECT_EQ(ph.command_buffers, 1);  // groups
+  const LevelItem& ph = s->phases.at("decode");  // numeric parts removed from the label
+  EXPECT_EQ(ph.calls, 2);              // encoders
+  EXPECT_EQ(ph.groups, 1);  // groups
   EXPECT_EQ(ph.host_sum_ns, 140);
-  EXPECT_EQ(s->total_encoders, 2);
-  EXPECT_EQ(s->labelled_encoders, 2);
+  EXPECT_EQ(s->phase_units, 2);
+  EXPECT_EQ(s->labelled_units, 2);
   EXPECT_TRUE(s->extras.empty());  // the extras are kernel work's
 }
 
@@ -124,13 +124,13 @@ TEST(AttributeWork, ASubmissionOfNoKnownEncoderCountsInTheTotalsButInNoFamilyOrP
   g.Submission(60, 70, std::nullopt);  // no encoder at all: unmapped
   auto s = AttributeWork(g.work(), Tokens(1));
   ASSERT_TRUE(s.ok()) << s.status().ToString();
-  EXPECT_EQ(s->submissions, 3);
+  EXPECT_EQ(s->items, 3);
   EXPECT_EQ(s->total_sum_ns, 50);
-  EXPECT_EQ(s->encoder_gpu.at("compute").gpu_sum_ns, 10);
-  EXPECT_EQ(s->cb_label_gpu.size(), 1u);
-  EXPECT_EQ(s->matched_submissions, 1);
-  EXPECT_EQ(s->unmatched_submissions, 1);
-  EXPECT_EQ(s->unmapped_submissions, 1);
+  EXPECT_EQ(s->families.at("compute").gpu_sum_ns, 10);
+  EXPECT_EQ(s->phases.size(), 1u);
+  EXPECT_EQ(s->items_with_call, 1);
+  EXPECT_EQ(s->items_of_unknown_call, 1);
+  EXPECT_EQ(s->items_without_call, 1);
   EXPECT_EQ(s->diagnostics.Count("attr.unmatched_encoder"), 1);
 }
 
@@ -144,9 +144,9 @@ TEST(AttributeWork, WhereTheSourceRequiresAnOwnerWorkOfNoneIsDroppedWithNoProces
   g.Submission(40, 50, 1, model::kNoProcess);
   auto s = AttributeWork(g.work(), Tokens(1));
   ASSERT_TRUE(s.ok()) << s.status().ToString();
-  EXPECT_EQ(s->submissions, 1);
-  EXPECT_EQ(s->excluded_unmapped, 1);
-  EXPECT_EQ(s->excluded_unattributed, 1);
+  EXPECT_EQ(s->items, 1);
+  EXPECT_EQ(s->excluded_no_owner, 1);
+  EXPECT_EQ(s->excluded_unnamed_owner, 1);
   EXPECT_EQ(s->diagnostics.Count("attr.unmapped_submission"), 1);
   EXPECT_EQ(s->diagnostics.Count("attr.sentinel_process"), 1);
 
@@ -154,12 +154,12 @@ TEST(AttributeWork, WhereTheSourceRequiresAnOwnerWorkOfNoneIsDroppedWithNoProces
   all.all_processes = true;
   auto every = AttributeWork(g.work(), all);
   ASSERT_TRUE(every.ok()) << every.status().ToString();
-  EXPECT_EQ(every->submissions, 3);
+  EXPECT_EQ(every->items, 3);
 
   g.work().conventions.owner_required = false;  // the kernel sources' way: no filter without a name
   auto kernels_way = AttributeWork(g.work(), Tokens(1));
   ASSERT_TRUE(kernels_way.ok()) << kernels_way.status().ToString();
-  EXPECT_EQ(kernels_way->submissions, 3);
+  EXPECT_EQ(kernels_way->items, 3);
 }
 
 TEST(AttributeWork, TheSeedMethodCountsEveryEncoderAndOnlyWhereTheSourceHasIt) {
@@ -176,15 +176,15 @@ TEST(AttributeWork, TheSeedMethodCountsEveryEncoderAndOnlyWhereTheSourceHasIt) {
   g.work().conventions.seed_method = true;
   auto s = AttributeWork(g.work(), seed);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
-  EXPECT_EQ(s->total_encoders, 2);
-  EXPECT_EQ(s->encoder_gpu.at("compute").host_sum_ns, 130);
-  EXPECT_EQ(s->cb_label_gpu.at("prefill").cbs, 1);
-  EXPECT_EQ(s->cb_label_gpu.at("prefill").submissions, 0);
+  EXPECT_EQ(s->phase_units, 2);
+  EXPECT_EQ(s->families.at("compute").host_sum_ns, 130);
+  EXPECT_EQ(s->phases.at("prefill").calls, 1);
+  EXPECT_EQ(s->phases.at("prefill").items, 0);
 
   auto corrected = AttributeWork(g.work(), Tokens(1));
   ASSERT_TRUE(corrected.ok()) << corrected.status().ToString();
-  EXPECT_EQ(corrected->total_encoders, 1);
-  EXPECT_EQ(corrected->cb_label_gpu.count("prefill"), 0u);
+  EXPECT_EQ(corrected->phase_units, 1);
+  EXPECT_EQ(corrected->phases.count("prefill"), 0u);
 }
 
 TEST(CudaHostCallKind, NamesWhatEachCallLaunches) {

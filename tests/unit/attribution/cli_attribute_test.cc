@@ -36,7 +36,7 @@ TEST(AttributeCli, JsonMatchesTheGeneratedTruthPerTrial) {
   auto r = RunPerfgate(StandardArgs() + " --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["schema_version"], 5);
+  EXPECT_EQ(j["schema_version"], 6);
   ASSERT_TRUE(j["engines"].contains("hf2q"));
   ASSERT_TRUE(j["engines"].contains("llama"));
   for (int t = 1; t <= 3; ++t) {
@@ -45,19 +45,18 @@ TEST(AttributeCli, JsonMatchesTheGeneratedTruthPerTrial) {
     const auto truth = Meta("hf2q", t)["expected"]["label_window"];
     EXPECT_EQ(hf2q["tokens"], truth["tokens"]);
     EXPECT_NEAR(hf2q["gpu_us_per_token"].get<double>(), truth["figures"]["gpu_us_per_token"].get<double>(), 0.01);
-    EXPECT_NEAR(hf2q["submissions_per_token"].get<double>(), truth["figures"]["submissions_per_token"].get<double>(),
+    EXPECT_NEAR(hf2q["items_per_token"].get<double>(), truth["figures"]["submissions_per_token"].get<double>(),
                 1e-3);
-    EXPECT_EQ(hf2q["excluded"]["unattributed"], 3);
+    EXPECT_EQ(hf2q["excluded"]["unnamed_owner"], 3);
     const auto& llama = j["engines"]["llama"]["trials"][t - 1];
     const auto decode = Meta("llama", t)["expected"]["decode"];
     EXPECT_NEAR(llama["gpu_us_per_token"].get<double>(), decode["gpu_us_per_token"].get<double>(), 0.01);
-    EXPECT_EQ(llama["submissions"], decode["submissions"]);
+    EXPECT_EQ(llama["items"], decode["submissions"]);
   }
   const auto& hf2q = j["engines"]["hf2q"];
   EXPECT_EQ(hf2q["n_trials"], 3);
   EXPECT_NEAR(hf2q["median_gpu_us_per_token"].get<double>(), 9752.1, 0.05);
-  EXPECT_EQ(hf2q["median_submissions_per_token"], hf2q["median_dispatches_per_token"]);
-  EXPECT_NEAR(hf2q["cb_label_gpu"]["layer.attn_moe_ffn"]["median_cbs_per_token"].get<double>(), 39.35, 0.01);
+  EXPECT_NEAR(hf2q["phases"]["layer.attn_moe_ffn"]["median_calls_per_token"].get<double>(), 39.35, 0.01);
   EXPECT_NEAR(hf2q["label_coverage"].get<double>(), 0.928, 0.001);
   const auto& c = j["comparison"];
   EXPECT_EQ(c["engine"], "hf2q");
@@ -118,11 +117,11 @@ TEST(AttributeCli, SeedCompatReproducesTheSeedsFormulas) {
     }
     const auto& trial = j["engines"]["hf2q"]["trials"][t - 1];
     EXPECT_EQ(trial["tokens"], 64);
-    EXPECT_EQ(trial["paired"], paired);
+    EXPECT_EQ(trial["items_read"], paired);
     // The JSON is lossless; the tolerance allows only for summing in another order.
     const double gpu = sum / 1000.0 / 64;
     EXPECT_NEAR(trial["gpu_us_per_token"].get<double>(), gpu, gpu * 5e-6);
-    EXPECT_NEAR(trial["dispatches_per_token"].get<double>(), paired / 64.0, paired / 64.0 * 5e-6);
+    EXPECT_NEAR(trial["items_per_token"].get<double>(), paired / 64.0, paired / 64.0 * 5e-6);
     // Every process counts in the seed's figures: far above the corrected 9,597-9,805.
     EXPECT_GT(gpu, 10000);
   }
@@ -169,8 +168,8 @@ TEST(AttributeCli, TraceJsonTrialsUseTheSameFlags) {
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["engines"]["graphs"]["n_trials"], 3);
   EXPECT_EQ(j["engines"]["graphs"]["trials"][0]["tokens"], 64);
-  EXPECT_DOUBLE_EQ(j["engines"]["graphs"]["median_dispatches_per_token"].get<double>(), 160.0);
-  EXPECT_DOUBLE_EQ(j["engines"]["eager"]["median_dispatches_per_token"].get<double>(), 423.0);
+  EXPECT_DOUBLE_EQ(j["engines"]["graphs"]["median_items_per_token"].get<double>(), 160.0);
+  EXPECT_DOUBLE_EQ(j["engines"]["eager"]["median_items_per_token"].get<double>(), 423.0);
   EXPECT_LT(j["comparison"]["total"]["delta_pct"].get<double>(), -30.0);
   EXPECT_TRUE(j["comparison"]["attack_target"].is_null());  // no bucket regressed
 }

@@ -73,7 +73,7 @@ TEST(AttributeCliTraceJson, SeveralDevicesNeedAChoice) {
                        "choose one with --device N");
 
   auto t = AttributedTrial(path, "1 --device 1");
-  EXPECT_EQ(t["submissions"], 2);
+  EXPECT_EQ(t["items"], 2);
   EXPECT_DOUBLE_EQ(t["gpu_us_per_token"].get<double>(), 40.0);
   EXPECT_EQ(t["diagnostics"]["attr.other_device"], 4);
 
@@ -84,7 +84,7 @@ TEST(AttributeCliTraceJson, SeveralDevicesNeedAChoice) {
                        "kernels, worker (5151): 1 kernels); choose one with --process NAME|pid:N, or sum them with "
                        "--all-processes");
   auto zero = AttributedTrial(path, "1 --device e=0 --all-processes");
-  EXPECT_EQ(zero["submissions"], 4);
+  EXPECT_EQ(zero["items"], 4);
   EXPECT_EQ(zero["diagnostics"]["attr.mixed_processes"], 1);
   EXPECT_DOUBLE_EQ(zero["gpu_us_per_token"].get<double>(), 37.0);
 
@@ -98,12 +98,12 @@ TEST(AttributeCliTraceJson, SeveralDevicesNeedAChoice) {
 TEST(AttributeCliTraceJson, ProcessById) {
   const std::string path = WriteTempFile(TwoDeviceTrace(), ".json");
   auto t = AttributedTrial(path, "1 --process pid:5151");
-  EXPECT_EQ(t["submissions"], 1);
+  EXPECT_EQ(t["items"], 1);
   EXPECT_DOUBLE_EQ(t["gpu_us_per_token"].get<double>(), 7.0);
   EXPECT_EQ(t["excluded"]["other_process"], 5);
 
   // python3's kernels span both devices: still a choice to make.
-  EXPECT_EQ(AttributedTrial(path, "1 --process pid:4242 --device 0")["submissions"], 3);
+  EXPECT_EQ(AttributedTrial(path, "1 --process pid:4242 --device 0")["items"], 3);
 
   ExpectRefused(path, "1 --process pid:77",
                 "error[attr.no_target_rows]: no kernel launched by process 77 among 6 kernels");
@@ -120,8 +120,8 @@ TEST(AttributeCliTraceJson, AllProcessesWithAProcessIsAUsageError) {
                   "error[cli.usage]: --all-processes and --process for engine 'e' contradict each other");
   }
   // Either alone is fine: 4 kernels summed, or python3's 3.
-  EXPECT_EQ(AttributedTrial(path, "1 --device 0 --all-processes")["submissions"], 4);
-  EXPECT_EQ(AttributedTrial(path, "1 --device 0 --process python")["submissions"], 3);
+  EXPECT_EQ(AttributedTrial(path, "1 --device 0 --all-processes")["items"], 4);
+  EXPECT_EQ(AttributedTrial(path, "1 --device 0 --process python")["items"], 3);
 }
 
 TEST(AttributeCliTraceJson, MetalRefusesDeviceProcessIdAndLenient) {
@@ -157,7 +157,7 @@ TEST(AttributeCliTraceJson, LenientReadsPastAMalformedKeptEvent) {
   ExpectRefused(path, "1", where + ": error[json.bad_event]: \"ts\" is a string");
 
   auto t = AttributedTrial(path, "1 --lenient");
-  EXPECT_EQ(t["submissions"], 2);
+  EXPECT_EQ(t["items"], 2);
   EXPECT_DOUBLE_EQ(t["gpu_us_per_token"].get<double>(), 11.0);
   EXPECT_EQ(t["diagnostics"]["json.bad_event"], 1);
 }
@@ -190,7 +190,7 @@ TEST(AttributeCliTraceJson, DecodeStepLabelsByPrefixAndPattern) {
                                   std::string("'e=auto:step[DECODE bs=4]' --window 'e=label:step[DECODE bs=4]'")}) {
     auto t = AttributedTrial(path, spec);
     EXPECT_EQ(t["tokens"], 3);
-    EXPECT_EQ(t["submissions"], 6);
+    EXPECT_EQ(t["items"], 6);
     EXPECT_DOUBLE_EQ(t["gpu_us_per_token"].get<double>(), 10.0);
   }
   // Without a window, tokens from the prefix count the steps around kernels; the

@@ -61,7 +61,7 @@ TEST_F(TraceBundle, IsExportedWithXctraceThenAttributed) {
   o.tokens = 64;
   auto s = SummarizeTrial(*tables, o);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
-  EXPECT_EQ(s->paired, 3308);
+  EXPECT_EQ(s->items_read, 3308);
 }
 
 TEST_F(TraceBundle, WithoutXctraceIsAnEnvironmentError) {

@@ -39,7 +39,7 @@ const Outputs& Attributed() {
 TEST(CliAttributeCounters, JsonSchema4KeepsCountersLossless) {
   const std::string& out = Attributed().json;
   const nlohmann::json j = nlohmann::json::parse(out);
-  EXPECT_EQ(j["schema_version"], 5);
+  EXPECT_EQ(j["schema_version"], 6);
   const auto& e = j["engines"]["hf2q"];
   EXPECT_EQ(e["counters_path"], kCounters);
   EXPECT_EQ(e["trials"][0]["counters_path"], kCounters);

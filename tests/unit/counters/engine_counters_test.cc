@@ -31,7 +31,7 @@ TrialSummary Trial(const std::string& path, std::optional<std::string> counters,
   TrialSummary t;
   t.path = path;
   t.tokens = 64;
-  t.dispatches_per_token = submissions;
+  t.items_per_token = submissions;
   if (counters) t.counters = Report(*counters, path + "/counters.txt");
   return t;
 }
@@ -271,7 +271,7 @@ TEST_F(EngineCountersBundle, ReadsEachTrialsCountersTxt) {
   EXPECT_EQ(e->counters.at("median_tok_per_sec").value.per_trial, (std::vector<double>{92.10}));
   EXPECT_EQ(e->trials[0].counters->location.path, (dir_ / "trial-1/counters.txt").string());
   EXPECT_EQ(e->counters_path, (dir_ / "trial-1/counters.txt").string());
-  EXPECT_GT(e->dispatches_per_token.median, 40);  // the trace's own figures are still there
+  EXPECT_GT(e->items_per_token.median, 40);  // the trace's own figures are still there
 }
 
 // Both fail before any trace is read (the reports are checked first).

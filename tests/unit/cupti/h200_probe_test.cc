@@ -36,7 +36,7 @@ TEST(H200Probe, AResetMidRunKeepsTheKernelsOfBothContexts) {
   ASSERT_TRUE(summary.ok()) << summary.status().ToString();
   EXPECT_EQ(summary->tokens, 8);  // 4 steps before the reset, 4 after
   EXPECT_EQ(extras.kernels, 24);
-  EXPECT_DOUBLE_EQ(summary->dispatches_per_token, 3.0);
+  EXPECT_DOUBLE_EQ(summary->items_per_token, 3.0);
 
   auto text = internal::ReadWholeFile(kProbe + "probe-reset/trial-1/trace.json.gz");
   ASSERT_TRUE(text.ok());

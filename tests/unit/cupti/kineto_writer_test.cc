@@ -185,7 +185,7 @@ TEST(WriteKinetoTrace, NvtxStepsWindowTheDecodeAndCountItsTokens) {
   EXPECT_EQ(extras.graph_kernels, 3);
   EXPECT_EQ(extras.kernel_launches, 2);
   EXPECT_EQ(extras.label_source, "user_annotation");
-  EXPECT_DOUBLE_EQ(summary->dispatches_per_token, 2.5);
+  EXPECT_DOUBLE_EQ(summary->items_per_token, 2.5);
   EXPECT_EQ(summary->total_sum_ns, 20001 + 1999 + 20000 + 2000 + 1500);
 }
 

@@ -154,7 +154,7 @@ TEST(AttributeMovers, ReportsWithABaselineListTheMovers) {
   const auto json = RunPerfgate(args + " --format json");
   ASSERT_EQ(json.exit_code, 0) << json.err;
   const nlohmann::json j = nlohmann::json::parse(json.out);
-  EXPECT_EQ(j["schema_version"], 5);
+  EXPECT_EQ(j["schema_version"], 6);
   EXPECT_EQ(j["movers"]["after"]["name"], "regressed");
   bool gather = false;  // the new phase, among every change of the phase level
   for (const auto& c : j["movers"]["levels"][2]["changes"]) gather = gather || c["name"] == "layer.moe_gather";

@@ -30,17 +30,17 @@ TrialSummary Trial(int64_t tokens, const std::vector<std::tuple<std::string, int
   t.path = "trial";
   t.tokens = tokens;
   attribution::BucketStats bucket;
-  attribution::PhaseStats phase;
+  attribution::LevelItem phase;
   for (const auto& [name, count, ns] : kernels) {
-    auto& k = t.kernel_names[name];
-    k.count += count;
+    auto& k = t.kernels[name];
+    k.items += count;
     k.gpu_sum_ns += ns;
-    auto& f = t.encoder_gpu[name.find("gemm") != std::string::npos ? "gemm" : "norm"];
-    f.encoders += count;
+    auto& f = t.families[name.find("gemm") != std::string::npos ? "gemm" : "norm"];
+    f.calls += count;
     f.gpu_sum_ns += ns;
     bucket.count += count;
     bucket.sum_ns += ns;
-    phase.submissions += count;
+    phase.items += count;
     phase.gpu_sum_ns += ns;
     t.total_sum_ns += ns;
   }
@@ -48,7 +48,7 @@ TrialSummary Trial(int64_t tokens, const std::vector<std::tuple<std::string, int
   bucket.sum_ns += unphased_ns;
   t.total_sum_ns += unphased_ns;
   t.buckets = {{"b", bucket}};
-  t.cb_label_gpu["decode"] = phase;
+  t.phases["decode"] = phase;
   return t;
 }
 
@@ -198,9 +198,9 @@ TEST(Diff, AnEvenCountOfSkewedTrialsIsComparedByItsMedianNotItsMean) {
   EXPECT_DOUBLE_EQ(report.total.delta, 2);
   EXPECT_DOUBLE_EQ(*report.total.delta_pct, 20);
   EXPECT_EQ(report.total.p_value, one.p_value);
-  ASSERT_FALSE(report.kernel_names.empty());
-  EXPECT_EQ(report.kernel_names.front().name, "gemm_f16");  // by Δ, largest first
-  EXPECT_DOUBLE_EQ(report.kernel_names.front().delta, 2);
+  ASSERT_FALSE(report.kernels.empty());
+  EXPECT_EQ(report.kernels.front().name, "gemm_f16");  // by Δ, largest first
+  EXPECT_DOUBLE_EQ(report.kernels.front().delta, 2);
   const gates::MetricVerdict verdict = gates::Judge("gemm", {10, 10, 10, 10}, {10, 12, 12, 40},
                                                     gates::Policy::Noisy(0.1, 0, gates::Direction::kLowerIsBetter));
   EXPECT_DOUBLE_EQ(verdict.delta, 2);
@@ -249,7 +249,7 @@ TEST(DiffLevel, AnUnknownNameListsTheLevels) {
 
 TEST(Diff, LevelsOneSideLacksAreLeftOutAndSaidSo) {
   EngineSummary metal = Engine("metal", {Trial(1, {{"gemm_f16", 1, 1000}})});
-  metal.trials[0].kernel_names.clear();  // Metal names no kernels
+  metal.trials[0].kernels.clear();  // Metal names no kernels
   const Diff d = Compute(SideOf(metal), SideOf(Engine("json", {Trial(1, {{"gemm_f16", 1, 1000}})})));
   EXPECT_EQ(d.Find(Level::kKernel), nullptr);
   EXPECT_EQ(d.one_sided_levels, std::vector<std::string>{"kernel (only json has it)"});

@@ -105,15 +105,15 @@ TEST_P(CorpusKineto, FiguresEqualTheScripts) {
   attribution::WorkExtras x;
   auto s = attribution::AttributeWork(*trace, WholeTrace(), &x);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
-  EXPECT_EQ(s->submissions, f.kernels);
+  EXPECT_EQ(s->items, f.kernels);
   EXPECT_EQ(x.kernels, f.kernels);
   EXPECT_EQ(s->total_sum_ns, f.kernel_ns);
   EXPECT_EQ(x.memcpys, f.memcpys);
   EXPECT_EQ(x.memcpy_ns, f.memcpy_ns);
   EXPECT_EQ(x.memsets, f.memsets);
   EXPECT_EQ(x.memset_ns, f.memset_ns);
-  EXPECT_EQ(s->shader_count, f.distinct_kernels);
-  EXPECT_EQ(static_cast<int64_t>(s->kernel_names.size()), f.distinct_kernels);
+  EXPECT_EQ(s->registered_kernels, f.distinct_kernels);
+  EXPECT_EQ(static_cast<int64_t>(s->kernels.size()), f.distinct_kernels);
   EXPECT_EQ(x.kernel_launches, f.kernel_launches);
   EXPECT_EQ(x.graph_launches, f.graph_launches);
   EXPECT_EQ(x.other_launches, f.other_launches);
@@ -125,7 +125,7 @@ TEST_P(CorpusKineto, FiguresEqualTheScripts) {
   on_device.device = f.device;
   auto d = attribution::AttributeWork(*trace, on_device);
   ASSERT_TRUE(d.ok()) << d.status().ToString();
-  EXPECT_EQ(d->submissions, f.kernels);
+  EXPECT_EQ(d->items, f.kernels);
   EXPECT_EQ(d->total_sum_ns, f.kernel_ns);
   EXPECT_EQ(d->diagnostics.Count("attr.other_device"), 0);
 }
@@ -156,7 +156,7 @@ using NameStats = std::tuple<int64_t, int64_t, int64_t, int64_t>;
 
 std::vector<NameStats> SortedNameStats(const attribution::TrialSummary& s) {
   std::vector<NameStats> out;
-  for (const auto& [name, k] : s.kernel_names) out.emplace_back(k.count, k.gpu_sum_ns, k.min_ns, k.max_ns);
+  for (const auto& [name, k] : s.kernels) out.emplace_back(k.items, k.gpu_sum_ns, k.min_ns, k.max_ns);
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -174,13 +174,13 @@ TEST(CorpusKinetoKernelNames, Mi250PerNameFiguresEqualTheScripts) {
   EXPECT_EQ(SortedNameStats(*s), expected);
   // The two Tensile (rocBLAS) GEMMs are the gemm family and its whole time.
   int64_t cijk_ns = 0;
-  for (const auto& [name, k] : s->kernel_names) {
+  for (const auto& [name, k] : s->kernels) {
     if (name.rfind("Cijk_", 0) != 0) continue;
     EXPECT_EQ(k.family, "gemm") << name;
     cijk_ns += k.gpu_sum_ns;
   }
   EXPECT_EQ(cijk_ns, 17600 + 12640);
-  EXPECT_EQ(s->encoder_gpu.at("gemm").gpu_sum_ns, cijk_ns);
+  EXPECT_EQ(s->families.at("gemm").gpu_sum_ns, cijk_ns);
 }
 
 TEST(CorpusKinetoKernelNames, TorchCompileOnRocmPerNameFiguresEqualTheScripts) {
@@ -194,11 +194,11 @@ TEST(CorpusKinetoKernelNames, TorchCompileOnRocmPerNameFiguresEqualTheScripts) {
   };
   std::sort(expected.begin(), expected.end());
   EXPECT_EQ(SortedNameStats(*s), expected);
-  const auto& attn = s->kernel_names.at("attn_fwd");
+  const auto& attn = s->kernels.at("attn_fwd");
   EXPECT_EQ(attn.family, "attention");
   EXPECT_EQ(attn.gpu_sum_ns, 3683509);
-  EXPECT_EQ(s->kernel_names.at("triton_red_fused_add_mean_mul_pow_rsqrt_0").family, "triton_reduction");
-  EXPECT_EQ(s->kernel_names.at("triton_poi_fused__unsafe_view_add_3").family, "triton_pointwise");
+  EXPECT_EQ(s->kernels.at("triton_red_fused_add_mean_mul_pow_rsqrt_0").family, "triton_reduction");
+  EXPECT_EQ(s->kernels.at("triton_poi_fused__unsafe_view_add_3").family, "triton_pointwise");
 }
 
 // The ROCm traces leave no kernel time in other_* families, but for two SGLang
@@ -217,7 +217,7 @@ TEST(CorpusKinetoFamilies, RocmKernelsAreClassified) {
     auto s = SummarizeJsonTrialFile(path, WholeTrace());
     ASSERT_TRUE(s.ok()) << s.status().ToString();
     std::set<std::string> other;
-    for (const auto& [name, k] : s->kernel_names) {
+    for (const auto& [name, k] : s->kernels) {
       if (k.family.rfind("other_", 0) == 0 || k.family == "(unknown)") other.insert(k.short_name);
     }
     EXPECT_EQ(other, unclassified);
@@ -234,7 +234,7 @@ TEST(CorpusKinetoFamilies, RocmServingKernelsGetTheirFamilies) {
   ASSERT_TRUE(s.ok() && v.ok());
   auto family_of_short = [](const attribution::TrialSummary& t, const std::string& short_name) {
     std::set<std::string> families;
-    for (const auto& [name, k] : t.kernel_names) {
+    for (const auto& [name, k] : t.kernels) {
       if (k.short_name == short_name) families.insert(k.family);
     }
     return families;
@@ -253,7 +253,7 @@ TEST(CorpusKinetoFamilies, RocmServingKernelsGetTheirFamilies) {
   EXPECT_EQ(family_of_short(*v, "_matmul_ogs_NNT_bf16xbf16xmxfp4_16x128x256x1"), Set{"gemm"});
   EXPECT_EQ(family_of_short(*v, "kernel_unified_attention_3d"), Set{"attention"});
   for (const auto* t : {&*s, &*v}) {
-    for (const auto& [name, k] : t->kernel_names) {
+    for (const auto& [name, k] : t->kernels) {
       if (name.rfind("Cijk_", 0) == 0) {
         EXPECT_EQ(k.family, "gemm") << name;
       }
@@ -276,13 +276,13 @@ TEST(CorpusKinetoLabels, SglangDecodeStepByPrefixAndPattern) {
     ASSERT_TRUE(tokens_only.ok()) << tokens_only.status().ToString();
     EXPECT_EQ(tokens_only->tokens, 1);
     EXPECT_EQ(tokens_only->tokens_source, "label:" + label.Spelling());
-    EXPECT_EQ(tokens_only->submissions, 555);
+    EXPECT_EQ(tokens_only->items, 555);
     o.window = DecodeWindow::Label(label);
     attribution::WorkExtras x;
     auto windowed = SummarizeJsonTrialFile(path, o, &x);
     ASSERT_TRUE(windowed.ok()) << windowed.status().ToString();
     EXPECT_EQ(windowed->tokens, 1);
-    EXPECT_EQ(windowed->submissions, 550);
+    EXPECT_EQ(windowed->items, 550);
     EXPECT_EQ(windowed->excluded_outside_window, 5);
     EXPECT_EQ(x.label_source, "user_annotation");
     EXPECT_EQ(x.label_occurrences, 1);
@@ -346,7 +346,7 @@ TEST(CorpusKinetoLabels, VllmGraphReplayStep) {
     auto s = SummarizeJsonTrialFile(path, o, &x);
     ASSERT_TRUE(s.ok()) << s.status().ToString();
     EXPECT_EQ(s->tokens, 1);
-    EXPECT_EQ(s->submissions, 425);
+    EXPECT_EQ(s->items, 425);
     EXPECT_EQ(x.graph_launches, 1);
     EXPECT_EQ(x.graph_kernels, 421);
     EXPECT_DOUBLE_EQ(x.graph_launches_per_token, 1.0);

@@ -16,6 +16,7 @@
 #include "sources/trace_json/json_trace_internal.h"
 #include "kineto_gen.h"
 #include "perfgate/attribution/attribute.h"
+#include "support/source_count.h"
 
 namespace perfgate::json_trace {
 namespace {
@@ -145,12 +146,12 @@ TEST(JsonTrial, DecodeWindowFromHostAnnotations) {
   EXPECT_EQ(s->window_start_ns, 300'000);
   EXPECT_EQ(s->window_end_ns, 800'000);
   // 15 kernels read: gemm, 3 flash, 3 add, 5 graph, other_worker's, 2 orphans.
-  EXPECT_EQ(s->paired, 15);
+  EXPECT_EQ(s->items_read, 15);
   EXPECT_EQ(s->excluded_other_process, 1);
-  EXPECT_EQ(s->excluded_unmapped, 2);
-  EXPECT_EQ(s->excluded_unattributed, 0);
+  EXPECT_EQ(s->excluded_no_owner, 2);
+  EXPECT_EQ(s->excluded_unnamed_owner, 0);
   EXPECT_EQ(s->excluded_outside_window, 1);  // the prefill gemm
-  EXPECT_EQ(s->submissions, 11);
+  EXPECT_EQ(s->items, 11);
 
   // xs: 3 adds of 1.5; sm: 3, 3, 2.5; md: 3 flash of 10.25 and 9; lg: 40.
   const auto& xs = Bucket(*s, "xs_<2us");
@@ -177,7 +178,7 @@ TEST(JsonTrial, DecodeWindowFromHostAnnotations) {
   EXPECT_EQ(Bucket(*s, "xl_>=80us").count, 0);
   EXPECT_EQ(s->total_sum_ns, 92'750);
   EXPECT_EQ(s->busy_union_ns, 92'750);
-  EXPECT_DOUBLE_EQ(s->dispatches_per_token, 11.0 / 3.0);
+  EXPECT_DOUBLE_EQ(s->items_per_token, 11.0 / 3.0);
   EXPECT_DOUBLE_EQ(s->gpu_us_per_token, 92.75 / 3.0);
   EXPECT_DOUBLE_EQ(s->busy_us_per_token, 92.75 / 3.0);
 
@@ -188,52 +189,52 @@ TEST(JsonTrial, DecodeWindowFromHostAnnotations) {
       {"norm", {1, 2'500}},       {"softmax", {1, 40'000}},    {"triton_pointwise", {1, 3'000}},
       {"triton_reduction", {1, 3'000}}, {"memcpy", {1, 2'250}}, {"memset", {1, 750}},
   };
-  ASSERT_EQ(s->encoder_gpu.size(), families.size());
+  ASSERT_EQ(s->families.size(), families.size());
   for (const auto& [family, expected] : families) {
-    const auto& f = s->encoder_gpu.at(family);
-    EXPECT_EQ(f.encoders, expected.first) << family;
-    EXPECT_EQ(f.submissions, expected.first) << family;
+    const auto& f = s->families.at(family);
+    EXPECT_EQ(f.calls, expected.first) << family;
+    EXPECT_EQ(f.items, expected.first) << family;
     EXPECT_EQ(f.gpu_sum_ns, expected.second) << family;
   }
   // Host time: 4 µs per cudaLaunchKernel; none for graph kernels; the copy calls.
-  EXPECT_EQ(s->encoder_gpu.at("attention").host_sum_ns, 12'000);
-  EXPECT_EQ(s->encoder_gpu.at("elementwise").host_sum_ns, 12'000);
-  EXPECT_EQ(s->encoder_gpu.at("softmax").host_sum_ns, 0);
-  EXPECT_EQ(s->encoder_gpu.at("memcpy").host_sum_ns, 6'000);
-  EXPECT_EQ(s->encoder_gpu.at("memset").host_sum_ns, 3'000);
-  EXPECT_EQ(s->matched_submissions, 11);
-  EXPECT_EQ(s->unmapped_submissions, 0);
-  EXPECT_EQ(s->unmatched_submissions, 0);
+  EXPECT_EQ(s->families.at("attention").host_sum_ns, 12'000);
+  EXPECT_EQ(s->families.at("elementwise").host_sum_ns, 12'000);
+  EXPECT_EQ(s->families.at("softmax").host_sum_ns, 0);
+  EXPECT_EQ(s->families.at("memcpy").host_sum_ns, 6'000);
+  EXPECT_EQ(s->families.at("memset").host_sum_ns, 3'000);
+  EXPECT_EQ(s->items_with_call, 11);
+  EXPECT_EQ(s->items_without_call, 0);
+  EXPECT_EQ(s->items_of_unknown_call, 0);
 
   // Phases: flash inside "layer.<i>.attn" (normalised), the rest in "decode_step".
-  ASSERT_EQ(s->cb_label_gpu.size(), 2u);
-  const auto& attn = s->cb_label_gpu.at("layer.attn");
-  EXPECT_EQ(attn.submissions, 3);
-  EXPECT_EQ(attn.cbs, 3);
-  EXPECT_EQ(attn.command_buffers, 3);
+  ASSERT_EQ(s->phases.size(), 2u);
+  const auto& attn = s->phases.at("layer.attn");
+  EXPECT_EQ(attn.items, 3);
+  EXPECT_EQ(attn.calls, 3);
+  EXPECT_EQ(attn.groups, 3);
   EXPECT_EQ(attn.gpu_sum_ns, 30'750);
   EXPECT_EQ(attn.gpu_union_ns, 30'750);
   EXPECT_EQ(attn.host_sum_ns, 12'000);
-  const auto& step = s->cb_label_gpu.at("decode_step");
-  EXPECT_EQ(step.submissions, 8);
-  EXPECT_EQ(step.cbs, 3);
+  const auto& step = s->phases.at("decode_step");
+  EXPECT_EQ(step.items, 8);
+  EXPECT_EQ(step.calls, 3);
   EXPECT_EQ(step.gpu_sum_ns, 62'000);
   EXPECT_EQ(step.gpu_union_ns, 62'000);
   EXPECT_EQ(step.host_sum_ns, 12'000);
-  EXPECT_EQ(s->total_encoders, 11);
-  EXPECT_EQ(s->labelled_encoders, 11);
+  EXPECT_EQ(s->phase_units, 11);
+  EXPECT_EQ(s->labelled_units, 11);
 
   // Registry: short names per family.
-  EXPECT_EQ(s->shader_registry.at("attention"), std::vector<std::string>{"flash_fwd_splitkv_kernel"});
-  EXPECT_EQ(s->shader_registry.at("elementwise"), std::vector<std::string>{"vectorized_elementwise_kernel"});
-  EXPECT_EQ(s->shader_registry.at("gemm"),
+  EXPECT_EQ(s->kernel_registry.at("attention"), std::vector<std::string>{"flash_fwd_splitkv_kernel"});
+  EXPECT_EQ(s->kernel_registry.at("elementwise"), std::vector<std::string>{"vectorized_elementwise_kernel"});
+  EXPECT_EQ(s->kernel_registry.at("gemm"),
             std::vector<std::string>{"cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_16x16_128x2_tn_align8"});
-  EXPECT_EQ(s->shader_registry.at("norm"), std::vector<std::string>{"vectorized_layer_norm_kernel"});
-  EXPECT_EQ(s->shader_registry.at("softmax"), std::vector<std::string>{"softmax_warp_forward"});
-  EXPECT_EQ(s->shader_registry.count("memcpy"), 0u);
-  EXPECT_EQ(s->shader_count, 7);
-  EXPECT_EQ(s->shader_timeline_rows, 0);
-  EXPECT_FALSE(s->gpu_intervals_union_ns.has_value());
+  EXPECT_EQ(s->kernel_registry.at("norm"), std::vector<std::string>{"vectorized_layer_norm_kernel"});
+  EXPECT_EQ(s->kernel_registry.at("softmax"), std::vector<std::string>{"softmax_warp_forward"});
+  EXPECT_EQ(s->kernel_registry.count("memcpy"), 0u);
+  EXPECT_EQ(s->registered_kernels, 7);
+  EXPECT_EQ(perfgate::testing_support::SourceCount(*s, "shader_timeline_rows"), -1);  // Metal's count only
+  EXPECT_EQ(perfgate::testing_support::SourceCount(*s, "gpu_intervals_union_ns"), -1);
 
   // Launches: 6 cudaLaunchKernel and one cudaGraphLaunch of 5 kernels.
   EXPECT_EQ(x.kernels, 11);
@@ -254,8 +255,8 @@ TEST(JsonTrial, DecodeWindowFromHostAnnotations) {
   EXPECT_DOUBLE_EQ(x.memset_us_per_token, 0.25);
   EXPECT_EQ(x.label_source, "user_annotation");
   EXPECT_EQ(x.label_occurrences, 3);
-  EXPECT_EQ(s->encoder_rows, 7);
-  EXPECT_EQ(s->encoder_total_ns, 32'000);
+  EXPECT_EQ(s->launch_calls, 7);
+  EXPECT_EQ(s->launch_host_ns, 32'000);
   ASSERT_EQ(x.per_kernel.size(), 7u);
   EXPECT_EQ(x.per_kernel.at(kFlash).count, 3);
   EXPECT_EQ(x.per_kernel.at(kFlash).gpu_sum_ns, 30'750);
@@ -280,24 +281,24 @@ TEST(JsonTrial, WholeTraceAllProcessesWithAGivenTokenCount) {
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_EQ(s->tokens_source, "given");
   EXPECT_FALSE(s->tokens_in_trace.has_value());
-  EXPECT_EQ(s->submissions, 15);
-  EXPECT_EQ(s->excluded_other_process + s->excluded_unmapped + s->excluded_outside_window, 0);
+  EXPECT_EQ(s->items, 15);
+  EXPECT_EQ(s->excluded_other_process + s->excluded_no_owner + s->excluded_outside_window, 0);
   // 92,750 + the gemm's 100,000 + other_worker's 7,000 + the two 1,000 orphans.
   EXPECT_EQ(s->total_sum_ns, 201'750);
   EXPECT_EQ(Bucket(*s, "xl_>=80us").count, 1);
-  EXPECT_EQ(s->unmapped_submissions, 2);
+  EXPECT_EQ(s->items_without_call, 2);
   EXPECT_EQ(x.unlaunched_kernels, 2);
-  EXPECT_EQ(s->matched_submissions, 13);
+  EXPECT_EQ(s->items_with_call, 13);
   // Phases: the gemm's launch is in "prefill", other_worker's in its "decode_step".
-  EXPECT_EQ(s->cb_label_gpu.at("prefill").submissions, 1);
-  EXPECT_EQ(s->cb_label_gpu.at("decode_step").submissions, 9);
-  EXPECT_EQ(s->cb_label_gpu.at("decode_step").cbs, 4);
-  EXPECT_EQ(s->cb_label_gpu.at("(unknown)").submissions, 2);
-  EXPECT_EQ(s->cb_label_gpu.at("(unknown)").cbs, 0);
-  EXPECT_EQ(s->labelled_encoders, 13);
-  EXPECT_EQ(s->encoder_gpu.at("gemm").encoders, 2);
-  EXPECT_EQ(s->encoder_gpu.at("other_orphan").encoders, 2);
-  EXPECT_EQ(s->encoder_gpu.at("other_other").encoders, 1);
+  EXPECT_EQ(s->phases.at("prefill").items, 1);
+  EXPECT_EQ(s->phases.at("decode_step").items, 9);
+  EXPECT_EQ(s->phases.at("decode_step").calls, 4);
+  EXPECT_EQ(s->phases.at("(unknown)").items, 2);
+  EXPECT_EQ(s->phases.at("(unknown)").calls, 0);
+  EXPECT_EQ(s->labelled_units, 13);
+  EXPECT_EQ(s->families.at("gemm").calls, 2);
+  EXPECT_EQ(s->families.at("other_orphan").calls, 2);
+  EXPECT_EQ(s->families.at("other_other").calls, 1);
 }
 
 // Each duration fits (2^61 ns is the most a time may be), but five of them summed do
@@ -336,7 +337,7 @@ TEST(JsonTrial, TimeRangeAndSkipWindows) {
   auto s = attribution::AttributeWork(trace, o);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   // The gemm (before) and the 40 µs graph kernel (ends at 830) fall outside.
-  EXPECT_EQ(s->submissions, 10);
+  EXPECT_EQ(s->items, 10);
   EXPECT_EQ(s->excluded_outside_window, 2);
   EXPECT_EQ(s->window_start_ns, 300'000);
   EXPECT_EQ(s->window_end_ns, 800'000);
@@ -346,12 +347,12 @@ TEST(JsonTrial, TimeRangeAndSkipWindows) {
   o.window.skip = 1;
   s = attribution::AttributeWork(trace, o);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
-  EXPECT_EQ(s->submissions, 11);
+  EXPECT_EQ(s->items, 11);
   EXPECT_EQ(s->excluded_outside_window, 1);
   EXPECT_EQ(s->window_start_ns, 320'500);
   EXPECT_EQ(s->total_sum_ns, 92'750);
-  EXPECT_EQ(s->encoder_gpu.at("memcpy").encoders, 1);
-  EXPECT_EQ(s->encoder_gpu.at("memset").encoders, 1);
+  EXPECT_EQ(s->families.at("memcpy").calls, 1);
+  EXPECT_EQ(s->families.at("memset").calls, 1);
 
   // Token label without a label window: the instances around kept kernels.
   o.token_label = "layer.attn";
@@ -412,22 +413,22 @@ TEST(JsonTrial, GpuAnnotationsWinAndCopiesOnStreamsCountOnce) {
   EXPECT_EQ(s->diagnostics.Count("attr.token_count_mismatch"), 1);
   EXPECT_EQ(s->window_start_ns, 109'999);
   EXPECT_EQ(s->window_end_ns, 220'001);
-  EXPECT_EQ(s->submissions, 4);  // argmax at 300 is outside
+  EXPECT_EQ(s->items, 4);  // argmax at 300 is outside
   EXPECT_EQ(s->total_sum_ns, 40'000);
   EXPECT_EQ(s->busy_union_ns, 40'000);
   // gemv's launch is inside the host "layer.1.mlp", but the GPU annotation wins.
-  ASSERT_EQ(s->cb_label_gpu.size(), 2u);
-  EXPECT_EQ(s->cb_label_gpu.at("decode_step").submissions, 3);
-  EXPECT_EQ(s->cb_label_gpu.at("decode_step").gpu_sum_ns, 35'000);
-  EXPECT_EQ(s->cb_label_gpu.at("decode_step").cbs, 2);
-  EXPECT_EQ(s->cb_label_gpu.at("decode_step").gpu_union_ns, 35'000);
-  EXPECT_EQ(s->cb_label_gpu.at("layer.mlp").submissions, 1);
-  EXPECT_EQ(s->cb_label_gpu.at("layer.mlp").cbs, 1);
-  EXPECT_EQ(s->encoder_gpu.at("gemm").gpu_sum_ns, 5'000);
-  EXPECT_EQ(s->encoder_gpu.at("norm").gpu_sum_ns, 5'000);
-  EXPECT_EQ(s->encoder_gpu.at("communication").gpu_sum_ns, 20'000);
-  EXPECT_EQ(s->encoder_gpu.at("rope").gpu_sum_ns, 10'000);
-  EXPECT_EQ(s->encoder_gpu.at("rope").host_sum_ns, 500);
+  ASSERT_EQ(s->phases.size(), 2u);
+  EXPECT_EQ(s->phases.at("decode_step").items, 3);
+  EXPECT_EQ(s->phases.at("decode_step").gpu_sum_ns, 35'000);
+  EXPECT_EQ(s->phases.at("decode_step").calls, 2);
+  EXPECT_EQ(s->phases.at("decode_step").gpu_union_ns, 35'000);
+  EXPECT_EQ(s->phases.at("layer.mlp").items, 1);
+  EXPECT_EQ(s->phases.at("layer.mlp").calls, 1);
+  EXPECT_EQ(s->families.at("gemm").gpu_sum_ns, 5'000);
+  EXPECT_EQ(s->families.at("norm").gpu_sum_ns, 5'000);
+  EXPECT_EQ(s->families.at("communication").gpu_sum_ns, 20'000);
+  EXPECT_EQ(s->families.at("rope").gpu_sum_ns, 10'000);
+  EXPECT_EQ(s->families.at("rope").host_sum_ns, 500);
 
   // Without a window: tokens are the instances holding kept kernels; argmax's phase
   // comes from the host annotation around its launch.
@@ -436,10 +437,10 @@ TEST(JsonTrial, GpuAnnotationsWinAndCopiesOnStreamsCountOnce) {
   s = attribution::AttributeWork(trace, o, &x);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_EQ(s->tokens, 2);
-  EXPECT_EQ(s->submissions, 5);
-  EXPECT_EQ(s->cb_label_gpu.at("sample").submissions, 1);
-  EXPECT_EQ(s->cb_label_gpu.at("sample").cbs, 1);
-  EXPECT_EQ(s->encoder_gpu.at("sampling").gpu_sum_ns, 2'000);
+  EXPECT_EQ(s->items, 5);
+  EXPECT_EQ(s->phases.at("sample").items, 1);
+  EXPECT_EQ(s->phases.at("sample").calls, 1);
+  EXPECT_EQ(s->families.at("sampling").gpu_sum_ns, 2'000);
   EXPECT_EQ(x.label_source, "gpu_user_annotation");
   EXPECT_EQ(x.label_occurrences, 2);
 }
@@ -502,7 +503,7 @@ TEST(JsonTrial, ErrorsShareTheMetalPathsCodes) {
   o.all_processes = true;
   s = attribution::AttributeWork(unnamed, o);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
-  EXPECT_EQ(s->submissions, 1);
+  EXPECT_EQ(s->items, 1);
 }
 
 TEST(JsonTrial, DuplicateCorrelationAcrossProcessesIsCounted) {
@@ -583,8 +584,8 @@ TEST(JsonTrial, KernelFamiliesAreDataDriven) {
   o.kernel_families = mine;
   auto s = attribution::AttributeWork(trace, o);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
-  EXPECT_EQ(s->encoder_gpu.at("pointwise").encoders, 3);
-  EXPECT_EQ(s->encoder_gpu.at("other_flash").encoders, 3);
+  EXPECT_EQ(s->families.at("pointwise").calls, 3);
+  EXPECT_EQ(s->families.at("other_flash").calls, 3);
 }
 
 TEST(JsonTrial, SummarizesAGzipFileInOneCall) {
@@ -597,7 +598,7 @@ TEST(JsonTrial, SummarizesAGzipFileInOneCall) {
   auto s = SummarizeJsonTrialFile(path, DecodeOptions(), &x);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_EQ(s->path, path);
-  EXPECT_EQ(s->submissions, 11);
+  EXPECT_EQ(s->items, 11);
   EXPECT_EQ(x.graph_launches, 1);
   auto missing = SummarizeJsonTrialFile(path + ".nope", DecodeOptions());
   ASSERT_FALSE(missing.ok());
@@ -663,8 +664,8 @@ TEST(JsonTrial, KnownKernelFamiliesComeFromTheTableInForce) {
   EXPECT_EQ(known.count("memcpy"), 1u);
   EXPECT_EQ(known.count("trition_pointwise"), 0u);  // a typo
   EXPECT_EQ(known.count("moe_q4_0_mv"), 0u);        // the Metal table is not in force
-  for (const auto& [family, _] : s->shader_registry) EXPECT_EQ(known.count(family), 1u) << family;
-  for (const auto& [family, _] : s->encoder_gpu) EXPECT_EQ(known.count(family), 1u) << family;
+  for (const auto& [family, _] : s->kernel_registry) EXPECT_EQ(known.count(family), 1u) << family;
+  for (const auto& [family, _] : s->families) EXPECT_EQ(known.count(family), 1u) << family;
 
   // A user's table replaces the CUDA one; families met by the fallback are known.
   AttributionOptions o = DecodeOptions();
@@ -715,7 +716,7 @@ TEST(JsonTrial, KernelsOfSeveralProcessesAreMixedOnlyWhenChosen) {
   o.process_id = kOther;
   auto by_id = attribution::AttributeWork(trace, o);
   ASSERT_TRUE(by_id.ok()) << by_id.status().ToString();
-  EXPECT_EQ(by_id->submissions, 1);
+  EXPECT_EQ(by_id->items, 1);
   EXPECT_EQ(by_id->excluded_other_process, 12);
 }
 
@@ -728,11 +729,11 @@ TEST(JsonTrial, OneProcessFilterForEverySource) {
   AttributionOptions o = DecodeOptions();
   auto by_basename = attribution::AttributeWork(trace, o);
   ASSERT_TRUE(by_basename.ok()) << by_basename.status().ToString();
-  EXPECT_EQ(by_basename->submissions, 11);  // as in DecodeWindowFromHostAnnotations
+  EXPECT_EQ(by_basename->items, 11);  // as in DecodeWindowFromHostAnnotations
   o.process_prefix = "/usr/bin/py";
   auto by_path = attribution::AttributeWork(trace, o);
   ASSERT_TRUE(by_path.ok()) << by_path.status().ToString();
-  EXPECT_EQ(by_path->submissions, 11);
+  EXPECT_EQ(by_path->items, 11);
   o.process_prefix = "bin/py";  // neither the whole name's start nor the last component's
   EXPECT_EQ(attribution::AttributeWork(trace, o).status().code(), "attr.no_target_rows");
 
@@ -743,9 +744,9 @@ TEST(JsonTrial, OneProcessFilterForEverySource) {
   id_only.tokens = 3;
   auto unnamed = attribution::AttributeWork(trace, id_only);
   ASSERT_TRUE(unnamed.ok()) << unnamed.status().ToString();
-  EXPECT_EQ(unnamed->submissions, 12);
-  EXPECT_EQ(unnamed->excluded_unattributed, 0);
-  EXPECT_EQ(unnamed->excluded_unmapped, 2);  // the two orphans
+  EXPECT_EQ(unnamed->items, 12);
+  EXPECT_EQ(unnamed->excluded_unnamed_owner, 0);
+  EXPECT_EQ(unnamed->excluded_no_owner, 2);  // the two orphans
   id_only.process_prefix = "python";
   auto named = attribution::AttributeWork(trace, id_only);
   EXPECT_EQ(named.status().code(), "attr.no_target_rows");
@@ -757,8 +758,8 @@ TEST(JsonTrial, OneProcessFilterForEverySource) {
   id_only.process_prefix.clear();
   auto owned = attribution::AttributeWork(trace, id_only);
   ASSERT_TRUE(owned.ok()) << owned.status().ToString();
-  EXPECT_EQ(owned->submissions, 14);
-  EXPECT_EQ(owned->excluded_unmapped, 0);
+  EXPECT_EQ(owned->items, 14);
+  EXPECT_EQ(owned->excluded_no_owner, 0);
 }
 
 // The summaries feed the Metal path's medians and comparison unchanged.
@@ -780,7 +781,7 @@ TEST(JsonTrial, SummariesFeedSummarizeEngineAndCompare) {
   auto e = attribution::SummarizeEngine("a", engine, oa.buckets);
   auto base = attribution::SummarizeEngine("b", baseline, ob.buckets);
   EXPECT_DOUBLE_EQ(e.gpu_us_per_token.median, 92.75 / 3.0);
-  EXPECT_DOUBLE_EQ(e.dispatches_per_token.median, 11.0 / 3.0);
+  EXPECT_DOUBLE_EQ(e.items_per_token.median, 11.0 / 3.0);
   EXPECT_DOUBLE_EQ(base.gpu_us_per_token.median, 20.0);
   EXPECT_DOUBLE_EQ(e.label_coverage, 1.0);
   auto c = attribution::Compare(e, base, oa.buckets);
@@ -957,18 +958,18 @@ TEST(JsonTrial, HipRuntimeNamesCountAsTheirCudaTwins) {
   EXPECT_EQ(hip_x.other_launches, 0);
   EXPECT_EQ(hip_x.memcpys, 3);
   EXPECT_EQ(hip_x.memsets, 3);
-  EXPECT_EQ(hip->encoder_gpu.at("memcpy").host_sum_ns, 9 * kUs);
-  EXPECT_EQ(hip->encoder_gpu.at("memset").host_sum_ns, 9 * kUs);
+  EXPECT_EQ(hip->families.at("memcpy").host_sum_ns, 9 * kUs);
+  EXPECT_EQ(hip->families.at("memset").host_sum_ns, 9 * kUs);
   EXPECT_EQ(hip_x.launch_host_ns, 6 * 3 * kUs);
   // The one-kernel launches' host time goes to their kernels, the graph's does not.
   int64_t kernel_host_ns = 0;
-  for (const auto& [family, f] : hip->encoder_gpu) {
+  for (const auto& [family, f] : hip->families) {
     if (family != "memcpy" && family != "memset") kernel_host_ns += f.host_sum_ns;
   }
   EXPECT_EQ(kernel_host_ns, 5 * 3 * kUs);
   EXPECT_EQ(hip->extras, cuda->extras);
-  EXPECT_EQ(hip->encoder_gpu.at("memcpy").host_sum_ns, cuda->encoder_gpu.at("memcpy").host_sum_ns);
-  EXPECT_EQ(hip->encoder_gpu.at("memset").host_sum_ns, cuda->encoder_gpu.at("memset").host_sum_ns);
+  EXPECT_EQ(hip->families.at("memcpy").host_sum_ns, cuda->families.at("memcpy").host_sum_ns);
+  EXPECT_EQ(hip->families.at("memset").host_sum_ns, cuda->families.at("memset").host_sum_ns);
 }
 
 // Labels by prefix and by pattern, on trace A (three "decode_step" host ranges, each
@@ -987,7 +988,7 @@ TEST(JsonTrial, LabelsMatchByPrefixAndPattern) {
     auto s = attribution::AttributeWork(trace, o);
     ASSERT_TRUE(s.ok()) << s.status().ToString();
     EXPECT_EQ(s->tokens, 3);
-    EXPECT_EQ(s->submissions, exact->submissions);
+    EXPECT_EQ(s->items, exact->items);
     EXPECT_EQ(s->total_sum_ns, exact->total_sum_ns);
     EXPECT_EQ(s->tokens_source, "label:" + label.Spelling());
   }

@@ -167,18 +167,18 @@ TEST(XlaTrace, AttributionCountsKernelsOncePerTokenWithModulesAsPhases) {
   auto s = SummarizeDecodeSteps(*t, &x);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_EQ(s->tokens, 2);
-  EXPECT_EQ(s->submissions, 4);  // not 8: the XLA Ops line is no GPU work
-  EXPECT_DOUBLE_EQ(s->dispatches_per_token, 2.0);
+  EXPECT_EQ(s->items, 4);  // not 8: the XLA Ops line is no GPU work
+  EXPECT_DOUBLE_EQ(s->items_per_token, 2.0);
   EXPECT_EQ(x.graph_launches, 2);
   EXPECT_DOUBLE_EQ(x.graph_launches_per_token, 1.0);
   EXPECT_EQ(x.memcpys, 1);
   // The phase is the module (the synthesised gpu_user_annotation), with no trial change.
-  ASSERT_EQ(s->cb_label_gpu.size(), 1u);
-  EXPECT_EQ(s->cb_label_gpu.begin()->first, "jit_decode_step");
-  EXPECT_EQ(s->cb_label_gpu.begin()->second.submissions, 4);
-  EXPECT_EQ(s->cb_label_gpu.begin()->second.gpu_sum_ns, 2'944 + 20'000 + 3'000 + 19'500);
-  EXPECT_EQ(s->kernel_names.at("gemm_fusion_dot_89").count, 2);
-  EXPECT_EQ(s->kernel_names.at("gemm_fusion_dot_89").gpu_sum_ns, 39'500);
+  ASSERT_EQ(s->phases.size(), 1u);
+  EXPECT_EQ(s->phases.begin()->first, "jit_decode_step");
+  EXPECT_EQ(s->phases.begin()->second.items, 4);
+  EXPECT_EQ(s->phases.begin()->second.gpu_sum_ns, 2'944 + 20'000 + 3'000 + 19'500);
+  EXPECT_EQ(s->kernels.at("gemm_fusion_dot_89").items, 2);
+  EXPECT_EQ(s->kernels.at("gemm_fusion_dot_89").gpu_sum_ns, 39'500);
 }
 
 // A kernel on a stream line uses correlation_id, hlo_module and scope_range_id: a

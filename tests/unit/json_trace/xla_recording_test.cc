@@ -65,28 +65,28 @@ TEST_P(JaxRecording, KernelsPerStepMatchTheXSpaceCount) {
   auto s = attribution::AttributeWork(*trace, DecodeSteps(), &x);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_EQ(s->tokens, independent["host_decode_steps"].get<int64_t>());  // 64
-  EXPECT_EQ(s->submissions, independent["stream_kernels_in_decode_steps"].get<int64_t>());  // 11328
-  EXPECT_DOUBLE_EQ(s->dispatches_per_token, 177.0);
+  EXPECT_EQ(s->items, independent["stream_kernels_in_decode_steps"].get<int64_t>());  // 11328
+  EXPECT_DOUBLE_EQ(s->items_per_token, 177.0);
   for (const auto& per_step : independent["kernels_per_step"]) EXPECT_EQ(per_step.get<int64_t>(), 177);
   // One cuGraphLaunch (CudaGraph:5) per token launches all of them.
   EXPECT_EQ(x.graph_launches, 64);
   EXPECT_DOUBLE_EQ(x.graph_launches_per_token, 1.0);
-  EXPECT_EQ(x.graph_kernels, s->submissions);
+  EXPECT_EQ(x.graph_kernels, s->items);
   EXPECT_EQ(x.unlaunched_kernels, 0);
 
   // Per kernel name: calls and GPU time (the XSpace's durations, in ns, equal the
   // JSON's µs with 3 decimals).
   const nlohmann::json& names = independent["decode_kernel_names"];
-  ASSERT_EQ(s->kernel_names.size(), names.size());
+  ASSERT_EQ(s->kernels.size(), names.size());
   for (const auto& [name, expected] : names.items()) {
-    auto it = s->kernel_names.find(name);
-    ASSERT_NE(it, s->kernel_names.end()) << name;
-    EXPECT_EQ(it->second.count, expected["count"].get<int64_t>()) << name;
+    auto it = s->kernels.find(name);
+    ASSERT_NE(it, s->kernels.end()) << name;
+    EXPECT_EQ(it->second.items, expected["count"].get<int64_t>()) << name;
     EXPECT_EQ(it->second.gpu_sum_ns, static_cast<int64_t>(expected["gpu_ns"].get<double>())) << name;
   }
   // Every decode kernel runs in the jitted decode step's module executions.
-  ASSERT_EQ(s->cb_label_gpu.count("jit_decode_step"), 1u);
-  EXPECT_EQ(s->cb_label_gpu.at("jit_decode_step").submissions, s->submissions);
+  ASSERT_EQ(s->phases.count("jit_decode_step"), 1u);
+  EXPECT_EQ(s->phases.at("jit_decode_step").items, s->items);
 }
 
 INSTANTIATE_TEST_SUITE_P(Trials, JaxRecording, ::testing::Values(1, 2, 3));
@@ -101,12 +101,12 @@ TEST(JaxRecordingCli, AttributeReadsTheThreeTrials) {
   EXPECT_EQ(e["n_trials"], 3);
   for (const auto& t : e["trials"]) {
     EXPECT_EQ(t["tokens"], 64);
-    EXPECT_EQ(t["submissions"], 11328);
+    EXPECT_EQ(t["items"], 11328);
     // 11451 kernels on the stream lines (stream_kernels of tests/corpus/xla_figures.py, as
     // above) less the 11328 in the decode steps: prefill, broadcasts.
     EXPECT_EQ(t["excluded"]["outside_window"], 123);
   }
-  EXPECT_DOUBLE_EQ(e["median_dispatches_per_token"].get<double>(), 177.0);
+  EXPECT_DOUBLE_EQ(e["median_items_per_token"].get<double>(), 177.0);
 }
 
 }  // namespace

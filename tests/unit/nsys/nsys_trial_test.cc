@@ -66,9 +66,9 @@ TEST(NsysTrial, PerDeviceFiguresMatchSql) {
     const std::string d = std::to_string(device);
     const std::string on = " WHERE deviceId = " + d;
     EXPECT_EQ(s->source, "nsys");
-    EXPECT_EQ(s->submissions, SqlInt(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL" + on));
+    EXPECT_EQ(s->items, SqlInt(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL" + on));
     EXPECT_EQ(s->total_sum_ns, SqlInt(path, "SELECT sum(end - start) FROM CUPTI_ACTIVITY_KIND_KERNEL" + on));
-    EXPECT_EQ(static_cast<int64_t>(s->kernel_names.size()),
+    EXPECT_EQ(static_cast<int64_t>(s->kernels.size()),
               SqlInt(path, "SELECT count(DISTINCT demangledName) FROM CUPTI_ACTIVITY_KIND_KERNEL" + on));
     EXPECT_EQ(s->extras.at("memcpys"), SqlInt(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY" + on));
     EXPECT_EQ(s->extras.at("memsets"), SqlInt(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMSET" + on));
@@ -96,7 +96,7 @@ TEST(NsysTrial, ProcessByPid) {
   o.process_id = 111;
   auto s = Summarize(path, o);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
-  EXPECT_EQ(s->submissions,
+  EXPECT_EQ(s->items,
             SqlInt(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE " + Pid("globalPid") + " = 111"));
   EXPECT_EQ(s->excluded_other_process,
             SqlInt(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE " + Pid("globalPid") + " <> 111"));
@@ -138,7 +138,7 @@ TEST(NsysTrial, SeveralProcessesWithoutAChoiceIsAnError) {
   o.process_id = 77;  // no PROCESSES table: the id alone still chooses
   auto one = Summarize(path, o);
   ASSERT_TRUE(one.ok()) << one.status().ToString();
-  EXPECT_EQ(one->submissions, 2);
+  EXPECT_EQ(one->items, 2);
   EXPECT_EQ(one->total_sum_ns, 100);
   EXPECT_EQ(one->excluded_other_process, 1);
   EXPECT_EQ(one->diagnostics.Count("attr.other_process"), 1);
@@ -146,7 +146,7 @@ TEST(NsysTrial, SeveralProcessesWithoutAChoiceIsAnError) {
   o.all_processes = true;
   auto all = Summarize(path, o);
   ASSERT_TRUE(all.ok()) << all.status().ToString();
-  EXPECT_EQ(all->submissions, 3);
+  EXPECT_EQ(all->items, 3);
   EXPECT_EQ(all->diagnostics.Count("attr.mixed_processes"), 1);
   o.all_processes = false;
   o.process_prefix = "python";  // a name needs the PROCESSES table
@@ -168,7 +168,7 @@ TEST(NsysTrial, ProcessByNamePrefix) {
   o.device = 1;
   s = Summarize(path, o);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
-  EXPECT_EQ(s->submissions, SqlInt(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE deviceId = 1"));
+  EXPECT_EQ(s->items, SqlInt(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE deviceId = 1"));
   // mock.sqlite names its process by path: the prefix matches the last component too.
   PERFGATE_CORPUS_FILE_OR_SKIP(mock, "nsys/mock.sqlite");
   o = AttributionOptions();
@@ -176,7 +176,7 @@ TEST(NsysTrial, ProcessByNamePrefix) {
   o.process_prefix = "python";
   s = Summarize(mock, o);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
-  EXPECT_EQ(s->submissions, SqlInt(mock, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"));
+  EXPECT_EQ(s->items, SqlInt(mock, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"));
   o.process_prefix = "llama";
   s = Summarize(mock, o);
   ASSERT_FALSE(s.ok());
@@ -217,9 +217,9 @@ TEST(NsysTrial, NvtxRangeAsTokensWindowAndPhase) {
       "SELECT k.rowid AS id, k.end - k.start AS ns, r.start AS launch, r.end AS launch_end,"
       " r.globalTid AS tid FROM " +
       kKernelLaunch + ", " + window + " w WHERE k.deviceId = 0 AND coalesce(r.start, k.start) BETWEEN w.lo AND w.hi";
-  EXPECT_EQ(s->submissions, SqlInt(path, "SELECT count(*) FROM (" + in_window + ")"));
+  EXPECT_EQ(s->items, SqlInt(path, "SELECT count(*) FROM (" + in_window + ")"));
   EXPECT_EQ(s->excluded_outside_window,
-            SqlInt(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE deviceId = 0") - s->submissions);
+            SqlInt(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE deviceId = 0") - s->items);
   // Phase: the innermost NVTX range on the launching thread around the launch call:
   // of the ranges that contain it, the one that starts last (nested ranges). A
   // temporary index keeps the lookup fast (the export itself is opened read-only).
@@ -235,14 +235,14 @@ TEST(NsysTrial, NvtxRangeAsTokensWindowAndPhase) {
       path, index + "SELECT coalesce(" + innermost + ", '(unknown)') AS op, count(*), sum(ns) FROM (" + in_window +
                 ") kw GROUP BY op");
   ASSERT_GT(phases.size(), 10u);
-  EXPECT_EQ(s->cb_label_gpu.size(), phases.size());
+  EXPECT_EQ(s->phases.size(), phases.size());
   for (const auto& row : phases) {
     SCOPED_TRACE(row[0]);
-    ASSERT_TRUE(s->cb_label_gpu.count(row[0]));
-    EXPECT_EQ(s->cb_label_gpu.at(row[0]).submissions, std::stoll(row[1]));
-    EXPECT_EQ(s->cb_label_gpu.at(row[0]).gpu_sum_ns, std::stoll(row[2]));
+    ASSERT_TRUE(s->phases.count(row[0]));
+    EXPECT_EQ(s->phases.at(row[0]).items, std::stoll(row[1]));
+    EXPECT_EQ(s->phases.at(row[0]).gpu_sum_ns, std::stoll(row[2]));
   }
-  ASSERT_TRUE(s->cb_label_gpu.count("aten::mm"));
+  ASSERT_TRUE(s->phases.count("aten::mm"));
   // Host rows of pid 112 (device 1 only) are left out, counted.
   EXPECT_EQ(s->diagnostics.Count("nsys.other_device_process"),
             SqlInt(path, "SELECT (SELECT count(*) FROM NVTX_EVENTS WHERE " + Pid("globalTid") +

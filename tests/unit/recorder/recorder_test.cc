@@ -160,7 +160,7 @@ TEST_F(Recorder, RecordsInterleavedBundlesThatAttributionLoads) {
       options.tokens = 4;
       auto summary = attribution::SummarizeTrial(*tables, options);
       ASSERT_TRUE(summary.ok()) << summary.status().ToString();
-      EXPECT_GT(summary->submissions, 0);
+      EXPECT_GT(summary->items, 0);
     }
     auto recording = bundle::DiscoverTrials(out_ + "/" + engine);
     ASSERT_TRUE(recording.ok());

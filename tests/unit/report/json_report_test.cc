@@ -1,4 +1,4 @@
-// The JSON report: schema_version 5, exact keys, band order, exact values after a round trip.
+// The JSON report: schema_version 6, exact keys, band order, exact values after a round trip.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -73,10 +73,10 @@ TEST(JsonReport, TopLevelShape) {
   json j = json::parse(out);
   EXPECT_EQ(Keys(j), (std::set<std::string>{"buckets", "comparison", "engines", "movers", "options", "perfgate",
                                             "schema_version", "seed_compat", "source", "units", "words"}));
-  EXPECT_EQ(j["schema_version"], 5);
+  EXPECT_EQ(j["schema_version"], 6);
   EXPECT_TRUE(j["schema_version"].is_number_integer());
   EXPECT_EQ(j["seed_compat"], true);
-  EXPECT_EQ(j["units"]["submission"],
+  EXPECT_EQ(j["units"]["item"],
             "one GPU execution-point pair (about one encoder), not a kernel dispatch");
   EXPECT_EQ(j["units"]["time"], "microseconds per decode token unless the key ends in _ns");
   EXPECT_EQ(Keys(j["engines"]), (std::set<std::string>{"hf2q", "llama"}));
@@ -92,41 +92,40 @@ TEST(JsonReport, TopLevelShape) {
 TEST(JsonReport, EngineKeysAndMedians) {
   json e = json::parse(RenderJson(testdata::Iter22()))["engines"]["hf2q"];
   EXPECT_EQ(Keys(e), (std::set<std::string>{
-                         "n_trials", "median_dispatches_per_token", "median_submissions_per_token",
-                         "median_gpu_us_per_token", "median_busy_us_per_token", "buckets",
-                         "encoder_gpu", "cb_label_gpu", "shader_registry", "shader_timeline_rows",
-                         "label_coverage", "gpu_us_per_token_per_trial", "trials", "diagnostics",
-                         "kernel_names",                                  // schema 3 added kernel_names
-                         "counters", "counter_text", "counters_path"}));  // schema 4: the engine's own counters
+                         "n_trials", "median_items_per_token", "median_gpu_us_per_token",
+                         "median_busy_us_per_token", "buckets", "families", "phases", "kernels",
+                         "kernel_registry", "label_coverage", "gpu_us_per_token_per_trial", "trials",
+                         "diagnostics", "counters", "counter_text", "counters_path"}));
   EXPECT_EQ(e["n_trials"], 5);
-  EXPECT_EQ(e["median_dispatches_per_token"].get<double>(), 44.2);
-  EXPECT_EQ(e["median_submissions_per_token"].get<double>(), 44.2);
+  EXPECT_EQ(e["median_items_per_token"].get<double>(), 44.2);
   EXPECT_EQ(e["median_gpu_us_per_token"].get<double>(), 9735.6);
   EXPECT_EQ(e["median_busy_us_per_token"].get<double>(), 9735.6);
   EXPECT_EQ(e["label_coverage"].get<double>(), 2583.0 / 2786.0);  // 0.9271356783919598
-  EXPECT_EQ(e["shader_timeline_rows"], 0);
   EXPECT_EQ(e["gpu_us_per_token_per_trial"],
             json::parse("[9768.9, 9697.5, 9741.1, 9520.9, 9735.6]"));
   EXPECT_EQ(e["diagnostics"], json::parse(R"({"attr.unpaired_end": 3})"));
 
   json xl = e["buckets"]["xl_>=80us"];
   EXPECT_EQ(Keys(xl),
-            (std::set<std::string>{"median_dispatches_per_token", "median_submissions_per_token",
-                                   "median_us_per_token", "median_p50_us_per_dispatch"}));
-  EXPECT_EQ(xl["median_dispatches_per_token"].get<double>(), 42.1);
-  EXPECT_EQ(xl["median_submissions_per_token"].get<double>(), 42.1);
-  EXPECT_EQ(xl["median_p50_us_per_dispatch"].get<double>(), 194.23);
+            (std::set<std::string>{"median_items_per_token", "median_us_per_token", "median_p50_us_per_item"}));
+  EXPECT_EQ(xl["median_items_per_token"].get<double>(), 42.1);
+  EXPECT_EQ(xl["median_p50_us_per_item"].get<double>(), 194.23);
   EXPECT_EQ(xl["median_us_per_token"].get<double>(), 9703.2);
   EXPECT_EQ(Keys(e["buckets"]).size(), 5u);
 
-  EXPECT_EQ(e["encoder_gpu"]["compute"],
+  // Families and phases are items of a level alike: calls, items, GPU and host time
+  // per token, with the per-trial values the GPU median came from.
+  EXPECT_EQ(e["families"]["compute"],
             json::parse(R"({"median_gpu_us_per_token": 3711.0, "median_host_us_per_token": 0.0,
-                            "median_encoders_per_token": 13.7})"));
-  EXPECT_EQ(e["cb_label_gpu"]["layer.attn_moe_ffn"],
-            json::parse(R"({"median_gpu_us_per_token": 7779.8, "median_cbs_per_token": 39.38,
-                            "median_dispatches_per_token": 39.38, "median_submissions_per_token": 39.38,
-                            "mean_us_per_cb": 197.6})"));
-  EXPECT_EQ(e["shader_registry"]["rms_norm"],
+                            "median_calls_per_token": 13.7, "median_items_per_token": 0.0,
+                            "mean_us_per_call": 0.0, "gpu_us_per_token_per_trial": [3711.0],
+                            "trials_with": 0})"));
+  EXPECT_EQ(e["phases"]["layer.attn_moe_ffn"],
+            json::parse(R"({"median_gpu_us_per_token": 7779.8, "median_host_us_per_token": 0.0,
+                            "median_calls_per_token": 39.38, "median_items_per_token": 39.38,
+                            "mean_us_per_call": 197.6, "gpu_us_per_token_per_trial": [],
+                            "trials_with": 0})"));
+  EXPECT_EQ(e["kernel_registry"]["rms_norm"],
             json::parse(R"(["kernel_rms_norm_f32", "kernel_rms_norm_fuse_f32"])"));
 }
 
@@ -135,30 +134,25 @@ TEST(JsonReport, TrialsKeepIntegersAndNullCrossCheck) {
   json trials = json::parse(RenderJson(r))["engines"]["hf2q"]["trials"];
   ASSERT_EQ(trials.size(), 5u);
   json t = trials[0];  // not const: a missing key reads as null instead of asserting
-  EXPECT_EQ(Keys(t), (std::set<std::string>{
-                         "path", "tokens", "tokens_source", "paired", "unpaired_ends",
-                         "leftover_starts", "duplicate_starts", "submissions", "excluded",
-                         "dispatches_per_token", "submissions_per_token", "gpu_us_per_token",
-                         "busy_us_per_token", "gpu_intervals_union_ns", "buckets", "diagnostics",
-                         "counters_path"}));
+  EXPECT_EQ(Keys(t), (std::set<std::string>{"path", "tokens", "tokens_source", "items_read", "source_counts",
+                                             "items", "excluded", "items_per_token", "gpu_us_per_token",
+                                             "busy_us_per_token", "buckets", "diagnostics", "counters_path"}));
   EXPECT_EQ(t["path"], "recordings/hf2q/trial-1");
   EXPECT_EQ(t["tokens"], 64);
   EXPECT_EQ(t["tokens_source"], "given");
-  for (const char* k : {"tokens", "paired", "unpaired_ends", "leftover_starts", "duplicate_starts",
-                        "submissions", "gpu_intervals_union_ns"}) {
-    EXPECT_TRUE(t[k].is_number_integer()) << k;
-  }
-  EXPECT_EQ(t["paired"], 2829);
-  EXPECT_EQ(t["unpaired_ends"], 3);
-  EXPECT_EQ(t["excluded"], json::parse(R"({"other_process": 0, "unmapped": 0, "unattributed": 0,
-                                          "outside_window": 0})"));
-  EXPECT_EQ(t["gpu_intervals_union_ns"].get<int64_t>(),
-            *r.engines[0].trials[0].gpu_intervals_union_ns);
-  EXPECT_EQ(t["gpu_intervals_union_ns"].get<int64_t>(),
+  for (const char* k : {"tokens", "items_read", "items"}) EXPECT_TRUE(t[k].is_number_integer()) << k;
+  // The source's own counts, whole, under their names.
+  json counts = t["source_counts"];
+  counts.erase("gpu_intervals_union_ns");
+  EXPECT_EQ(counts, json::parse(R"({"rows": 5658, "unpaired_ends": 3, "leftover_starts": 0,
+                                   "duplicate_starts": 0, "shader_timeline_rows": 0})"));
+  EXPECT_EQ(t["source_counts"]["gpu_intervals_union_ns"].get<int64_t>(),
             r.engines[0].trials[0].busy_union_ns - 64000);
-  EXPECT_TRUE(trials[1]["gpu_intervals_union_ns"].is_null());
+  EXPECT_EQ(t["items_read"], 2829);
+  EXPECT_EQ(t["excluded"], json::parse(R"({"other_process": 0, "no_owner": 0, "unnamed_owner": 0,
+                                          "outside_window": 0})"));
+  EXPECT_FALSE(trials[1]["source_counts"].contains("gpu_intervals_union_ns"));
   EXPECT_EQ(t["gpu_us_per_token"].get<double>(), 9768.9);
-  EXPECT_EQ(t["submissions_per_token"], t["dispatches_per_token"]);
   EXPECT_EQ(t["buckets"]["xl_>=80us"],
             json::parse(R"({"count": 2694, "sum_ns": 175000000, "p50_ns": 194230,
                                                       "p95_ns": 560000, "mean_ns": 64960})"));
@@ -170,9 +164,9 @@ TEST(JsonReport, TrialsKeepIntegersAndNullCrossCheck) {
 TEST(JsonReport, ComparisonExactValues) {
   json c = json::parse(RenderJson(testdata::Iter22()))["comparison"];
   EXPECT_EQ(Keys(c), (std::set<std::string>{"engine", "baseline", "buckets", "total",
-                                            "submissions_per_token", "attack_target", "attack_hint",
-                                            "families", "phases", "kernel_names"}));  // schema 3: kernel_names
-  EXPECT_EQ(c["kernel_names"], json::object());  // Metal summaries name no kernels
+                                            "items_per_token", "attack_target", "attack_hint",
+                                            "families", "phases", "kernels"}));
+  EXPECT_EQ(c["kernels"], json::object());  // Metal summaries name no kernels
   EXPECT_EQ(c["engine"], "hf2q");
   EXPECT_EQ(c["baseline"], "llama");
   EXPECT_EQ(c["attack_target"], "xl_>=80us");
@@ -190,12 +184,12 @@ TEST(JsonReport, ComparisonExactValues) {
   EXPECT_TRUE(c["buckets"]["lg_32_80us"]["delta_pct"].is_null());  // baseline 0
   EXPECT_EQ(c["buckets"]["lg_32_80us"]["delta_us_per_token"].get<double>(), 14.8);
   EXPECT_EQ(
-      c["submissions_per_token"],
-      json::parse(R"({"engine_submissions_per_token": 44.2, "baseline_submissions_per_token": 3.3,
-                            "delta_submissions_per_token": 40.900000000000006,
+      c["items_per_token"],
+      json::parse(R"({"engine_items_per_token": 44.2, "baseline_items_per_token": 3.3,
+                            "delta_items_per_token": 40.900000000000006,
                             "delta_pct": 1239.3939393939397, "p_value": 0.007936507936507936})"));
-  EXPECT_EQ(c["submissions_per_token"]["delta_submissions_per_token"].get<double>(), 44.2 - 3.3);
-  EXPECT_EQ(c["submissions_per_token"]["delta_pct"].get<double>(), (44.2 - 3.3) / 3.3 * 100.0);
+  EXPECT_EQ(c["items_per_token"]["delta_items_per_token"].get<double>(), 44.2 - 3.3);
+  EXPECT_EQ(c["items_per_token"]["delta_pct"].get<double>(), (44.2 - 3.3) / 3.3 * 100.0);
   EXPECT_EQ(Keys(c["families"]), (std::set<std::string>{"blit", "compute"}));
   EXPECT_EQ(c["families"]["compute"]["delta_us_per_token"].get<double>(), -4118.9);
   EXPECT_EQ(Keys(c["phases"]), (std::set<std::string>{"layer.attn_moe_ffn", "Command Buffer 0",
@@ -229,10 +223,10 @@ TEST(JsonReport, NonFiniteBecomesNullAndDuplicateNamesAreKept) {
   EXPECT_EQ(Keys(j["engines"]), (std::set<std::string>{"hf2q", "hf2q_2"}));
 }
 
-TEST(JsonReport, UnitsSayWhatASubmissionIsForTheSource) {
-  EXPECT_EQ(json::parse(RenderJson(testdata::Iter22()))["units"]["submission"],
+TEST(JsonReport, UnitsSayWhatAnItemIsForTheSource) {
+  EXPECT_EQ(json::parse(RenderJson(testdata::Iter22()))["units"]["item"],
             "one GPU execution-point pair (about one encoder), not a kernel dispatch");
-  EXPECT_EQ(json::parse(RenderJson(testdata::Iter22FromTraceJson()))["units"]["submission"],
+  EXPECT_EQ(json::parse(RenderJson(testdata::Iter22FromTraceJson()))["units"]["item"],
             "one GPU kernel event (memcpy and memset included)");
 }
 
@@ -242,13 +236,13 @@ TEST(JsonReport, DoublesAreShortestRoundTripAndParseBackIdentical) {
   Report r = testdata::EngineOnly();
   EngineSummary& e = r.engines[0];
   const double sum = 0.1 + 0.2;  // 0.30000000000000004
-  e.dispatches_per_token.median = 1.015625;
+  e.items_per_token.median = 1.015625;
   e.gpu_us_per_token.median = 16.4279375;
   e.busy_us_per_token.median = sum;
   e.label_coverage = 1e-7;
   e.gpu_us_per_token.per_trial = {1.015625, 16.4279375, sum, 1e-7, 2.0 / 3.0, 3711.0};
   const std::string out = RenderJson(r);
-  EXPECT_THAT(out, HasSubstr("\"median_dispatches_per_token\": 1.015625,"));
+  EXPECT_THAT(out, HasSubstr("\"median_items_per_token\": 1.015625,"));
   EXPECT_THAT(out, HasSubstr("\"median_gpu_us_per_token\": 16.4279375,"));
   EXPECT_THAT(out, HasSubstr("\"median_busy_us_per_token\": 0.30000000000000004,"));
   EXPECT_THAT(out, HasSubstr("\"label_coverage\": 1e-07,"));
@@ -256,7 +250,7 @@ TEST(JsonReport, DoublesAreShortestRoundTripAndParseBackIdentical) {
                              "        0.30000000000000004,\n        1e-07,\n        0.6666666666666666,\n"
                              "        3711.0\n      ],"));
   json j = json::parse(out)["engines"]["hf2q"];
-  EXPECT_EQ(Bits(j["median_dispatches_per_token"].get<double>()), Bits(1.015625));
+  EXPECT_EQ(Bits(j["median_items_per_token"].get<double>()), Bits(1.015625));
   EXPECT_EQ(Bits(j["median_gpu_us_per_token"].get<double>()), Bits(16.4279375));
   EXPECT_EQ(Bits(j["median_busy_us_per_token"].get<double>()), Bits(sum));
   EXPECT_EQ(Bits(j["label_coverage"].get<double>()), Bits(1e-7));
@@ -429,9 +423,8 @@ TEST(JsonReport, KeysAreIdentifiersExceptGivenNames) {
   r.flags = {{"min_trials", "3"}};
   r.options = {{"hf2q", {}}};
   std::set<std::string> quoted;
-  NonIdentifierKeys(json::parse(RenderJson(r)), {"buckets", "engines", "encoder_gpu", "cb_label_gpu",
-                                                 "shader_registry", "diagnostics", "families", "phases",
-                                                 "kernel_names"},
+  NonIdentifierKeys(json::parse(RenderJson(r)), {"buckets", "engines", "kernel_registry", "diagnostics",
+                                                 "families", "phases", "kernels"},
                     false, &quoted);
   EXPECT_EQ(quoted, (std::set<std::string>{"xs_<2us", "xl_>=80us", "attr.unpaired_end", "layer.attn_moe_ffn",
                                            "Command Buffer 0", "output_head.fused_norm_lm_argmax"}));

@@ -83,8 +83,8 @@ const Reports& Graphs() {
 
 TEST(GraphsKernelNames, JsonHoldsEveryNameWholeWithTheCountedFigures) {
   const json j = json::parse(Graphs().json);
-  EXPECT_EQ(j["schema_version"], 5);
-  const json& names = j["engines"]["graphs"]["kernel_names"];
+  EXPECT_EQ(j["schema_version"], 6);
+  const json& names = j["engines"]["graphs"]["kernels"];
   EXPECT_EQ(names.size(), 29u);
   int64_t kernels[3] = {0, 0, 0};
   for (const auto& [name, k] : names.items()) {
@@ -154,7 +154,7 @@ TEST(KernelNamesCli, ANameOneTrialLacksIsKeptAndSaysInHowManyTrials) {
   const Reports r = Attribute("--trace mixed=" + kRec + "/graphs/trial-1/trace.json.gz --trace mixed=" + kRec +
                                   "/eager/trial-1/trace.json.gz --kernel-names all",
                               "mixed");
-  const json names = json::parse(r.json)["engines"]["mixed"]["kernel_names"];
+  const json names = json::parse(r.json)["engines"]["mixed"]["kernels"];
   EXPECT_EQ(names.size(), 55u);
   const json& copy = names[kTritonCopy];
   EXPECT_EQ(copy["trials_ran"], 1);
@@ -188,7 +188,7 @@ TEST(KernelNamesCli, ComparisonByNameIsSortedByDelta) {
   const Reports r = Attribute("--trace graphs=" + kRec + "/graphs/trial-1/trace.json.gz --trace eager=" + kRec +
                                   "/eager/trial-1/trace.json.gz --baseline eager",
                               "compare");
-  const json c = json::parse(r.json)["comparison"]["kernel_names"];
+  const json c = json::parse(r.json)["comparison"]["kernels"];
   ASSERT_EQ(c.size(), 55u);
   EXPECT_EQ(c[kSdpa]["delta_us_per_token"].get<double>(), 2462167 / 1000.0 / 64 - 2517640 / 1000.0 / 64);
   EXPECT_EQ(c[kTritonCopy]["baseline_us_per_token"].get<double>(), 0.0);
@@ -241,7 +241,7 @@ TEST(KernelNamesCli, MetalSaysWhyThereIsNoTable) {
   EXPECT_THAT(md, HasSubstr("### Kernel names\n\n" + why));
   EXPECT_THAT(md, Not(HasSubstr("| Kernel |")));
   EXPECT_THAT(svg, Not(HasSubstr("by kernel name")));
-  EXPECT_EQ(j["engines"]["hf2q"]["kernel_names"], json::object());
+  EXPECT_EQ(j["engines"]["hf2q"]["kernels"], json::object());
   EXPECT_THAT(j["words"]["kernel_names"].get<std::string>(), HasSubstr(why));
 }
 

@@ -15,7 +15,7 @@ namespace perfgate::report {
 namespace {
 
 using attribution::EngineSummary;
-using attribution::KernelNameMedians;
+using attribution::LevelMedians;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -42,13 +42,13 @@ TEST(KernelNameDisplay, CompactNameDropsWhatEveryNameRepeats) {
   EXPECT_EQ(util::CompactKernelName("nvjet_sm90_tst_8x64"), "nvjet_sm90_tst_8x64");
 }
 
-KernelNameMedians Name(const std::string& short_name, double us_per_token) {
-  KernelNameMedians k;
+LevelMedians Name(const std::string& short_name, double us_per_token) {
+  LevelMedians k;
   k.short_name = short_name;
   k.family = "elementwise";
   k.trials = 1;
   k.gpu_us_per_token = {us_per_token, {us_per_token}};
-  k.calls_per_token = {1, {1}};
+  k.items_per_token = {1, {1}};
   return k;
 }
 
@@ -59,7 +59,7 @@ EngineSummary Engine(int names) {
   e.trials[0].source = "trace_json";
   e.trials[0].tokens = 1;
   for (int i = 0; i < names; ++i) {
-    e.kernel_names["void k" + std::to_string(100 + i) + "<float>(float*)"] = Name("k" + std::to_string(100 + i), i);
+    e.kernels["void k" + std::to_string(100 + i) + "<float>(float*)"] = Name("k" + std::to_string(100 + i), i);
   }
   return e;
 }
@@ -67,8 +67,8 @@ EngineSummary Engine(int names) {
 // Names that share a short name are numbered in the order of their full names.
 TEST(KernelNameDisplay, SharedShortNamesAreNumbered) {
   EngineSummary e = Engine(1);
-  e.kernel_names["void at::native::elementwise_kernel<128, 4, B>(int)"] = Name("elementwise_kernel", 5);
-  e.kernel_names["void at::native::elementwise_kernel<128, 2, A>(int)"] = Name("elementwise_kernel", 7);
+  e.kernels["void at::native::elementwise_kernel<128, 4, B>(int)"] = Name("elementwise_kernel", 5);
+  e.kernels["void at::native::elementwise_kernel<128, 2, A>(int)"] = Name("elementwise_kernel", 7);
   const auto display = util::KernelDisplayNames({&e, nullptr});
   EXPECT_EQ(display.at("void at::native::elementwise_kernel<128, 2, A>(int)"), "elementwise_kernel #1");
   EXPECT_EQ(display.at("void at::native::elementwise_kernel<128, 4, B>(int)"), "elementwise_kernel #2");
@@ -100,10 +100,10 @@ const std::string kGemmD =
 // k100 and the four gemms (a name without templates is its own short name).
 EngineSummary Gemms() {
   EngineSummary e = Engine(1);
-  e.kernel_names[kGemmA] = Name(kGemmA, 40);
-  e.kernel_names[kGemmB] = Name(kGemmB, 30);
-  e.kernel_names[kGemmC] = Name(kGemmC, 20);
-  e.kernel_names[kGemmD] = Name(kGemmD, 10);
+  e.kernels[kGemmA] = Name(kGemmA, 40);
+  e.kernels[kGemmB] = Name(kGemmB, 30);
+  e.kernels[kGemmC] = Name(kGemmC, 20);
+  e.kernels[kGemmD] = Name(kGemmD, 10);
   return e;
 }
 
@@ -133,9 +133,9 @@ TEST(KernelNameDisplay, NamesAlikeOnceCutAreNumbered) {
 // strings stay unique even against a name that ends in " #1".
 TEST(KernelNameDisplay, ANumberAnotherNameReadsAsIsSkipped) {
   EngineSummary e = Engine(0);
-  e.kernel_names["k #1"] = Name("k #1", 1);
-  e.kernel_names["void k<1>()"] = Name("k", 2);
-  e.kernel_names["void k<2>()"] = Name("k", 3);
+  e.kernels["k #1"] = Name("k #1", 1);
+  e.kernels["void k<1>()"] = Name("k", 2);
+  e.kernels["void k<2>()"] = Name("k", 3);
   const util::KernelLabels labels = util::KernelDisplayNames({&e});
   EXPECT_EQ(labels.at("k #1"), "k #1");
   EXPECT_EQ(labels.at("void k<1>()"), "k #2");
@@ -147,9 +147,9 @@ TEST(KernelNameDisplay, ANumberAnotherNameReadsAsIsSkipped) {
 // table then gives them whole, or it would not tell them apart.
 TEST(KernelNameDisplay, NamesAlikeWithoutParametersAreListedWhole) {
   EngineSummary e = Engine(0);
-  e.kernel_names["void f<int>(float)"] = Name("f", 1);
-  e.kernel_names["void f<int>(double)"] = Name("f", 2);
-  e.kernel_names["void f<long>(int)"] = Name("f", 3);
+  e.kernels["void f<int>(float)"] = Name("f", 1);
+  e.kernels["void f<int>(double)"] = Name("f", 2);
+  e.kernels["void f<long>(int)"] = Name("f", 3);
   const util::KernelLabels labels = util::KernelDisplayNames({&e});
   const std::vector<std::string> shown = {"void f<long>(int)", "void f<int>(float)", "void f<int>(double)"};
   using Listed = std::vector<std::pair<std::string, std::string>>;
@@ -206,7 +206,7 @@ TEST(KernelNameTable, ComparisonRowsOfNamesAlikeOnceCutAreNumberedToo) {
   report.comparison = attribution::Comparison{};
   report.comparison->engine = "torch";
   report.comparison->baseline = "base";
-  report.comparison->kernel_names = {{kGemmA, 44, 40, 4, {}, 1}, {kGemmB, 31, 30, 1, {}, 1}, {kGemmD, 10, 10, 0, {}, 1}};
+  report.comparison->kernels = {{kGemmA, 44, 40, 4, {}, 1}, {kGemmB, 31, 30, 1, {}, 1}, {kGemmD, 10, 10, 0, {}, 1}};
   const std::string text = RenderText(report);
   // Without a family column the first column is 44 wide; the gemms still read alike.
   EXPECT_THAT(text, HasSubstr("\nsm80_xmma_gemm_f32f32_f3…ernel__5x_cublas #3      1.00     44.00"));  // A

@@ -23,8 +23,8 @@ using attribution::BucketMedians;
 using attribution::Comparison;
 using attribution::Delta;
 using attribution::EngineSummary;
-using attribution::FamilyMedians;
-using attribution::PhaseMedians;
+using attribution::LevelMedians;
+using attribution::LevelMedians;
 using attribution::TrialMedian;
 using attribution::TrialSummary;
 
@@ -46,26 +46,37 @@ inline TrialMedian M(double median, std::vector<double> per_trial = {}) {
 
 inline BucketMedians B(double sub_per_tok, double p50_us, double us_per_tok) {
   BucketMedians b;
-  b.dispatches_per_token = M(sub_per_tok);
+  b.items_per_token = M(sub_per_tok);
   b.p50_us = M(p50_us);
   b.us_per_token = M(us_per_tok);
   return b;
 }
 
-inline PhaseMedians P(double cbs, double us, double mean_us_per_cb) {
-  PhaseMedians p;
-  p.cbs_per_token = M(cbs);
-  p.dispatches_per_token = M(cbs);
+inline LevelMedians P(double cbs, double us, double mean_us_per_cb) {
+  LevelMedians p;
+  p.calls_per_token = M(cbs);
+  p.items_per_token = M(cbs);
   p.gpu_us_per_token = M(us);
-  p.mean_us_per_cb = mean_us_per_cb;
+  p.mean_us_per_call = mean_us_per_cb;
   return p;
 }
 
-inline FamilyMedians F(double enc, double us) {
-  FamilyMedians f;
-  f.encoders_per_token = M(enc);
+inline LevelMedians F(double enc, double us) {
+  LevelMedians f;
+  f.calls_per_token = M(enc);
   f.gpu_us_per_token = M(us, {us});
   return f;
+}
+
+// Sets a source count of the trial, adding it after the others when it has none.
+inline void SetSourceCount(TrialSummary* t, const std::string& name, int64_t value) {
+  for (auto& [key, n] : t->source_counts) {
+    if (key == name) {
+      n = value;
+      return;
+    }
+  }
+  t->source_counts.emplace_back(name, value);
 }
 
 inline TrialSummary Trial(const std::string& path, double gpu_us_per_token, double sub_per_tok) {
@@ -73,10 +84,14 @@ inline TrialSummary Trial(const std::string& path, double gpu_us_per_token, doub
   t.path = path;
   t.tokens = 64;
   t.tokens_source = "given";
-  t.submissions = static_cast<int64_t>(sub_per_tok * 64 + 0.5);
-  t.paired = t.submissions;
-  t.rows = 2 * t.paired;
-  t.dispatches_per_token = sub_per_tok;
+  t.items = static_cast<int64_t>(sub_per_tok * 64 + 0.5);
+  t.items_read = t.items;
+  t.source_counts = {{"rows", 2 * t.items_read},
+                     {"unpaired_ends", 0},
+                     {"leftover_starts", 0},
+                     {"duplicate_starts", 0},
+                     {"shader_timeline_rows", 0}};
+  t.items_per_token = sub_per_tok;
   t.gpu_us_per_token = gpu_us_per_token;
   t.total_sum_ns = static_cast<int64_t>(gpu_us_per_token * 64 * 1000);
   t.busy_union_ns = t.total_sum_ns;  // serial submissions: union == sum
@@ -92,14 +107,14 @@ inline EngineSummary Hf2q() {
   for (size_t i = 0; i < gpu.size(); ++i) {
     e.trials.push_back(Trial("recordings/hf2q/trial-" + std::to_string(i + 1), gpu[i], 44.2));
   }
-  e.trials[0].labelled_encoders = 2583;  // iter16 coverage
-  e.trials[0].total_encoders = 2786;
-  e.trials[0].unpaired_ends = 3;
+  e.trials[0].labelled_units = 2583;  // iter16 coverage
+  e.trials[0].phase_units = 2786;
+  SetSourceCount(&e.trials[0], "unpaired_ends", 3);
   e.trials[0].diagnostics.AddCount("attr.unpaired_end", 3);
   e.diagnostics.AddCount("attr.unpaired_end", 3);
   e.trials[0].buckets = {{"xl_>=80us", {2694, 175000000, 194230, 560000, 64960}}};
-  e.trials[0].gpu_intervals_union_ns = e.trials[0].busy_union_ns - 64000;  // 1.0 µs/tok less
-  e.dispatches_per_token = M(44.2, std::vector<double>(5, 44.2));
+  SetSourceCount(&e.trials[0], "gpu_intervals_union_ns", e.trials[0].busy_union_ns - 64000);  // 1.0 µs/tok less
+  e.items_per_token = M(44.2, std::vector<double>(5, 44.2));
   e.gpu_us_per_token = M(9735.6, gpu);
   e.busy_us_per_token = M(9735.6, gpu);
   e.buckets = {{"xs_<2us", B(0.0, 0, 0.0)},
@@ -107,13 +122,12 @@ inline EngineSummary Hf2q() {
                {"md_8_32us", B(0.8, 16.21, 12.8)},
                {"lg_32_80us", B(0.3, 52.17, 14.8)},
                {"xl_>=80us", B(42.1, 194.23, 9703.2)}};
-  e.encoder_gpu = {{"compute", F(13.7, 3711.0)}};
-  e.cb_label_gpu = {{"layer.attn_moe_ffn", P(39.38, 7779.8, 197.6)},
+  e.families = {{"compute", F(13.7, 3711.0)}};
+  e.phases = {{"layer.attn_moe_ffn", P(39.38, 7779.8, 197.6)},
                     {"Command Buffer 0", P(3.17, 1362.7, 429.9)},
                     {"output_head.fused_norm_lm_argmax", P(0.98, 556.2, 567.6)}};
-  e.shader_registry = {{"moe_q4_0_mv", {"kernel_mul_mv_id_q4_0_f32"}},
+  e.kernel_registry = {{"moe_q4_0_mv", {"kernel_mul_mv_id_q4_0_f32"}},
                        {"rms_norm", {"kernel_rms_norm_f32", "kernel_rms_norm_fuse_f32"}}};
-  e.shader_timeline_rows = 0;
   e.label_coverage = 2583.0 / 2786.0;
   return e;
 }
@@ -126,7 +140,7 @@ inline EngineSummary Llama() {
   for (size_t i = 0; i < gpu.size(); ++i) {
     e.trials.push_back(Trial("recordings/llama/trial-" + std::to_string(i + 1), gpu[i], 3.3));
   }
-  e.dispatches_per_token = M(3.3, std::vector<double>(5, 3.3));
+  e.items_per_token = M(3.3, std::vector<double>(5, 3.3));
   e.gpu_us_per_token = M(8937.5, gpu);
   e.busy_us_per_token = M(8937.5, gpu);
   e.buckets = {{"xs_<2us", B(0.0, 0, 0.0)},
@@ -134,8 +148,8 @@ inline EngineSummary Llama() {
                {"md_8_32us", B(0.2, 16.65, 3.6)},
                {"lg_32_80us", B(0.0, 0, 0.0)},
                {"xl_>=80us", B(2.0, 6875.60, 8930.3)}};
-  e.encoder_gpu = {{"compute", F(2.0, 7829.9)}, {"blit", F(0.91, 3.4)}};
-  e.cb_label_gpu = {{"Command Buffer 0", P(3.05, 8933.8, 2929.1)}};
+  e.families = {{"compute", F(2.0, 7829.9)}, {"blit", F(0.91, 3.4)}};
+  e.phases = {{"Command Buffer 0", P(3.05, 8933.8, 2929.1)}};
   e.label_coverage = 0;
   return e;
 }
@@ -158,7 +172,7 @@ inline Comparison Iter22Comparison() {
   c.buckets = {D("xs_<2us", 0.0, 0.0, 1.0), D("sm_2_8us", 5.4, 4.0), D("md_8_32us", 12.8, 3.6),
                D("lg_32_80us", 14.8, 0.0), D("xl_>=80us", 9703.2, 8930.3)};
   c.total = D("total", 9735.6, 8937.5);
-  c.submissions_per_token = D("submissions_per_token", 44.2, 3.3);
+  c.items_per_token = D("submissions_per_token", 44.2, 3.3);
   c.attack_target = "xl_>=80us";
   c.attack_hint = "prefill mul_mm_id / lm_head / large blits";
   c.families = {D("blit", 0.0, 3.4), D("compute", 3711.0, 7829.9)};

@@ -158,7 +158,7 @@ TEST(ReportVocabularyCli, MetalSpeaksOfSubmissions) {
   // as its trials ran: for Metal the default process filter is the engine's name), and
   // lists the bands in band order with their bounds.
   const auto metal = nlohmann::ordered_json::parse(r.json);
-  EXPECT_EQ(metal["schema_version"], 5);
+  EXPECT_EQ(metal["schema_version"], 6);
   EXPECT_EQ(metal["source"], "metal");
   EXPECT_EQ(metal["perfgate"]["version"], std::string(Version()));
   EXPECT_EQ(metal["perfgate"]["commit"], std::string(BuildCommit()));

@@ -87,7 +87,7 @@ TEST(TextReport, DeltaPercentIsNotApplicableWhenTheBaselineIsZero) {
 TEST(TextReport, LocalPercentagesAreNotApplicableOnAZeroBase) {
   Report r = testdata::Iter22();
   r.engines[1].busy_us_per_token = testdata::M(0.0);
-  r.engines[1].encoder_gpu.clear();
+  r.engines[1].families.clear();
   r.comparison->families = {testdata::D("compute", 3711.0, 0.0)};
   r.comparison->total = testdata::D("total", 9735.6, 0.0);
   std::string text = RenderText(r);
@@ -193,14 +193,14 @@ TEST(TextReport, PhaseTableIsSortedByEngineTimeWithCoverageAndTopThree) {
   EXPECT_THAT(after.substr(0, after.find("\n\n")), Not(HasSubstr("Command Buffer 0:")));
 }
 
-TEST(TextReport, TrialLinesCarryPairingAndFilterCounts) {
+TEST(TextReport, TrialLinesCarryTheSourceCountsAndFilterCounts) {
   Report r = testdata::Iter22();
   auto& t = r.engines[0].trials[1];
-  t.leftover_starts = 2;
-  t.duplicate_starts = 1;
+  testdata::SetSourceCount(&t, "leftover_starts", 2);
+  testdata::SetSourceCount(&t, "duplicate_starts", 1);
   t.excluded_other_process = 120;
-  t.excluded_unmapped = 4;
-  t.excluded_unattributed = 5;
+  t.excluded_no_owner = 4;
+  t.excluded_unnamed_owner = 5;
   t.excluded_outside_window = 321;
   t.tokens = 63;
   t.tokens_source = "label:output_head.fused_norm_lm_argmax";
@@ -212,9 +212,9 @@ TEST(TextReport, TrialLinesCarryPairingAndFilterCounts) {
       HasSubstr(
           "  - trial-2: submissions=  2829 (44.2/tok), gpu=9697.5 µs/tok summed, "
           "9600.0 µs/tok busy (union)\n"
-          "      pairing: paired 2829, unpaired ends 0, leftover starts 2, duplicate starts 1; "
-          "rows 5658\n"
-          "      excluded: other-process 120, unmapped 4, unattributed 5, outside-window 321\n"
+          "      read: 2829 submissions; rows 5658, unpaired ends 0, leftover starts 2, duplicate starts 1,\n"
+          "        shader timeline rows 0\n"
+          "      excluded: other process 120, no owner 4, unnamed owner 5, outside window 321\n"
           "      tokens: 63 (label:output_head.fused_norm_lm_argmax)\n"));
   // Trial 1 has the metal-gpu-intervals cross-check: 1.0 µs/tok below the union.
   EXPECT_THAT(
@@ -283,7 +283,7 @@ TEST(TextReport, DiagnosticsSectionListsCodesAndCounts) {
 
 TEST(TextReport, KernelRegistryPerFamily) {
   Report r = testdata::Iter22();
-  r.engines[0].shader_registry["dense_mv"] = {"k1", "k2", "k3", "k4", "k5", "k6", "k7"};
+  r.engines[0].kernel_registry["dense_mv"] = {"k1", "k2", "k3", "k4", "k5", "k6", "k7"};
   std::string text = RenderText(r);
   EXPECT_THAT(
       text,
@@ -300,11 +300,11 @@ TEST(TextReport, EveryLineFitsIn110Columns) {
   const std::string long_phase(200, 'p');
   r.engines[0].name = std::string(80, 'E');
   r.comparison->engine = r.engines[0].name;
-  r.engines[0].cb_label_gpu[long_phase] = testdata::P(1.0, 9999.0, 9999.0);
+  r.engines[0].phases[long_phase] = testdata::P(1.0, 9999.0, 9999.0);
   r.comparison->phases.insert(r.comparison->phases.begin(), testdata::D(long_phase, 9999.0, 0.0));
   r.engines[0].trials[0].path = "/very/long/" + std::string(150, 'x') + ".trace";
   r.engines[0].trials[0].tokens_source = "label:" + std::string(150, 'l');
-  r.engines[0].shader_registry["fam"] = {std::string(120, 'k'), "kernel_b"};
+  r.engines[0].kernel_registry["fam"] = {std::string(120, 'k'), "kernel_b"};
   std::vector<double> many(40, 12345.6);
   r.engines[1].gpu_us_per_token.per_trial = many;
   std::string text = RenderText(r);

@@ -37,7 +37,7 @@ TEST_F(Properties, BudgetsAndRatiosAreRecordedExactly) {
   const auto& hf2q = engine("hf2q");
   const auto& llama = engine("llama");
   EXPECT_TRUE(perfgate::testing::SubmissionsPerTokenAtMost(hf2q, 46.5));
-  Expected()["hf2q.submissions_per_token.current"] = hf2q.dispatches_per_token.median;
+  Expected()["hf2q.submissions_per_token.current"] = hf2q.items_per_token.median;
   Expected()["hf2q.submissions_per_token.budget"] = 46.5;
   EXPECT_TRUE(perfgate::testing::GpuTimeRatioAtMost(hf2q, llama, 1.15));
   Expected()["hf2q.gpu_time_ratio"] = hf2q.gpu_us_per_token.median / llama.gpu_us_per_token.median;

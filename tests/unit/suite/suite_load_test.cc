@@ -109,9 +109,9 @@ TEST(SuiteLoad, TheReadmeExampleGetsTheClisProcessDefault) {
   // Hand count, as `perfgate attribute` prints per trial: 2827, 2832 and 2827 hf2q
   // submissions over 62 label tokens; the median trial is 2827 / 62 = 45.5968. Keeping
   // every process (WindowServer's 428 submissions too) gave 50.6.
-  EXPECT_NEAR(load.data->engines.at("hf2q").dispatches_per_token.median, 2827.0 / 62, 1e-9);
+  EXPECT_NEAR(load.data->engines.at("hf2q").items_per_token.median, 2827.0 / 62, 1e-9);
   // llama: 205, 204 and 213 over 64 given tokens; the median is 205 / 64.
-  EXPECT_NEAR(load.data->engines.at("llama").dispatches_per_token.median, 205.0 / 64, 1e-9);
+  EXPECT_NEAR(load.data->engines.at("llama").items_per_token.median, 205.0 / 64, 1e-9);
 }
 
 TEST(SuiteLoad, TooFewTrialsFail) {

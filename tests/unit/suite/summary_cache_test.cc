@@ -89,7 +89,7 @@ TEST_F(SummaryCache, AHitIsTheComputedSummaryBitForBit) {
     EXPECT_EQ(hit->gpu_us_per_token, fresh->gpu_us_per_token);
     EXPECT_EQ(hit->buckets.size(), fresh->buckets.size());
     EXPECT_EQ(hit->extras, fresh->extras);
-    EXPECT_EQ(hit->kernel_names.size(), fresh->kernel_names.size());
+    EXPECT_EQ(hit->kernels.size(), fresh->kernels.size());
     EXPECT_EQ(hit->known_kernel_families, fresh->known_kernel_families);
     EXPECT_EQ(hit->tokens_in_trace, fresh->tokens_in_trace);
     ASSERT_EQ(hit->diagnostics.Entries().size(), fresh->diagnostics.Entries().size());
@@ -103,7 +103,7 @@ TEST_F(SummaryCache, AHitIsTheComputedSummaryBitForBit) {
   }
   // The kernel source names its kernels and counts extras: the test above compared them.
   auto graphs = CachedSummary(cache_, TrialOf("graphs", 0), Graphs());
-  EXPECT_GT(graphs->kernel_names.size(), 10u);
+  EXPECT_GT(graphs->kernels.size(), 10u);
   EXPECT_GT(graphs->extras.size(), 5u);
 }
 
@@ -125,7 +125,7 @@ TEST_F(SummaryCache, AnyOptionChangeMisses) {
   }
   EXPECT_EQ(Entries(), 4u);
   auto half = CachedSummary(cache_, t, fewer_tokens);
-  EXPECT_DOUBLE_EQ(half->dispatches_per_token, 2 * CachedSummary(cache_, t, Llama())->dispatches_per_token);
+  EXPECT_DOUBLE_EQ(half->items_per_token, 2 * CachedSummary(cache_, t, Llama())->items_per_token);
 }
 
 TEST_F(SummaryCache, ATouchedFileMisses) {

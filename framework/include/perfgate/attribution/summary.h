@@ -3,9 +3,12 @@
 // and at the end the few rules every trace source applies when it fills a
 // TrialSummary, so that a figure means the same whatever the source.
 //
-// Units: a "submission" is one GPU execution-point pair (about one encoder), not a
-// kernel dispatch. The seed called it a dispatch; field names ending in
-// `dispatches_*` keep the seed's names for continuity and mean submissions.
+// A summary speaks in levels, the same for every source: the duration buckets, then
+// the kernel families, the phases and the kernel names, each a map of LevelItems.
+// Its unit, an "item", is the GPU work every per-token figure counts: a kernel, or
+// where the source names no kernel a submission (Metal: one execution-point pair,
+// about one encoder). What a source's own records held (Metal's pairing counts, a
+// trace's events) are named counts of the source, never fields of the summary.
 #ifndef PERFGATE_ATTRIBUTION_SUMMARY_H_
 #define PERFGATE_ATTRIBUTION_SUMMARY_H_
 
@@ -14,6 +17,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -32,56 +36,49 @@ struct BucketStats {
   int64_t mean_ns = 0;
 };
 
-struct FamilyStats {
-  int64_t encoders = 0;
-  int64_t submissions = 0;
-  int64_t host_sum_ns = 0;  // CPU-side encode time from the encoders list
-  int64_t gpu_sum_ns = 0;
-};
-
-struct PhaseStats {
-  int64_t cbs = 0;              // the seed's count: distinct encoders labelled with the phase
-  int64_t command_buffers = 0;  // distinct command-buffer ids with the phase
-  int64_t submissions = 0;
-  int64_t host_sum_ns = 0;
-  int64_t gpu_sum_ns = 0;
-  int64_t gpu_union_ns = 0;     // busy time of the phase: overlaps counted once
-};
-
-// GPU time of one distinct kernel name in a trial: the table `nsys stats
-// cuda_gpu_kern_sum`, HTA and TraceLens print. Names are kept whole here (template
-// arguments and all); reports shorten them for display only.
-struct KernelNameStats {
-  std::string short_name;  // for display: CanonicalKernelName for kernel sources
-  std::string family;      // the kernel family it is counted under
-  int64_t count = 0;
-  int64_t gpu_sum_ns = 0;
+// One item of a level in one trial: a kernel family, a phase or one kernel name.
+// Nsight Systems' `cuda_gpu_kern_sum`, HTA and TraceLens print the kernel level; kernel
+// names are kept whole here (template arguments and all), and reports shorten them
+// for display only.
+struct LevelItem {
+  // The host calls behind it: distinct encoders or launch calls (a family), the
+  // encoders or annotation instances of the phase (a phase; the seed's "cbs"), the
+  // times it ran (a kernel).
+  int64_t calls = 0;
+  int64_t items = 0;   // GPU work items it holds (a kernel: the times it ran)
+  int64_t groups = 0;  // phases: launch groups (command buffers) or annotation instances
+  int64_t host_sum_ns = 0;   // host time of its calls
+  int64_t gpu_sum_ns = 0;    // summed GPU time of its items
+  int64_t gpu_union_ns = 0;  // phases: their busy time, overlaps counted once
+  // Kernels only: the name for display (CanonicalKernelName), the family it counts
+  // under, and one run's shortest, longest and median duration (the mean of the
+  // middle two).
+  std::string short_name;
+  std::string family;
   int64_t min_ns = 0;
   int64_t max_ns = 0;
-  double median_ns = 0;  // of one call: the middle duration (the mean of the middle two)
+  double median_ns = 0;
 };
 
 struct TrialSummary {
   std::string path;
-  // "metal" (xctrace exports: a dispatch is an execution-point pair, a submission) or
-  // "trace_json" (profiler trace-event JSON: a dispatch is one kernel event).
-  std::string source = "metal";
+  std::string source = "metal";  // the trace source's name (sources::TraceSource)
   int64_t tokens = 0;
   std::string tokens_source;               // "given" or "label:NAME"
   std::optional<int64_t> tokens_in_trace;  // occurrences of the token label after the first
 
-  // Pairing of execution points.
-  int64_t rows = 0;
-  int64_t paired = 0;
-  int64_t unpaired_ends = 0;
-  int64_t leftover_starts = 0;
-  int64_t duplicate_starts = 0;
+  // What the source held: its items before any filter, and its importer's own counts
+  // of its records by name, in the importer's order (Metal: "rows",
+  // "unpaired_ends", "leftover_starts", "duplicate_starts", "shader_timeline_rows" and,
+  // where exported, "gpu_intervals_union_ns"; the other sources: "events").
+  int64_t items_read = 0;
+  std::vector<std::pair<std::string, int64_t>> source_counts;
 
   // Filtering: what was kept and why the rest was excluded.
-  int64_t submissions = 0;  // kept pairs: the unit of every per-token figure
+  int64_t items = 0;  // kept items: the unit of every per-token figure
   int64_t excluded_other_process = 0;
-  int64_t excluded_unmapped = 0;
-  int64_t excluded_unattributed = 0;  // sentinel process in the submission map
+  int64_t excluded_no_owner = 0;       // no process known (model::Conventions::no_owner_code)
+  int64_t excluded_unnamed_owner = 0;  // the sentinel or an unnamed process
   int64_t excluded_outside_window = 0;
   int64_t window_start_ns = 0;
   int64_t window_end_ns = 0;
@@ -89,39 +86,44 @@ struct TrialSummary {
   std::vector<std::pair<std::string, BucketStats>> buckets;  // configured order
   int64_t total_sum_ns = 0;
   int64_t busy_union_ns = 0;
-  std::optional<int64_t> gpu_intervals_union_ns;  // cross-check, when exported
-  double dispatches_per_token = 0;                // = submissions per token
-  double gpu_us_per_token = 0;                    // summed GPU time per token
-  double busy_us_per_token = 0;                   // union GPU time per token
+  double items_per_token = 0;
+  double gpu_us_per_token = 0;   // summed GPU time per token
+  double busy_us_per_token = 0;  // union GPU time per token
 
-  // Joins through the submission map and the encoders list.
-  std::map<std::string, FamilyStats> encoder_gpu;
-  int64_t matched_submissions = 0;
-  int64_t unmatched_submissions = 0;  // mapped to an encoder absent from the encoders list
-  int64_t unmapped_submissions = 0;   // no submission-map row
-  int64_t total_encoders = 0;
-  std::map<std::string, PhaseStats> cb_label_gpu;
-  int64_t labelled_encoders = 0;
-  int64_t encoder_rows = 0;
-  int64_t encoder_total_ns = 0;
+  // The levels, by name: every kept item's family and phase, and where the source
+  // names its items' kernels, each exact kernel name (empty otherwise).
+  std::map<std::string, LevelItem> families;
+  std::map<std::string, LevelItem> phases;
+  std::map<std::string, LevelItem> kernels;
 
-  std::map<std::string, std::vector<std::string>> shader_registry;
-  int64_t shader_count = 0;
-  int64_t shader_timeline_rows = 0;
-  // The kept kernels by exact name (kernel sources; empty where a source cannot name
-  // its units' kernels).
-  std::map<std::string, KernelNameStats> kernel_names;
+  // The host calls behind the kept items: items with one, items whose call the
+  // source lacks (attr.unmatched_encoder), the other items without one; the distinct
+  // calls and their host time (Metal: the encoders list's rows).
+  int64_t items_with_call = 0;
+  int64_t items_of_unknown_call = 0;
+  int64_t items_without_call = 0;
+  int64_t launch_calls = 0;
+  int64_t launch_host_ns = 0;
+  // The kept kernels and counted encoders a phase could name, and those whose phase
+  // is not generic (IsGenericPhase): the label coverage.
+  int64_t phase_units = 0;
+  int64_t labelled_units = 0;
+
+  // The kernel names per family the trial registered (Metal: the shader table's
+  // pipelines of the target; kernel sources: the short names of the kept kernels),
+  // and how many it registered.
+  std::map<std::string, std::vector<std::string>> kernel_registry;
+  int64_t registered_kernels = 0;
   // Every kernel family this trial could have named: the family names of the
   // kernel-family rules in force (KernelFamilyNames of options.kernel_families for
-  // Metal; of the CUDA table or the user's replacement for trace JSON, plus its
-  // "memcpy" and "memset") and every family met (the shader_registry keys, and for
-  // trace JSON the encoder_gpu keys). A family outside it is a misspelling, not an
-  // absent one.
+  // Metal; of the CUDA table or the user's replacement for kernel sources, plus
+  // "memcpy" and "memset") and every family met (the registry's and the families'
+  // keys). A family outside it is a misspelling, not an absent one.
   std::set<std::string> known_kernel_families;
 
-  // Per-trial figures that only one source has, by key; empty for Metal. Trace JSON
-  // (attribution::AttributeWork) writes every number of attribution::WorkExtras under
-  // its field name, all of the kept work (target process, decode window):
+  // Per-trial figures that only some sources have, by key; empty for Metal. Kernel
+  // sources (attribution::AttributeWork) write every number of attribution::WorkExtras
+  // under its field name, all of the kept work (target process, decode window):
   //   kernels, memcpys, memsets               counts of GPU work items
   //   memcpy_ns, memset_ns                    their summed GPU time
   //   kernel_launches, graph_launches,        distinct host calls behind the kept
@@ -142,6 +144,9 @@ struct TrialSummary {
   Diagnostics diagnostics;
 };
 
+// The source count `name` of a trial (TrialSummary::source_counts), if it has one.
+std::optional<int64_t> FindSourceCount(const TrialSummary& trial, std::string_view name);
+
 // A median over trials and the per-trial values it came from.
 struct TrialMedian {
   double median = 0;
@@ -149,38 +154,31 @@ struct TrialMedian {
 };
 
 struct BucketMedians {
-  TrialMedian dispatches_per_token;
+  TrialMedian items_per_token;
   TrialMedian us_per_token;
   TrialMedian p50_us;  // median of the trials' p50 (trials with an empty bucket skipped)
 };
-struct FamilyMedians {
-  TrialMedian gpu_us_per_token;
-  TrialMedian host_us_per_token;
-  TrialMedian encoders_per_token;
-};
-struct PhaseMedians {
-  TrialMedian gpu_us_per_token;
-  TrialMedian host_us_per_token;
-  TrialMedian cbs_per_token;
-  TrialMedian dispatches_per_token;
-  double mean_us_per_cb = 0;  // mean GPU µs/token over mean CBs/token
-};
-// One exact kernel name over an engine's trials (TrialSummary::kernel_names). A trial
-// that names its kernels but not this one ran it 0 times: a measured zero, unlike an
-// absent extra, so it counts as 0 in the per-token medians and `trials` says how many
-// trials ran it. Durations per call pool the trials that ran it (nsys's Avg, Min, Max
-// over the whole recording): mean = Σ gpu_sum_ns / Σ count.
-struct KernelNameMedians {
-  std::string short_name;  // for display (the first trial's that ran it)
-  std::string family;
-  int64_t trials = 0;      // trials that ran it, of EngineSummary::trials.size()
+
+// One item of a level over an engine's trials. A trial without it counts 0 in the
+// per-token medians (a measured zero); `trials` says how many trials have it. The
+// pooled figures sum the trials that have it (nsys's Avg, Min, Max over the whole
+// recording): mean_us = Σ gpu_sum_ns / Σ items.
+struct LevelMedians {
   TrialMedian calls_per_token;
+  TrialMedian items_per_token;
   TrialMedian gpu_us_per_token;
-  int64_t count = 0;       // calls, summed over trials
-  int64_t gpu_sum_ns = 0;  // GPU time, summed over trials
-  int64_t min_ns = 0;      // shortest call in any trial
-  int64_t max_ns = 0;      // longest call in any trial
-  double mean_us = 0;      // gpu_sum_ns / count, in µs per call
+  TrialMedian host_us_per_token;
+  double mean_us_per_call = 0;  // mean GPU µs/token over mean calls/token; 0 without calls
+  int64_t trials = 0;
+  int64_t items = 0;       // summed over trials
+  int64_t gpu_sum_ns = 0;  // summed over trials
+  double mean_us = 0;      // per item
+  // Kernels only: as LevelItem's, from the first trial that ran it; min and max over
+  // every trial.
+  std::string short_name;
+  std::string family;
+  int64_t min_ns = 0;
+  int64_t max_ns = 0;
 };
 
 // One numeric counter of the engine's counter reports over its trials.
@@ -193,29 +191,28 @@ struct CounterMedian {
 struct EngineSummary {
   std::string name;
   std::vector<TrialSummary> trials;
-  TrialMedian dispatches_per_token;
+  TrialMedian items_per_token;
   TrialMedian gpu_us_per_token;
   TrialMedian busy_us_per_token;
   std::vector<std::pair<std::string, BucketMedians>> buckets;
-  std::map<std::string, FamilyMedians> encoder_gpu;
-  std::map<std::string, PhaseMedians> cb_label_gpu;
-  std::map<std::string, std::vector<std::string>> shader_registry;  // union over trials
-  int64_t shader_timeline_rows = 0;                                 // max over trials
+  // Every family and phase met in any trial. Kernels: when every trial names its
+  // kernels; empty when none does (Metal: a submission names no kernel) and, as for
+  // extras, when only some do: such trials are not comparable.
+  std::map<std::string, LevelMedians> families;
+  std::map<std::string, LevelMedians> phases;
+  std::map<std::string, LevelMedians> kernels;
+  std::map<std::string, std::vector<std::string>> kernel_registry;  // union over trials
   std::set<std::string> known_kernel_families;                      // union over trials
   // Medians of TrialSummary::extras. Only a key that every trial has gets a median:
   // a figure some trials lack is not comparable across them, so it is left out
   // rather than taken over fewer trials.
   std::map<std::string, TrialMedian> extras;
-  // Per exact kernel name, when every trial names its kernels (trace-event JSON);
-  // empty when none does (Metal: a submission names no kernel) and, as for extras,
-  // when only some do: such trials are not comparable.
-  std::map<std::string, KernelNameMedians> kernel_names;
   // Medians of the trials' counter reports (MedianCounters): numeric counters by key,
   // and text values (model, hardware) by key, the distinct values joined by " | ".
   std::map<std::string, CounterMedian> counters;
   std::map<std::string, std::string> counter_text;
   std::string counters_path;  // trial 0's counter report, for provenance ("" when none)
-  double label_coverage = 0;  // labelled / total encoders of trial 0
+  double label_coverage = 0;  // labelled / phase units of trial 0
   Diagnostics diagnostics;    // merged over trials
 };
 
@@ -232,16 +229,16 @@ struct Delta {
 struct Comparison {
   std::string engine;
   std::string baseline;
-  std::vector<Delta> buckets;         // µs/token, configured order
-  Delta total;                        // GPU µs/token
-  Delta submissions_per_token;
+  std::vector<Delta> buckets;  // µs/token, configured order
+  Delta total;                 // GPU µs/token
+  Delta items_per_token;
   std::optional<std::string> attack_target;  // bucket with the largest positive Δ; none if no Δ > 0
   std::string attack_hint;
   std::vector<Delta> families;  // GPU µs/token, sorted by Δ descending
   std::vector<Delta> phases;    // GPU µs/token, sorted by the engine's value descending
   // GPU µs/token per exact kernel name, sorted by Δ descending (a name one side lacks
   // is 0 there); empty unless both sides name their kernels.
-  std::vector<Delta> kernel_names;
+  std::vector<Delta> kernels;
 };
 
 // Fills e->counters and e->counter_text from the trials' counter reports. Fails
@@ -265,7 +262,7 @@ Status ResolveTokens(std::optional<int64_t> in_trace, const AttributionOptions& 
 
 // The figures of the kept work, given each item's [start_ns, end_ns] in the source's
 // order (the seed's p95 depends on it): the duration buckets of options.buckets,
-// total_sum_ns, busy_union_ns, submissions and the per-token figures. s->tokens must
+// total_sum_ns, busy_union_ns, items and the per-token figures. s->tokens must
 // be resolved first. No kept work at all is an error (attr.empty_window, at `path`):
 // all-zero figures would pass every budget on no data.
 Status SummarizeKeptWork(std::vector<std::pair<int64_t, int64_t>> intervals, const AttributionOptions& options,

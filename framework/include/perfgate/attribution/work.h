@@ -6,47 +6,48 @@
 // what their records mean, the work set says so (model::Conventions, the kinds of its
 // items and host calls), never the source's name.
 //
-// The unit of every per-token figure is a kernel (model::WorkKind::kKernel), or a
-// submission (kSubmission) where the source names no kernel (Metal: an execution-point
-// pair, about one encoder). `submissions`, `dispatches_per_token`, the duration
-// buckets, `total_sum_ns`, `busy_union_ns` and the phases count units only. memcpy and
-// memset work is reported beside them, as the families "memcpy" and "memset" of
-// `encoder_gpu` and in WorkExtras. What the TrialSummary fields mean:
-//  - `encoder_gpu` is keyed by family: a kernel's is CudaKernelFamily of its name, a
+// The unit of every per-token figure, an item, is a kernel (model::WorkKind::kKernel),
+// or a submission (kSubmission) where the source names no kernel (Metal: an
+// execution-point pair, about one encoder). `items`, `items_per_token`, the duration
+// buckets, `total_sum_ns`, `busy_union_ns` and the phases count these only. memcpy and
+// memset work is reported beside them, as the families "memcpy" and "memset" and in
+// WorkExtras. What the TrialSummary fields mean:
+//  - `families` is keyed by family: a kernel's is CudaKernelFamily of its name, a
 //    submission's its encoder's (model::HostCall::family); a submission of no known
-//    encoder has none. `submissions` counts units, `gpu_sum_ns` their time;
-//    `encoders` and `host_sum_ns` count a kernel with the host time of its one-kernel
-//    launch call (a graph launch's time is not split over its kernels), and an encoder
-//    once, with its host time, whatever the submissions it encoded;
-//  - `cb_label_gpu` is keyed by phase: for work launched in a group (Metal: an
-//    encoder in its command buffer) the group's label; for a kernel the innermost
+//    encoder has none. `items` counts items, `gpu_sum_ns` their time; `calls` and
+//    `host_sum_ns` count a kernel with the host time of its one-kernel launch call (a
+//    graph launch's time is not split over its kernels), and an encoder once, with
+//    its host time, whatever the submissions it encoded;
+//  - `phases` is keyed by phase: for work launched in a group (Metal: an encoder in
+//    its command buffer) the group's label; for a kernel the innermost
 //    `gpu_user_annotation` on its stream that contains it, else the innermost
 //    `user_annotation` on the launching thread that contains its launch call, else
 //    "(unknown)". Names are normalised with NormalizePhaseLabel. A group phase's
-//    `cbs` counts its encoders (the seed's count) and `command_buffers` its groups; a
-//    kernel phase's both count its annotation instances (a range copied onto several
-//    streams counts once). `total_encoders` counts kept kernels and encoders, and
-//    `labelled_encoders` those of a phase that is not generic (IsGenericPhase);
-//  - for kernels, `shader_registry` maps each family to the sorted short names
-//    (CanonicalKernelName) of its kernels, `shader_count` counts distinct kernel
-//    names, `kernel_names` holds them whole and `known_kernel_families` is the family
-//    names of the table in force, "memcpy", "memset" and every family met (a source
-//    whose units name no kernel fills these four itself);
+//    `calls` counts its encoders (the seed's count) and `groups` its groups; a kernel
+//    phase's both count its annotation instances (a range copied onto several
+//    streams counts once). `phase_units` counts kept kernels and encoders, and
+//    `labelled_units` those of a phase that is not generic (IsGenericPhase);
+//  - for kernels, `kernel_registry` maps each family to the sorted short names
+//    (CanonicalKernelName) of its kernels, `registered_kernels` counts distinct
+//    kernel names, `kernels` holds them whole (each run one call and one item) and
+//    `known_kernel_families` is the family names of the table in force, "memcpy",
+//    "memset" and every family met (a source whose items name no kernel fills these
+//    four itself);
 //  - the process filter keeps work whose owner (model::WorkItem::process, else its
 //    launch call's process) has a name starting with options.process_prefix, whole or
 //    after its last '/', and the id process_id. It runs when a process is named, or,
 //    where model::Conventions::owner_required, unless all_processes. Excluded:
-//    `excluded_unmapped` (no owner), `excluded_unattributed` (model::kNoProcess, or a
-//    prefix is given and the owner has no name), `excluded_other_process`; counted
+//    `excluded_no_owner` (no owner), `excluded_unnamed_owner` (model::kNoProcess, or
+//    a prefix is given and the owner has no name), `excluded_other_process`; counted
 //    under the conventions' diagnostic codes;
-//  - `matched_submissions` counts kept units with a launch call, `unmatched_submissions`
+//  - `items_with_call` counts kept items with a launch call, `items_of_unknown_call`
 //    submissions whose encoder the set lacks (attr.unmatched_encoder) and
-//    `unmapped_submissions` the other units without one; `encoder_rows` and
-//    `encoder_total_ns` are the distinct launch calls behind the kept units and their
+//    `items_without_call` the other items without one; `launch_calls` and
+//    `launch_host_ns` are the distinct launch calls behind the kept items and their
 //    host time (an importer may replace them with its tables' own counts);
-//  - `rows` is model::WorkSet::events and `paired` counts the units read;
-//    `unpaired_ends`, `leftover_starts`, `duplicate_starts`, `shader_timeline_rows`
-//    and `gpu_intervals_union_ns` are left to the importer;
+//  - `items_read` counts the items the set holds and `source_counts` is
+//    {"events": model::WorkSet::events}; an importer may replace it with its own
+//    counts;
 //  - for kernels, `extras` holds every number of WorkExtras under its field name (the
 //    keys are listed at TrialSummary::extras);
 //  - kept units of more than one process with no process choice (no prefix, no id, no
@@ -99,7 +100,7 @@ struct WorkExtras {
   int64_t launch_host_ns = 0;      // host time of those launch calls
   double launches_per_token = 0;        // (kernel_launches + graph_launches) / tokens
   double graph_launches_per_token = 0;
-  double kernels_per_token = 0;         // = TrialSummary::dispatches_per_token
+  double kernels_per_token = 0;         // = TrialSummary::items_per_token
   double memcpy_us_per_token = 0;
   double memset_us_per_token = 0;
   // "gpu_user_annotation" or "user_annotation": where the window label and the token

@@ -59,10 +59,10 @@ std::string RenderText(const Report& report);
 // that fits a GitHub or GitLab CI job summary.
 std::string RenderMarkdown(const Report& report);
 
-// The stable machine-readable form, "schema_version": 5 (4 added the engine's own
-// counters: engines.*.counters, counter_text, counters_path; 5 added "movers", with a
-// baseline the diff of baseline to engine as perfgate diff --format json writes its
-// before/after/total/levels, else null): 2-space indent, trailing
+// The stable machine-readable form, "schema_version": 6 (docs/cli.md, "JSON report
+// schema": 6 named the summary's levels as every source shares them; 5 added "movers",
+// with a baseline the diff of baseline to engine as perfgate diff --format json writes
+// it, else null): 2-space indent, trailing
 // newline, keys sorted except that every "buckets" object lists its bands in band order
 // (with their bounds at the top level); perfgate's version and commit and the options
 // used; every kernel name whole; integers as integers and every double lossless: the

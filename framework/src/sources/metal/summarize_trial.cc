@@ -14,13 +14,16 @@
 namespace perfgate::attribution {
 namespace {
 
-// The counts of the tables, which the attribution of the work cannot know.
-void AddTableFigures(const sources::metal::TableFigures& f, TrialSummary* s) {
-  s->unpaired_ends = f.unpaired_ends;
-  s->leftover_starts = f.leftover_starts;
-  s->duplicate_starts = f.duplicate_starts;
-  s->encoder_rows = f.encoder_rows;
-  s->encoder_total_ns = f.encoder_total_ns;
+// The counts of the tables, which the attribution of the work cannot know: the
+// pairing of the execution points, and the encoders list's rows for the launch calls.
+void AddTableFigures(const TrialTables& tables, const sources::metal::TableFigures& f, TrialSummary* s) {
+  s->source_counts = {{"rows", static_cast<int64_t>(tables.execution_points.size())},
+                      {"unpaired_ends", f.unpaired_ends},
+                      {"leftover_starts", f.leftover_starts},
+                      {"duplicate_starts", f.duplicate_starts},
+                      {"shader_timeline_rows", tables.shader_timeline_rows.value_or(0)}};
+  s->launch_calls = f.encoder_rows;
+  s->launch_host_ns = f.encoder_total_ns;
 }
 
 // Kernel registry: the target's pipelines by kernel family. Never joined to time (no
@@ -31,16 +34,15 @@ void BuildKernelRegistry(const TrialTables& tables, const AttributionOptions& op
     std::map<std::string, std::set<std::string>> registry;
     for (const auto& r : *tables.shaders) {
       if (!sources::metal::IsTargetProcess(r.process, options) || r.name.empty()) continue;
-      ++s->shader_count;
+      ++s->registered_kernels;
       registry[KernelFamily(options.kernel_families, r.name, options.seed_compat)].insert(
           r.pso_name.empty() ? r.name : r.pso_name);
     }
     for (auto& [family, names] : registry) {
-      s->shader_registry[family].assign(names.begin(), names.end());
+      s->kernel_registry[family].assign(names.begin(), names.end());
       s->known_kernel_families.insert(family);
     }
   }
-  s->shader_timeline_rows = tables.shader_timeline_rows.value_or(0);
 }
 
 // Cross-checks the busy time against metal-gpu-intervals of the same process and
@@ -72,7 +74,7 @@ Status CrossCheckGpuIntervals(const TrialTables& tables, const AttributionOption
     return internal::OverflowError({tables.path},
                                    "the span of the " + std::string(xctrace::GpuInterval::kSchema) + " rows");
   }
-  s->gpu_intervals_union_ns = stats::UnionLength(std::move(gi));
+  s->source_counts.emplace_back("gpu_intervals_union_ns", stats::UnionLength(std::move(gi)));
   return Status();
 }
 
@@ -82,7 +84,7 @@ StatusOr<TrialSummary> SummarizeTrial(const TrialTables& tables, const Attributi
   sources::metal::TableFigures figures;
   PERFGATE_ASSIGN_OR_RETURN(const model::WorkSet work, sources::metal::ImportWork(tables, options, &figures));
   PERFGATE_ASSIGN_OR_RETURN(TrialSummary s, AttributeWork(work, options));
-  AddTableFigures(figures, &s);
+  AddTableFigures(tables, figures, &s);
   BuildKernelRegistry(tables, options, &s);
   PERFGATE_RETURN_IF_ERROR(CrossCheckGpuIntervals(tables, options, &s));
   return s;
