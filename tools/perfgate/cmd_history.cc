@@ -56,14 +56,10 @@ Status RunHistoryOrError(const HistoryArgs& args) {
   auto chosen = counters::ChooseCounters(*history, SplitCommas(args.counters));
   if (!chosen.ok()) return chosen.status();
   const report::HistoryReport report{std::move(history).value(), std::move(chosen).value()};
-  return WriteRenderings(
-      args.out, {{"text", [&] { return report::RenderHistoryText(report); }},
-                 {"markdown", [&] { return report::RenderHistoryMarkdown(report); }},
-                 {"json", [&] { return report::RenderHistoryJson(report); }},
-                 {"svg", [&]() -> StatusOr<std::string> {
-                    PERFGATE_RETURN_IF_ERROR(CheckChartable(report.history, report.counters));
-                    return report::RenderHistorySvg(report);
-                  }}});
+  if (args.out.format == "svg" || args.out.format == "all") {
+    PERFGATE_RETURN_IF_ERROR(CheckChartable(report.history, report.counters));
+  }
+  return WriteDocument(args.out, report::HistoryDocument(report));
 }
 
 }  // namespace
@@ -78,7 +74,7 @@ void RegisterHistoryCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--counters", args->counters,
                   "the counters to show, a,b,... (default: median_tok_per_sec,dispatches_per_token); an unknown "
                   "name fails listing the keys");
-  AddOutputOptions(cmd, &args->out, {"text", "markdown", "json", "svg"}, "--out,--output,-o");
+  AddOutputOptions(cmd, &args->out, DocumentFormats(), "--out,--output,-o");
   AddInputLimitOptions(cmd);
   cmd->callback([args, exit_code] {
     const Status s = RunHistoryOrError(*args);

@@ -6,14 +6,18 @@
 
 #include "commands.h"
 #include "engine_options.h"
+#include "perfgate/report/render.h"
 
 namespace perfgate::cli {
 namespace {
 
-// The file extension of each format, for --format all.
+// The file extension of each format, for --format all: the registered formats'.
 const std::map<std::string, std::string>& Extensions() {
-  static const std::map<std::string, std::string> kExtensions = {
-      {"text", ".txt"}, {"markdown", ".md"}, {"json", ".json"}, {"svg", ".svg"}};
+  static const std::map<std::string, std::string> kExtensions = [] {
+    std::map<std::string, std::string> out;
+    for (const report::Format& f : report::Formats()) out.emplace(f.name, f.extension);
+    return out;
+  }();
   return kExtensions;
 }
 
@@ -27,6 +31,12 @@ std::string FormatHelp(const std::vector<std::string>& formats) {
 }
 
 }  // namespace
+
+std::vector<std::string> DocumentFormats() {
+  std::vector<std::string> out;
+  for (const report::Format& f : report::Formats()) out.emplace_back(f.name);
+  return out;
+}
 
 void AddOutputOptions(CLI::App* cmd, OutputOptions* options, const std::vector<std::string>& formats,
                       const std::string& output_names) {
@@ -62,6 +72,16 @@ Status WriteRenderings(const OutputOptions& options, const std::vector<Rendering
     PERFGATE_RETURN_IF_ERROR(WriteOutput(options.output + Extensions().at(renderings[i].format), texts[i]));
   }
   return Status();
+}
+
+Status WriteDocument(const OutputOptions& options, const report::Document& document) {
+  std::vector<std::string> formats = {options.format};
+  if (options.format == "all") formats = report::FormatsOf(document);
+  std::vector<Rendering> renderings;
+  for (const std::string& f : formats) {
+    renderings.push_back({f, [&document, f] { return report::Render(document, f); }});
+  }
+  return WriteRenderings(options, renderings);
 }
 
 }  // namespace perfgate::cli

@@ -1,6 +1,6 @@
 // --format and --output of every subcommand that writes a report, declared once: the
 // formats a subcommand has, plus `all`, which writes every one of them beside each
-// other as PREFIX.txt, PREFIX.md, PREFIX.json and PREFIX.svg.
+// other as PREFIX.txt, PREFIX.md, PREFIX.json, PREFIX.csv and PREFIX.svg.
 #ifndef PERFGATE_TOOLS_PERFGATE_REPORT_OUTPUT_H_
 #define PERFGATE_TOOLS_PERFGATE_REPORT_OUTPUT_H_
 
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "perfgate/core/status.h"
+#include "perfgate/report/document.h"
 
 namespace perfgate::cli {
 
@@ -27,8 +28,12 @@ struct Rendering {
   std::function<StatusOr<std::string>()> render;
 };
 
-// Declares --format (the names of `renderings`' formats, the first the default, and
-// "all") and --output,-o on `cmd`. `output_names` keeps an older alias where a
+// The formats of a subcommand that writes a report document: every registered format
+// (report::Formats()), text first.
+std::vector<std::string> DocumentFormats();
+
+// Declares --format (the names of `formats`, the first the default, and "all") and
+// --output,-o on `cmd`. `output_names` keeps an older alias where a
 // subcommand had one ("--out,--output,-o").
 void AddOutputOptions(CLI::App* cmd, OutputOptions* options, const std::vector<std::string>& formats,
                       const std::string& output_names = "--output,-o");
@@ -38,6 +43,12 @@ void AddOutputOptions(CLI::App* cmd, OutputOptions* options, const std::vector<s
 // PREFIX plus its extension; it needs --output PREFIX (a usage error without it). A
 // rendering's error is returned as it is, before any file is written.
 Status WriteRenderings(const OutputOptions& options, const std::vector<Rendering>& renderings);
+
+// Writes `document` as WriteRenderings does, in the format --format names
+// (report::Render: a format that does not apply to the document is a usage error
+// saying why). With --format all, every format the document renders in
+// (report::FormatsOf).
+Status WriteDocument(const OutputOptions& options, const report::Document& document);
 
 }  // namespace perfgate::cli
 

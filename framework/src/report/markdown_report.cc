@@ -61,7 +61,7 @@ std::string TableRow(const std::vector<std::string>& cells) {
 }
 
 // The header and the alignment row: the first column left, the rest right.
-void Table(std::vector<std::string>& out, const std::vector<std::string>& headers) {
+void TableHead(std::vector<std::string>& out, const std::vector<std::string>& headers) {
   out.push_back(TableRow(headers));
   std::string align = "|---|";
   for (size_t i = 1; i < headers.size(); ++i) align += "---:|";
@@ -116,7 +116,7 @@ void KernelNames(const Report& report, const util::Sides& sides, std::vector<std
     const util::KernelLabels labels = util::KernelDisplayNames({&e, &b}, kKernelNameChars);
     const std::vector<Delta>& all = report.comparison->kernels;
     const std::vector<Delta> rows = util::KernelDeltasShown(all, report.kernel_name_rows);
-    Table(out,
+    TableHead(out,
           {"Kernel", en + " calls/tok", en + " µs/tok", bn + " calls/tok", bn + " µs/tok", "Δ µs/tok", "Δ%", "p"});
     for (const Delta& d : rows) {
       out.push_back(TableRow({Code(labels.at(d.name)),
@@ -133,7 +133,7 @@ void KernelNames(const Report& report, const util::Sides& sides, std::vector<std
     const std::vector<std::string> names = util::KernelNamesByGpu(e);
     const size_t shown =
         report.kernel_name_rows == 0 ? names.size() : std::min(names.size(), report.kernel_name_rows);
-    Table(out, {"Kernel", "Family", "calls/tok", "µs/tok", "mean µs", "min µs", "max µs", "trials"});
+    TableHead(out, {"Kernel", "Family", "calls/tok", "µs/tok", "mean µs", "min µs", "max µs", "trials"});
     for (size_t i = 0; i < shown; ++i) {
       const attribution::LevelMedians& k = e.kernels.at(names[i]);
       out.push_back(TableRow({Code(labels.at(names[i])), Code(k.family), Fixed(k.items_per_token.median, 2),
@@ -189,7 +189,7 @@ void TwoSided(const Report& report, const util::Sides& sides, std::vector<std::s
 
   out.push_back("### Buckets");
   out.push_back("");
-  Table(out, {"Bucket", en + " " + w.per_unit, en + " p50 µs", en + " µs/tok", bn + " " + w.per_unit,
+  TableHead(out, {"Bucket", en + " " + w.per_unit, en + " p50 µs", en + " µs/tok", bn + " " + w.per_unit,
               bn + " p50 µs", bn + " µs/tok", "Δ µs/tok", "Δ%", "p (" + n + ")"});
   for (const Delta& d : c.buckets) {
     const auto& eb = util::FindBucket(e, d.name);
@@ -208,7 +208,7 @@ void TwoSided(const Report& report, const util::Sides& sides, std::vector<std::s
   if (!c.families.empty()) {
     out.push_back("### " + w.families);
     out.push_back("");
-    Table(out, {"Family", en + " " + w.per_family, en + " µs/tok", bn + " " + w.per_family, bn + " µs/tok",
+    TableHead(out, {"Family", en + " " + w.per_family, en + " µs/tok", bn + " " + w.per_family, bn + " µs/tok",
                 "Δ µs/tok", "Δ%", "p (" + n + ")"});
     std::vector<Delta> rows = c.families;
     std::stable_sort(rows.begin(), rows.end(),
@@ -233,7 +233,7 @@ void TwoSided(const Report& report, const util::Sides& sides, std::vector<std::s
                   std::to_string(rows.size()) + " by " + en + " GPU µs/tok; label coverage " +
                   Fixed(e.label_coverage * 100.0, 1) + "%)");
     out.push_back("");
-    Table(out, {"Phase", en + " " + w.per_instance, en + " µs/tok", bn + " " + w.per_instance, bn + " µs/tok",
+    TableHead(out, {"Phase", en + " " + w.per_instance, en + " µs/tok", bn + " " + w.per_instance, bn + " µs/tok",
                 "Δ µs/tok", "Δ%", "p (" + n + ")"});
     for (size_t i = 0; i < rows.size() && i < kTopPhases; ++i) {
       const Delta& d = rows[i];
@@ -259,7 +259,7 @@ void EngineOnly(const Report& report, const util::Sides& sides, std::vector<std:
   out.push_back("");
   out.push_back("### Buckets");
   out.push_back("");
-  Table(out, {"Bucket", w.per_unit, "p50 µs", "µs/tok"});
+  TableHead(out, {"Bucket", w.per_unit, "p50 µs", "µs/tok"});
   for (const auto& [name, b] : e.buckets) {
     out.push_back(TableRow({Code(name), Fixed(b.items_per_token.median, 1),
                             Fixed(b.p50_us.median, 2), Fixed(b.us_per_token.median, 1)}));
@@ -270,7 +270,7 @@ void EngineOnly(const Report& report, const util::Sides& sides, std::vector<std:
   if (!e.families.empty()) {
     out.push_back("### " + w.families);
     out.push_back("");
-    Table(out, {"Family", w.per_family, "µs/tok"});
+    TableHead(out, {"Family", w.per_family, "µs/tok"});
     for (const auto& [name, f] : e.families) {
       out.push_back(TableRow({Code(name), Fixed(f.calls_per_token.median, 2),
                               Fixed(f.gpu_us_per_token.median, 1)}));
@@ -284,7 +284,7 @@ void EngineOnly(const Report& report, const util::Sides& sides, std::vector<std:
                   " of " + std::to_string(phases.size()) + "; label coverage " +
                   Fixed(e.label_coverage * 100.0, 1) + "%)");
     out.push_back("");
-    Table(out, {"Phase", w.per_instance, "µs/tok", "µs/" + w.instance});
+    TableHead(out, {"Phase", w.per_instance, "µs/tok", "µs/" + w.instance});
     for (size_t i = 0; i < phases.size() && i < kTopPhases; ++i) {
       const auto& p = e.phases.at(phases[i]);
       out.push_back(TableRow({Code(phases[i]), Fixed(p.calls_per_token.median, 2),

@@ -32,6 +32,9 @@ struct Subcommand {
 std::vector<Subcommand> Subcommands() {
   const std::vector<std::pair<std::string, std::string>> four = {
       {"text", ".txt"}, {"markdown", ".md"}, {"json", ".json"}, {"svg", ".svg"}};
+  // A report document's: every registered format that applies (report::FormatsOf).
+  const std::vector<std::pair<std::string, std::string>> document = {
+      {"text", ".txt"}, {"markdown", ".md"}, {"json", ".json"}, {"csv", ".csv"}, {"svg", ".svg"}};
   const std::vector<std::pair<std::string, std::string>> three = {
       {"text", ".txt"}, {"markdown", ".md"}, {"json", ".json"}};
   const std::string cell = kRoot + "/fixtures/toks/hf2q/qwen3.6-27b-dwq46/";
@@ -40,7 +43,7 @@ std::vector<Subcommand> Subcommands() {
       {"diff", "diff " + kRec + "/llama " + kRec + "/hf2q --tokens 64 --window skip:6", four},
       {"toks-ratio",
        "toks-ratio --engine " + cell + "engine.json --baseline " + cell + "llama-bench.json --floor 1.0", three},
-      {"history", "history " + kRoot + "/fixtures/counters/decode_q4_0/hf2q/trial-1/counters.txt", four},
+      {"history", "history " + kRoot + "/fixtures/counters/decode_q4_0/hf2q/trial-1/counters.txt", document},
   };
 }
 
@@ -111,7 +114,7 @@ TEST_F(CliFormats, AFormatThatCannotRenderLeavesNoFile) {
   const auto r = RunPerfgate("history " + history.string() + " --counters model --format all -o " + prefix);
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("counters.text_counter"), std::string::npos) << r.err;
-  for (const char* extension : {".txt", ".md", ".json", ".svg"}) {
+  for (const char* extension : {".txt", ".md", ".json", ".csv", ".svg"}) {
     EXPECT_FALSE(fs::exists(prefix + extension)) << extension;
   }
 }

@@ -17,6 +17,7 @@
 #include "perfgate/attribution/options.h"
 #include "perfgate/attribution/summary.h"
 #include "perfgate/counters/report.h"
+#include "perfgate/report/document.h"
 
 namespace perfgate::report {
 
@@ -81,21 +82,19 @@ std::string RenderSvg(const Report& report);
 
 // `perfgate history`: chosen counters over a history of counter reports (rows: the
 // reports in file order, titled). A report that lacks a counter is a gap, marked "—"
-// in the tables and on the chart, never a zero; a value that is no number prints as
+// in the table and on the chart, never a zero; a value that is no number shows as
 // written and is a gap on the chart.
 struct HistoryReport {
   counters::CounterHistory history;
   std::vector<std::string> counters;  // counters::ChooseCounters
 };
-std::string RenderHistoryText(const HistoryReport& report);
-std::string RenderHistoryMarkdown(const HistoryReport& report);
+// The history as a document: a title, the table (# , report, one column per counter),
+// the gap legend where there is a gap, a line chart per counter, and the JSON below.
+Document HistoryDocument(const HistoryReport& report);
 // {"kind": "perfgate.history", "schema_version": 1, path, counters, reports: [{title,
 // line, values: {key: {text, number}}}]}: every value's text as written, its number
 // lossless (integers as integers), null where a report lacks the counter.
 std::string RenderHistoryJson(const HistoryReport& report);
-// A line chart per counter (their scales differ), one point per report, the line
-// broken at a gap and the gap marked; the reports' titles in a numbered key below.
-std::string RenderHistorySvg(const HistoryReport& report);
 
 }  // namespace perfgate::report
 

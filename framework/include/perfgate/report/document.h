@@ -1,0 +1,83 @@
+// A report as a document: what a subcommand builds and every format renders
+// (perfgate/report/render.h). The human formats lay out its blocks: headings,
+// paragraphs, tables of typed cells and line charts. The machine-readable form is its
+// data, the subcommand's own JSON schema, kept beside the blocks.
+#ifndef PERFGATE_REPORT_DOCUMENT_H_
+#define PERFGATE_REPORT_DOCUMENT_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace perfgate::report {
+
+// One table cell: the text that text and Markdown show, and where the cell is a
+// number its exact value, which CSV keeps whole. A missing cell is a gap: "—" in text
+// and Markdown, empty in CSV, never a zero.
+struct Cell {
+  std::string text;
+  std::optional<double> number;
+  bool missing = false;
+
+  static Cell Text(std::string text);
+  static Cell Integer(int64_t value);
+  // A number shown with `decimals` places ("%.*f").
+  static Cell Fixed(double value, int decimals);
+  // A value as its source wrote it, with its number where it is one.
+  static Cell Written(std::string text, std::optional<double> number);
+  static Cell Missing();
+};
+
+enum class Align { kLeft, kRight };
+
+struct Column {
+  std::string title;
+  Align align = Align::kRight;
+  // A fixed width in the text layout (a longer cell ends in "…"); 0: as wide as the
+  // widest of the title and the cells.
+  size_t width = 0;
+};
+
+// Rows of cells under named columns; `name` is an identifier (CSV, tests).
+struct Table {
+  std::string name;
+  std::vector<Column> columns;
+  std::vector<std::vector<Cell>> rows;
+};
+
+struct Heading {
+  std::string text;
+};
+
+struct Paragraph {
+  std::string text;
+};
+
+// One line chart per series over the same points (SVG): a point whose cell is missing
+// or no number is a gap, marked, and the line breaks there. `points` name the points
+// in a numbered key below the charts.
+struct LineChart {
+  struct Series {
+    std::string name;
+    std::vector<Cell> values;  // one per point
+  };
+  std::string title;
+  std::vector<std::string> points;
+  std::vector<Series> series;
+};
+
+using Block = std::variant<Heading, Paragraph, Table, LineChart>;
+
+struct Document {
+  std::vector<Block> blocks;
+  // The machine-readable form, as the subcommand's JSON schema defines it (lossless,
+  // ending in a newline); empty when the subcommand has none.
+  std::string json;
+};
+
+}  // namespace perfgate::report
+
+#endif  // PERFGATE_REPORT_DOCUMENT_H_

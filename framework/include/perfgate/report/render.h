@@ -1,0 +1,35 @@
+// The formats a report document renders in, registered once for every subcommand:
+// text, markdown, json, csv and svg.
+#ifndef PERFGATE_REPORT_RENDER_H_
+#define PERFGATE_REPORT_RENDER_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "perfgate/core/status.h"
+#include "perfgate/report/document.h"
+
+namespace perfgate::report {
+
+// A format's name and the file extension it is written with (".txt", ".md", ...).
+struct Format {
+  std::string_view name;
+  std::string_view extension;
+};
+
+// Every format, in the order --format lists them: text, markdown, json, csv, svg.
+const std::vector<Format>& Formats();
+
+// The formats `document` renders in: text and markdown always, json where it has
+// data, csv where it holds exactly one table, svg where it holds a chart.
+std::vector<std::string> FormatsOf(const Document& document);
+
+// The document in `format`. An unknown format is an error (report.unknown_format)
+// listing the formats; one that does not apply to the document
+// (report.format_does_not_apply) says why and lists those that do.
+StatusOr<std::string> Render(const Document& document, std::string_view format);
+
+}  // namespace perfgate::report
+
+#endif  // PERFGATE_REPORT_RENDER_H_

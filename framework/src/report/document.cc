@@ -1,0 +1,20 @@
+// The cells of a report document (perfgate/report/document.h).
+#include "perfgate/report/document.h"
+
+#include <utility>
+
+#include "core/text_cells.h"
+
+namespace perfgate::report {
+
+Cell Cell::Text(std::string text) { return Cell{std::move(text), std::nullopt, false}; }
+
+Cell Cell::Integer(int64_t value) { return Cell{std::to_string(value), static_cast<double>(value), false}; }
+
+Cell Cell::Fixed(double value, int decimals) { return Cell{text::Fixed(value, decimals), value, false}; }
+
+Cell Cell::Written(std::string text, std::optional<double> number) { return Cell{std::move(text), number, false}; }
+
+Cell Cell::Missing() { return Cell{"\xE2\x80\x94", std::nullopt, true}; }  // —
+
+}  // namespace perfgate::report

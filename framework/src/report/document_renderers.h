@@ -1,0 +1,26 @@
+// The renderers of a report document, one per format (render_document.cc registers
+// them). Each is a pure function of the document that never fails: what a format
+// needs of a document is checked before it is called.
+#ifndef PERFGATE_SRC_REPORT_DOCUMENT_RENDERERS_H_
+#define PERFGATE_SRC_REPORT_DOCUMENT_RENDERERS_H_
+
+#include <string>
+
+#include "perfgate/report/document.h"
+
+namespace perfgate::report::internal {
+
+// Blocks separated by a blank line; tables in aligned columns two spaces apart.
+std::string RenderDocumentText(const Document& d);
+// The first heading "###", later ones "####"; tables as pipe tables.
+std::string RenderDocumentMarkdown(const Document& d);
+// The one table as RFC 4180 fields, a line each (LF): a header row; a number as shown
+// where that text reads back as it, else the shortest text that does; a missing cell
+// empty.
+std::string RenderDocumentCsv(const Document& d);
+// The line charts, one panel per series, the points in a numbered key below.
+std::string RenderDocumentSvg(const Document& d);
+
+}  // namespace perfgate::report::internal
+
+#endif  // PERFGATE_SRC_REPORT_DOCUMENT_RENDERERS_H_
