@@ -75,10 +75,7 @@ int RunToks(const ToksArgs& a, bool floor_given, bool tolerance_given) {
   auto verdicts = Judge(a);
   if (!verdicts.ok()) return ReportError(verdicts.status());
   const std::vector<toks::RatioVerdict>& v = *verdicts;
-  const Status written = WriteRenderings(
-      a.out, {{"text", [&v] { return toks::FormatRatioTable(v); }},
-              {"markdown", [&v] { return toks::FormatRatioMarkdown(v); }},
-              {"json", [&v] { return toks::FormatRatioJson(v); }}});
+  const Status written = WriteDocument(a.out, toks::RatioDocument(v));
   if (!written.ok()) return ReportError(written);
   for (const toks::RatioVerdict& v : *verdicts) {
     if (!v.pass) return kExitCheckFailed;
@@ -104,7 +101,7 @@ void RegisterToksCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--test", args->test,
                   std::string("the llama-bench test gated (default: the policy's, else the one tg test of both reports, else ") +
                       toks::kDefaultTest + "); e.g. tg256, pp512, \"pp512+tg128\", \"tg128 @ d512\"");
-  AddOutputOptions(cmd, &args->out, {"text", "markdown", "json"});
+  AddOutputOptions(cmd, &args->out, DocumentFormats());
   AddInputLimitOptions(cmd);
   cmd->callback([args, exit_code, floor, tolerance] {
     *exit_code = RunToks(*args, floor->count() > 0, tolerance->count() > 0);

@@ -2,6 +2,7 @@
 #include "perfgate/gtest/toks_ratio.h"
 
 #include "perfgate/gates/verdict.h"
+#include "perfgate/report/render.h"
 
 namespace perfgate::testing {
 namespace {
@@ -10,7 +11,8 @@ namespace {
   std::vector<gates::MetricVerdict> rows;
   for (const toks::RatioVerdict& v : verdicts) rows.push_back(v.verdict);
   return ::testing::AssertionFailure() << "tok/s ratio below its floor\n"
-                                       << toks::FormatRatioTable(verdicts) << gates::FormatVerdictTable(rows);
+                                       << report::Render(toks::RatioDocument(verdicts), "text").value()
+                                       << gates::FormatVerdictTable(rows);
 }
 
 }  // namespace

@@ -101,6 +101,21 @@ std::string Join(const Document& d, Render render) {
   return out;
 }
 
+std::string TextList(const List& l) {
+  std::string out;
+  for (const List::Item& i : l.items) out += (i.lead.empty() ? "" : i.lead + " ") + i.text + "\n";
+  return out;
+}
+
+std::string MarkdownList(const List& l) {
+  std::string out;
+  for (const List::Item& i : l.items) {
+    const std::string lead = i.lead.empty() ? "" : (i.strong ? "**" + i.lead + "**" : i.lead) + " ";
+    out += "- " + lead + text::MarkdownCell(i.text) + "\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string RenderDocumentText(const Document& d) {
@@ -108,6 +123,7 @@ std::string RenderDocumentText(const Document& d) {
     if (const auto* h = std::get_if<Heading>(&b)) return h->text + "\n";
     if (const auto* p = std::get_if<Paragraph>(&b)) return p->text + "\n";
     if (const auto* t = std::get_if<Table>(&b)) return TextTable(*t);
+    if (const auto* l = std::get_if<List>(&b)) return TextList(*l);
     return "";  // charts are drawn in SVG only
   });
 }
@@ -122,6 +138,7 @@ std::string RenderDocumentMarkdown(const Document& d) {
     }
     if (const auto* p = std::get_if<Paragraph>(&b)) return p->text + "\n";
     if (const auto* t = std::get_if<Table>(&b)) return MarkdownTable(*t);
+    if (const auto* l = std::get_if<List>(&b)) return MarkdownList(*l);
     return "";
   });
 }

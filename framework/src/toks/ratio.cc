@@ -46,25 +46,25 @@ std::string VerdictCell(const RatioVerdict& v) { return v.pass ? "pass" : "FAIL"
 std::string Floor(const RatioVerdict& v) { return ShortestDouble(v.floor); }
 std::string Tolerance(const RatioVerdict& v) { return ShortestDouble(v.tolerance_pp) + " pp"; }
 
-struct Column {
-  const char* header;
-  std::string (*cell)(const RatioVerdict&);
-  bool right;
-};
+// The per-cell table's columns, and one verdict's row of typed cells.
+std::vector<report::Column> RatioColumns() {
+  using report::Align;
+  return {{"cell", Align::kLeft},       {"test", Align::kLeft},      {"engine tok/s", Align::kRight},
+          {"baseline tok/s", Align::kRight}, {"ratio", Align::kRight}, {"floor", Align::kRight},
+          {"tolerance", Align::kRight}, {"verdict", Align::kLeft},   {"samples n", Align::kRight}};
+}
 
-const std::vector<Column>& Columns() {
-  static const std::vector<Column> kColumns = {
-      {"cell", [](const RatioVerdict& v) { return v.cell; }, false},
-      {"test", [](const RatioVerdict& v) { return v.test; }, false},
-      {"engine tok/s", [](const RatioVerdict& v) { return Fixed(v.engine_ts, 2); }, true},
-      {"baseline tok/s", [](const RatioVerdict& v) { return Fixed(v.baseline_ts, 2); }, true},
-      {"ratio", [](const RatioVerdict& v) { return Fixed(v.ratio, 4); }, true},
-      {"floor", Floor, true},
-      {"tolerance", Tolerance, true},
-      {"verdict", VerdictCell, false},
-      {"samples n", SamplesN, true},
-  };
-  return kColumns;
+std::vector<report::Cell> RatioRow(const RatioVerdict& v) {
+  using report::Cell;
+  return {Cell::Text(v.cell),
+          Cell::Text(v.test),
+          Cell::Fixed(v.engine_ts, 2),
+          Cell::Fixed(v.baseline_ts, 2),
+          Cell::Fixed(v.ratio, 4),
+          Cell::Written(Floor(v), v.floor),
+          Cell::Written(Tolerance(v), v.tolerance_pp),
+          Cell::Text(VerdictCell(v)),
+          Cell::Text(SamplesN(v))};
 }
 
 // The one tg test id (n_prompt 0) of a report, or "" when it holds none or several.
@@ -207,54 +207,22 @@ StatusOr<std::vector<RatioVerdict>> JudgePolicy(const RatioPolicy& policy, const
   return out;
 }
 
-std::string FormatRatioTable(const std::vector<RatioVerdict>& verdicts) {
-  std::vector<size_t> widths;
-  for (const Column& c : Columns()) {
-    size_t w = std::string_view(c.header).size();
-    for (const RatioVerdict& v : verdicts) w = std::max(w, c.cell(v).size());
-    widths.push_back(w);
-  }
-  auto row = [&](auto text_of) {
-    std::string line;
-    for (size_t i = 0; i < Columns().size(); ++i) {
-      const std::string t = text_of(i);
-      line += (i ? "  " : "") + (Columns()[i].right ? Right(t, widths[i]) : Left(t, widths[i]));
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    return line + "\n";
-  };
-  std::string out = row([&](size_t i) { return std::string(Columns()[i].header); });
-  for (const RatioVerdict& v : verdicts) out += row([&](size_t i) { return Columns()[i].cell(v); });
+report::Document RatioDocument(const std::vector<RatioVerdict>& verdicts) {
+  report::Table table{"toks_ratio", RatioColumns(), {}};
+  report::List notes;
+  for (const RatioVerdict& v : verdicts) table.rows.push_back(RatioRow(v));
   for (const RatioVerdict& v : verdicts) {
-    if (!v.pass || !v.has_samples) out += (v.pass ? "note " : "FAIL ") + v.cell + ": " + v.verdict.explanation + "\n";
-    for (const std::string& note : DiagnosticNotes(v)) out += "note " + v.cell + ": " + note + "\n";
+    if (!v.pass || !v.has_samples) notes.items.push_back({v.pass ? "note" : "FAIL", v.cell + ": " + v.verdict.explanation, !v.pass});
+    for (const std::string& note : DiagnosticNotes(v)) notes.items.push_back({"note", v.cell + ": " + note, false});
   }
-  out += "legend: ratio = engine tok/s / baseline tok/s (medians of the repetitions); a cell fails when its ratio "
-         "is more than the tolerance (percentage points) below its floor; samples n = repetitions engine vs baseline\n";
-  return out;
-}
-
-std::string FormatRatioMarkdown(const std::vector<RatioVerdict>& verdicts) {
-  std::string out = "|";
-  std::string rule = "|";
-  for (const Column& c : Columns()) {
-    out += std::string(" ") + c.header + " |";
-    rule += c.right ? " ---: |" : " --- |";
-  }
-  out += "\n" + rule + "\n";
-  for (const RatioVerdict& v : verdicts) {
-    out += "|";
-    for (const Column& c : Columns()) out += " " + MarkdownCell(c.cell(v)) + " |";
-    out += "\n";
-  }
-  for (const RatioVerdict& v : verdicts) {
-    if (!v.pass || !v.has_samples) {
-      out += std::string("\n- ") + (v.pass ? "note " : "**FAIL** ") + MarkdownCell(v.cell) + ": " +
-             MarkdownCell(v.verdict.explanation) + "\n";
-    }
-    for (const std::string& note : DiagnosticNotes(v)) out += "\n- note " + MarkdownCell(v.cell) + ": " + MarkdownCell(note) + "\n";
-  }
-  return out;
+  report::Document d;
+  d.blocks.push_back(std::move(table));
+  if (!notes.items.empty()) d.blocks.push_back(std::move(notes));
+  d.blocks.push_back(report::Paragraph{
+      "legend: ratio = engine tok/s / baseline tok/s (medians of the repetitions); a cell fails when its ratio is "
+      "more than the tolerance (percentage points) below its floor; samples n = repetitions engine vs baseline"});
+  d.json = FormatRatioJson(verdicts);
+  return d;
 }
 
 std::string FormatRatioJson(const std::vector<RatioVerdict>& verdicts) {

@@ -35,14 +35,14 @@ std::vector<Subcommand> Subcommands() {
   // A report document's: every registered format that applies (report::FormatsOf).
   const std::vector<std::pair<std::string, std::string>> document = {
       {"text", ".txt"}, {"markdown", ".md"}, {"json", ".json"}, {"csv", ".csv"}, {"svg", ".svg"}};
-  const std::vector<std::pair<std::string, std::string>> three = {
-      {"text", ".txt"}, {"markdown", ".md"}, {"json", ".json"}};
+  const std::vector<std::pair<std::string, std::string>> one_table = {
+      {"text", ".txt"}, {"markdown", ".md"}, {"json", ".json"}, {"csv", ".csv"}};
   const std::string cell = kRoot + "/fixtures/toks/hf2q/qwen3.6-27b-dwq46/";
   return {
       {"attribute", "attribute --trace llama=" + kRec + "/llama --tokens 64 --window skip:6", four},
       {"diff", "diff " + kRec + "/llama " + kRec + "/hf2q --tokens 64 --window skip:6", four},
       {"toks-ratio",
-       "toks-ratio --engine " + cell + "engine.json --baseline " + cell + "llama-bench.json --floor 1.0", three},
+       "toks-ratio --engine " + cell + "engine.json --baseline " + cell + "llama-bench.json --floor 1.0", one_table},
       {"history", "history " + kRoot + "/fixtures/counters/decode_q4_0/hf2q/trial-1/counters.txt", document},
   };
 }

@@ -7,12 +7,19 @@
 #include <string>
 
 #include "perfgate/golden/golden.h"
+#include "perfgate/report/render.h"
 #include "perfgate/gtest/toks_ratio.h"
 #include "perfgate/toks/ratio.h"
 #include "support/corpus.h"
 
 namespace perfgate::toks {
 namespace {
+
+// The verdicts' report document as text and as Markdown.
+std::string TextOf(const std::vector<RatioVerdict>& v) { return report::Render(RatioDocument(v), "text").value(); }
+std::string MarkdownOf(const std::vector<RatioVerdict>& v) {
+  return report::Render(RatioDocument(v), "markdown").value();
+}
 
 const std::string kFixtures = std::string(PERFGATE_SOURCE_DIR) + "/fixtures/toks/hf2q";
 
@@ -146,10 +153,10 @@ TEST(ToksRatio, ChoosesTheOneCommonTgTestOrSaysHowToChoose) {
   ASSERT_TRUE(one.ok()) << one.status().ToString();
   EXPECT_EQ(one->test, "tg256");
   EXPECT_EQ(one->diagnostics.Count("toks.auto_test"), 1);
-  EXPECT_NE(FormatRatioTable({*one}).find("note c: toks.auto_test x1 (info): neither --test nor the policy names a "
+  EXPECT_NE(TextOf({*one}).find("note c: toks.auto_test x1 (info): neither --test nor the policy names a "
                                           "test: gated tg256, the one tg test of both reports"),
             std::string::npos)
-      << FormatRatioTable({*one});
+      << TextOf({*one});
   auto unnamed_cell = JudgeRatio("", Tests({{0, 256}}), Tests({{0, 256}}), "", 1.0, 0);
   ASSERT_TRUE(unnamed_cell.ok());
   EXPECT_EQ(unnamed_cell->cell, "tg256");
@@ -182,12 +189,12 @@ TEST(ToksRatio, ModelMismatchIsAWarningInTheNotes) {
   const Diagnostics::Entry* e = differ->diagnostics.Find("toks.model_mismatch");
   ASSERT_NE(e, nullptr);
   EXPECT_EQ(e->severity, Severity::kWarning);
-  const std::string table = FormatRatioTable({*differ});
+  const std::string table = TextOf({*differ});
   EXPECT_NE(table.find("note c: toks.model_mismatch x1 (warning): the engine ran model 'qwen-a', llama-bench "
                        "'models/qwen-b.gguf'"),
             std::string::npos)
       << table;
-  EXPECT_NE(FormatRatioMarkdown({*differ}).find("- note c: toks.model_mismatch x1 (warning)"), std::string::npos);
+  EXPECT_NE(MarkdownOf({*differ}).find("- note c: toks.model_mismatch x1 (warning)"), std::string::npos);
   auto same = JudgeRatio("c", Tests({{0, 128}}, model("qwen-a")), Tests({{0, 128}}, model("/m/qwen-a.gguf")),
                          "tg128", 1.0, 0);
   ASSERT_TRUE(same.ok());
@@ -201,10 +208,10 @@ TEST(ToksRatio, ModelMismatchIsAWarningInTheNotes) {
 TEST(ToksRatio, UnknownFieldsReachTheNotesAndTheJson) {
   auto v = JudgeRatio("c", Tests({{0, 128}}, ", \"new_knob\": 1"), Tests({{0, 128}}), "tg128", 1.0, 0);
   ASSERT_TRUE(v.ok());
-  EXPECT_NE(FormatRatioTable({*v}).find("note c: toks.unknown_field x1 (info): field 'new_knob' of test tg128 is none "
+  EXPECT_NE(TextOf({*v}).find("note c: toks.unknown_field x1 (info): field 'new_knob' of test tg128 is none "
                                         "of llama-bench's; kept as text, not read (first at r.json:1:2)"),
             std::string::npos)
-      << FormatRatioTable({*v});
+      << TextOf({*v});
   auto j = nlohmann::json::parse(FormatRatioJson({*v}));
   ASSERT_EQ(j["cells"][0]["diagnostics"].size(), 1u);
   EXPECT_EQ(j["cells"][0]["diagnostics"][0]["code"], "toks.unknown_field");
@@ -260,7 +267,7 @@ TEST(ToksRatio, GoldenAndFormats) {
   EXPECT_EQ(g.context.at("toks/cell.a/test"), "tg128");
   auto back = golden::ParseGolden(golden::RenderGolden(g), "g.json");
   ASSERT_TRUE(back.ok()) << back.status().ToString();
-  const std::string table = FormatRatioTable({*v});
+  const std::string table = TextOf({*v});
   EXPECT_NE(table.find("cell    test   engine tok/s  baseline tok/s   ratio  floor  tolerance  verdict  samples n"),
             std::string::npos)
       << table;
@@ -278,7 +285,7 @@ TEST(ToksRatio, GoldenAndFormats) {
   const std::string odd_json = FormatRatioJson({odd});
   EXPECT_EQ(nlohmann::json::parse(odd_json)["cells"][0]["cell"], odd.cell);
   EXPECT_EQ(odd_json.rfind("{\n  \"cells\": [\n    {\n      \"baseline_samples_ts\": [", 0), 0u) << odd_json;
-  EXPECT_NE(FormatRatioMarkdown({*v}).find("| cell | test | engine tok/s |"), std::string::npos);
+  EXPECT_NE(MarkdownOf({*v}).find("| cell | test | engine tok/s |"), std::string::npos);
 }
 
 TEST(ToksAssertions, PassAndFailWhereTheyMust) {

@@ -56,6 +56,17 @@ struct Paragraph {
   std::string text;
 };
 
+// Short statements, one a line: a verdict's explanation, a note. Each may open with a
+// lead word ("FAIL", "note"), strong in Markdown where it calls for attention.
+struct List {
+  struct Item {
+    std::string lead;
+    std::string text;
+    bool strong = false;
+  };
+  std::vector<Item> items;
+};
+
 // One line chart per series over the same points (SVG): a point whose cell is missing
 // or no number is a gap, marked, and the line breaks there. `points` name the points
 // in a numbered key below the charts.
@@ -69,7 +80,7 @@ struct LineChart {
   std::vector<Series> series;
 };
 
-using Block = std::variant<Heading, Paragraph, Table, LineChart>;
+using Block = std::variant<Heading, Paragraph, Table, List, LineChart>;
 
 struct Document {
   std::vector<Block> blocks;

@@ -24,6 +24,7 @@
 #include "perfgate/core/status.h"
 #include "perfgate/gates/verdict.h"
 #include "perfgate/golden/golden.h"
+#include "perfgate/report/document.h"
 #include "perfgate/toks/bench_report.h"
 
 namespace perfgate::toks {
@@ -89,12 +90,11 @@ StatusOr<RatioVerdict> JudgeRatio(const std::string& cell, const BenchReport& en
 StatusOr<std::vector<RatioVerdict>> JudgePolicy(const RatioPolicy& policy, const std::string& reports_dir,
                                                 const std::string& test = "");
 
-// The per-cell table: cell, test, engine tok/s, baseline tok/s, ratio, floor,
-// tolerance, verdict, samples n; then the explanation of each cell that fails or has
-// no samples (which says there was no rank test), and each cell's diagnostics.
-std::string FormatRatioTable(const std::vector<RatioVerdict>& verdicts);
-// The same as a GitHub markdown table.
-std::string FormatRatioMarkdown(const std::vector<RatioVerdict>& verdicts);
+// The verdicts as a report document: the per-cell table (cell, test, engine tok/s,
+// baseline tok/s, ratio, floor, tolerance, verdict, samples n); then the explanation of
+// each cell that fails (FAIL) or has no samples (which says there was no rank test),
+// and each cell's diagnostics (note); a legend; and FormatRatioJson as its data.
+report::Document RatioDocument(const std::vector<RatioVerdict>& verdicts);
 // Lossless JSON: {"schema": "perfgate.toks_ratio/1", "pass": b, "cells": [...]}, each
 // cell with its "diagnostics" ([{code, severity, count, first_detail, first_location}]).
 std::string FormatRatioJson(const std::vector<RatioVerdict>& verdicts);
