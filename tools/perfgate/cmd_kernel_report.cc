@@ -39,10 +39,7 @@ int RunKernelReport(const KernelReportArgs& args) {
     if (!baseline.ok()) return ReportError(baseline.status());
     options.baseline = &*baseline;
   }
-  const Status written = WriteRenderings(
-      args.out, {{"text", [&] { return kernel_report::RenderText(*engine, options); }},
-                 {"markdown", [&] { return kernel_report::RenderMarkdown(*engine, options); }},
-                 {"json", [&] { return kernel_report::RenderJson(*engine, options); }}});
+  const Status written = WriteDocument(args.out, kernel_report::ReportDocument(*engine, options));
   return written.ok() ? kExitOk : ReportError(written);
 }
 

@@ -101,7 +101,7 @@ void RegisterToksCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--test", args->test,
                   std::string("the llama-bench test gated (default: the policy's, else the one tg test of both reports, else ") +
                       toks::kDefaultTest + "); e.g. tg256, pp512, \"pp512+tg128\", \"tg128 @ d512\"");
-  AddOutputOptions(cmd, &args->out, DocumentFormats());
+  AddOutputOptions(cmd, &args->out, {"text", "markdown", "json", "csv"});
   AddInputLimitOptions(cmd);
   cmd->callback([args, exit_code, floor, tolerance] {
     *exit_code = RunToks(*args, floor->count() > 0, tolerance->count() > 0);

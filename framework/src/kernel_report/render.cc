@@ -9,6 +9,7 @@
 #include "perfgate/core/names.h"
 #include "perfgate/kernel_report/metrics.h"
 #include "core/lossless_json.h"
+#include "perfgate/report/document.h"
 #include "core/text_cells.h"
 
 namespace perfgate::kernel_report {
@@ -62,68 +63,32 @@ std::optional<double> PerCallPct(const Row& r) {
   return util::PercentOf(*r.engine.us_per_call - *r.baseline.us_per_call, *r.baseline.us_per_call);
 }
 
+// "hf2q+candle (path); device: M5 Max; model: …": a report and the metadata a reader
+// needs to trust the comparison.
 std::string Describe(const KernelReport& r) {
   std::string out = r.name + " (" + r.path + ")";
   for (const char* key : {"device", "model", "commit", "n_tokens", "n_runs", "wall_clock_tok_per_sec_median"}) {
     auto it = r.metadata.find(key);
-    if (it != r.metadata.end()) out += std::string("\n    ") + key + ": " + it->second;
+    if (it != r.metadata.end()) out += std::string("; ") + key + ": " + it->second;
   }
   return out;
 }
 
-std::string TextRow(const View& v, const Row& r, const std::string& label) {
-  std::string line = util::Left(util::Truncate(label, kNameWidth), kNameWidth) + " " +
-                     util::Right(util::Fixed(r.engine.us_per_token, 2), 11);
-  if (v.baseline == nullptr) {
-    const double total = v.c.total.engine.us_per_token;
-    return line + " " + util::Right(util::Fixed(r.engine.calls_per_token, 4), 11) + " " +
-           util::Right(util::Fixed(total > 0 ? 100 * r.engine.us_per_token / total : 0, 1) + "%", 8) + "\n";
-  }
-  return line + " " + util::Right(util::Fixed(r.baseline.us_per_token, 2), 11) + " " +
-         util::Right(util::Signed(r.delta_us_per_token(), 2), 11) + " " + util::Right(util::Percent(r.delta_pct()), 8) +
-         " " + util::Right(util::Fixed(r.engine.calls_per_token, 4), 9) + " " +
-         util::Right(util::Fixed(r.baseline.calls_per_token, 4), 9) + " " +
-         util::Right(util::Signed(r.delta_calls_per_token(), 4), 9) + "\n";
-}
-
-std::string TextHeader(const View& v, const std::string& what) {
-  std::string line = util::Left(what, kNameWidth) + " " + util::Right("µs/tok", 11);
-  if (v.baseline == nullptr) return line + " " + util::Right("calls/tok", 11) + " " + util::Right("share", 8) + "\n";
-  return line + " " + util::Right("base µs/tok", 11) + " " + util::Right("Δ µs/tok", 11) + " " + util::Right("Δ%", 8) +
-         " " + util::Right("calls/tok", 9) + " " + util::Right("base", 9) + " " + util::Right("Δ calls", 9) + "\n";
-}
-
-// One line in Markdown (names as inline code); wrapped at 110 columns in text,
-// continuation lines indented.
-std::string OneSideLines(const std::string& title, std::vector<std::string> names, bool markdown = false) {
-  if (markdown) {
-    for (std::string& n : names) n = util::MarkdownCode(n);
-  }
-  const std::string line = title + " (" + std::to_string(names.size()) + "): " + ListNames(names);
-  if (markdown) return line + "\n";
-  std::string out;
-  for (const std::string& l : util::WrapLines(line, 110, 106)) out += (out.empty() ? "" : "    ") + l + "\n";
-  return out;
-}
-
-std::string DiagnosticLines(const View& v) {
-  std::string out;
+// Each report's diagnostics, one a line: "candle: kernel_report.dropped_samples x1: …".
+std::vector<std::string> DiagnosticLines(const View& v) {
+  std::vector<std::string> out;
   for (const KernelReport* r : {&v.engine, v.baseline}) {
     if (r == nullptr) continue;
     for (const auto& e : r->diagnostics.Entries()) {
-      const std::string line = r->name + ": " + e.code + " x" + std::to_string(e.count) + ": " + e.first_detail;
-      const std::vector<std::string> lines = util::WrapLines(line, 108, 104);
-      for (size_t i = 0; i < lines.size(); ++i) out += (i == 0 ? "  " : "      ") + lines[i] + "\n";
+      out.push_back(r->name + ": " + e.code + " x" + std::to_string(e.count) + ": " + e.first_detail);
     }
   }
-  return out.empty() ? "" : "Diagnostics:\n" + out;
+  return out;
 }
 
 std::string AttackLine(const View& v) {
-  if (!v.c.attack_target) {
-    return "Attack target: none (no family costs the engine more than the baseline " + v.c.attack_basis + ")\n";
-  }
-  return "Attack target: " + *v.c.attack_target + " — " + v.c.attack_hint + "\n";
+  if (!v.c.attack_target) return "none (no family costs the engine more than the baseline " + v.c.attack_basis + ")";
+  return *v.c.attack_target + " — " + v.c.attack_hint;
 }
 
 // TOTAL's label, marked where a side's timer left dispatches untimed.
@@ -139,8 +104,58 @@ std::string UndercountLine(const View& v) {
   }
   return "Undercounted: " + sides +
          " dispatches untimed (instrumentation_notes.overflow_count), so per-token sums and TOTAL undercount; "
-         "per-call medians stand, and the attack target is chosen per call.\n";
+         "per-call medians stand, and the attack target is chosen per call.";
 }
+
+// A family or kernel row: µs/token and calls/token, beside a baseline their Δ and Δ %,
+// alone the row's share of the total.
+std::vector<report::Cell> RowCells(const View& v, const Row& r, const std::string& label, bool code) {
+  using report::Cell;
+  std::vector<Cell> cells = {code ? Cell::Code(label) : Cell::Text(label), Cell::Fixed(r.engine.us_per_token, 2)};
+  if (v.baseline == nullptr) {
+    const double total = v.c.total.engine.us_per_token;
+    cells.push_back(Cell::Fixed(r.engine.calls_per_token, 4));
+    cells.push_back(Cell::Written(util::Fixed(total > 0 ? 100 * r.engine.us_per_token / total : 0, 1) + "%",
+                                  total > 0 ? 100 * r.engine.us_per_token / total : 0));
+    return cells;
+  }
+  cells.push_back(Cell::Fixed(r.baseline.us_per_token, 2));
+  cells.push_back(Cell::Signed(r.delta_us_per_token(), 2));
+  cells.push_back(Cell::Percent(r.delta_pct()));
+  cells.push_back(Cell::Fixed(r.engine.calls_per_token, 4));
+  cells.push_back(Cell::Fixed(r.baseline.calls_per_token, 4));
+  cells.push_back(Cell::Signed(r.delta_calls_per_token(), 4));
+  return cells;
+}
+
+report::Table RowsTable(const View& v, const std::string& name, const std::string& what, const std::vector<Row>& rows,
+                        size_t n) {
+  using report::Align;
+  report::Table t{name, {{what, Align::kLeft, kNameWidth}, {"µs/tok"}}, {}};
+  if (v.baseline == nullptr) {
+    t.columns.insert(t.columns.end(), {{"calls/tok"}, {"share"}});
+  } else {
+    t.columns.insert(t.columns.end(), {{"base µs/tok"}, {"Δ µs/tok"}, {"Δ%"}, {"calls/tok"}, {"base"}, {"Δ calls"}});
+  }
+  for (size_t i = 0; i < n && i < rows.size(); ++i) t.rows.push_back(RowCells(v, rows[i], rows[i].name, true));
+  return t;
+}
+
+// Kernels with one original on each side, per call.
+report::Table PerCallTable(const View& v) {
+  using report::Cell;
+  report::Table t{"per_call",
+                  {{"Per call (one kernel each side)", report::Align::kLeft, kNameWidth}, {"µs/call"}, {"base"}, {"Δ%"}},
+                  {}};
+  const std::vector<Row> per_call = PerCallRows(v);
+  for (size_t i = 0; i < per_call.size() && (v.top == 0 || i < v.top); ++i) {
+    const Row& r = per_call[i];
+    t.rows.push_back({Cell::Code(r.name), Cell::Fixed(*r.engine.us_per_call, 2), Cell::Fixed(*r.baseline.us_per_call, 2),
+                      Cell::Percent(PerCallPct(r))});
+  }
+  return t;
+}
+
 
 json SideJson(const Side& s) {
   json j = {{"kernels", s.names}, {"us_per_token", s.us_per_token}, {"calls_per_token", s.calls_per_token}};
@@ -178,74 +193,41 @@ json ReportJson(const KernelReport& r) {
 
 }  // namespace
 
-std::string RenderText(const KernelReport& engine, const RenderOptions& options) {
+report::Document ReportDocument(const KernelReport& engine, const RenderOptions& options) {
   const View v = MakeView(engine, options);
-  std::string out = "Per-kernel timing report\n  engine: " + Describe(engine) + "\n";
-  if (v.baseline) out += "  baseline: " + Describe(*v.baseline) + "\n";
-  for (const std::string& line : util::WrapLines(kMediansNote, 110, 110)) out += line + "\n";
-  out += "\n" + TextHeader(v, "Family");
-  for (const Row& r : v.c.families) out += TextRow(v, r, r.name);
-  out += TextRow(v, v.c.total, TotalLabel(v)) + UndercountLine(v) + "\n";
+  report::Document d;
+  d.blocks.push_back(report::Heading{"Per-kernel timing: " + engine.name + (v.baseline ? " vs " + v.baseline->name : "")});
+  report::List reports{{{"engine:", Describe(engine), false}}};
+  if (v.baseline) reports.items.push_back({"baseline:", Describe(*v.baseline), false});
+  d.blocks.push_back(std::move(reports));
+  d.blocks.push_back(report::Paragraph{kMediansNote});
+  report::Table families = RowsTable(v, "families", "Family", v.c.families, v.c.families.size());
+  families.rows.push_back(RowCells(v, v.c.total, TotalLabel(v), false));
+  d.blocks.push_back(std::move(families));
+  if (v.c.undercounted()) d.blocks.push_back(report::Paragraph{UndercountLine(v)});
   const std::vector<Row> kernels = KernelsForDisplay(v);
-  const size_t n = v.top == 0 ? kernels.size() : std::min(v.top, kernels.size());
-  out += TextHeader(v, "Kernel (specialisation dropped)");
-  for (size_t i = 0; i < n; ++i) out += TextRow(v, kernels[i], kernels[i].name);
-  if (n < kernels.size()) out += "  ... " + std::to_string(kernels.size() - n) + " more (--top 0 shows all)\n";
+  const size_t shown = v.top == 0 ? kernels.size() : std::min(v.top, kernels.size());
+  d.blocks.push_back(RowsTable(v, "kernels", "Kernel (specialisation dropped)", kernels, shown));
+  if (shown < kernels.size()) {
+    d.blocks.push_back(report::Paragraph{"... " + std::to_string(kernels.size() - shown) + " more (--top 0 shows all)"});
+  }
   if (v.baseline) {
-    const std::vector<Row> per_call = PerCallRows(v);
-    out += "\n" + util::Left("Per call (one kernel each side)", kNameWidth) + " " + util::Right("µs/call", 11) + " " +
-           util::Right("base", 11) + " " + util::Right("Δ%", 11) + "\n";
-    for (size_t i = 0; i < per_call.size() && (v.top == 0 || i < v.top); ++i) {
-      const Row& r = per_call[i];
-      out += util::Left(util::Truncate(r.name, kNameWidth), kNameWidth) + " " +
-             util::Right(util::Fixed(*r.engine.us_per_call, 2), 11) + " " +
-             util::Right(util::Fixed(*r.baseline.us_per_call, 2), 11) + " " + util::Right(util::Percent(PerCallPct(r)), 11) +
-             "\n";
-    }
-    out += "\n" + OneSideLines("Engine only", v.c.engine_only()) + OneSideLines("Baseline only", v.c.baseline_only());
-    out += AttackLine(v);
+    d.blocks.push_back(PerCallTable(v));
+    const std::vector<std::string> engine_only = v.c.engine_only(), baseline_only = v.c.baseline_only();
+    d.blocks.push_back(report::List{{{"Engine only", "(" + std::to_string(engine_only.size()) + "): ", false, engine_only},
+                                     {"Baseline only", "(" + std::to_string(baseline_only.size()) + "): ", false,
+                                      baseline_only},
+                                     {"Attack target:", AttackLine(v), v.c.attack_target.has_value(), {}}}});
   }
-  return out + DiagnosticLines(v);
-}
-
-std::string RenderMarkdown(const KernelReport& engine, const RenderOptions& options) {
-  const View v = MakeView(engine, options);
-  std::string out = "## Per-kernel timing: " + engine.name + (v.baseline ? " vs " + v.baseline->name : "") + "\n\n";
-  out += std::string("_") + kMediansNote + "_\n\n";
-  const bool b = v.baseline != nullptr;
-  auto table = [&](const std::string& what, const std::vector<Row>& rows, size_t n) {
-    std::string t = b ? "| " + what + " | µs/tok | base µs/tok | Δ µs/tok | Δ% | calls/tok | base calls/tok |\n"
-                          "|---|---:|---:|---:|---:|---:|---:|\n"
-                      : "| " + what + " | µs/tok | calls/tok |\n|---|---:|---:|\n";
-    for (size_t i = 0; i < n && i < rows.size(); ++i) {
-      const Row& r = rows[i];
-      t += "| " + util::MarkdownCode(r.name) + " | " + util::Fixed(r.engine.us_per_token, 2) + " | ";
-      if (b) {
-        t += util::Fixed(r.baseline.us_per_token, 2) + " | " + util::Signed(r.delta_us_per_token(), 2) + " | " +
-             util::Percent(r.delta_pct()) + " | " + util::Fixed(r.engine.calls_per_token, 4) + " | " +
-             util::Fixed(r.baseline.calls_per_token, 4) + " |\n";
-      } else {
-        t += util::Fixed(r.engine.calls_per_token, 4) + " |\n";
-      }
-    }
-    return t + "\n";
-  };
-  out += table("Family", v.c.families, v.c.families.size());
-  if (v.c.undercounted()) out += "_" + UndercountLine(v).substr(0, UndercountLine(v).size() - 1) + "_\n\n";
-  const std::vector<Row> kernels = KernelsForDisplay(v);
-  out += table("Kernel", kernels, v.top == 0 ? kernels.size() : v.top);
-  if (b) {
-    out += "| Per call | µs/call | base µs/call | Δ% |\n|---|---:|---:|---:|\n";
-    const std::vector<Row> per_call = PerCallRows(v);
-    for (size_t i = 0; i < per_call.size() && (v.top == 0 || i < v.top); ++i) {
-      const Row& r = per_call[i];
-      out += "| " + util::MarkdownCode(r.name) + " | " + util::Fixed(*r.engine.us_per_call, 2) + " | " +
-             util::Fixed(*r.baseline.us_per_call, 2) + " | " + util::Percent(PerCallPct(r)) + " |\n";
-    }
-    out += "\n- " + OneSideLines("Engine only", v.c.engine_only(), true) + "- " +
-           OneSideLines("Baseline only", v.c.baseline_only(), true) + "- " + AttackLine(v);
+  const std::vector<std::string> diagnostics = DiagnosticLines(v);
+  if (!diagnostics.empty()) {
+    report::List list;
+    for (const std::string& line : diagnostics) list.items.push_back({"", line, false});
+    d.blocks.push_back(report::Heading{"Diagnostics"});
+    d.blocks.push_back(std::move(list));
   }
-  return out;
+  d.json = RenderJson(engine, options);
+  return d;
 }
 
 std::string RenderJson(const KernelReport& engine, const RenderOptions& options) {

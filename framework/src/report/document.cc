@@ -7,14 +7,20 @@
 
 namespace perfgate::report {
 
-Cell Cell::Text(std::string text) { return Cell{std::move(text), std::nullopt, false}; }
+Cell Cell::Text(std::string text) { return Cell{std::move(text), std::nullopt, false, false}; }
 
-Cell Cell::Integer(int64_t value) { return Cell{std::to_string(value), static_cast<double>(value), false}; }
+Cell Cell::Code(std::string text) { return Cell{std::move(text), std::nullopt, false, true}; }
 
-Cell Cell::Fixed(double value, int decimals) { return Cell{text::Fixed(value, decimals), value, false}; }
+Cell Cell::Integer(int64_t value) { return Cell{std::to_string(value), static_cast<double>(value), false, false}; }
 
-Cell Cell::Written(std::string text, std::optional<double> number) { return Cell{std::move(text), number, false}; }
+Cell Cell::Fixed(double value, int decimals) { return Cell{text::Fixed(value, decimals), value, false, false}; }
 
-Cell Cell::Missing() { return Cell{"\xE2\x80\x94", std::nullopt, true}; }  // —
+Cell Cell::Signed(double value, int decimals) { return Cell{text::Signed(value, decimals), value, false, false}; }
+
+Cell Cell::Percent(std::optional<double> percent) { return Cell{text::Percent(percent), percent, false, false}; }
+
+Cell Cell::Written(std::string text, std::optional<double> number) { return Cell{std::move(text), number, false, false}; }
+
+Cell Cell::Missing() { return Cell{"\xE2\x80\x94", std::nullopt, true, false}; }  // —
 
 }  // namespace perfgate::report

@@ -10,7 +10,8 @@
 
 namespace perfgate::report::internal {
 
-// Blocks separated by a blank line; tables in aligned columns two spaces apart.
+// Blocks separated by a blank line; paragraphs wrapped at 110 columns, a list item on
+// one line (grep finds a whole note); tables in aligned columns two spaces apart.
 std::string RenderDocumentText(const Document& d);
 // The first heading "###", later ones "####"; tables as pipe tables.
 std::string RenderDocumentMarkdown(const Document& d);

@@ -64,7 +64,7 @@ std::string MarkdownTable(const Table& t) {
   std::string out = head + "\n" + rule + "\n";
   for (const auto& row : t.rows) {
     out += "|";
-    for (const Cell& cell : row) out += " " + text::MarkdownCell(cell.text) + " |";
+    for (const Cell& cell : row) out += " " + (cell.code ? text::MarkdownCode(cell.text) : text::MarkdownCell(cell.text)) + " |";
     out += "\n";
   }
   return out;
@@ -101,9 +101,31 @@ std::string Join(const Document& d, Render render) {
   return out;
 }
 
+// The text's width: a paragraph longer than this continues on the next line. A list
+// item stays on one line, so that a note or a verdict can be found with grep; tables
+// are as wide as their cells.
+constexpr size_t kWidth = 110;
+
+std::string Wrapped(const std::string& line) {
+  std::string out;
+  for (const std::string& l : text::WrapLines(line, kWidth, kWidth)) out += l + "\n";
+  return out;
+}
+
+// An item's names, comma-separated, each through `quote`.
+template <typename Quote>
+std::string Names(const List::Item& i, Quote quote) {
+  std::string out;
+  for (const std::string& n : i.names) out += (out.empty() ? "" : ", ") + quote(n);
+  return out;
+}
+
 std::string TextList(const List& l) {
   std::string out;
-  for (const List::Item& i : l.items) out += (i.lead.empty() ? "" : i.lead + " ") + i.text + "\n";
+  for (const List::Item& i : l.items) {
+    const std::string names = Names(i, [](const std::string& n) { return n; });
+    out += (i.lead.empty() ? "" : i.lead + " ") + i.text + names + "\n";
+  }
   return out;
 }
 
@@ -111,7 +133,8 @@ std::string MarkdownList(const List& l) {
   std::string out;
   for (const List::Item& i : l.items) {
     const std::string lead = i.lead.empty() ? "" : (i.strong ? "**" + i.lead + "**" : i.lead) + " ";
-    out += "- " + lead + text::MarkdownCell(i.text) + "\n";
+    out += "- " + lead + text::MarkdownCell(i.text) + Names(i, [](const std::string& n) { return text::MarkdownCode(n); }) +
+           "\n";
   }
   return out;
 }
@@ -121,7 +144,7 @@ std::string MarkdownList(const List& l) {
 std::string RenderDocumentText(const Document& d) {
   return Join(d, [](const Block& b) -> std::string {
     if (const auto* h = std::get_if<Heading>(&b)) return h->text + "\n";
-    if (const auto* p = std::get_if<Paragraph>(&b)) return p->text + "\n";
+    if (const auto* p = std::get_if<Paragraph>(&b)) return Wrapped(p->text);
     if (const auto* t = std::get_if<Table>(&b)) return TextTable(*t);
     if (const auto* l = std::get_if<List>(&b)) return TextList(*l);
     return "";  // charts are drawn in SVG only

@@ -7,10 +7,19 @@
 #include "perfgate/kernel_report/compare.h"
 #include "perfgate/kernel_report/metrics.h"
 #include "perfgate/kernel_report/render.h"
+#include "perfgate/report/render.h"
 #include "report_fixture.h"
 
 namespace perfgate::kernel_report {
 namespace {
+
+// The report's document as text and as Markdown.
+std::string RenderText(const KernelReport& engine, const RenderOptions& o) {
+  return report::Render(ReportDocument(engine, o), "text").value();
+}
+std::string RenderMarkdown(const KernelReport& engine, const RenderOptions& o) {
+  return report::Render(ReportDocument(engine, o), "markdown").value();
+}
 
 const Row& Find(const std::vector<Row>& rows, const std::string& name) {
   for (const Row& r : rows) {
@@ -165,7 +174,7 @@ TEST(KernelReportRender, TextSaysMediansOnlyAndNamesTheAttackTarget) {
   EXPECT_NE(text.find("Medians only"), std::string::npos);
   EXPECT_NE(text.find("Attack target: dense_gemm"), std::string::npos);
   EXPECT_NE(text.find("Engine only (2): gemm_nt_f16_f16_32_32_16_2_2, kernel_rms_norm"), std::string::npos);
-  EXPECT_NE(text.find("kernel_mul_mv_q4_0_f32                   12.00       10.00      +20.0%"), std::string::npos)
+  EXPECT_NE(text.find("kernel_mul_mv_q4_0_f32                12.00  10.00  +20.0%"), std::string::npos)
       << text;  // the per-call table: one kernel each side
   EXPECT_NE(RenderMarkdown(e, o).find("| `dense_gemm` | 50.00 | 0.00 | +50.00 | n/a |"), std::string::npos);
 }

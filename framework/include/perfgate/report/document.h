@@ -21,11 +21,18 @@ struct Cell {
   std::string text;
   std::optional<double> number;
   bool missing = false;
+  bool code = false;  // a name from code (a kernel, a family): inline code in Markdown
 
   static Cell Text(std::string text);
+  static Cell Code(std::string text);
   static Cell Integer(int64_t value);
   // A number shown with `decimals` places ("%.*f").
   static Cell Fixed(double value, int decimals);
+  // A change, always signed ("+1.20", "-0.50").
+  static Cell Signed(double value, int decimals);
+  // A percentage with its sign ("+12.3%"); "n/a" and no number when there is none (a
+  // change from zero).
+  static Cell Percent(std::optional<double> percent);
   // A value as its source wrote it, with its number where it is one.
   static Cell Written(std::string text, std::optional<double> number);
   static Cell Missing();
@@ -57,12 +64,15 @@ struct Paragraph {
 };
 
 // Short statements, one a line: a verdict's explanation, a note. Each may open with a
-// lead word ("FAIL", "note"), strong in Markdown where it calls for attention.
+// lead word ("FAIL", "note"), strong in Markdown where it calls for attention, and end
+// with names from code (kernels), listed after the text, comma-separated, inline code
+// in Markdown.
 struct List {
   struct Item {
     std::string lead;
     std::string text;
     bool strong = false;
+    std::vector<std::string> names;
   };
   std::vector<Item> items;
 };
