@@ -6,7 +6,7 @@
 
 #include "commands.h"
 #include "engine_options.h"
-#include "perfgate/report/render.h"
+#include "perfgate/document/render.h"
 
 namespace perfgate::cli {
 namespace {
@@ -15,7 +15,7 @@ namespace {
 const std::map<std::string, std::string>& Extensions() {
   static const std::map<std::string, std::string> kExtensions = [] {
     std::map<std::string, std::string> out;
-    for (const report::Format& f : report::Formats()) out.emplace(f.name, f.extension);
+    for (const document::Format& f : document::Formats()) out.emplace(f.name, f.extension);
     return out;
   }();
   return kExtensions;
@@ -34,7 +34,7 @@ std::string FormatHelp(const std::vector<std::string>& formats) {
 
 std::vector<std::string> DocumentFormats() {
   std::vector<std::string> out;
-  for (const report::Format& f : report::Formats()) out.emplace_back(f.name);
+  for (const document::Format& f : document::Formats()) out.emplace_back(f.name);
   return out;
 }
 
@@ -74,12 +74,12 @@ Status WriteRenderings(const OutputOptions& options, const std::vector<Rendering
   return Status();
 }
 
-Status WriteDocument(const OutputOptions& options, const report::Document& document) {
+Status WriteDocument(const OutputOptions& options, const document::Document& document) {
   std::vector<std::string> formats = {options.format};
-  if (options.format == "all") formats = report::FormatsOf(document);
+  if (options.format == "all") formats = document::FormatsOf(document);
   std::vector<Rendering> renderings;
   for (const std::string& f : formats) {
-    renderings.push_back({f, [&document, f] { return report::Render(document, f); }});
+    renderings.push_back({f, [&document, f] { return document::Render(document, f); }});
   }
   return WriteRenderings(options, renderings);
 }

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "perfgate/core/status.h"
-#include "perfgate/report/document.h"
+#include "perfgate/document/document.h"
 
 namespace perfgate::cli {
 
@@ -29,7 +29,7 @@ struct Rendering {
 };
 
 // The formats of a subcommand that writes a report document: every registered format
-// (report::Formats()), text first.
+// (document::Formats()), text first.
 std::vector<std::string> DocumentFormats();
 
 // Declares --format (the names of `formats`, the first the default, and "all") and
@@ -45,10 +45,10 @@ void AddOutputOptions(CLI::App* cmd, OutputOptions* options, const std::vector<s
 Status WriteRenderings(const OutputOptions& options, const std::vector<Rendering>& renderings);
 
 // Writes `document` as WriteRenderings does, in the format --format names
-// (report::Render: a format that does not apply to the document is a usage error
+// (document::Render: a format that does not apply to the document is a usage error
 // saying why). With --format all, every format the document renders in
-// (report::FormatsOf).
-Status WriteDocument(const OutputOptions& options, const report::Document& document);
+// (document::FormatsOf).
+Status WriteDocument(const OutputOptions& options, const document::Document& document);
 
 }  // namespace perfgate::cli
 

@@ -2,7 +2,7 @@
 #include "perfgate/gtest/toks_ratio.h"
 
 #include "perfgate/gates/verdict.h"
-#include "perfgate/report/render.h"
+#include "perfgate/document/render.h"
 
 namespace perfgate::testing {
 namespace {
@@ -11,7 +11,7 @@ namespace {
   std::vector<gates::MetricVerdict> rows;
   for (const toks::RatioVerdict& v : verdicts) rows.push_back(v.verdict);
   return ::testing::AssertionFailure() << "tok/s ratio below its floor\n"
-                                       << report::Render(toks::RatioDocument(verdicts), "text").value()
+                                       << document::Render(toks::RatioDocument(verdicts), "text").value()
                                        << gates::FormatVerdictTable(rows);
 }
 

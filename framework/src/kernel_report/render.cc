@@ -9,7 +9,7 @@
 #include "perfgate/core/names.h"
 #include "perfgate/kernel_report/metrics.h"
 #include "core/lossless_json.h"
-#include "perfgate/report/document.h"
+#include "perfgate/document/document.h"
 #include "core/text_cells.h"
 
 namespace perfgate::kernel_report {
@@ -109,8 +109,8 @@ std::string UndercountLine(const View& v) {
 
 // A family or kernel row: µs/token and calls/token, beside a baseline their Δ and Δ %,
 // alone the row's share of the total.
-std::vector<report::Cell> RowCells(const View& v, const Row& r, const std::string& label, bool code) {
-  using report::Cell;
+std::vector<document::Cell> RowCells(const View& v, const Row& r, const std::string& label, bool code) {
+  using document::Cell;
   std::vector<Cell> cells = {code ? Cell::Code(label) : Cell::Text(label), Cell::Fixed(r.engine.us_per_token, 2)};
   if (v.baseline == nullptr) {
     const double total = v.c.total.engine.us_per_token;
@@ -128,10 +128,10 @@ std::vector<report::Cell> RowCells(const View& v, const Row& r, const std::strin
   return cells;
 }
 
-report::Table RowsTable(const View& v, const std::string& name, const std::string& what, const std::vector<Row>& rows,
+document::Table RowsTable(const View& v, const std::string& name, const std::string& what, const std::vector<Row>& rows,
                         size_t n) {
-  using report::Align;
-  report::Table t{name, {{what, Align::kLeft, kNameWidth}, {"µs/tok"}}, {}};
+  using document::Align;
+  document::Table t{name, {{what, Align::kLeft, kNameWidth}, {"µs/tok"}}, {}};
   if (v.baseline == nullptr) {
     t.columns.insert(t.columns.end(), {{"calls/tok"}, {"share"}});
   } else {
@@ -142,10 +142,10 @@ report::Table RowsTable(const View& v, const std::string& name, const std::strin
 }
 
 // Kernels with one original on each side, per call.
-report::Table PerCallTable(const View& v) {
-  using report::Cell;
-  report::Table t{"per_call",
-                  {{"Per call (one kernel each side)", report::Align::kLeft, kNameWidth}, {"µs/call"}, {"base"}, {"Δ%"}},
+document::Table PerCallTable(const View& v) {
+  using document::Cell;
+  document::Table t{"per_call",
+                  {{"Per call (one kernel each side)", document::Align::kLeft, kNameWidth}, {"µs/call"}, {"base"}, {"Δ%"}},
                   {}};
   const std::vector<Row> per_call = PerCallRows(v);
   for (size_t i = 0; i < per_call.size() && (v.top == 0 || i < v.top); ++i) {
@@ -193,37 +193,37 @@ json ReportJson(const KernelReport& r) {
 
 }  // namespace
 
-report::Document ReportDocument(const KernelReport& engine, const RenderOptions& options) {
+document::Document ReportDocument(const KernelReport& engine, const RenderOptions& options) {
   const View v = MakeView(engine, options);
-  report::Document d;
-  d.blocks.push_back(report::Heading{"Per-kernel timing: " + engine.name + (v.baseline ? " vs " + v.baseline->name : "")});
-  report::List reports{{{"engine:", Describe(engine), false}}};
+  document::Document d;
+  d.blocks.push_back(document::Heading{"Per-kernel timing: " + engine.name + (v.baseline ? " vs " + v.baseline->name : "")});
+  document::List reports{{{"engine:", Describe(engine), false}}};
   if (v.baseline) reports.items.push_back({"baseline:", Describe(*v.baseline), false});
   d.blocks.push_back(std::move(reports));
-  d.blocks.push_back(report::Paragraph{kMediansNote});
-  report::Table families = RowsTable(v, "families", "Family", v.c.families, v.c.families.size());
+  d.blocks.push_back(document::Paragraph{kMediansNote});
+  document::Table families = RowsTable(v, "families", "Family", v.c.families, v.c.families.size());
   families.rows.push_back(RowCells(v, v.c.total, TotalLabel(v), false));
   d.blocks.push_back(std::move(families));
-  if (v.c.undercounted()) d.blocks.push_back(report::Paragraph{UndercountLine(v)});
+  if (v.c.undercounted()) d.blocks.push_back(document::Paragraph{UndercountLine(v)});
   const std::vector<Row> kernels = KernelsForDisplay(v);
   const size_t shown = v.top == 0 ? kernels.size() : std::min(v.top, kernels.size());
   d.blocks.push_back(RowsTable(v, "kernels", "Kernel (specialisation dropped)", kernels, shown));
   if (shown < kernels.size()) {
-    d.blocks.push_back(report::Paragraph{"... " + std::to_string(kernels.size() - shown) + " more (--top 0 shows all)"});
+    d.blocks.push_back(document::Paragraph{"... " + std::to_string(kernels.size() - shown) + " more (--top 0 shows all)"});
   }
   if (v.baseline) {
     d.blocks.push_back(PerCallTable(v));
     const std::vector<std::string> engine_only = v.c.engine_only(), baseline_only = v.c.baseline_only();
-    d.blocks.push_back(report::List{{{"Engine only", "(" + std::to_string(engine_only.size()) + "): ", false, engine_only},
+    d.blocks.push_back(document::List{{{"Engine only", "(" + std::to_string(engine_only.size()) + "): ", false, engine_only},
                                      {"Baseline only", "(" + std::to_string(baseline_only.size()) + "): ", false,
                                       baseline_only},
                                      {"Attack target:", AttackLine(v), v.c.attack_target.has_value(), {}}}});
   }
   const std::vector<std::string> diagnostics = DiagnosticLines(v);
   if (!diagnostics.empty()) {
-    report::List list;
+    document::List list;
     for (const std::string& line : diagnostics) list.items.push_back({"", line, false});
-    d.blocks.push_back(report::Heading{"Diagnostics"});
+    d.blocks.push_back(document::Heading{"Diagnostics"});
     d.blocks.push_back(std::move(list));
   }
   d.json = RenderJson(engine, options);

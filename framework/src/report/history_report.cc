@@ -11,6 +11,13 @@ namespace {
 
 using counters::CounterReport;
 using counters::CounterValue;
+using document::Align;
+using document::Cell;
+using document::Document;
+using document::Heading;
+using document::LineChart;
+using document::Paragraph;
+using document::Table;
 
 constexpr size_t kNumberColumn = 3;
 constexpr size_t kTitleColumns = 56;

@@ -47,15 +47,15 @@ std::string Floor(const RatioVerdict& v) { return ShortestDouble(v.floor); }
 std::string Tolerance(const RatioVerdict& v) { return ShortestDouble(v.tolerance_pp) + " pp"; }
 
 // The per-cell table's columns, and one verdict's row of typed cells.
-std::vector<report::Column> RatioColumns() {
-  using report::Align;
+std::vector<document::Column> RatioColumns() {
+  using document::Align;
   return {{"cell", Align::kLeft},       {"test", Align::kLeft},      {"engine tok/s", Align::kRight},
           {"baseline tok/s", Align::kRight}, {"ratio", Align::kRight}, {"floor", Align::kRight},
           {"tolerance", Align::kRight}, {"verdict", Align::kLeft},   {"samples n", Align::kRight}};
 }
 
-std::vector<report::Cell> RatioRow(const RatioVerdict& v) {
-  using report::Cell;
+std::vector<document::Cell> RatioRow(const RatioVerdict& v) {
+  using document::Cell;
   return {Cell::Text(v.cell),
           Cell::Text(v.test),
           Cell::Fixed(v.engine_ts, 2),
@@ -207,18 +207,18 @@ StatusOr<std::vector<RatioVerdict>> JudgePolicy(const RatioPolicy& policy, const
   return out;
 }
 
-report::Document RatioDocument(const std::vector<RatioVerdict>& verdicts) {
-  report::Table table{"toks_ratio", RatioColumns(), {}};
-  report::List notes;
+document::Document RatioDocument(const std::vector<RatioVerdict>& verdicts) {
+  document::Table table{"toks_ratio", RatioColumns(), {}};
+  document::List notes;
   for (const RatioVerdict& v : verdicts) table.rows.push_back(RatioRow(v));
   for (const RatioVerdict& v : verdicts) {
     if (!v.pass || !v.has_samples) notes.items.push_back({v.pass ? "note" : "FAIL", v.cell + ": " + v.verdict.explanation, !v.pass});
     for (const std::string& note : DiagnosticNotes(v)) notes.items.push_back({"note", v.cell + ": " + note, false});
   }
-  report::Document d;
+  document::Document d;
   d.blocks.push_back(std::move(table));
   if (!notes.items.empty()) d.blocks.push_back(std::move(notes));
-  d.blocks.push_back(report::Paragraph{
+  d.blocks.push_back(document::Paragraph{
       "legend: ratio = engine tok/s / baseline tok/s (medians of the repetitions); a cell fails when its ratio is "
       "more than the tolerance (percentage points) below its floor; samples n = repetitions engine vs baseline"});
   d.json = FormatRatioJson(verdicts);

@@ -7,7 +7,7 @@
 #include "perfgate/kernel_report/compare.h"
 #include "perfgate/kernel_report/metrics.h"
 #include "perfgate/kernel_report/render.h"
-#include "perfgate/report/render.h"
+#include "perfgate/document/render.h"
 #include "report_fixture.h"
 
 namespace perfgate::kernel_report {
@@ -15,10 +15,10 @@ namespace {
 
 // The report's document as text and as Markdown.
 std::string RenderText(const KernelReport& engine, const RenderOptions& o) {
-  return report::Render(ReportDocument(engine, o), "text").value();
+  return document::Render(ReportDocument(engine, o), "text").value();
 }
 std::string RenderMarkdown(const KernelReport& engine, const RenderOptions& o) {
-  return report::Render(ReportDocument(engine, o), "markdown").value();
+  return document::Render(ReportDocument(engine, o), "markdown").value();
 }
 
 const Row& Find(const std::vector<Row>& rows, const std::string& name) {

@@ -32,7 +32,7 @@ struct Subcommand {
 std::vector<Subcommand> Subcommands() {
   const std::vector<std::pair<std::string, std::string>> four = {
       {"text", ".txt"}, {"markdown", ".md"}, {"json", ".json"}, {"svg", ".svg"}};
-  // A report document's: every registered format that applies (report::FormatsOf).
+  // A report document's: every registered format that applies (document::FormatsOf).
   const std::vector<std::pair<std::string, std::string>> document = {
       {"text", ".txt"}, {"markdown", ".md"}, {"json", ".json"}, {"csv", ".csv"}, {"svg", ".svg"}};
   const std::vector<std::pair<std::string, std::string>> one_table = {

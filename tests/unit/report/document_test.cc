@@ -1,13 +1,13 @@
-// The report document and its formats, registered once (perfgate/report/render.h):
+// The report document and its formats, registered once (perfgate/document/render.h):
 // each format's layout of a small document whose every figure is written below, and
 // the errors for a format that does not exist or does not apply.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "perfgate/report/document.h"
-#include "perfgate/report/render.h"
+#include "perfgate/document/document.h"
+#include "perfgate/document/render.h"
 
-namespace perfgate::report {
+namespace perfgate::document {
 namespace {
 
 using ::testing::HasSubstr;
@@ -110,4 +110,4 @@ TEST(ReportDocument, AFormatThatDoesNotApplySaysWhyAndWhatDoes) {
 }
 
 }  // namespace
-}  // namespace perfgate::report
+}  // namespace perfgate::document

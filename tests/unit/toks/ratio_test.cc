@@ -7,7 +7,7 @@
 #include <string>
 
 #include "perfgate/golden/golden.h"
-#include "perfgate/report/render.h"
+#include "perfgate/document/render.h"
 #include "perfgate/gtest/toks_ratio.h"
 #include "perfgate/toks/ratio.h"
 #include "support/corpus.h"
@@ -16,9 +16,9 @@ namespace perfgate::toks {
 namespace {
 
 // The verdicts' report document as text and as Markdown.
-std::string TextOf(const std::vector<RatioVerdict>& v) { return report::Render(RatioDocument(v), "text").value(); }
+std::string TextOf(const std::vector<RatioVerdict>& v) { return document::Render(RatioDocument(v), "text").value(); }
 std::string MarkdownOf(const std::vector<RatioVerdict>& v) {
-  return report::Render(RatioDocument(v), "markdown").value();
+  return document::Render(RatioDocument(v), "markdown").value();
 }
 
 const std::string kFixtures = std::string(PERFGATE_SOURCE_DIR) + "/fixtures/toks/hf2q";

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "perfgate/kernel_report/report.h"
-#include "perfgate/report/document.h"
+#include "perfgate/document/document.h"
 
 namespace perfgate::kernel_report {
 
@@ -20,7 +20,7 @@ struct RenderOptions {
 // kernel tables (µs/token, calls/token; beside a baseline, Δ and Δ %, and per call),
 // the kernels one side lacks, the attack target, the diagnostics, and RenderJson as
 // its data.
-report::Document ReportDocument(const KernelReport& engine, const RenderOptions& options = {});
+document::Document ReportDocument(const KernelReport& engine, const RenderOptions& options = {});
 // "kind": "perfgate.kernel_report", "schema_version": 1; every figure lossless (the
 // JSON report's formatter) and keyed by its catalogue golden path.
 std::string RenderJson(const KernelReport& engine, const RenderOptions& options = {});

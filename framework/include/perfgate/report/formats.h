@@ -17,7 +17,7 @@
 #include "perfgate/attribution/options.h"
 #include "perfgate/attribution/summary.h"
 #include "perfgate/counters/report.h"
-#include "perfgate/report/document.h"
+#include "perfgate/document/document.h"
 
 namespace perfgate::report {
 
@@ -90,7 +90,7 @@ struct HistoryReport {
 };
 // The history as a document: a title, the table (# , report, one column per counter),
 // the gap legend where there is a gap, a line chart per counter, and the JSON below.
-Document HistoryDocument(const HistoryReport& report);
+document::Document HistoryDocument(const HistoryReport& report);
 // {"kind": "perfgate.history", "schema_version": 1, path, counters, reports: [{title,
 // line, values: {key: {text, number}}}]}: every value's text as written, its number
 // lossless (integers as integers), null where a report lacks the counter.

@@ -24,7 +24,7 @@
 #include "perfgate/core/status.h"
 #include "perfgate/gates/verdict.h"
 #include "perfgate/golden/golden.h"
-#include "perfgate/report/document.h"
+#include "perfgate/document/document.h"
 #include "perfgate/toks/bench_report.h"
 
 namespace perfgate::toks {
@@ -94,7 +94,7 @@ StatusOr<std::vector<RatioVerdict>> JudgePolicy(const RatioPolicy& policy, const
 // baseline tok/s, ratio, floor, tolerance, verdict, samples n); then the explanation of
 // each cell that fails (FAIL) or has no samples (which says there was no rank test),
 // and each cell's diagnostics (note); a legend; and FormatRatioJson as its data.
-report::Document RatioDocument(const std::vector<RatioVerdict>& verdicts);
+document::Document RatioDocument(const std::vector<RatioVerdict>& verdicts);
 // Lossless JSON: {"schema": "perfgate.toks_ratio/1", "pass": b, "cells": [...]}, each
 // cell with its "diagnostics" ([{code, severity, count, first_detail, first_location}]).
 std::string FormatRatioJson(const std::vector<RatioVerdict>& verdicts);

@@ -1,14 +1,14 @@
 // The renderers of a report document, one per format (render_document.cc registers
 // them). Each is a pure function of the document that never fails: what a format
 // needs of a document is checked before it is called.
-#ifndef PERFGATE_SRC_REPORT_DOCUMENT_RENDERERS_H_
-#define PERFGATE_SRC_REPORT_DOCUMENT_RENDERERS_H_
+#ifndef PERFGATE_SRC_DOCUMENT_RENDERERS_H_
+#define PERFGATE_SRC_DOCUMENT_RENDERERS_H_
 
 #include <string>
 
-#include "perfgate/report/document.h"
+#include "perfgate/document/document.h"
 
-namespace perfgate::report::internal {
+namespace perfgate::document::internal {
 
 // Blocks separated by a blank line; paragraphs wrapped at 110 columns, a list item on
 // one line (grep finds a whole note); tables in aligned columns two spaces apart.
@@ -22,6 +22,6 @@ std::string RenderDocumentCsv(const Document& d);
 // The line charts, one panel per series, the points in a numbered key below.
 std::string RenderDocumentSvg(const Document& d);
 
-}  // namespace perfgate::report::internal
+}  // namespace perfgate::document::internal
 
-#endif  // PERFGATE_SRC_REPORT_DOCUMENT_RENDERERS_H_
+#endif  // PERFGATE_SRC_DOCUMENT_RENDERERS_H_

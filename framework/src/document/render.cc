@@ -1,14 +1,14 @@
-// The formats of a report document, registered once (perfgate/report/render.h): each
+// The formats of a report document, registered once (perfgate/document/render.h): each
 // is a name, an extension, what it needs of a document, and a renderer.
-#include "perfgate/report/render.h"
+#include "perfgate/document/render.h"
 
 #include <algorithm>
 #include <variant>
 
 #include "perfgate/core/names.h"
-#include "report/document_renderers.h"
+#include "document/renderers.h"
 
-namespace perfgate::report {
+namespace perfgate::document {
 namespace {
 
 template <typename T>
@@ -83,4 +83,4 @@ StatusOr<std::string> Render(const Document& document, std::string_view format) 
                        ErrorKind::kUsage);
 }
 
-}  // namespace perfgate::report
+}  // namespace perfgate::document

@@ -1,16 +1,16 @@
 // The formats a report document renders in, registered once for every subcommand:
 // text, markdown, json, csv and svg.
-#ifndef PERFGATE_REPORT_RENDER_H_
-#define PERFGATE_REPORT_RENDER_H_
+#ifndef PERFGATE_DOCUMENT_RENDER_H_
+#define PERFGATE_DOCUMENT_RENDER_H_
 
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "perfgate/core/status.h"
-#include "perfgate/report/document.h"
+#include "perfgate/document/document.h"
 
-namespace perfgate::report {
+namespace perfgate::document {
 
 // A format's name and the file extension it is written with (".txt", ".md", ...).
 struct Format {
@@ -30,6 +30,6 @@ std::vector<std::string> FormatsOf(const Document& document);
 // (report.format_does_not_apply) says why and lists those that do.
 StatusOr<std::string> Render(const Document& document, std::string_view format);
 
-}  // namespace perfgate::report
+}  // namespace perfgate::document
 
-#endif  // PERFGATE_REPORT_RENDER_H_
+#endif  // PERFGATE_DOCUMENT_RENDER_H_

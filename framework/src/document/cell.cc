@@ -1,11 +1,11 @@
-// The cells of a report document (perfgate/report/document.h).
-#include "perfgate/report/document.h"
+// The cells of a report document (perfgate/document/document.h).
+#include "perfgate/document/document.h"
 
 #include <utility>
 
 #include "core/text_cells.h"
 
-namespace perfgate::report {
+namespace perfgate::document {
 
 Cell Cell::Text(std::string text) { return Cell{std::move(text), std::nullopt, false, false}; }
 
@@ -23,4 +23,4 @@ Cell Cell::Written(std::string text, std::optional<double> number) { return Cell
 
 Cell Cell::Missing() { return Cell{"\xE2\x80\x94", std::nullopt, true, false}; }  // —
 
-}  // namespace perfgate::report
+}  // namespace perfgate::document

@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "core/text_cells.h"
-#include "report/document_renderers.h"
+#include "document/renderers.h"
 
-namespace perfgate::report::internal {
+namespace perfgate::document::internal {
 namespace {
 
 // Each column's width: its fixed width, else the widest of its title and cells.
@@ -182,4 +182,4 @@ std::string RenderDocumentCsv(const Document& d) {
   return "";
 }
 
-}  // namespace perfgate::report::internal
+}  // namespace perfgate::document::internal

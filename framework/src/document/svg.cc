@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "core/text_cells.h"
-#include "report/document_renderers.h"
+#include "document/renderers.h"
 
-namespace perfgate::report::internal {
+namespace perfgate::document::internal {
 namespace {
 
 constexpr double kSvgWidth = 900;
@@ -148,4 +148,4 @@ std::string RenderDocumentSvg(const Document& d) {
   return out + body + "</svg>\n";
 }
 
-}  // namespace perfgate::report::internal
+}  // namespace perfgate::document::internal

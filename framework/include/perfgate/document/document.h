@@ -1,9 +1,9 @@
 // A report as a document: what a subcommand builds and every format renders
-// (perfgate/report/render.h). The human formats lay out its blocks: headings,
+// (perfgate/document/render.h). The human formats lay out its blocks: headings,
 // paragraphs, tables of typed cells and line charts. The machine-readable form is its
 // data, the subcommand's own JSON schema, kept beside the blocks.
-#ifndef PERFGATE_REPORT_DOCUMENT_H_
-#define PERFGATE_REPORT_DOCUMENT_H_
+#ifndef PERFGATE_DOCUMENT_DOCUMENT_H_
+#define PERFGATE_DOCUMENT_DOCUMENT_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -12,7 +12,7 @@
 #include <variant>
 #include <vector>
 
-namespace perfgate::report {
+namespace perfgate::document {
 
 // One table cell: the text that text and Markdown show, and where the cell is a
 // number its exact value, which CSV keeps whole. A missing cell is a gap: "—" in text
@@ -99,6 +99,6 @@ struct Document {
   std::string json;
 };
 
-}  // namespace perfgate::report
+}  // namespace perfgate::document
 
-#endif  // PERFGATE_REPORT_DOCUMENT_H_
+#endif  // PERFGATE_DOCUMENT_DOCUMENT_H_
