@@ -340,7 +340,7 @@ Comparison Compare(const EngineSummary& engine, const EngineSummary& baseline, c
     for (const auto& [n, _] : baseline.kernels) names.insert(n);
     for (const std::string& n : names) {
       c.kernels.push_back(MakeDelta(n, GpuUsPerTokenOf(engine.kernels, n, engine_trials),
-                                         GpuUsPerTokenOf(baseline.kernels, n, baseline_trials)));
+                                    GpuUsPerTokenOf(baseline.kernels, n, baseline_trials)));
     }
   }
   for (std::vector<Delta>* by_delta : {&c.families, &c.kernels}) {
