@@ -234,6 +234,13 @@ inline std::string BaseName(std::string_view path) {
   return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
 }
 
+// An SVG coordinate or length: one decimal, as every chart perfgate draws writes them.
+inline std::string Px(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
+}
+
 // Escapes the five XML special characters.
 inline std::string XmlEscape(std::string_view s) {
   std::string out;

@@ -1,4 +1,4 @@
-// The renderers of a report document, one per format (render_document.cc registers
+// The renderers of a report document, one per format (document/render.cc registers
 // them). Each is a pure function of the document that never fails: what a format
 // needs of a document is checked before it is called.
 #ifndef PERFGATE_SRC_DOCUMENT_RENDERERS_H_

@@ -1,4 +1,4 @@
-// A report document's line charts as a self-contained SVG (document_renderers.h): one
+// A report document's line charts as a self-contained SVG (document/renderers.h): one
 // panel per series (their scales differ: tok/s and dispatches/token are two orders of
 // magnitude apart), the line broken at every gap and the gap marked, the points
 // numbered in a key below.
@@ -17,6 +17,8 @@
 namespace perfgate::document::internal {
 namespace {
 
+using text::Px;
+
 constexpr double kSvgWidth = 900;
 constexpr double kLeft = 90;
 constexpr double kRight = 40;
@@ -32,12 +34,6 @@ const char* const kLineColours[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", 
 std::string AxisLabel(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
-
-std::string Px(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
   return buf;
 }
 

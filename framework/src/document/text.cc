@@ -1,4 +1,4 @@
-// A report document as text, Markdown and CSV (document_renderers.h).
+// A report document as text, Markdown and CSV (document/renderers.h).
 #include <algorithm>
 #include <cstdlib>
 #include <string>

@@ -5,7 +5,6 @@
 // "bar-delta regressed|improved".
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -16,17 +15,12 @@
 namespace perfgate::report {
 namespace {
 
+using util::Px;
 using util::XmlEscape;
 
 constexpr double kWidth = 900, kLabelRight = 330, kMid = 600, kHalf = 170, kRow = 18, kBar = 12;
 constexpr size_t kLabelChars = 48;
 constexpr double kMinBar = 2;  // px: a non-zero Δ never vanishes
-
-std::string Px(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
-}
 
 std::string Text(double x, double y, const std::string& anchor, const std::string& text, const std::string& extra = "") {
   return "<text x=\"" + Px(x) + "\" y=\"" + Px(y) + "\" text-anchor=\"" + anchor + "\"" + extra + ">" +

@@ -9,7 +9,6 @@
 // "attack-target"; legend swatches "legend-swatch"; the background "background".
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +21,7 @@ namespace {
 
 using attribution::Delta;
 using attribution::EngineSummary;
+using util::Px;
 using util::XmlEscape;
 
 constexpr double kWidth = 900;
@@ -43,12 +43,6 @@ const char* const kImprovedColour = "#59a14f";
 const char* const kAttackColour = "#fff3b0";
 constexpr double kDeltaHalfWidth = kPlotWidth / 2;  // Δ = 0 sits mid-plot
 constexpr double kMinDeltaBar = 3;                  // px: a non-zero Δ never vanishes
-
-std::string Num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
-}
 
 struct Category {
   std::string name;
@@ -89,14 +83,14 @@ void BarAxis(const BarPlot& plot, std::string& svg) {
   for (int i = 0; i <= ticks; ++i) {
     const double t = plot.step * i;
     double x = plot.X(t);
-    svg += "<line x1=\"" + Num(x) + "\" y1=\"" + Num(plot.top) + "\" x2=\"" + Num(x) + "\" y2=\"" +
-           Num(plot.bottom + 4) + "\" stroke=\"#ddd\"/>\n";
-    svg += "<text x=\"" + Num(x) + "\" y=\"" + Num(plot.bottom + 17) + "\" text-anchor=\"middle\">" +
+    svg += "<line x1=\"" + Px(x) + "\" y1=\"" + Px(plot.top) + "\" x2=\"" + Px(x) + "\" y2=\"" +
+           Px(plot.bottom + 4) + "\" stroke=\"#ddd\"/>\n";
+    svg += "<text x=\"" + Px(x) + "\" y=\"" + Px(plot.bottom + 17) + "\" text-anchor=\"middle\">" +
            TickLabel(t, plot.step) + "</text>\n";
   }
-  svg += "<line x1=\"" + Num(kPlotLeft) + "\" y1=\"" + Num(plot.bottom) + "\" x2=\"" +
-         Num(kPlotLeft + kPlotWidth) + "\" y2=\"" + Num(plot.bottom) + "\" stroke=\"#444\"/>\n";
-  svg += "<text x=\"" + Num(kPlotLeft + kPlotWidth / 2) + "\" y=\"" + Num(plot.bottom + 34) +
+  svg += "<line x1=\"" + Px(kPlotLeft) + "\" y1=\"" + Px(plot.bottom) + "\" x2=\"" +
+         Px(kPlotLeft + kPlotWidth) + "\" y2=\"" + Px(plot.bottom) + "\" stroke=\"#444\"/>\n";
+  svg += "<text x=\"" + Px(kPlotLeft + kPlotWidth / 2) + "\" y=\"" + Px(plot.bottom + 34) +
          "\" text-anchor=\"middle\">µs per decode token</text>\n";
   svg += "</g>\n";
 }
@@ -105,7 +99,7 @@ void BarAxis(const BarPlot& plot, std::string& svg) {
 void CategoryBars(const Category& c, const Series& series, const BarPlot& plot, double gy, std::string& svg) {
   const bool two = series.two;
   svg += "<g class=\"category\">\n<title>" + XmlEscape(c.name) + "</title>\n";
-  svg += "<text x=\"" + Num(kLabelWidth) + "\" y=\"" + Num(gy + (two ? kBarHeight : kBarHeight / 2) + 4) +
+  svg += "<text x=\"" + Px(kLabelWidth) + "\" y=\"" + Px(gy + (two ? kBarHeight : kBarHeight / 2) + 4) +
          "\" text-anchor=\"end\" font-size=\"12\">" + XmlEscape(util::Truncate(c.name, kLabelChars)) +
          "</text>\n";
   struct Bar {
@@ -119,11 +113,11 @@ void CategoryBars(const Category& c, const Series& series, const BarPlot& plot, 
   for (size_t k = 0; k < bars.size(); ++k) {
     double by = gy + kBarHeight * static_cast<double>(k);
     double w = plot.X(bars[k].value) - kPlotLeft;
-    svg += "<rect class=\"" + std::string(bars[k].cls) + "\" x=\"" + Num(kPlotLeft) + "\" y=\"" + Num(by) +
-           "\" width=\"" + Num(w) + "\" height=\"" + Num(kBarHeight - 2) + "\" fill=\"" + bars[k].colour +
+    svg += "<rect class=\"" + std::string(bars[k].cls) + "\" x=\"" + Px(kPlotLeft) + "\" y=\"" + Px(by) +
+           "\" width=\"" + Px(w) + "\" height=\"" + Px(kBarHeight - 2) + "\" fill=\"" + bars[k].colour +
            "\"><title>" + XmlEscape(*bars[k].who + " " + c.name + ": " + util::Fixed(bars[k].value, 1) + " µs/tok") +
            "</title></rect>\n";
-    svg += "<text x=\"" + Num(kPlotLeft + w + 4) + "\" y=\"" + Num(by + kBarHeight - 3) + "\" font-size=\"11\">" +
+    svg += "<text x=\"" + Px(kPlotLeft + w + 4) + "\" y=\"" + Px(by + kBarHeight - 3) + "\" font-size=\"11\">" +
            util::Fixed(bars[k].value, 1) + "</text>\n";
   }
   svg += "</g>\n";
@@ -132,11 +126,11 @@ void CategoryBars(const Category& c, const Series& series, const BarPlot& plot, 
 // Draws one chart at vertical offset `y`; returns the y below it.
 double Chart(const std::string& title, const std::vector<Category>& cats, const Series& series,
              double y, std::string& svg) {
-  svg += "<text x=\"20\" y=\"" + Num(y + 16) + "\" font-size=\"15\" font-weight=\"bold\">" +
+  svg += "<text x=\"20\" y=\"" + Px(y + 16) + "\" font-size=\"15\" font-weight=\"bold\">" +
          XmlEscape(title) + "</text>\n";
   y += 30;
   if (cats.empty()) {
-    svg += "<text x=\"" + Num(kPlotLeft) + "\" y=\"" + Num(y + 12) +
+    svg += "<text x=\"" + Px(kPlotLeft) + "\" y=\"" + Px(y + 12) +
            "\" font-size=\"12\">(no data)</text>\n";
     return y + 30;
   }
@@ -185,14 +179,14 @@ void DeltaAxis(const DeltaPlot& plot, const Series& series, std::string& svg) {
     if (std::log10(1 + magnitude) > plot.decades + 0.01) break;  // 10^decades itself sits at the edge
     for (double v : {magnitude, -magnitude}) {
       const double x = plot.zero + DeltaOffset(v, plot.decades);
-      svg += "<line x1=\"" + Num(x) + "\" y1=\"" + Num(plot.top) + "\" x2=\"" + Num(x) + "\" y2=\"" +
-             Num(plot.bottom + 4) + "\" stroke=\"" + (v == 0 ? "#444" : "#ddd") + "\"/>\n";
-      svg += "<text x=\"" + Num(x) + "\" y=\"" + Num(plot.bottom + 17) + "\" text-anchor=\"middle\">" +
+      svg += "<line x1=\"" + Px(x) + "\" y1=\"" + Px(plot.top) + "\" x2=\"" + Px(x) + "\" y2=\"" +
+             Px(plot.bottom + 4) + "\" stroke=\"" + (v == 0 ? "#444" : "#ddd") + "\"/>\n";
+      svg += "<text x=\"" + Px(x) + "\" y=\"" + Px(plot.bottom + 17) + "\" text-anchor=\"middle\">" +
              DeltaTick(v) + "</text>\n";
       if (v == 0) break;
     }
   }
-  svg += "<text x=\"" + Num(plot.zero) + "\" y=\"" + Num(plot.bottom + 34) + "\" text-anchor=\"middle\">" +
+  svg += "<text x=\"" + Px(plot.zero) + "\" y=\"" + Px(plot.bottom + 34) + "\" text-anchor=\"middle\">" +
          XmlEscape("Δ µs per decode token, " + series.engine + " − " + series.baseline +
                    " (signed log scale: red = slower, a regression; green = faster)") +
          "</text>\n";
@@ -205,11 +199,11 @@ void DeltaRow(const Delta& d, bool target, const DeltaPlot& plot, double gy, std
   const double zero = plot.zero;
   svg += "<g class=\"delta-row\">\n";
   if (target) {
-    svg += "<rect class=\"attack-target\" x=\"10\" y=\"" + Num(gy - kGroupGap / 2) + "\" width=\"" +
-           Num(kWidth - 20) + "\" height=\"" + Num(plot.row_h) + "\" fill=\"" + kAttackColour + "\"><title>" +
+    svg += "<rect class=\"attack-target\" x=\"10\" y=\"" + Px(gy - kGroupGap / 2) + "\" width=\"" +
+           Px(kWidth - 20) + "\" height=\"" + Px(plot.row_h) + "\" fill=\"" + kAttackColour + "\"><title>" +
            XmlEscape("attack target: " + d.name) + "</title></rect>\n";
   }
-  svg += "<text x=\"" + Num(kLabelWidth) + "\" y=\"" + Num(gy + kBarHeight / 2 + 4) +
+  svg += "<text x=\"" + Px(kLabelWidth) + "\" y=\"" + Px(gy + kBarHeight / 2 + 4) +
          "\" text-anchor=\"end\" font-size=\"12\"" + (target ? " font-weight=\"bold\"" : "") + ">" +
          XmlEscape((target ? "▶ " : "") + util::Truncate(d.name, target ? kLabelChars - 2 : kLabelChars)) +
          "</text>\n";
@@ -217,17 +211,17 @@ void DeltaRow(const Delta& d, bool target, const DeltaPlot& plot, double gy, std
   if (offset != 0) {
     const bool regressed = offset > 0;
     svg += "<rect class=\"bar-delta " + std::string(regressed ? "regressed" : "improved") + "\" x=\"" +
-           Num(regressed ? zero : zero + offset) + "\" y=\"" + Num(gy) + "\" width=\"" + Num(std::fabs(offset)) +
-           "\" height=\"" + Num(kBarHeight - 2) + "\" fill=\"" + (regressed ? kRegressedColour : kImprovedColour) +
+           Px(regressed ? zero : zero + offset) + "\" y=\"" + Px(gy) + "\" width=\"" + Px(std::fabs(offset)) +
+           "\" height=\"" + Px(kBarHeight - 2) + "\" fill=\"" + (regressed ? kRegressedColour : kImprovedColour) +
            "\"><title>" + XmlEscape(d.name + ": " + DeltaText(d)) + "</title></rect>\n";
   }
   // The words go where the bar is not: left of the zero line for a regression.
   const bool left = offset > 0;
-  svg += "<text class=\"delta-value\" x=\"" + Num(left ? zero - 6 : zero + 6) + "\" y=\"" +
-         Num(gy + kBarHeight - 3) + "\" font-size=\"11\"" + (left ? " text-anchor=\"end\"" : "") + ">" +
+  svg += "<text class=\"delta-value\" x=\"" + Px(left ? zero - 6 : zero + 6) + "\" y=\"" +
+         Px(gy + kBarHeight - 3) + "\" font-size=\"11\"" + (left ? " text-anchor=\"end\"" : "") + ">" +
          XmlEscape(DeltaText(d)) + "</text>\n";
   if (target) {  // right of the plot, where no bar reaches
-    svg += "<text class=\"attack-target-label\" x=\"" + Num(kWidth - 14) + "\" y=\"" + Num(gy + kBarHeight - 3) +
+    svg += "<text class=\"attack-target-label\" x=\"" + Px(kWidth - 14) + "\" y=\"" + Px(gy + kBarHeight - 3) +
            "\" text-anchor=\"end\" font-size=\"11\" font-weight=\"bold\">attack target</text>\n";
   }
   svg += "</g>\n";
@@ -238,11 +232,11 @@ void DeltaRow(const Delta& d, bool target, const DeltaPlot& plot, double gy, std
 // on the side of the zero line its bar does not use; the attack target's row is banded.
 double DeltaChart(const std::string& title, const std::vector<Delta>& rows, const std::optional<std::string>& attack,
                   const Series& series, double y, std::string& svg) {
-  svg += "<text x=\"20\" y=\"" + Num(y + 16) + "\" font-size=\"15\" font-weight=\"bold\">" + XmlEscape(title) +
+  svg += "<text x=\"20\" y=\"" + Px(y + 16) + "\" font-size=\"15\" font-weight=\"bold\">" + XmlEscape(title) +
          "</text>\n";
   y += 30;
   if (rows.empty()) {
-    svg += "<text x=\"" + Num(kPlotLeft) + "\" y=\"" + Num(y + 12) + "\" font-size=\"12\">(no data)</text>\n";
+    svg += "<text x=\"" + Px(kPlotLeft) + "\" y=\"" + Px(y + 12) + "\" font-size=\"12\">(no data)</text>\n";
     return y + 30;
   }
   double max = 0;
@@ -311,14 +305,14 @@ double NumberedNamesKey(const std::vector<std::string>& whole, const util::Kerne
   const auto numbered = util::NumberedKernelNames(whole, labels);
   if (numbered.empty()) return y;
   y += 4;  // below the axis title, which the chart's 50 px below its plot hold
-  svg += "<g class=\"numbered-names\" font-size=\"11\" fill=\"#444\">\n<text x=\"20\" y=\"" + Num(y) +
+  svg += "<g class=\"numbered-names\" font-size=\"11\" fill=\"#444\">\n<text x=\"20\" y=\"" + Px(y) +
          "\">Numbered names, whole (without void, parameters and the at::native::, c10::, std:: namespaces):</text>\n";
   for (const auto& [label, compact] : numbered) {
     const std::string first = label + ": ";
     const auto lines = util::WrapLines(compact, kKeyChars - util::DisplayWidth(first), kKeyChars - 4);
     for (size_t i = 0; i < lines.size(); ++i) {
       y += 14;
-      svg += "<text x=\"" + Num(i == 0 ? 30 : 54) + "\" y=\"" + Num(y) + "\">" +
+      svg += "<text x=\"" + Px(i == 0 ? 30 : 54) + "\" y=\"" + Px(y) + "\">" +
              XmlEscape((i == 0 ? first : "") + lines[i]) + "</text>\n";
     }
   }
@@ -356,9 +350,9 @@ void Legend(const Series& series, double y, std::string& body) {
   for (int k = 0; k < (series.two ? 2 : 1); ++k) {
     const std::string& who = k == 0 ? series.engine : series.baseline;
     std::string label = util::Truncate(who, 30) + (k == 0 ? " (engine)" : " (baseline)");
-    body += "<rect class=\"legend-swatch\" x=\"" + Num(lx) + "\" y=\"" + Num(y) +
+    body += "<rect class=\"legend-swatch\" x=\"" + Px(lx) + "\" y=\"" + Px(y) +
             "\" width=\"12\" height=\"12\" fill=\"" + (k == 0 ? kEngineColour : kBaselineColour) + "\"/>\n";
-    body += "<text x=\"" + Num(lx + 16) + "\" y=\"" + Num(y + 10) + "\">" + XmlEscape(label) + "</text>\n";
+    body += "<text x=\"" + Px(lx + 16) + "\" y=\"" + Px(y + 10) + "\">" + XmlEscape(label) + "</text>\n";
     lx += 40 + 7.0 * static_cast<double>(util::DisplayWidth(label));
   }
   body += "</g>\n";
@@ -371,7 +365,7 @@ double Charts(const Report& report, const ChartData& data, double y, std::string
   const Series& series = data.series;
   Legend(series, y, body);
   y += 24;
-  body += "<text x=\"20\" y=\"" + Num(y + 8) + "\" font-size=\"11\" fill=\"#555\">" +
+  body += "<text x=\"20\" y=\"" + Px(y + 8) + "\" font-size=\"11\" fill=\"#555\">" +
           XmlEscape("Medians over trials. " + std::string(util::WordsOf(report).dispatch_note)) + "</text>\n";
   y += 24;
   const sources::SourceWords& words = util::WordsOf(report);
@@ -406,10 +400,10 @@ double Charts(const Report& report, const ChartData& data, double y, std::string
 // The document around `body`, `height` tall, titled `heading`.
 std::string SvgDocument(const std::string& heading, const std::string& body, double height) {
   std::string svg = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  svg += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + Num(kWidth) + "\" height=\"" + Num(height) +
-         "\" viewBox=\"0 0 " + Num(kWidth) + " " + Num(height) + "\" font-family=\"sans-serif\">\n";
+  svg += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + Px(kWidth) + "\" height=\"" + Px(height) +
+         "\" viewBox=\"0 0 " + Px(kWidth) + " " + Px(height) + "\" font-family=\"sans-serif\">\n";
   svg += "<title>" + XmlEscape(heading) + "</title>\n";
-  svg += "<rect class=\"background\" x=\"0\" y=\"0\" width=\"" + Num(kWidth) + "\" height=\"" + Num(height) +
+  svg += "<rect class=\"background\" x=\"0\" y=\"0\" width=\"" + Px(kWidth) + "\" height=\"" + Px(height) +
          "\" fill=\"#ffffff\"/>\n";
   svg += body;
   svg += "</svg>\n";
@@ -428,7 +422,7 @@ std::string RenderSvg(const Report& report) {
     heading += " (no traces summarised)";
   }
   double y = 20;
-  std::string body = "<text x=\"20\" y=\"" + Num(y + 8) + "\" font-size=\"17\" font-weight=\"bold\">" +
+  std::string body = "<text x=\"20\" y=\"" + Px(y + 8) + "\" font-size=\"17\" font-weight=\"bold\">" +
                      XmlEscape(heading) + "</text>\n";
   y += 22;
   y = sides.engine != nullptr ? Charts(report, data, y, body) : y + 20;
