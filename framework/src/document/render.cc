@@ -28,6 +28,31 @@ std::string NeedsOneTable(const Document& d) {
 }
 std::string NeedsChart(const Document& d) { return CountOf<LineChart>(d) > 0 ? "" : "the report has no chart"; }
 
+// Where the document's shape is not one a renderer can lay out: a table row whose cells
+// are not one per column, a chart series whose values are not one per point. "" when
+// it is whole. A builder's mistake, said rather than read past the end of a row.
+std::string Misshapen(const Document& d) {
+  for (const Block& b : d.blocks) {
+    if (const auto* t = std::get_if<Table>(&b)) {
+      for (size_t r = 0; r < t->rows.size(); ++r) {
+        if (t->rows[r].size() != t->columns.size()) {
+          return "table '" + t->name + "' row " + std::to_string(r + 1) + " has " + std::to_string(t->rows[r].size()) +
+                 " cells for " + std::to_string(t->columns.size()) + " columns";
+        }
+      }
+    }
+    if (const auto* c = std::get_if<LineChart>(&b)) {
+      for (const LineChart::Series& series : c->series) {
+        if (series.values.size() != c->points.size()) {
+          return "chart '" + c->title + "' series '" + series.name + "' has " + std::to_string(series.values.size()) +
+                 " values for " + std::to_string(c->points.size()) + " points";
+        }
+      }
+    }
+  }
+  return "";
+}
+
 struct Registered {
   Format format;
   Needs needs;
@@ -67,6 +92,9 @@ std::vector<std::string> FormatsOf(const Document& document) {
 StatusOr<std::string> Render(const Document& document, std::string_view format) {
   for (const Registered& r : Registry()) {
     if (r.format.name != format) continue;
+    if (const std::string shape = Misshapen(document); !shape.empty()) {
+      return Status::Error("report.misshapen_document", "the report cannot be laid out: " + shape);
+    }
     const std::string why = r.needs(document);
     if (!why.empty()) {
       return Status::Error("report.format_does_not_apply",

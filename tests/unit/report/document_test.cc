@@ -109,5 +109,21 @@ TEST(ReportDocument, AFormatThatDoesNotApplySaysWhyAndWhatDoes) {
   EXPECT_THAT(Render(two_tables, "json").status().message(), HasSubstr("no machine-readable form"));
 }
 
+// A builder's mistake is an error naming the row, never a read past its end.
+TEST(ReportDocument, ARowOrSeriesOfTheWrongLengthIsAnErrorInEveryFormat) {
+  Document short_row = Sample();
+  std::get<Table>(short_row.blocks[1]).rows[1].pop_back();
+  for (const Format& f : Formats()) {
+    const StatusOr<std::string> out = Render(short_row, f.name);
+    ASSERT_FALSE(out.ok()) << f.name;
+    EXPECT_EQ(out.status().code(), "report.misshapen_document") << f.name;
+    EXPECT_THAT(out.status().message(), HasSubstr("table 'sample' row 2 has 3 cells for 4 columns")) << f.name;
+  }
+  Document long_series = Sample();
+  std::get<LineChart>(long_series.blocks[3]).series[0].values.push_back(Cell::Integer(3));
+  EXPECT_THAT(Render(long_series, "svg").status().message(),
+              HasSubstr("chart 'chart' series 'value' has 3 values for 2 points"));
+}
+
 }  // namespace
 }  // namespace perfgate::document

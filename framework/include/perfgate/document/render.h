@@ -27,7 +27,9 @@ std::vector<std::string> FormatsOf(const Document& document);
 
 // The document in `format`. An unknown format is an error (report.unknown_format)
 // listing the formats; one that does not apply to the document
-// (report.format_does_not_apply) says why and lists those that do.
+// (report.format_does_not_apply) says why and lists those that do. A table row without
+// one cell per column, or a chart series without one value per point, is an error
+// (report.misshapen_document) naming it, in every format.
 StatusOr<std::string> Render(const Document& document, std::string_view format);
 
 }  // namespace perfgate::document
