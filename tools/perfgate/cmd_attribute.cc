@@ -156,11 +156,11 @@ StatusOr<report::Report> BuildReport(const AttributeArgs& args) {
   return report;
 }
 
+// The formats of the report: its document has many tables, so no CSV.
+const std::vector<std::string> kAttributeFormats = {"text", "markdown", "json", "svg"};
+
 Status WriteReport(const AttributeArgs& args, const report::Report& report) {
-  return WriteRenderings(args.out, {{"text", [&] { return report::RenderText(report); }},
-                                    {"markdown", [&] { return report::RenderMarkdown(report); }},
-                                    {"json", [&] { return report::RenderJson(report); }},
-                                    {"svg", [&] { return report::RenderSvg(report); }}});
+  return WriteDocument(args.out, report::AttributeDocument(report), kAttributeFormats);
 }
 
 int RunAttribute(const AttributeArgs& args) {
@@ -188,7 +188,7 @@ void RegisterAttributeCommand(CLI::App& app, int* exit_code) {
       ->check(PositiveInt());
   AddEngineOptions(cmd, &args->engine, /*with_seed_compat=*/true);
   AddCountersOption(cmd, &args->engine);
-  AddOutputOptions(cmd, &args->out, {"text", "markdown", "json", "svg"});
+  AddOutputOptions(cmd, &args->out, kAttributeFormats);
   cmd->add_option("--kernel-names", args->kernel_names,
                   "rows of the per-kernel-name tables in text and Markdown reports: N (default " +
                       args->kernel_names + ") or all; the JSON report holds every name");

@@ -152,12 +152,8 @@ StatusOr<diff::Diff> BuildDiff(const DiffArgs& args) {
   return KeepLevels(args, std::move(d));
 }
 
-std::vector<Rendering> Renderings(const diff::Diff& d, size_t rows) {
-  return {{"text", [&d, rows] { return report::RenderDiffText(d, rows); }},
-          {"markdown", [&d, rows] { return report::RenderDiffMarkdown(d, rows); }},
-          {"json", [&d] { return report::RenderDiffJson(d); }},
-          {"svg", [&d, rows] { return report::RenderDiffSvg(d, rows); }}};
-}
+// The formats of a diff: a table per level, so no CSV.
+const std::vector<std::string> kDiffFormats = {"text", "markdown", "json", "svg"};
 
 // --fail-on PCT: 1 when the total regressed by more than PCT percent.
 int GateExit(const DiffArgs& args, const diff::Diff& d) {
@@ -183,7 +179,7 @@ int RunDiff(const DiffArgs& args) {
   if (!rows.ok()) return ReportError(rows.status());
   auto d = BuildDiff(args);
   if (!d.ok()) return ReportError(d.status());
-  Status written = WriteRenderings(args.out, Renderings(*d, *rows));
+  Status written = WriteDocument(args.out, report::DiffDocument(*d, *rows), kDiffFormats);
   if (!written.ok()) return ReportError(written);
   return GateExit(args, *d);
 }
@@ -202,7 +198,7 @@ void RegisterDiffCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("B", args->after, "what is compared with it: after, now, engine")->required();
   cmd->add_option("--names", args->names, "A,B: the sides' names (default: the paths' last components)")
       ->delimiter(',');
-  AddOutputOptions(cmd, &args->out, {"text", "markdown", "json", "svg"});
+  AddOutputOptions(cmd, &args->out, kDiffFormats);
   cmd->add_option("--rows", args->rows, "rows per level in text, Markdown and SVG: N (default " + args->rows +
                                             ") or all; the JSON holds every change");
   cmd->add_option("--fail-on", args->fail_on, "exit 1 when B's total GPU time per token exceeds A's by more than PCT %")

@@ -1,5 +1,6 @@
 #include "report_output.h"
 
+#include <algorithm>
 #include <iostream>
 #include <map>
 #include <utility>
@@ -74,9 +75,15 @@ Status WriteRenderings(const OutputOptions& options, const std::vector<Rendering
   return Status();
 }
 
-Status WriteDocument(const OutputOptions& options, const document::Document& document) {
+Status WriteDocument(const OutputOptions& options, const document::Document& document,
+                     const std::vector<std::string>& offered) {
   std::vector<std::string> formats = {options.format};
-  if (options.format == "all") formats = document::FormatsOf(document);
+  if (options.format == "all") {
+    formats.clear();
+    for (const std::string& f : document::FormatsOf(document)) {
+      if (offered.empty() || std::find(offered.begin(), offered.end(), f) != offered.end()) formats.push_back(f);
+    }
+  }
   std::vector<Rendering> renderings;
   for (const std::string& f : formats) {
     renderings.push_back({f, [&document, f] { return document::Render(document, f); }});

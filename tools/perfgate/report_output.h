@@ -47,8 +47,10 @@ Status WriteRenderings(const OutputOptions& options, const std::vector<Rendering
 // Writes `document` as WriteRenderings does, in the format --format names
 // (document::Render: a format that does not apply to the document is a usage error
 // saying why). With --format all, every format the document renders in
-// (document::FormatsOf).
-Status WriteDocument(const OutputOptions& options, const document::Document& document);
+// (document::FormatsOf) that is among `offered`, the subcommand's formats (every one
+// when `offered` is empty).
+Status WriteDocument(const OutputOptions& options, const document::Document& document,
+                     const std::vector<std::string>& offered = {});
 
 }  // namespace perfgate::cli
 

@@ -211,6 +211,18 @@ inline std::string MarkdownCell(std::string_view s) {
 }
 
 // A name as inline code; pipes stay escaped so tables keep their columns.
+// Plain text in Markdown prose (a paragraph, a list item, a heading): the characters
+// that would format it backslash-escaped ("#" only where it would open a heading), a
+// line break a space.
+inline std::string MarkdownText(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (std::string_view("\\`*_[]<>|").find(c) != std::string_view::npos || (c == '#' && out.empty())) out += '\\';
+    out += (c == '\n' || c == '\r') ? ' ' : c;
+  }
+  return out;
+}
+
 inline std::string MarkdownCode(std::string_view s) {
   std::string out = "`";
   for (char c : s) {

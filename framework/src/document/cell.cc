@@ -1,6 +1,8 @@
 // The cells of a report document (perfgate/document/document.h).
 #include "perfgate/document/document.h"
 
+#include <cmath>
+#include <optional>
 #include <utility>
 
 #include "core/text_cells.h"
@@ -18,6 +20,10 @@ Cell Cell::Fixed(double value, int decimals) { return Cell{text::Fixed(value, de
 Cell Cell::Signed(double value, int decimals) { return Cell{text::Signed(value, decimals), value, false, false}; }
 
 Cell Cell::Percent(std::optional<double> percent) { return Cell{text::Percent(percent), percent, false, false}; }
+
+Cell Cell::PValue(double p) {
+  return Cell{text::PValue(p), std::isfinite(p) ? std::optional<double>(p) : std::nullopt, false, false};
+}
 
 Cell Cell::Written(std::string text, std::optional<double> number) { return Cell{std::move(text), number, false, false}; }
 

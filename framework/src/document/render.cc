@@ -26,18 +26,48 @@ std::string NeedsOneTable(const Document& d) {
   const size_t tables = CountOf<Table>(d);
   return tables == 1 ? "" : "a CSV holds one table, and the report has " + std::to_string(tables);
 }
-std::string NeedsChart(const Document& d) { return CountOf<LineChart>(d) > 0 ? "" : "the report has no chart"; }
+std::string NeedsChart(const Document& d) {
+  return CountOf<LineChart>(d) + CountOf<BarChart>(d) > 0 ? "" : "the report has no chart";
+}
 
-// Where the document's shape is not one a renderer can lay out: a table row whose cells
-// are not one per column, a chart series whose values are not one per point. "" when
-// it is whole. A builder's mistake, said rather than read past the end of a row.
+// Where a table is not one a renderer can lay out: a row (or a totals row) whose cells
+// are not one per column, a column group past the last column. "" when it is whole.
+std::string MisshapenTable(const Table& t) {
+  const auto rows = [&](const std::vector<std::vector<Cell>>& rs, const char* what) -> std::string {
+    for (size_t r = 0; r < rs.size(); ++r) {
+      if (rs[r].size() != t.columns.size()) {
+        return "table '" + t.name + "' " + what + " " + std::to_string(r + 1) + " has " +
+               std::to_string(rs[r].size()) + " cells for " + std::to_string(t.columns.size()) + " columns";
+      }
+    }
+    return "";
+  };
+  if (std::string why = rows(t.rows, "row"); !why.empty()) return why;
+  if (std::string why = rows(t.totals, "totals row"); !why.empty()) return why;
+  for (const Table::Group& g : t.groups) {
+    if (g.count == 0 || g.first + g.count > t.columns.size()) {
+      return "table '" + t.name + "' group '" + g.title + "' spans columns past its " +
+             std::to_string(t.columns.size());
+    }
+  }
+  return "";
+}
+
+// Where the document's shape is not one a renderer can lay out: a misshapen table, a
+// chart series whose values are not one per point, a bar chart row whose values are
+// not one per series. "" when it is whole. A builder's mistake, said rather than read
+// past the end of a row.
 std::string Misshapen(const Document& d) {
   for (const Block& b : d.blocks) {
     if (const auto* t = std::get_if<Table>(&b)) {
-      for (size_t r = 0; r < t->rows.size(); ++r) {
-        if (t->rows[r].size() != t->columns.size()) {
-          return "table '" + t->name + "' row " + std::to_string(r + 1) + " has " + std::to_string(t->rows[r].size()) +
-                 " cells for " + std::to_string(t->columns.size()) + " columns";
+      if (std::string why = MisshapenTable(*t); !why.empty()) return why;
+    }
+    if (const auto* c = std::get_if<BarChart>(&b)) {
+      const size_t want = c->delta ? 1 : c->series.size();
+      for (const BarChart::Row& row : c->rows) {
+        if (row.values.size() != want) {
+          return "bar chart '" + c->title + "' row '" + row.label + "' has " + std::to_string(row.values.size()) +
+                 " values for " + std::to_string(want) + (c->delta ? " (a delta chart has one)" : " series");
         }
       }
     }

@@ -13,14 +13,18 @@ namespace perfgate::document::internal {
 // Blocks separated by a blank line; paragraphs wrapped at 110 columns, a list item on
 // one line (grep finds a whole note); tables in aligned columns two spaces apart.
 std::string RenderDocumentText(const Document& d);
-// The first heading "###", later ones "####"; tables as pipe tables.
+// Headings "##" (the title), "###" (a section), "####" (a part); a folded section in a
+// <details> element; tables as pipe tables; prose with Markdown's characters escaped.
 std::string RenderDocumentMarkdown(const Document& d);
 // The one table as RFC 4180 fields, a line each (LF): a header row; a number as shown
 // where that text reads back as it, else the shortest text that does; a missing cell
 // empty.
 std::string RenderDocumentCsv(const Document& d);
-// The line charts, one panel per series, the points in a numbered key below.
+// The charts in their order: a line chart a panel per series, the points in a
+// numbered key below; a bar chart as document/bars.cc draws it.
 std::string RenderDocumentSvg(const Document& d);
+// One bar chart drawn from `top` down; `*bottom` is where the next block may start.
+std::string BarChartSvg(const BarChart& chart, double top, double* bottom);
 
 }  // namespace perfgate::document::internal
 

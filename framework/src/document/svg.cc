@@ -1,4 +1,5 @@
-// A report document's line charts as a self-contained SVG (document/renderers.h): one
+// A report document's charts as a self-contained SVG (document/renderers.h), in their
+// order under its title; bar charts are drawn by document/bars.cc. A line chart has one
 // panel per series (their scales differ: tok/s and dispatches/token are two orders of
 // magnitude apart), the line broken at every gap and the gap marked, the points
 // numbered in a key below.
@@ -136,7 +137,14 @@ std::string RenderDocumentSvg(const Document& d) {
   std::string body;
   double top = 0;
   for (const Block& b : d.blocks) {
+    // The report's title heads the picture, as it heads the text.
+    if (const auto* h = std::get_if<Heading>(&b); h != nullptr && h->level == 1) {
+      body += "<text x=\"20\" y=\"" + Px(top + 28) + "\" font-size=\"17\" font-weight=\"bold\">" +
+              text::XmlEscape(h->text) + "</text>\n";
+      top += 40;
+    }
     if (const auto* chart = std::get_if<LineChart>(&b)) body += Chart(*chart, top, &top);
+    if (const auto* bars = std::get_if<BarChart>(&b)) body += BarChartSvg(*bars, top, &top);
   }
   std::string out = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + Px(kSvgWidth) + "\" height=\"" + Px(top) +
                     "\" viewBox=\"0 0 " + Px(kSvgWidth) + " " + Px(top) + "\" font-family=\"sans-serif\">\n";

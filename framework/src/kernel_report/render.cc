@@ -196,7 +196,7 @@ json ReportJson(const KernelReport& r) {
 document::Document ReportDocument(const KernelReport& engine, const RenderOptions& options) {
   const View v = MakeView(engine, options);
   document::Document d;
-  d.blocks.push_back(document::Heading{"Per-kernel timing: " + engine.name + (v.baseline ? " vs " + v.baseline->name : "")});
+  d.blocks.push_back(document::Heading{"Per-kernel timing: " + engine.name + (v.baseline ? " vs " + v.baseline->name : ""), 1, false});
   document::List reports{{{"engine:", Describe(engine), false}}};
   if (v.baseline) reports.items.push_back({"baseline:", Describe(*v.baseline), false});
   d.blocks.push_back(std::move(reports));
@@ -223,7 +223,7 @@ document::Document ReportDocument(const KernelReport& engine, const RenderOption
   if (!diagnostics.empty()) {
     document::List list;
     for (const std::string& line : diagnostics) list.items.push_back({"", line, false});
-    d.blocks.push_back(document::Heading{"Diagnostics"});
+    d.blocks.push_back(document::Heading{"Diagnostics", 2, false});
     d.blocks.push_back(std::move(list));
   }
   d.json = RenderJson(engine, options);

@@ -1,4 +1,4 @@
-// Private: the cells every text-like diff format (text, Markdown, movers) prints for
+// Private: the cells every diff rendering (the diff document, the movers) prints for
 // one change, so they agree on rounding and words.
 #ifndef PERFGATE_SRC_REPORT_DIFF_TABLES_H_
 #define PERFGATE_SRC_REPORT_DIFF_TABLES_H_
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "perfgate/diff/diff.h"
+#include "perfgate/document/document.h"
 
 namespace perfgate::report::diff_cells {
 
@@ -55,8 +56,13 @@ struct Report;
 // none without a baseline.
 std::optional<diff::Diff> MoversOf(const Report& report);
 
-// The movers as Markdown: a pipe table of the top `n` changes per level.
-std::string MoversMarkdown(const diff::Diff& d, size_t n);
+// The total as a paragraph, then the cautions, the per-token figures and what was not
+// compared as a list (perfgate diff and a report's movers).
+void AddDiffSummary(const diff::Diff& d, document::Document& out);
+
+// Per level, a heading and a table of its top `n` changes: name, status, calls and µs
+// per token before → after, Δ, share, Δ per call, p.
+void AddMoversTables(const diff::Diff& d, size_t n, document::Document& out);
 
 }  // namespace perfgate::report
 

@@ -70,7 +70,7 @@ Document HistoryDocument(const HistoryReport& h) {
   const std::string title = "Counter history: " + h.history.path + " (" +
                             std::to_string(h.history.reports.size()) + " reports, the engine's own counters)";
   Document d;
-  d.blocks.push_back(Heading{title});
+  d.blocks.push_back(Heading{title, 1, false});
   d.blocks.push_back(HistoryTable(h));
   if (AnyGap(h)) d.blocks.push_back(Paragraph{kGapLegend});
   d.blocks.push_back(HistoryChart(h, title));

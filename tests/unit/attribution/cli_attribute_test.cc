@@ -68,8 +68,8 @@ TEST(AttributeCli, JsonMatchesTheGeneratedTruthPerTrial) {
 TEST(AttributeCli, TextReportShowsTheSideBySideTables) {
   auto r = RunPerfgate(StandardArgs());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("Attack target (bucket with the largest positive Δµs/tok): xl_>=80us"), std::string::npos)
-      << r.out;
+  EXPECT_NE(r.out.find("\nAttack target xl_>=80us: Δ +"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nSide-by-side bucketed attribution (medians across trials)\n"), std::string::npos);
   EXPECT_NE(r.out.find("layer.attn_moe_ffn"), std::string::npos);
   EXPECT_NE(r.err.find("ok: hf2q"), std::string::npos);
 }

@@ -13,6 +13,7 @@
 #include "perfgate/gtest/perfgate_gtest.h"
 #include "perfgate/metrics/catalogue.h"
 #include "perfgate/report/formats.h"
+#include "support/report_render.h"
 
 namespace perfgate {
 namespace {

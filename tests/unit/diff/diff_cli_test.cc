@@ -41,8 +41,9 @@ TEST(DiffCli, TextNamesTheMoversOfEveryLevel) {
   EXPECT_NE(r.out.find("perfgate diff: decode_q4_0_regressed/hf2q against decode_q4_0/hf2q: 3 vs 3 trials"),
             std::string::npos) << r.out;
   EXPECT_NE(r.out.find("submissions_per_token 45.60 \xE2\x86\x92 47.61 (+2.02"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("by command-buffer phase: 6 (1 added, 0 removed; calls are submissions)"), std::string::npos);
-  EXPECT_NE(r.out.find("  layer.moe_gather               added          0 \xE2\x86\x92 2.00"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nBy command-buffer phase: 6 (1 added, 0 removed; calls are submissions), by |"),
+            std::string::npos);
+  EXPECT_NE(r.out.find("\nlayer.moe_gather                  added       0 \xE2\x86\x92 2.00"), std::string::npos) << r.out;
   for (size_t start = 0, end; (end = r.out.find('\n', start)) != std::string::npos; start = end + 1) {
     size_t columns = 0;
     for (size_t i = start; i < end; ++i) columns += (static_cast<unsigned char>(r.out[i]) & 0xC0) != 0x80;
@@ -79,13 +80,15 @@ TEST(DiffCli, JsonHoldsEveryChangeLosslesslyAndIsDeterministic) {
 TEST(DiffCli, MarkdownAndSvgShowTheTopMovers) {
   const auto md = Diff("--format markdown --rows 3");
   ASSERT_EQ(md.exit_code, 0) << md.err;
-  EXPECT_NE(md.out.find("## perfgate diff: decode_q4_0_regressed/hf2q against decode_q4_0/hf2q"), std::string::npos);
+  EXPECT_EQ(md.out.rfind("## perfgate diff: decode\\_q4\\_0\\_regressed/hf2q against decode\\_q4\\_0/hf2q: 3 vs 3", 0), 0u)
+      << md.out;
   EXPECT_NE(md.out.find("| `layer.moe_gather` | added | 0 \xE2\x86\x92 2.00 |"), std::string::npos) << md.out;
-  EXPECT_NE(md.out.find("4 more in `perfgate diff --format json`."), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("\n4 more: --rows all, or --format json.\n"), std::string::npos) << md.out;
   const auto svg = Diff("--format svg");
   ASSERT_EQ(svg.exit_code, 0) << svg.err;
   EXPECT_EQ(svg.out.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0), 0u);
   EXPECT_NE(svg.out.find(">layer.moe_gather</text>"), std::string::npos);
+  EXPECT_NE(svg.out.find(">+35.4 (added, -81 %)</text>"), std::string::npos) << svg.out;  // Δ, status, share
   EXPECT_NE(svg.out.find("class=\"bar-delta regressed\""), std::string::npos);
   EXPECT_EQ(svg.out.find("<script"), std::string::npos);
 }
@@ -147,10 +150,12 @@ TEST(AttributeMovers, ReportsWithABaselineListTheMovers) {
                            " --baseline normal --process hf2q" + kWindow;
   const auto text = RunPerfgate(args);
   ASSERT_EQ(text.exit_code, 0) << text.err;
-  EXPECT_NE(text.out.find("Top movers (perfgate diff BASELINE ENGINE lists every change)\nwhat changed: regressed "
-                          "against normal: 3 vs 3 trials"),
+  EXPECT_NE(text.out.find("Top movers (perfgate diff BASELINE ENGINE lists every change)\n" + std::string(110, '=') +
+                          "\n\nregressed against normal: 3 vs 3 trials"),
             std::string::npos)
       << text.out;
+  EXPECT_NE(text.out.find("\nTop 5 by command-buffer phase: 6 (1 added, 0 removed; calls are submissions)\n"),
+            std::string::npos);
   const auto json = RunPerfgate(args + " --format json");
   ASSERT_EQ(json.exit_code, 0) << json.err;
   const nlohmann::json j = nlohmann::json::parse(json.out);
@@ -161,7 +166,8 @@ TEST(AttributeMovers, ReportsWithABaselineListTheMovers) {
   EXPECT_TRUE(gather) << j["movers"]["levels"][2];
   const auto md = RunPerfgate(args + " --format markdown");
   EXPECT_NE(md.out.find("### Top movers"), std::string::npos) << md.out;
-  EXPECT_NE(md.out.find("| command-buffer phase | `layer.moe_gather` | added |"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("#### Top 5 by command-buffer phase"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("| `layer.moe_gather` | added |"), std::string::npos) << md.out;
 }
 
 // --- the movers a failing assertion appends -------------------------------------

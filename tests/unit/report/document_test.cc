@@ -22,7 +22,7 @@ Document Sample() {
   t.rows.push_back({Cell::Integer(3), Cell::Text("written"), Cell::Written("1070.520", 1070.52), Cell::Text("")});
   LineChart chart{"chart", {"first", "second"}, {{"value", {Cell::Fixed(1.5, 1), Cell::Missing()}}}};
   Document d;
-  d.blocks = {Heading{"Title"}, t, Paragraph{"A note."}, chart};
+  d.blocks = {Heading{"Title", 3, false}, t, Paragraph{"A note."}, chart};
   d.json = "{}\n";
   return d;
 }
@@ -31,11 +31,13 @@ TEST(ReportDocument, TextAlignsColumnsAndCutsAFixedWidthCell) {
   const StatusOr<std::string> text = Render(Sample(), "text");
   ASSERT_TRUE(text.ok()) << text.status().ToString();
   // Widths: "#" fixed at 3, name fixed at 8 ("a longe…"), value as wide as its widest
-  // cell ("1070.520", 8), note not padded, being last, and no line ends in a space.
+  // cell ("1070.520", 8), note not padded, being last, and no line ends in a space; a
+  // rule under the titles.
   EXPECT_EQ(*text,
             "Title\n"
             "\n"
             "  #  name         value  note\n"
+            "-----------------------------\n"
             "  1  short         1.23  a, \"b\"\n"
             "  2  a longe…         —  x|y\n"
             "  3  written   1070.520\n"
@@ -47,7 +49,7 @@ TEST(ReportDocument, MarkdownEscapesPipesAndAlignsNumbersRight) {
   const StatusOr<std::string> md = Render(Sample(), "markdown");
   ASSERT_TRUE(md.ok());
   EXPECT_EQ(*md,
-            "### Title\n"
+            "#### Title\n"
             "\n"
             "| # | name | value | note |\n"
             "|---:|---|---:|---|\n"
@@ -123,6 +125,137 @@ TEST(ReportDocument, ARowOrSeriesOfTheWrongLengthIsAnErrorInEveryFormat) {
   std::get<LineChart>(long_series.blocks[3]).series[0].values.push_back(Cell::Integer(3));
   EXPECT_THAT(Render(long_series, "svg").status().message(),
               HasSubstr("chart 'chart' series 'value' has 3 values for 2 points"));
+}
+
+// Side by side: a group's title over its columns, totals below a rule. Markdown and
+// CSV have one line of titles, so the group's title goes before each column's.
+Document Sides() {
+  Table t{"sides",
+          {{"bucket", Align::kLeft, 0}, {"µs/tok", Align::kRight, 0}, {"µs/tok", Align::kRight, 0}},
+          {{Cell::Code("md_8_32us"), Cell::Fixed(17.5, 1), Cell::Fixed(3.6, 1)}},
+          {{"hf2q", 1, 1}, {"llama", 2, 1}},
+          {{Cell::Text("TOTAL"), Cell::Fixed(9752.1, 1), Cell::Fixed(8939.0, 1)}}};
+  Document d;
+  d.blocks = {Heading{"Report", 1, false}, t};
+  return d;
+}
+
+TEST(ReportDocument, GroupsHeadTheirColumnsAndTotalsSitBelowARule) {
+  EXPECT_EQ(Render(Sides(), "text").value(),
+            std::string(110, '=') + "\nReport\n" + std::string(110, '=') +
+                "\n"
+                "\n"
+                "           - hf2q -  - llama -\n"  // the column widens for its group's title
+                "bucket       µs/tok     µs/tok\n"
+                "------------------------------\n"
+                "md_8_32us      17.5        3.6\n"
+                "------------------------------\n"
+                "TOTAL        9752.1     8939.0\n");
+  EXPECT_EQ(Render(Sides(), "markdown").value(),
+            "## Report\n"
+            "\n"
+            "| bucket | hf2q µs/tok | llama µs/tok |\n"
+            "|---|---:|---:|\n"
+            "| `md_8_32us` | 17.5 | 3.6 |\n"
+            "| **TOTAL** | 9752.1 | 8939.0 |\n");
+  EXPECT_EQ(Render(Sides(), "csv").value(),
+            "bucket,hf2q µs/tok,llama µs/tok\n"
+            "md_8_32us,17.5,3.6\n"
+            "TOTAL,9752.1,8939.0\n");
+}
+
+// A table wider than the text gives up the difference from its widest left-aligned
+// column, whose long cells end in "…"; the numbers keep their width.
+TEST(ReportDocument, ATooWideTableNarrowsItsWidestNameColumn) {
+  Table t{"wide", {{"n", Align::kRight, 0}, {"meaning", Align::kLeft, 0}, {"count", Align::kRight, 0}}};
+  t.rows.push_back({Cell::Integer(1), Cell::Text(std::string(150, 'm')), Cell::Integer(484221)});
+  Document d;
+  d.blocks = {t};
+  const std::string text = Render(d, "text").value();
+  EXPECT_THAT(text, HasSubstr("\n1  " + std::string(98, 'm') + "…  484221\n"));  // 1 + 2 + 99 + 2 + 6 = 110
+  for (size_t at = 0, end; at < text.size(); at = end + 1) {
+    end = text.find('\n', at);
+    EXPECT_LE(end - at, 112u);  // "…" is 3 bytes, 1 column
+  }
+}
+
+// Levels: the title and sections between rules of "=", a part plain; in Markdown "##",
+// "###", "####". A folded section goes into a <details> element up to the next
+// heading of its level or above.
+TEST(ReportDocument, HeadingsHaveLevelsAndAFoldedSectionIsDetailsInMarkdown) {
+  Document d;
+  d.blocks = {Heading{"Title", 1, false}, Paragraph{"Lead."},   Heading{"Method", 3, true},
+              Paragraph{"How_it_works."}, Heading{"Inputs", 3, true}, Paragraph{"Files."},
+              Heading{"Buckets", 2, false}, Paragraph{"#1 first."}};
+  EXPECT_EQ(Render(d, "markdown").value(),
+            "## Title\n\nLead.\n\n<details><summary>Method</summary>\n\nHow\\_it\\_works.\n\n</details>\n\n"
+            "<details><summary>Inputs</summary>\n\nFiles.\n\n</details>\n\n### Buckets\n\n\\#1 first.\n");
+  const std::string rule(110, '=');
+  EXPECT_EQ(Render(d, "text").value(), rule + "\nTitle\n" + rule + "\n\nLead.\n\nMethod\n\nHow_it_works.\n\nInputs\n\n"
+                                                                    "Files.\n\n" +
+                                           rule + "\nBuckets\n" + rule + "\n\n#1 first.\n");
+  // A folded section last is closed at the end.
+  Document last;
+  last.blocks = {Heading{"Detail", 2, true}, Paragraph{"x"}};
+  EXPECT_EQ(Render(last, "markdown").value(), "<details><summary>Detail</summary>\n\nx\n\n</details>\n");
+}
+
+// An item of depth 1 or 2 belongs to the one above; a wrapped list continues a long
+// item on lines indented two more, an unwrapped one keeps it on one line.
+TEST(ReportDocument, ListItemsNestAndAWrappedListWraps) {
+  List l;
+  l.items = {{"", "hf2q trials: 3"}, {"", "trial-1: " + std::string(60, 'a') + " " + std::string(60, 'b'), false, {}, 1}};
+  Document d;
+  d.blocks = {l};
+  EXPECT_EQ(Render(d, "text").value(), "hf2q trials: 3\n  trial-1: " + std::string(60, 'a') + " " + std::string(60, 'b') + "\n");
+  std::get<List>(d.blocks[0]).wrap = true;
+  EXPECT_EQ(Render(d, "text").value(),
+            "hf2q trials: 3\n  trial-1: " + std::string(60, 'a') + "\n    " + std::string(60, 'b') + "\n");
+  EXPECT_EQ(Render(d, "markdown").value(),
+            "- hf2q trials: 3\n  - trial-1: " + std::string(60, 'a') + " " + std::string(60, 'b') + "\n");
+}
+
+// Bar charts in SVG: grouped bars a series each with a legend, or diverging Δ bars on a
+// signed log scale with the highlighted row banded and each row's note.
+TEST(ReportDocument, BarChartsDrawGroupedAndDivergingBars) {
+  BarChart grouped{"GPU µs/token", "", "µs per decode token", {"hf2q (engine)", "llama (baseline)"}, false,
+                   {{"xl_>=80us", {9729.2, 8931.5}, "", false}, {"md_8_32us", {17.5, 3.6}, "", false}}, {}};
+  BarChart delta{"Δ GPU µs/token", "Medians over trials.", "Δ µs per decode token", {}, true,
+                 {{"xl_>=80us", {797.6}, "+797.6 µs/tok", true}, {"blit", {-3.6}, "-3.6 µs/tok", false}},
+                 {"#1: a whole name"}};
+  Document d;
+  d.blocks = {Heading{"Report", 1, false}, delta, grouped};
+  const std::string svg = Render(d, "svg").value();
+  EXPECT_THAT(svg, HasSubstr(">Report</text>"));
+  EXPECT_THAT(svg, HasSubstr(">Medians over trials.</text>"));
+  EXPECT_THAT(svg, HasSubstr("class=\"bar-delta regressed\""));
+  EXPECT_THAT(svg, HasSubstr("class=\"bar-delta improved\""));
+  EXPECT_THAT(svg, HasSubstr("class=\"attack-target\""));
+  EXPECT_THAT(svg, HasSubstr(">▶ xl_&gt;=80us</text>"));
+  EXPECT_THAT(svg, HasSubstr(">+797.6 µs/tok</text>"));
+  EXPECT_THAT(svg, HasSubstr(">#1: a whole name</text>"));
+  size_t engine = 0, baseline = 0;
+  for (size_t at = 0; (at = svg.find("class=\"bar-engine\"", at)) != std::string::npos; ++at) ++engine;
+  for (size_t at = 0; (at = svg.find("class=\"bar-baseline\"", at)) != std::string::npos; ++at) ++baseline;
+  EXPECT_EQ(engine, 2u);
+  EXPECT_EQ(baseline, 2u);
+  EXPECT_THAT(svg, HasSubstr(">hf2q (engine)</text>"));  // the legend
+  // Text and Markdown draw no chart.
+  EXPECT_THAT(Render(d, "text").value(), ::testing::Not(HasSubstr("xl_")));
+}
+
+// A totals row or bar row of the wrong length, and a group past the last column, are
+// errors naming them.
+TEST(ReportDocument, AMisshapenTotalsRowGroupOrBarRowIsAnError) {
+  Document totals = Sides();
+  std::get<Table>(totals.blocks[1]).totals[0].pop_back();
+  EXPECT_THAT(Render(totals, "text").status().message(), HasSubstr("table 'sides' totals row 1 has 2 cells for 3 columns"));
+  Document group = Sides();
+  std::get<Table>(group.blocks[1]).groups[1].count = 2;
+  EXPECT_THAT(Render(group, "markdown").status().message(), HasSubstr("table 'sides' group 'llama' spans columns past its 3"));
+  Document bars;
+  bars.blocks = {BarChart{"c", "", "", {"a", "b"}, false, {{"row", {1.0}, "", false}}, {}}};
+  EXPECT_THAT(Render(bars, "svg").status().message(), HasSubstr("bar chart 'c' row 'row' has 1 values for 2 series"));
 }
 
 }  // namespace

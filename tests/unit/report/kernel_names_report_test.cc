@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "perfgate/report/formats.h"
+#include "support/report_render.h"
 #include "report/report_util.h"
 
 namespace perfgate::report {
@@ -168,37 +169,35 @@ TEST(KernelNameDisplay, WrapLinesBreaksLongWordsAndLosesNothing) {
 }
 
 // Every format's kernel-name rows read apart, and the list under each says which
-// whole name each numbered row is. At 110 columns the text table's first column is
-// 39 wide, where all four gemms read alike; the Markdown's 60 and the SVG's 32.
+// whole name each numbered row is. The table's first column is 45 wide (what the other
+// columns leave of the text's 110; Markdown shows the same labels), where all four
+// gemms read alike; the SVG's 32.
 TEST(KernelNameTable, NamesAlikeOnceCutAreNumberedAndListedInEveryFormat) {
   Report report;
   report.engines.push_back(Gemms());
   const std::string text = RenderText(report);
-  EXPECT_THAT(text, HasSubstr("\nsm80_xmma_gemm_f32f…ernel__5x_cublas #3 elementwise "));  // A, 40 µs/tok
-  EXPECT_THAT(text, HasSubstr("\nsm80_xmma_gemm_f32f…ernel__5x_cublas #4 elementwise "));
-  EXPECT_THAT(text, Not(HasSubstr("…ernel__5x_cublas elementwise")));
-  // Whole, over two lines: 43 columns of label leave 67 for the name.
-  EXPECT_THAT(text, HasSubstr("\n  sm80_xmma_gemm_f32f…ernel__5x_cublas #1: " + kGemmD.substr(0, 67) + "\n      " +
-                              kGemmD.substr(67) + "\n"));
-  EXPECT_THAT(text, HasSubstr("\n  sm80_xmma_gemm_f32f…ernel__5x_cublas #4: " + kGemmC.substr(0, 67) + "\n      " +
-                              kGemmC.substr(67) + "\n"));
+  EXPECT_THAT(text, HasSubstr("\nsm80_xmma_gemm_f32f32_f32…ernel__5x_cublas #3  elementwise "));  // A, 40 µs/tok
+  EXPECT_THAT(text, HasSubstr("\nsm80_xmma_gemm_f32f32_f32…ernel__5x_cublas #4  elementwise "));
+  EXPECT_THAT(text, Not(HasSubstr("…ernel__5x_cublas  elementwise")));
+  // Whole, below its label: 106 columns of the name a line, then the rest.
+  EXPECT_THAT(text, HasSubstr("\n  sm80_xmma_gemm_f32f32_f32…ernel__5x_cublas #1:\n    " + kGemmD.substr(0, 106) +
+                              "\n    " + kGemmD.substr(106) + "\n"));
+  EXPECT_THAT(text, HasSubstr("\n  sm80_xmma_gemm_f32f32_f32…ernel__5x_cublas #4:\n    " + kGemmC.substr(0, 106) +
+                              "\n    " + kGemmC.substr(106) + "\n"));
   const std::string md = RenderMarkdown(report);
-  EXPECT_THAT(md, HasSubstr("\n| `sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_ti…ernel__5x_cublas #2` | `elementwise` | 1.00 "
-                            "| 40.00 |"));
-  EXPECT_THAT(md, HasSubstr("\n| `sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tiles…ernel__5x_cublas` |"));
-  EXPECT_THAT(md, HasSubstr("\n- `sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_ti…ernel__5x_cublas #2`: `" + kGemmA + "`\n"));
-  EXPECT_THAT(md, Not(HasSubstr(": `" + kGemmD + "`")));  // D is not numbered at 60 columns
+  EXPECT_THAT(md, HasSubstr("\n| `sm80_xmma_gemm_f32f32_f32…ernel__5x_cublas #3` | `elementwise` | 1.00 | 40.00 |"));
+  EXPECT_THAT(md, HasSubstr("\n  - sm80\\_xmma\\_gemm\\_f32f32\\_f32…ernel\\_\\_5x\\_cublas #3: `" + kGemmA + "`\n"));
   const std::string svg = RenderSvg(report);
   EXPECT_THAT(svg, HasSubstr(">sm80_xmma_gemm…nel__5x_cublas #3</text>"));
-  EXPECT_THAT(svg, HasSubstr("<g class=\"numbered-names\""));
-  // 124 columns a line: the label and ": " (34), then the name's first 90 characters.
-  EXPECT_THAT(svg, HasSubstr(">sm80_xmma_gemm…nel__5x_cublas #4: " + kGemmC.substr(0, 90) + "</text>\n<text x=\"54.0\" "
-                             "y=\""));
-  EXPECT_THAT(svg, HasSubstr(">" + kGemmC.substr(90) + "</text>"));
+  // The chart's key: the label, then the name whole, 120 characters a line.
+  EXPECT_THAT(svg, HasSubstr("<g class=\"key\""));
+  EXPECT_THAT(svg, HasSubstr(">sm80_xmma_gemm…nel__5x_cublas #4:</text>"));
+  EXPECT_THAT(svg, HasSubstr(">" + kGemmC.substr(0, 120) + "</text>"));
+  EXPECT_THAT(svg, HasSubstr(">" + kGemmC.substr(120) + "</text>"));
 }
 
 // Beside a baseline the Δ rows are named the same way, from the names of both sides,
-// and the SVG's Δ chart by kernel name gets its own list.
+// and the SVG's Δ chart by kernel name gets its own key.
 TEST(KernelNameTable, ComparisonRowsOfNamesAlikeOnceCutAreNumberedToo) {
   Report report;
   report.engines = {Gemms(), Gemms()};
@@ -208,19 +207,21 @@ TEST(KernelNameTable, ComparisonRowsOfNamesAlikeOnceCutAreNumberedToo) {
   report.comparison->baseline = "base";
   report.comparison->kernels = {{kGemmA, 44, 40, 4, {}, 1}, {kGemmB, 31, 30, 1, {}, 1}, {kGemmD, 10, 10, 0, {}, 1}};
   const std::string text = RenderText(report);
-  // Without a family column the first column is 44 wide; the gemms still read alike.
-  EXPECT_THAT(text, HasSubstr("\nsm80_xmma_gemm_f32f32_f3…ernel__5x_cublas #3      1.00     44.00"));  // A
-  EXPECT_THAT(text, HasSubstr("\n  sm80_xmma_gemm_f32f32_f3…ernel__5x_cublas #2: " + kGemmB.substr(0, 62) + "\n"));
-  EXPECT_THAT(text, Not(HasSubstr("cublas #4: ")));  // C has no row, so it is not listed
-  EXPECT_THAT(RenderMarkdown(report), HasSubstr("\n- `sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_ti…ernel__5x_cublas #2`: `" +
+  // Without a family column the first column is 51 wide; A and B still read alike.
+  EXPECT_THAT(text, HasSubstr("\nsm80_xmma_gemm_f32f32_f32f32_f3…ernel__5x_cublas #2       1.00   44.00"));  // A
+  EXPECT_THAT(text, HasSubstr("\n  sm80_xmma_gemm_f32f32_f32f32_f3…ernel__5x_cublas #1:\n    " + kGemmB.substr(0, 106) +
+                              "\n"));
+  EXPECT_THAT(text, HasSubstr("\nsm80_xmma_gemm_f32f32_f32f32_f32_n…ernel__5x_cublas       1.00   10.00"));  // D, alone
+  EXPECT_THAT(text, Not(HasSubstr("cublas #3:")));  // C has no row, so it is not listed
+  EXPECT_THAT(RenderMarkdown(report), HasSubstr("\n  - sm80\\_xmma\\_gemm\\_f32f32\\_f32f32\\_f3…ernel\\_\\_5x\\_cublas #2: `" +
                                                 kGemmA + "`\n"));
   const std::string svg = RenderSvg(report);
   const size_t delta_chart = svg.find(">Δ GPU µs/token by kernel name (top 10 by |Δ|)</text>");
   ASSERT_NE(delta_chart, std::string::npos);
   const size_t bar_chart = svg.find(">GPU µs/token by kernel name (top 10)</text>");
-  const size_t key = svg.find("<g class=\"numbered-names\"", delta_chart);
-  EXPECT_LT(key, bar_chart);  // the Δ chart's list, under it
-  EXPECT_NE(svg.find("<g class=\"numbered-names\"", bar_chart), std::string::npos);  // and the bar chart's
+  const size_t key = svg.find("<g class=\"key\"", delta_chart);
+  EXPECT_LT(key, bar_chart);  // the Δ chart's key, under it
+  EXPECT_NE(svg.find("<g class=\"key\"", bar_chart), std::string::npos);  // and the bar chart's
 }
 
 // The most GPU time first, `kernel_name_rows` of them, then the rest in one line.
@@ -238,7 +239,7 @@ TEST(KernelNameTable, TextShowsTheTopRowsThenHowManyMore) {
   EXPECT_THAT(all, HasSubstr("\nk100 "));
   EXPECT_THAT(all, Not(HasSubstr("more kernel names")));
   report.kernel_name_rows = 3;
-  EXPECT_THAT(RenderMarkdown(report), HasSubstr("_… and 22 more kernel names with less GPU time;"));
+  EXPECT_THAT(RenderMarkdown(report), HasSubstr("\n… and 22 more kernel names (231.00 µs/tok together);"));
 }
 
 // Engines of two sources: the kernel source's table, and the Metal baseline's own words

@@ -18,13 +18,14 @@ inline std::vector<std::string> Lines(const std::string& text) {
   return lines;
 }
 
-// The lines of a text table: from the line after the rule under `header` to the next rule.
+// The lines of a text table: from the line after the rule under `header` to the next
+// rule (the totals') or the blank line after the table.
 inline std::vector<std::string> TableRows(const std::string& text, const std::string& header) {
   std::vector<std::string> rows;
   size_t at = text.find("\n" + header);
   if (at == std::string::npos) return rows;
   at = text.find('\n', text.find('\n', at + 1) + 1) + 1;  // past the header and its rule
-  while (at < text.size() && text[at] != '-') {
+  while (at < text.size() && text[at] != '-' && text[at] != '\n') {
     const size_t end = text.find('\n', at);
     rows.push_back(text.substr(at, end - at));
     at = end + 1;

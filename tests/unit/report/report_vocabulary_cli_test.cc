@@ -121,9 +121,9 @@ TEST(ReportVocabularyCli, TraceEventJsonSpeaksOfKernels) {
   EXPECT_THAT(r.text, HasSubstr("\nKernels/tok: 160.0 vs 423.0"));
   EXPECT_THAT(r.text, HasSubstr("Per-annotation-phase GPU time"));
   EXPECT_THAT(r.text, HasSubstr("graphs label coverage (trial 0): 10240 / 10240 kernels carry a phase label"));
-  EXPECT_THAT(r.markdown, HasSubstr("### Kernel families"));
-  EXPECT_THAT(r.markdown, HasSubstr("### Annotation phases (top 1 of 1"));
-  EXPECT_THAT(r.markdown, HasSubstr("| Bucket | graphs kern/tok |"));
+  EXPECT_THAT(r.markdown, HasSubstr("### Per-kernel-family GPU time"));
+  EXPECT_THAT(r.markdown, HasSubstr("### Per-annotation-phase GPU time"));
+  EXPECT_THAT(r.markdown, HasSubstr("| bucket | graphs (engine) kern/tok |"));
   EXPECT_THAT(r.svg, HasSubstr(">GPU µs/token by kernel-duration bucket</text>"));
   EXPECT_THAT(r.svg, HasSubstr(">GPU µs/token by annotation phase (top 10)</text>"));
   EXPECT_THAT(r.svg, HasSubstr(">Δ GPU µs/token by kernel-duration bucket: graphs − eager</text>"));
@@ -149,8 +149,8 @@ TEST(ReportVocabularyCli, MetalSpeaksOfSubmissions) {
   EXPECT_THAT(r.text, HasSubstr("md_8_32us bucket summary (Q4_0 MoE mat-vec_id (gate/up/down) — primary Q4_0 attack surface):"));
   EXPECT_THAT(r.text, HasSubstr("\nSubmissions/tok: "));
   EXPECT_THAT(r.text, HasSubstr("Per-command-buffer-phase GPU time"));
-  EXPECT_THAT(r.markdown, HasSubstr("### Encoder families"));
-  EXPECT_THAT(r.markdown, HasSubstr("### Command-buffer phases (top "));
+  EXPECT_THAT(r.markdown, HasSubstr("### Per-encoder-family GPU time"));
+  EXPECT_THAT(r.markdown, HasSubstr("### Per-command-buffer-phase GPU time"));
   EXPECT_THAT(r.svg, HasSubstr(">GPU µs/token by submission-duration bucket</text>"));
   EXPECT_THAT(r.svg, HasSubstr(">GPU µs/token by command-buffer phase (top 10)</text>"));
 

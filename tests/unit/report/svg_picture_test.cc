@@ -16,6 +16,7 @@
 
 #include "perfgate/core/environment.h"
 #include "perfgate/report/formats.h"
+#include "support/report_render.h"
 #include "support/run_command.h"
 #include "unit/report/png_image.h"
 #include "unit/report/report_test_data.h"

@@ -1,4 +1,5 @@
-// The SVG report: well-formed, self-contained, one bar per category and side.
+// The attribution report in SVG: well-formed, self-contained, one bar per category and
+// side.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -7,6 +8,7 @@
 #include <string>
 
 #include "perfgate/report/formats.h"
+#include "support/report_render.h"
 #include "unit/report/report_test_data.h"
 
 namespace perfgate::report {
@@ -50,7 +52,7 @@ TEST(SvgReport, OneBarPerCategoryAndSide) {
   // 5 buckets + 3 phases, engine and baseline each.
   EXPECT_EQ(Count(p.doc, "//rect[@class='bar-engine']"), 8u);
   EXPECT_EQ(Count(p.doc, "//rect[@class='bar-baseline']"), 8u);
-  EXPECT_EQ(Count(p.doc, "//rect[@class='legend-swatch']"), 2u);
+  EXPECT_EQ(Count(p.doc, "//rect[@class='legend-swatch']"), 4u);  // both sides, over each of the two charts
   // Value labels beside the bars, and axis ticks.
   EXPECT_EQ(Count(p.doc, "//text[.='9703.2']"), 1u);
   EXPECT_EQ(Count(p.doc, "//text[.='8930.3']"), 1u);
@@ -99,7 +101,7 @@ TEST(SvgReport, EngineOnly) {
   ASSERT_TRUE(p.result);
   EXPECT_EQ(Count(p.doc, "//rect[@class='bar-engine']"), 8u);
   EXPECT_EQ(Count(p.doc, "//rect[@class='bar-baseline']"), 0u);
-  EXPECT_EQ(Count(p.doc, "//rect[@class='legend-swatch']"), 1u);
+  EXPECT_EQ(Count(p.doc, "//rect[@class='legend-swatch']"), 2u);  // the engine, over each of the two charts
 }
 
 TEST(SvgReport, LabelsAreEscaped) {
@@ -118,12 +120,10 @@ TEST(SvgReport, LabelsAreEscaped) {
   EXPECT_TRUE(found);
 }
 
-TEST(SvgReport, NothingSummarisedIsStillAnSvg) {
-  Parsed p;
-  Parse(RenderSvg(Report{}), p);
-  ASSERT_TRUE(p.result);
-  EXPECT_EQ(Count(p.doc, "//rect[@class='bar-engine']"), 0u);
-  EXPECT_STREQ(p.doc.document_element().name(), "svg");
+TEST(SvgReport, NothingSummarisedHasNoPictureAndSaysSo) {
+  const StatusOr<std::string> svg = document::Render(AttributeDocument(Report{}), "svg");
+  ASSERT_FALSE(svg.ok());
+  EXPECT_THAT(svg.status().message(), HasSubstr("the report has no chart"));
 }
 
 TEST(SvgReport, TraceJsonNoteSaysWhatADispatchIs) {

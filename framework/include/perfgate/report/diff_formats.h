@@ -1,6 +1,5 @@
-// A diff (perfgate/diff/diff.h) rendered: text, Markdown, JSON and SVG for
-// `perfgate diff`, and the movers section every failing assertion, golden check and
-// baseline report appends.
+// A diff (perfgate/diff/diff.h) as `perfgate diff`'s document, and the movers section
+// every failing assertion, golden check and baseline report appends.
 #ifndef PERFGATE_REPORT_DIFF_FORMATS_H_
 #define PERFGATE_REPORT_DIFF_FORMATS_H_
 
@@ -9,22 +8,20 @@
 #include <string>
 
 #include "perfgate/diff/diff.h"
+#include "perfgate/document/document.h"
 
 namespace perfgate::report {
 
-// Rows per level in text, Markdown and SVG (the JSON holds every change).
+// Rows per level in the tables and charts (the JSON holds every change).
 inline constexpr size_t kDefaultDiffRows = 10;
 
-// Every level's changes, `rows` per level, then "N more"; widths fit 110 columns.
-std::string RenderDiffText(const diff::Diff& d, size_t rows = kDefaultDiffRows);
-// The same as headings and pipe tables, for a CI job summary or a PR comment.
-std::string RenderDiffMarkdown(const diff::Diff& d, size_t rows = kDefaultDiffRows);
+// The diff as a document: the sides and the total, the cautions and per-token
+// figures, a Δ bar chart per level (SVG, signed log scale), then per level a table of
+// its `rows` largest changes and "N more". Its JSON is RenderDiffJson's.
+document::Document DiffDocument(const diff::Diff& d, size_t rows = kDefaultDiffRows);
 // {"kind": "perfgate.diff", "schema_version": 1, ...}: every change of every level,
 // every double lossless (docs/cli.md, "perfgate diff").
 std::string RenderDiffJson(const diff::Diff& d);
-// A diverging bar chart of each level's top `rows` Δ µs/token (removed and faster
-// left, added and slower right), with Δ, status and share on every bar.
-std::string RenderDiffSvg(const diff::Diff& d, size_t rows = kDefaultDiffRows);
 
 // What a failure explains: the failing figure and its change.
 struct Explained {

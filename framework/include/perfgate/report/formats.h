@@ -1,4 +1,5 @@
-// Report formats: one attribution result rendered as text, Markdown, JSON or SVG.
+// Report formats: one attribution result as a report document (text, Markdown, SVG)
+// and as JSON.
 //
 // A Report is plain data: the per-engine summaries, the comparison when a baseline
 // was given, and the configured buckets (for their hints). The renderers are pure
@@ -39,26 +40,25 @@ struct Report {
   // The command's own flags that shaped the report, name and value as given
   // ({"baseline", "llama"}, {"min_trials", "3"}), for the JSON report's "options".
   std::vector<std::pair<std::string, std::string>> flags;
-  // Rows of the per-kernel-name tables in the text and Markdown reports (the most GPU
+  // Rows of the per-kernel-name tables of the report document (the most GPU
   // time, or the largest |Δ| beside a baseline), then a "N more" line; 0 shows every
   // name. The JSON report always holds every name.
   size_t kernel_name_rows = kDefaultKernelNameRows;
   static constexpr size_t kDefaultKernelNameRows = 20;
 };
 
-// Movers per level in the reports with a baseline (text, Markdown, JSON's "movers"
-// holds every change).
+// Movers per level in the report document with a baseline (JSON's "movers" holds every
+// change).
 inline constexpr size_t kReportMovers = 5;
 
-// The seed's report: side-by-side bucket, family, kernel-name and phase tables, the
-// top movers (with a baseline: perfgate diff's, report/diff_formats.h), the
-// attack target, the kernel registry, per-trial pairing counts and diagnostics. Every
-// line is at most 110 columns (long labels end in an ellipsis). Ends with a newline.
-std::string RenderText(const Report& report);
-
-// A short Markdown summary (headings and pipe tables, about 90 lines for two engines)
-// that fits a GitHub or GitLab CI job summary.
-std::string RenderMarkdown(const Report& report);
+// The report as one document, which every format renders (perfgate/document/render.h):
+// the title; the attack target and total; the bar charts (SVG: with a baseline Δ charts
+// per bucket, phase and kernel name on a signed log scale, the attack target
+// highlighted, then µs/token per bucket, phase and kernel name, engine beside
+// baseline); the method and inputs; the bucket, counter, family, kernel-name and phase
+// tables; the top movers (perfgate diff's, report/diff_formats.h); the kernel
+// registry, the per-trial figures and the diagnostics. Its JSON is RenderJson's.
+document::Document AttributeDocument(const Report& report);
 
 // The stable machine-readable form, "schema_version": 6 (docs/cli.md, "JSON report
 // schema": 6 named the summary's levels as every source shares them; 5 added "movers",
@@ -71,14 +71,6 @@ std::string RenderMarkdown(const Report& report);
 // 0.30000000000000004, 1e-07, 3711.0), null for NaN and infinities. Only text,
 // Markdown and SVG round.
 std::string RenderJson(const Report& report);
-
-// A self-contained SVG (no scripts, no external fonts). With a baseline it opens with
-// Δ charts per bucket, per phase and per kernel name on a signed log scale (a
-// regression in a small bucket stays visible; Δ, Δ% and p on every row; the attack
-// target highlighted), then grouped horizontal bar charts of µs/token per bucket, per
-// phase and per kernel name (top 10 each; kernel names only where the source has
-// them), engine beside baseline.
-std::string RenderSvg(const Report& report);
 
 // `perfgate history`: chosen counters over a history of counter reports (rows: the
 // reports in file order, titled). A report that lacks a counter is a gap, marked "—"

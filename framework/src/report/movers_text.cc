@@ -1,4 +1,5 @@
-// `perfgate diff` as text and Markdown, and the movers section of failures.
+// The movers section every failing assertion, golden check and baseline report
+// appends (report/diff_formats.h, RenderMovers), and a report's movers (MoversOf).
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -15,8 +16,6 @@ namespace {
 namespace cells = diff_cells;
 using util::Left;
 using util::Right;
-
-constexpr const char* kArrow = "\xE2\x86\x92";
 
 // Columns of a text row (110 in all, with the indent).
 constexpr size_t kNameWidth = 30, kStatusWidth = 7, kCallsWidth = 15, kUsWidth = 19, kDeltaWidth = 9,
@@ -37,19 +36,6 @@ std::string TextRow(const diff::Change& c) {
                     Right(cells::P(c), kPWidth);
   while (!row.empty() && row.back() == ' ') row.pop_back();
   return row + "\n";
-}
-
-std::string MoreLine(size_t shown, size_t total, const char* where) {
-  if (shown >= total) return "";
-  return "  ... " + std::to_string(total - shown) + " more (" + where + ")\n";
-}
-
-std::string MarkdownRow(const diff::Change& c) {
-  std::string name = util::MarkdownCode(c.name);
-  const std::string originals = cells::Originals(c);
-  if (!originals.empty()) name += " " + util::MarkdownCell(originals);
-  return "| " + name + " | " + cells::Status(c) + " | " + cells::Calls(c) + " | " + cells::Us(c) + " | " +
-         cells::DeltaUs(c) + " | " + cells::Share(c) + " | " + cells::DeltaPerCall(c) + " | " + cells::P(c) + " |\n";
 }
 
 // Phases, families and kernels name causes; buckets are duration classes, so a
@@ -130,49 +116,6 @@ std::string NotComparedLines(const diff::Diff& d, const std::string& indent) {
 
 }  // namespace
 
-std::string RenderDiffText(const diff::Diff& d, size_t rows) {
-  std::string out = "perfgate diff: " + cells::SidesLine(d) + "\n" + cells::TotalLine(d) + "\n";
-  for (const std::string& note : d.notes) out += "caution: " + note + "\n";
-  out += FigureLines(d);
-  if (d.levels.empty()) out += "no level both sides have: nothing to compare item by item\n";
-  out += NotComparedLines(d, "");
-  for (const diff::LevelDiff& level : d.levels) {
-    out += "\n" + cells::LevelHeading(level) + ", by |\xCE\x94 \xC2\xB5s/tok|\n" + TextHeader();
-    const size_t shown = std::min(rows, level.changes.size());
-    for (size_t i = 0; i < shown; ++i) out += TextRow(level.changes[i]);
-    out += MoreLine(shown, level.changes.size(), "--rows all, or --format json");
-  }
-  return out;
-}
-
-std::string RenderDiffMarkdown(const diff::Diff& d, size_t rows) {
-  std::string out = "## perfgate diff: " + util::MarkdownCell(d.after) + " against " + util::MarkdownCell(d.before) +
-                    "\n\n" + util::MarkdownCell(cells::SidesLine(d)) + ". " + util::MarkdownCell(cells::TotalLine(d)) +
-                    ".\n";
-  for (const std::string& note : d.notes) out += "\n**Caution:** " + util::MarkdownCell(note) + "\n";
-  if (!d.figures.empty()) {
-    out += "\n| Per token | " + util::MarkdownCell(d.before) + " | " + util::MarkdownCell(d.after) + " | \xCE\x94 | p |\n";
-    out += "|---|---:|---:|---:|---:|\n";
-    for (const diff::FigureChange& f : d.figures) {
-      out += "| " + util::MarkdownCode(f.name) + " | " + util::Fixed(f.before, 2) + " | " + util::Fixed(f.after, 2) +
-             " | " + util::Signed(f.delta(), 2) + " | " + (f.p_value ? util::PValue(*f.p_value) : "") + " |\n";
-    }
-  }
-  for (const std::string& item : cells::NotCompared(d)) out += "\nNot compared: " + util::MarkdownCell(item) + ".\n";
-  for (const diff::LevelDiff& level : d.levels) {
-    out += "\n### " + util::Capitalized(util::MarkdownCell(cells::LevelHeading(level))) + "\n\n";
-    out += "| " + util::Capitalized(level.word) + " | status | calls/tok " + kArrow +
-           " | \xC2\xB5s/tok " + kArrow + " | \xCE\x94 \xC2\xB5s/tok | share | \xCE\x94 \xC2\xB5s/call | p |\n";
-    out += "|---|---|---:|---:|---:|---:|---:|---:|\n";
-    const size_t shown = std::min(rows, level.changes.size());
-    for (size_t i = 0; i < shown; ++i) out += MarkdownRow(level.changes[i]);
-    if (shown < level.changes.size()) {
-      out += "\n" + std::to_string(level.changes.size() - shown) + " more in `perfgate diff --format json`.\n";
-    }
-  }
-  return out;
-}
-
 std::optional<diff::Diff> MoversOf(const Report& report) {
   const util::Sides sides = util::FindSides(report);
   if (sides.engine == nullptr || sides.baseline == nullptr || sides.engine->trials.empty() ||
@@ -182,17 +125,6 @@ std::optional<diff::Diff> MoversOf(const Report& report) {
   diff::Diff d = diff::Compute(diff::SideOf(*sides.baseline), diff::SideOf(*sides.engine));
   if (d.levels.empty()) return std::nullopt;  // trials without per-level figures
   return d;
-}
-
-std::string MoversMarkdown(const diff::Diff& d, size_t n) {
-  std::string out = util::MarkdownCell(cells::SidesLine(d)) + ". " + util::MarkdownCell(cells::TotalLine(d)) + ".\n\n";
-  out += "| Level | Name | status | calls/tok " + std::string(kArrow) + " | \xC2\xB5s/tok " + kArrow +
-         " | \xCE\x94 \xC2\xB5s/tok | share | \xCE\x94 \xC2\xB5s/call | p |\n";
-  out += "|---|---|---|---:|---:|---:|---:|---:|---:|\n";
-  for (const diff::LevelDiff& level : d.levels) {
-    for (const diff::Change& c : diff::TopMovers(level, n)) out += "| " + level.word + " " + MarkdownRow(c);
-  }
-  return out;
 }
 
 std::string RenderMovers(const diff::Diff& d, const std::optional<Explained>& what, size_t n) {
