@@ -10,8 +10,10 @@
 
 namespace perfgate::document::internal {
 
-// Blocks separated by a blank line; paragraphs wrapped at 110 columns, a list item on
-// one line (grep finds a whole note); tables in aligned columns two spaces apart.
+// Blocks separated by a blank line; the title and sections between rules of "=";
+// paragraphs wrapped at 110 columns, a list item on one line (grep finds a whole note)
+// unless its list wraps; tables in aligned columns two spaces apart, a rule under the
+// titles and above the totals.
 std::string RenderDocumentText(const Document& d);
 // Headings "##" (the title), "###" (a section), "####" (a part); a folded section in a
 // <details> element; tables as pipe tables; prose with Markdown's characters escaped.
