@@ -320,20 +320,34 @@ Status AddEntry(const fs::directory_entry& entry, Recording* out) {
   return AddNonTrialFile(p, out);
 }
 
+// A Metal trial's exports beside the .trace bundle they were exported from, as
+// `perfgate record --keep-trace` leaves a trial (trial-1/trial-1.trace): the bundle is
+// where the exports came from, not a second trial.
+bool IsTheTrialsOwnBundle(const fs::path& dir, const fs::path& entry) {
+  std::error_code ec;
+  const std::string points = std::string(xctrace::ExecutionPoint::kSchema) + ".xml";
+  return entry.extension() == ".trace" && fs::is_directory(entry, ec) &&
+         (fs::is_regular_file(dir / points, ec) || fs::is_regular_file(dir / (points + ".gz"), ec));
+}
+
 // A directory read as one trial must not also hold trials: they would vanish unread.
-Status RequireNoTrialInside(const fs::path& dir) {
+// Its own .trace bundle is the exception, returned to be listed as not read.
+StatusOr<std::vector<std::string>> RequireNoTrialInside(const fs::path& dir) {
   auto entries = SortedEntries(dir);
   if (!entries.ok()) return entries.status();
+  std::vector<std::string> own_bundles;
   for (const auto& e : *entries) {
     const fs::path& p = e.path();
-    if (LooksLikeTrialDirectory(p)) {
+    if (IsTheTrialsOwnBundle(dir, p)) {
+      own_bundles.push_back(p.string());
+    } else if (LooksLikeTrialDirectory(p)) {
       return Status::Error("bundle.ambiguous",
                            "this directory is a trial itself and also holds the trial " + p.filename().string() +
                                "; move the trial files or the trial directories elsewhere",
                            {dir.string()});
     }
   }
-  return Status();
+  return own_bundles;
 }
 
 StatusOr<Recording> DiscoverRecordingDirectory(const std::string& path) {
@@ -372,10 +386,11 @@ StatusOr<Recording> DiscoverTrials(const std::string& path) {
   if (auto entries = SortedEntries(dir); !entries.ok()) return entries.status();
   std::error_code ec;
   if (fs::exists(dir / std::string(xctrace::kIncompleteMarkerFile), ec) || LooksLikeTrialDirectory(dir)) {
-    PERFGATE_RETURN_IF_ERROR(RequireNoTrialInside(dir));
+    auto own_bundles = RequireNoTrialInside(dir);
+    if (!own_bundles.ok()) return own_bundles.status();
     auto trial = TrialOfDirectory(dir);
     if (!trial.ok()) return trial.status();
-    return Recording{{std::move(trial).value()}, {}};
+    return Recording{{std::move(trial).value()}, std::move(own_bundles).value()};
   }
   return DiscoverRecordingDirectory(path);
 }

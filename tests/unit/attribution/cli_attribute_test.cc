@@ -86,6 +86,26 @@ TEST(AttributeCli, FormatAllWritesFourReports) {
   fs::remove_all(dir);
 }
 
+// The case: one trial of what `perfgate record --keep-trace` wrote, its exports
+// beside its trial-1.trace bundle. The figures are those of the trial read without
+// the bundle (meta.json "expected": the generator's count of the window's submissions, 2827).
+TEST(AttributeCli, OneRecordedTrialBesideItsTraceBundleIsRead) {
+  const fs::path trial = fs::path(::testing::TempDir()) / "perfgate-own-bundle" / "trial-1";
+  fs::remove_all(trial.parent_path());
+  fs::create_directories(trial.parent_path());
+  fs::copy(kRecordings + "/hf2q/trial-1", trial, fs::copy_options::recursive);
+  fs::create_directories(trial / "trial-1.trace/Trace1.run");
+  auto r = RunPerfgate("attribute --trace hf2q=" + trial.string() + " --tokens auto:" + kHead + " --window label:" +
+                       kHead + " --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("note: not a trial, ignored: " + (trial / "trial-1.trace").string()), std::string::npos)
+      << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["engines"]["hf2q"]["trials"].size(), 1u);
+  EXPECT_EQ(j["engines"]["hf2q"]["trials"][0]["items"], Meta("hf2q", 1)["expected"]["label_window"]["figures"]["submissions"]) << r.out;
+  fs::remove_all(trial.parent_path());
+}
+
 TEST(AttributeCli, EngineOnlyReport) {
   auto r = RunPerfgate("attribute --trace hf2q=" + kRecordings + "/hf2q --tokens auto:" + kHead +
                        " --window label:" + kHead + " --format json");

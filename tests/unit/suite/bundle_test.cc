@@ -260,5 +260,31 @@ TEST_F(Discover, ATrialDirectoryHoldingTrialsIsAmbiguous) {
   EXPECT_EQ(r.status().code(), "bundle.ambiguous") << r.status().ToString();
 }
 
+// What `perfgate record --keep-trace` leaves: a trial directory with its exports and
+// the trial-N.trace bundle they came from. Read as one trial it is that trial, the
+// bundle listed as not read; a recording of such trials reads each once.
+TEST_F(Discover, ATrialBesideItsOwnTraceBundleIsOneTrial) {
+  const fs::path trial = root_ / "hf2q/trial-1";
+  fs::create_directories(trial / "trial-1.trace/Trace1.run");
+  auto r = DiscoverTrials(trial.string());
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->trials.size(), 1u);
+  EXPECT_EQ(r->trials[0].path, trial.string());
+  EXPECT_EQ(r->trials[0].source->descriptor.name, "metal");
+  EXPECT_EQ(r->ignored, std::vector<std::string>{(trial / "trial-1.trace").string()});
+  auto all = DiscoverTrials(Hf2q());
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  EXPECT_EQ(all->trials.size(), 3u);
+}
+
+// Any other trial inside a trial is still ambiguous: it would go unread.
+TEST_F(Discover, ATrialHoldingAnotherTrialDirectoryIsStillAmbiguous) {
+  fs::copy(root_ / "hf2q/trial-2", root_ / "hf2q/trial-1/trial-2", fs::copy_options::recursive);
+  auto r = DiscoverTrials((root_ / "hf2q/trial-1").string());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), "bundle.ambiguous") << r.status().ToString();
+  EXPECT_NE(r.status().message().find("also holds the trial trial-2"), std::string::npos) << r.status().message();
+}
+
 }  // namespace
 }  // namespace perfgate::bundle

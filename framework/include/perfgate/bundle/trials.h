@@ -33,7 +33,9 @@ struct Trial {
 // What a --trace PATH or a suite's engine directory holds.
 struct Recording {
   std::vector<Trial> trials;         // natural order
-  std::vector<std::string> ignored;  // entries that are no trial (README.md, *.log, ...)
+  // Entries that are no trial (README.md, *.log, ...), and a trial's own .trace bundle
+  // beside its exports (read as one trial, the exports are read, not the bundle).
+  std::vector<std::string> ignored;
 };
 
 // Finds the trials at `path`: a trial (directory or file) gives itself; a recording
