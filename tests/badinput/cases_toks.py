@@ -1,10 +1,11 @@
-"""Bad tok/s reports (llama-bench JSON / JSONL, engine reports) and ratio-floor
+"""Bad tok/s reports (llama-bench JSON / JSONL / Markdown, engine reports) and ratio-floor
 policies (`perfgate toks-ratio`). The other side of each case is a small valid report,
 so a case fails only for the file it names."""
 from badinput import Case, position_of
 
 GOOD = '[{"n_prompt": 0, "n_gen": 128, "avg_ts": 100.5, "samples_ns": [1273631840, 1273631841]}]\n'
 TEST = '{"n_prompt": 0, "n_gen": 128, "avg_ts": 100.5}'
+MD_HEAD = "| model | test | t/s |\n| --- | ---: | ---: |\n"
 
 loc = position_of
 
@@ -84,6 +85,25 @@ CASES = [
            needle='"floor"', stderr_has=["known: ratio_floor, test"], why="per cell too"),
     policy("policy_no_floor", '{"cells": {"c": {"_note": "x"}}, "_tolerance_pp": 1}', "toks.bad_policy",
            needle='"c"', stderr_has=["cell 'c' has no ratio_floor"], why="every cell has a floor"),
+    # llama-bench's Markdown table (its default output)
+    report("md_short_row", MD_HEAD + "| m | tg128 |\n", "toks.bad_row", at=(3, 1),
+           stderr_has=["2 cells under 3 columns (model, test, t/s)"], why="a row fits its head"),
+    report("md_bad_test_name", MD_HEAD + "| m | decode | 5.00 \u00b1 0.10 |\n", "toks.bad_field", at=(3, 1),
+           stderr_has=["test 'decode' is no llama-bench test name"], why="only llama-bench's test names"),
+    report("md_zero_rate", MD_HEAD + "| m | tg128 | 0.00 \u00b1 0.00 |\n", "toks.bad_time", at=(3, 1),
+           why="a t/s is a positive mean"),
+    report("md_rate_not_a_number", MD_HEAD + "| m | tg128 | fast |\n", "toks.bad_time", at=(3, 1),
+           why="MEAN \u00b1 STDDEV"),
+    report("md_test_twice", MD_HEAD + "| m | tg128 | 5 \u00b1 1 |\n| m | tg 128 | 6 \u00b1 1 |\n", "toks.duplicate_test",
+           at=(4, 1), why="tg128 and 2023's tg 128 are one test"),
+    report("md_failed_run", "ggml_cuda_init: found 1 ROCm devices:\nHW Exception by GPU node-1 reason :GPU Hang\n",
+           "toks.no_table", at=(2, 1), stderr_has=["Its last line: 'HW Exception by GPU node-1 reason :GPU Hang'"],
+           why="a run that printed no table names the file and says why"),
+    report("md_other_table", "| a | b |\n| --- | --- |\n| 1 | 2 |\n", "toks.no_table", at=(3, 1),
+           why="a table without test and t/s is none of llama-bench's"),
+    report("several_runs", MD_HEAD + "| m | tg128 | 5 \u00b1 1 |\n\nbuild: aaa (1)\n\n" + MD_HEAD +
+           "| m | tg128 | 6 \u00b1 1 |\n\nbuild: bbb (2)\n", "toks.several_runs", at=(9, 1),
+           stderr_has=["(builds aaa (1), bbb (2)): choose one with --build"], why="which run is gated is chosen, never guessed"),
     policy("policy_bad_floor", '{"cells": {"c": {"ratio_floor": "1.0"}}}', "toks.bad_policy", needle='"ratio_floor"',
            why="a floor is a number"),
     policy("policy_bad_tolerance", '{"cells": {"c": {"ratio_floor": 1}}, "_tolerance_pp": -1}', "toks.bad_policy",

@@ -139,6 +139,9 @@ def regression_seeds(target, source):
     fails until the reader is fixed): written here rather than checked in."""
     if target == "xctrace_export":
         yield "regression_ref_chain.xml", ref_chain_export(3000)  # 2026-12-01: ~1 min in WriteTableJson
+    if target == "toks_report":  # 2026-12-04: a cell that is no UTF-8 threw from nlohmann::json::dump
+        yield "regression_cell_not_utf8.md", "| model | test | t/s |\n| --- | --- | --- |\n| m\xe9 | tg128 | 5 \u00b1 1 |\n" \
+            .encode("utf-8").replace("m\u00e9".encode("utf-8"), b"m\xe9")
     if target == "ane_replay":
         m5 = (source / "fixtures" / "ane" / "m5.json").read_text()
         yield "regression_number_overflow.json", m5.replace("353.8", "1e999").encode()  # uncaught out_of_range.406
@@ -160,6 +163,9 @@ def target_files(target, source, corpus):
         return "json", files(source / "fixtures" / "ane", ["*.json"])
     if target == "kernel_families":
         return "json", []
+    if target == "toks_report":
+        return "json", files(source / "fixtures" / "toks", ["**/*.json", "**/*.jsonl", "**/*.md", "**/*.log"],
+                             r"README")
     sys.exit(f"seed_corpus.py: unknown target {target}")
 
 

@@ -24,7 +24,8 @@ struct ToksArgs {
   double floor = 0;
   double tolerance_pp = 0;
   std::string test;
-  OutputOptions out;  // --format, --output
+  toks::RunFilter runs;  // --build, --backend, --gpu: which runs of llama-bench's reports
+  OutputOptions out;     // --format, --output
 };
 
 Status CheckArgs(const ToksArgs& a, bool floor_given, bool tolerance_given) {
@@ -61,10 +62,10 @@ StatusOr<std::vector<toks::RatioVerdict>> Judge(const ToksArgs& a) {
     PERFGATE_ASSIGN_OR_RETURN(toks::RatioPolicy policy, toks::ReadRatioPolicy(a.policy));
     if (!policy.has_tolerance) std::cerr << "note: the policy has no _tolerance_pp: tolerance 0 pp\n";
     NoteUnusedDirectories(policy, a.reports);
-    return toks::JudgePolicy(policy, a.reports, a.test);
+    return toks::JudgePolicy(policy, a.reports, a.test, a.runs);
   }
   PERFGATE_ASSIGN_OR_RETURN(toks::BenchReport engine, toks::ReadBenchReport(a.engine));
-  PERFGATE_ASSIGN_OR_RETURN(toks::BenchReport baseline, toks::ReadBenchReport(a.baseline));
+  PERFGATE_ASSIGN_OR_RETURN(toks::BenchReport baseline, toks::ReadBenchReport(a.baseline, a.runs));
   PERFGATE_ASSIGN_OR_RETURN(toks::RatioVerdict v,
                             toks::JudgeRatio("", engine, baseline, a.test, a.floor, a.tolerance_pp));
   return std::vector<toks::RatioVerdict>{std::move(v)};
@@ -90,7 +91,8 @@ void RegisterToksCommand(CLI::App& app, int* exit_code) {
   auto* cmd = app.add_subcommand(
       "toks-ratio",
       "Engine tok/s over llama-bench tok/s per cell, held to ratio floors: a cell fails when its ratio is more\n"
-      "than the tolerance (percentage points) below its floor. Reports: llama-bench -o json or -o jsonl, or\n"
+      "than the tolerance (percentage points) below its floor. Reports: llama-bench's Markdown table, -o json or\n"
+      "-o jsonl, or\n"
       "{\"tests\": [{\"n_prompt\": 0, \"n_gen\": 128, \"samples_ns\": [...]}]}.");
   cmd->add_option("--policy", args->policy, "a ratio-floor policy: hf2q's perf_baseline.json as is");
   cmd->add_option("--reports", args->reports, "with --policy: DIR/<cell>/engine.json and DIR/<cell>/llama-bench.json(l)");
@@ -101,6 +103,11 @@ void RegisterToksCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--test", args->test,
                   std::string("the llama-bench test gated (default: the policy's, else the one tg test of both reports, else ") +
                       toks::kDefaultTest + "); e.g. tg256, pp512, \"pp512+tg128\", \"tg128 @ d512\"");
+  cmd->add_option("--build", args->runs.build,
+                  "of llama-bench reports that append several runs: the build read (a build_commit prefix or the "
+                  "build_number)");
+  cmd->add_option("--backend", args->runs.backend, "the same: the backends read (\"CUDA\", \"Vulkan\", \"ROCm,RPC\")");
+  cmd->add_option("--gpu", args->runs.gpu, "the same: a part of the gpu_info read (\"H200\")");
   AddOutputOptions(cmd, &args->out, {"text", "markdown", "json", "csv"});
   AddInputLimitOptions(cmd);
   cmd->callback([args, exit_code, floor, tolerance] {

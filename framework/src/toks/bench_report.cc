@@ -1,7 +1,10 @@
-// llama-bench JSON / JSONL and engine tok/s reports (perfgate/toks/bench_report.h).
+// llama-bench JSON / JSONL / Markdown and engine tok/s reports (perfgate/toks/bench_report.h).
 #include "perfgate/toks/bench_report.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <tuple>
 #include <map>
 #include <set>
 #include <string_view>
@@ -10,6 +13,7 @@
 #include "core/json_member_offsets.h"
 #include "core/text_input.h"
 #include "core/json_document.h"
+#include "toks/bench_markdown.h"
 #include "perfgate/core/names.h"
 #include "perfgate/stats/summary.h"
 
@@ -181,12 +185,22 @@ class TestReader {
   int line_;
 };
 
-// (model, test id) -> the index of the first test with them.
-using SeenTests = std::map<std::pair<std::string, std::string>, size_t>;
+// A line that opens a JSON value: an object or an array (JSONL holds nothing else).
+bool OpensJsonValue(char c) { return c == '{' || c == '['; }
 
-// Adds `t`, refusing a second test of one id for one model.
+// The run a test belongs to, in a file that appends several: its build, backends and
+// GPU.
+std::string RunKey(const BenchTest& t) {
+  return t.Field("build_commit") + "\x1f" + t.Field("build_number") + "\x1f" + t.Backends() + "\x1f" +
+         t.Field("gpu_info");
+}
+
+// (model, test id, run) -> the index of the first test with them.
+using SeenTests = std::map<std::tuple<std::string, std::string, std::string>, size_t>;
+
+// Adds `t`, refusing a second test of one id for one model in one run.
 Status AddTest(BenchTest t, BenchReport* report, SeenTests* seen) {
-  auto [it, inserted] = seen->emplace(std::make_pair(t.model, t.id), report->tests.size());
+  auto [it, inserted] = seen->emplace(std::make_tuple(t.model, t.id, RunKey(t)), report->tests.size());
   if (!inserted) {
     const BenchTest& earlier = report->tests[it->second];
     return Status::Error("toks.duplicate_test",
@@ -217,7 +231,9 @@ Status ReadArray(const nlohmann::json& tests, const std::string& at, const std::
   return Status();
 }
 
-// JSONL: one test object per non-blank line.
+// JSONL: one test object per non-blank line. A line that is no JSON and opens no
+// object or array (the device lines llama-bench prints to stderr, kept in the same
+// file) is counted, not read; any other line that is no test object is an error.
 Status ReadLines(const std::string& text, const std::string& path, BenchReport* report) {
   report->format = "jsonl";
   SeenTests seen;
@@ -227,7 +243,13 @@ Status ReadLines(const std::string& text, const std::string& path, BenchReport* 
     if (end == std::string::npos) end = text.size();
     const std::string_view s(text.data() + start, end - start);
     const size_t first = s.find_first_not_of(" \t\r");
-    if (first != std::string_view::npos) {
+    const bool stderr_line =
+        first != std::string_view::npos && !OpensJsonValue(s[first]) && !internal::ParseJsonDocument(s, path, kCodes).ok();
+    if (stderr_line) {
+      const size_t last = s.find_last_not_of(" \t\r");
+      report->diagnostics.Add("toks.ignored_line", {path, line, static_cast<int>(first) + 1},
+                              "'" + std::string(s.substr(first, std::min<size_t>(last - first + 1, 120))) + "'");
+    } else if (first != std::string_view::npos) {
       auto j = internal::ParseJsonDocument(s, path, kCodes);
       if (!j.ok()) {
         SourceLocation loc = j.status().location();
@@ -287,25 +309,126 @@ Status ReadDocument(const nlohmann::json& doc, const std::string& text, const st
                         std::string(doc.type_name()));
 }
 
-// True when the text's first non-blank line is a JSON object on its own: JSONL, not a
-// pretty-printed document with an error further on (whose own error is the one to give).
-bool FirstLineIsObject(const std::string& text, size_t first, const std::string& path) {
-  if (first == std::string::npos || text[first] != '{') return false;
-  const size_t end = text.find('\n', first);
-  auto j = internal::ParseJsonDocument(std::string_view(text).substr(first, end == std::string::npos ? end : end - first),
+// True when the line holding `at` is a JSON object on its own.
+bool LineIsObject(const std::string& text, size_t at, const std::string& path) {
+  if (at == std::string::npos || text[at] != '{') return false;
+  const size_t end = text.find('\n', at);
+  auto j = internal::ParseJsonDocument(std::string_view(text).substr(at, end == std::string::npos ? end : end - at),
                                        path, kCodes);
   return j.ok() && j->is_object();
 }
 
+// JSONL, not a pretty-printed document with an error further on (whose own error is
+// the one to give): the first line that opens a JSON value is an object on its own,
+// whatever lines that open none (stderr's) come before it.
+bool IsJsonLines(const std::string& text, const std::string& path) {
+  for (size_t start = 0; start < text.size();) {
+    const size_t first = text.find_first_not_of(" \t\r\n", start);
+    if (first == std::string::npos) return false;
+    if (OpensJsonValue(text[first])) return LineIsObject(text, first, path);
+    const size_t end = text.find('\n', first);
+    if (end == std::string::npos) return false;
+    start = end + 1;
+  }
+  return false;
+}
+
+// llama-bench's Markdown table (its default output).
+Status ReadMarkdown(const std::string& text, const std::string& path, BenchReport* report) {
+  report->format = "markdown";
+  PERFGATE_ASSIGN_OR_RETURN(std::vector<BenchTest> tests, markdown::ReadBenchMarkdown(text, path, &report->diagnostics));
+  SeenTests seen;
+  for (BenchTest& t : tests) PERFGATE_RETURN_IF_ERROR(AddTest(std::move(t), report, &seen));
+  return Status();
+}
+
+// A text that is no JSON and holds no llama-bench table: most often a run that failed
+// before printing one, whose last line says why.
+Status NoTable(const std::string& text, const std::string& path) {
+  const size_t end = text.find_last_not_of(" \t\r\n");
+  const size_t start = text.rfind('\n', end);
+  const std::string last = text.substr(start == std::string::npos ? 0 : start + 1,
+                                       end - (start == std::string::npos ? 0 : start + 1) + 1);
+  const int lines = static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(end), '\n')) + 1;
+  return Status::Error("toks.no_table",
+                       "no llama-bench table (a head with test and t/s), JSON or JSONL in its " + std::to_string(lines) +
+                           " lines: a run that failed before printing its table? Its last line: '" +
+                           last.substr(0, 200) + "'",
+                       {path, lines, 1});
+}
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool Matches(const BenchTest& t, const RunFilter& f) {
+  const std::string commit = t.Field("build_commit");
+  if (!f.build.empty() && !(!commit.empty() && commit.rfind(f.build, 0) == 0) && t.Field("build_number") != f.build) {
+    return false;
+  }
+  if (!f.backend.empty() && Lower(t.Backends()) != Lower(f.backend)) return false;
+  return f.gpu.empty() || t.Field("gpu_info").find(f.gpu) != std::string::npos;
+}
+
+// Keeps the runs `f` selects; then each test of a model must be one run's.
+Status SelectRuns(BenchReport* report, const RunFilter& f) {
+  if (!f.empty()) {
+    const std::string held = DescribeRuns(*report);
+    report->tests.erase(std::remove_if(report->tests.begin(), report->tests.end(),
+                                       [&](const BenchTest& t) { return !Matches(t, f); }),
+                        report->tests.end());
+    if (report->tests.empty()) {
+      return Status::Error("toks.no_run",
+                           FormatPath(report->path) + " holds no run of the selection (build '" + f.build +
+                               "', backend '" + f.backend + "', GPU '" + f.gpu + "'); it holds " + held,
+                           {}, ErrorKind::kUsage);
+    }
+  }
+  std::map<std::pair<std::string, std::string>, const BenchTest*> seen;
+  for (const BenchTest& t : report->tests) {
+    if (seen.emplace(std::make_pair(t.model, t.id), &t).second) continue;
+    return Status::Error("toks.several_runs",
+                         "test " + t.id + (t.model.empty() ? "" : " of model '" + t.model + "'") +
+                             " is in several runs of the file (" + DescribeRuns(*report) +
+                             "): choose one with --build, --backend or --gpu",
+                         t.location);
+  }
+  return Status();
+}
+
 }  // namespace
+
+std::string DescribeRuns(const BenchReport& report) {
+  std::vector<std::string> builds, backends, gpus;
+  const auto add = [](std::vector<std::string>& list, const std::string& v) {
+    if (!v.empty() && std::find(list.begin(), list.end(), v) == list.end()) list.push_back(v);
+  };
+  for (const BenchTest& t : report.tests) {
+    const std::string number = t.Field("build_number");
+    add(builds, t.Field("build_commit") + (number.empty() ? "" : " (" + number + ")"));
+    add(backends, t.Backends());
+    add(gpus, t.Field("gpu_info"));
+  }
+  std::string out;
+  for (const auto& [word, list] : {std::make_pair("builds ", &builds), std::make_pair("backends ", &backends),
+                                   std::make_pair("GPUs ", &gpus)}) {
+    if (!list->empty()) out += (out.empty() ? "" : "; ") + std::string(word) + ListNames(*list, "");
+  }
+  return out.empty() ? "runs that name no build, backend or GPU" : out;
+}
+
+std::string BenchTest::Field(const std::string& name) const {
+  const auto it = fields.find(name);
+  if (it == fields.end()) return "";
+  const std::string& v = it->second;
+  return v.size() >= 2 && v.front() == '"' ? nlohmann::json::parse(v).get<std::string>() : v;
+}
 
 double BenchTest::MedianTs() const { return samples_ts.empty() ? avg_ts : stats::Median(samples_ts); }
 
 std::string BenchTest::Backends() const {
-  if (auto it = fields.find("backends"); it != fields.end()) {
-    const std::string& v = it->second;
-    return v.size() >= 2 && v.front() == '"' ? v.substr(1, v.size() - 2) : v;
-  }
+  if (fields.count("backends") != 0) return Field("backends");
   std::vector<std::string> on;
   for (std::string_view flag : kBackendFlags) {
     auto it = fields.find(std::string(flag));
@@ -358,29 +481,34 @@ StatusOr<const BenchTest*> BenchReport::Find(const std::string& id) const {
   return found;
 }
 
-StatusOr<BenchReport> ParseBenchReport(const std::string& text, const std::string& path) {
+StatusOr<BenchReport> ParseBenchReport(const std::string& text, const std::string& path, const RunFilter& runs) {
   BenchReport report;
   report.path = path;
   auto doc = internal::ParseJsonDocument(text, path, kCodes);
   const size_t first = text.find_first_not_of(" \t\r\n");
   if (doc.ok()) {
     PERFGATE_RETURN_IF_ERROR(ReadDocument(*doc, text, path, &report));
-  } else if (FirstLineIsObject(text, first, path)) {
+  } else if (IsJsonLines(text, path)) {
     PERFGATE_RETURN_IF_ERROR(ReadLines(text, path, &report));  // several objects: JSONL
+  } else if (markdown::HasBenchTable(text)) {
+    PERFGATE_RETURN_IF_ERROR(ReadMarkdown(text, path, &report));
+  } else if (first != std::string::npos && text[first] != '[' && text[first] != '{') {
+    return NoTable(text, path);
   } else {
     return doc.status();
   }
   report.unknown_fields = static_cast<int>(report.diagnostics.Count("toks.unknown_field"));
+  if (!report.tests.empty()) PERFGATE_RETURN_IF_ERROR(SelectRuns(&report, runs));
   if (report.tests.empty()) {
     return Status::Error("toks.no_tests", "the report holds no test (" + report.format + ")", {path, 1, 1});
   }
   return report;
 }
 
-StatusOr<BenchReport> ReadBenchReport(const std::string& path) {
+StatusOr<BenchReport> ReadBenchReport(const std::string& path, const RunFilter& runs) {
   auto text = internal::ReadWholeFile(path);
   if (!text.ok()) return text.status();
-  return ParseBenchReport(*text, path);
+  return ParseBenchReport(*text, path, runs);
 }
 
 }  // namespace perfgate::toks

@@ -30,8 +30,8 @@ std::vector<double> Scaled(const std::vector<double>& values, double factor) {
 std::string SamplesNote(const BenchTest& engine, const BenchTest& baseline) {
   if (!engine.samples_ts.empty() && !baseline.samples_ts.empty()) return "";
   const char* side = engine.samples_ts.empty() && baseline.samples_ts.empty() ? "neither side has"
-                     : engine.samples_ts.empty()                              ? "the engine has"
-                                                                              : "the baseline has";
+                     : engine.samples_ts.empty()                              ? "the engine has no"
+                                                                              : "the baseline has no";
   return std::string("; no rank test: ") + side +
          " per-repetition samples (a ratio of single figures: avg_ts where samples are missing)";
 }
@@ -177,14 +177,14 @@ StatusOr<RatioVerdict> JudgeRatio(const std::string& cell, const BenchReport& en
 }
 
 StatusOr<std::vector<RatioVerdict>> JudgePolicy(const RatioPolicy& policy, const std::string& reports_dir,
-                                                const std::string& test) {
+                                                const std::string& test, const RunFilter& runs) {
   namespace fs = std::filesystem;
   std::vector<RatioVerdict> out;
   for (const RatioCell& cell : policy.cells) {
     const std::string dir = reports_dir + "/" + cell.name;
     const std::string engine_path = dir + "/engine.json";
     std::string baseline_path;
-    for (const char* name : {"llama-bench.json", "llama-bench.jsonl"}) {
+    for (const char* name : {"llama-bench.json", "llama-bench.jsonl", "llama-bench.md"}) {
       std::error_code ec;
       if (baseline_path.empty() && fs::exists(dir + "/" + name, ec)) baseline_path = dir + "/" + name;
     }
@@ -192,13 +192,13 @@ StatusOr<std::vector<RatioVerdict>> JudgePolicy(const RatioPolicy& policy, const
     if (!fs::exists(engine_path, ec) || baseline_path.empty()) {
       return Status::Error("toks.missing_report",
                            "cell '" + cell.name + "' needs " + FormatPath(engine_path) + " and " +
-                               FormatPath(dir + "/llama-bench.json") + " (or .jsonl); missing: " +
+                               FormatPath(dir + "/llama-bench.json") + " (or .jsonl, .md); missing: " +
                                (fs::exists(engine_path, ec) ? FormatPath(dir + "/llama-bench.json")
                                                             : FormatPath(engine_path)),
                            cell.location);
     }
     PERFGATE_ASSIGN_OR_RETURN(BenchReport engine, ReadBenchReport(engine_path));
-    PERFGATE_ASSIGN_OR_RETURN(BenchReport baseline, ReadBenchReport(baseline_path));
+    PERFGATE_ASSIGN_OR_RETURN(BenchReport baseline, ReadBenchReport(baseline_path, runs));
     PERFGATE_ASSIGN_OR_RETURN(
         RatioVerdict v, JudgeRatio(cell.name, engine, baseline, test.empty() ? policy.TestOf(cell, "") : test,
                                    cell.ratio_floor, policy.tolerance_pp));

@@ -88,6 +88,75 @@ TEST(ToksReader, NewerVersionJsonlWithDepthAndPg) {
   EXPECT_EQ(r->unknown_fields, 0);
 }
 
+// JSONL as `llama-bench -o jsonl > f 2>&1` keeps it: the device lines of stderr before
+// and between the tests (the first as ggml_cuda_init prints it). They are counted and
+// the first quoted; the tests are read as without them.
+TEST(ToksReader, JsonlWithStderrLinesMixedIn) {
+  const std::string text = "ggml_cuda_init: found 1 CUDA devices:\n"
+                           "  Device 0: NVIDIA H200, compute capability 9.0, VMM: yes\n" +
+                           NewLine(512, 0, 0, "1, 2, 3") + "\nload_backend: loaded CUDA backend\n\n" +
+                           NewLine(0, 128, 0, "6400000000, 6400000000, 3200000000") + "\n";
+  auto r = ParseBenchReport(text, "mixed.jsonl");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->format, "jsonl");
+  EXPECT_EQ(r->TestIds(), (std::vector<std::string>{"pp512", "tg128"}));
+  EXPECT_EQ(r->tests[0].location.line, 3);
+  EXPECT_EQ(r->tests[1].location.line, 6);
+  EXPECT_EQ(r->tests[1].samples_ts, (std::vector<double>{20, 20, 40}));  // 128 tokens in 6.4 s and 3.2 s
+  const auto* ignored = r->diagnostics.Find("toks.ignored_line");
+  ASSERT_NE(ignored, nullptr);
+  EXPECT_EQ(ignored->count, 3);
+  EXPECT_EQ(ignored->first_location.line, 1);
+  EXPECT_EQ(ignored->first_detail, "'ggml_cuda_init: found 1 CUDA devices:'");
+  // A line that opens JSON and is no test object is still an error, as is a broken one.
+  EXPECT_EQ(ParseBenchReport(text + "[1, 2]\n", "x.jsonl").status().code(), "toks.bad_line");
+  EXPECT_EQ(ParseBenchReport(text + "{\"n_gen\": }\n", "x.jsonl").status().code(), "toks.bad_json");
+}
+
+// A JSONL file that appends runs of two builds and two backends (as a benchmarker keeps
+// one results file): the same tests in each run. Without a selection which one a gate
+// reads would be a guess, so the error lists the runs; --build, --backend and --gpu
+// choose.
+TEST(ToksReader, AppendedRunsMustBeChosenAndAreListed) {
+  const auto run = [](const std::string& commit, int number, const std::string& backend, const std::string& ns) {
+    std::string line = NewLine(0, 128, 0, ns);
+    line.replace(line.find("0104b151"), 8, commit);
+    line.replace(line.find("7400"), 4, std::to_string(number));
+    line.replace(line.find("\"CUDA\""), 6, "\"" + backend + "\"");
+    return line + "\n";
+  };
+  const std::string text = run("0253fb21", 9187, "CUDA", "3.2e9, 3.2e9, 3.2e9") +
+                           run("0253fb21", 9187, "Vulkan", "6.4e9, 6.4e9, 6.4e9") +
+                           run("70a83091", 9033, "CUDA", "1.6e9, 1.6e9, 1.6e9");
+  const Status several = ParseBenchReport(text, "runs.jsonl").status();
+  EXPECT_EQ(several.code(), "toks.several_runs");
+  EXPECT_EQ(several.location().line, 2);
+  EXPECT_NE(several.message().find("test tg128 of model 'm.gguf' is in several runs of the file (builds 0253fb21 "
+                                   "(9187), 70a83091 (9033); backends CUDA, Vulkan; GPUs y): choose one with --build, "
+                                   "--backend or --gpu"),
+            std::string::npos)
+      << several.message();
+  // 128 tokens in 3.2 s: 40 tok/s, the CUDA run of build 9187.
+  auto cuda = ParseBenchReport(text, "runs.jsonl", RunFilter{"9187", "cuda", ""});
+  ASSERT_TRUE(cuda.ok()) << cuda.status().ToString();
+  ASSERT_EQ(cuda->tests.size(), 1u);
+  EXPECT_EQ(cuda->tests[0].samples_ts, (std::vector<double>{40, 40, 40}));
+  auto old = ParseBenchReport(text, "runs.jsonl", RunFilter{"70a8", "", ""});  // a commit prefix
+  ASSERT_TRUE(old.ok()) << old.status().ToString();
+  EXPECT_EQ(old->tests[0].samples_ts, (std::vector<double>{80, 80, 80}));
+  // One criterion can leave two runs: still refused.
+  EXPECT_EQ(ParseBenchReport(text, "runs.jsonl", RunFilter{"", "CUDA", ""}).status().code(), "toks.several_runs");
+  const Status none = ParseBenchReport(text, "runs.jsonl", RunFilter{"", "Metal", ""}).status();
+  EXPECT_EQ(none.code(), "toks.no_run");
+  EXPECT_NE(none.message().find("holds no run of the selection (build '', backend 'Metal', GPU ''); it holds builds "
+                                "0253fb21 (9187), 70a83091 (9033); backends CUDA, Vulkan; GPUs y"),
+            std::string::npos)
+      << none.message();
+  // One test twice in one run is still a duplicate.
+  EXPECT_EQ(ParseBenchReport(run("a", 1, "CUDA", "1, 1, 1") + run("a", 1, "CUDA", "2, 2, 2"), "d.jsonl").status().code(),
+            "toks.duplicate_test");
+}
+
 TEST(ToksReader, ForkPerBackendBooleansAndUnknownFieldsAreKept) {
   const std::string text = R"([{"metal": true, "cuda": false, "blas": true, "my_fork_knob": 3, "n_prompt": 0,
     "n_gen": 64, "avg_ts": 40.5}])";

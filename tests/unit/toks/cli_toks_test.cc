@@ -51,6 +51,44 @@ TEST(ToksCli, RealPolicyRunsWithoutTest) {
   EXPECT_NE(floor.out.find("note tg256: toks.auto_test"), std::string::npos) << floor.out;
 }
 
+// llama-bench's default Markdown output as the baseline: a real run's log, device lines
+// and all. Its tg128 is 24.18 ± 0.03 (the table's cell); the engine's five samples of
+// 128 tokens in 4.0 s are 32 tok/s, so the ratio is 32 / 24.18 = 1.3234. Markdown holds
+// no samples, so the verdict says there is no rank test, and why.
+TEST(ToksCli, AMarkdownBaselineIsReadAndSaysItHasNoSamples) {
+  const std::string engine =
+      WriteTempFile(R"({"tests": [{"n_prompt": 0, "n_gen": 128, "samples_ns": [4e9, 4e9, 4e9, 4e9, 4e9]}]})", ".json");
+  const std::string md = std::string(PERFGATE_SOURCE_DIR) + "/fixtures/toks/markdown/strix_halo_glm45_vulkan_radv.log";
+  auto r = RunPerfgate("toks-ratio --engine " + engine + " --baseline " + md + " --test tg128 --floor 1.3 --format json");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& cell = j["cells"][0];
+  EXPECT_EQ(cell["baseline_ts"].get<double>(), 24.18);
+  EXPECT_NEAR(cell["ratio"].get<double>(), 32.0 / 24.18, 1e-12);
+  EXPECT_FALSE(cell["has_samples"].get<bool>());
+  auto text = RunPerfgate("toks-ratio --engine " + engine + " --baseline " + md + " --test tg128 --floor 1.3");
+  EXPECT_NE(text.out.find("the baseline has no per-repetition samples"), std::string::npos) << text.out;
+}
+
+// Two llama-bench runs appended to one Markdown log (builds 9033 and 9187, the same
+// tg128): refused with the list, then read with --build.
+TEST(ToksCli, AppendedRunsAreChosenWithBuild) {
+  const std::string engine =
+      WriteTempFile(R"({"tests": [{"n_prompt": 0, "n_gen": 128, "samples_ns": [4e9, 4e9, 4e9]}]})", ".json");
+  const std::string head = "| model | backend | test | t/s |\n| --- | --- | ---: | ---: |\n";
+  const std::string md = WriteTempFile(head + "| m | CPU | tg128 | 18.46 \xC2\xB1 0.17 |\n\nbuild: 70a830911 (9033)\n\n" +
+                                           head + "| m | CPU | tg128 | 20.00 \xC2\xB1 0.10 |\n\nbuild: 0253fb21f (9187)\n",
+                                       ".md");
+  const std::string args = "toks-ratio --engine " + engine + " --baseline " + md + " --test tg128 --floor 1";
+  auto both = RunPerfgate(args);
+  EXPECT_EQ(both.exit_code, 2) << both.out << both.err;
+  EXPECT_NE(both.err.find("error[toks.several_runs]"), std::string::npos) << both.err;
+  EXPECT_NE(both.err.find("builds 70a830911 (9033), 0253fb21f (9187)"), std::string::npos) << both.err;
+  auto chosen = RunPerfgate(args + " --build 9187 --format json");
+  ASSERT_EQ(chosen.exit_code, 0) << chosen.out << chosen.err;
+  EXPECT_EQ(nlohmann::json::parse(chosen.out)["cells"][0]["baseline_ts"].get<double>(), 20.00);
+}
+
 TEST(ToksCli, FloorFormExitsOneOnABreach) {
   const std::string args = "toks-ratio --engine " + kCell + "/engine.json --baseline " + kCell +
                            "/llama-bench.json --test tg256 --floor ";

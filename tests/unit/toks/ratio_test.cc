@@ -126,7 +126,15 @@ TEST(ToksRatio, WithoutSamplesSaysItHasNone) {
       << v->verdict.explanation;
   auto one_side = JudgeRatio("c", Tg128({101, 102, 100}), Tg128NoSamples(100), "tg128", 1.0, 1.0);
   ASSERT_TRUE(one_side.ok());
-  EXPECT_NE(one_side->verdict.explanation.find("the baseline has per-repetition"), std::string::npos);
+  // The side without samples is named as lacking them (the sentence said "has" before).
+  EXPECT_NE(one_side->verdict.explanation.find("no rank test: the baseline has no per-repetition samples"),
+            std::string::npos)
+      << one_side->verdict.explanation;
+  auto other_side = JudgeRatio("c", Tg128NoSamples(101), Tg128({100, 101, 99}), "tg128", 1.0, 1.0);
+  ASSERT_TRUE(other_side.ok());
+  EXPECT_NE(other_side->verdict.explanation.find("no rank test: the engine has no per-repetition samples"),
+            std::string::npos)
+      << other_side->verdict.explanation;
 }
 
 TEST(ToksRatio, UnknownTestListsTheKnownOnes) {

@@ -44,6 +44,19 @@ struct BenchTest {
   // The backends that ran it: the `backends` field, else the per-backend booleans
   // that are true (older versions and forks: "metal", "cuda", ...), joined by ",".
   std::string Backends() const;
+  // A text field as written ("" when absent): Field("build_commit"), Field("gpu_info").
+  std::string Field(const std::string& name) const;
+};
+
+// Which runs of a report that appends several (builds, backends, GPUs) to read; an
+// empty criterion takes every run. `build` matches build_commit by prefix or
+// build_number exactly, `backend` the test's backends (case aside), `gpu` a part of
+// gpu_info.
+struct RunFilter {
+  std::string build;
+  std::string backend;
+  std::string gpu;
+  bool empty() const { return build.empty() && backend.empty() && gpu.empty(); }
 };
 
 struct BenchReport {
@@ -68,11 +81,17 @@ std::string TestId(int64_t n_prompt, int64_t n_gen, int64_t n_depth);
 // toks.missing_field (no n_prompt, n_gen, or avg_ts without samples), toks.bad_field
 // (a field of the wrong type or range), toks.sample_mismatch (samples_ns and samples_ts
 // of different lengths), toks.bad_time (a time or tok/s that is not positive),
-// toks.duplicate_test (a test id twice for one model), toks.no_tests; and the io.*
-// errors of reading a file.
-StatusOr<BenchReport> ReadBenchReport(const std::string& path);
+// toks.duplicate_test (a test id twice for one model and run), toks.no_tests; a file
+// appending runs of several builds, backends or GPUs that hold one test twice is
+// toks.several_runs (listing them: choose with `runs`), and `runs` that match none is
+// toks.no_run; and the io.* errors of reading a file.
+StatusOr<BenchReport> ReadBenchReport(const std::string& path, const RunFilter& runs = {});
 // The same from text; `path` only names it in errors.
-StatusOr<BenchReport> ParseBenchReport(const std::string& text, const std::string& path);
+StatusOr<BenchReport> ParseBenchReport(const std::string& text, const std::string& path, const RunFilter& runs = {});
+
+// The runs a report holds, a line each kind: "builds 0253fb21f (9187), 70a830911;
+// backends CUDA, Vulkan; GPUs NVIDIA H200" (what toks.several_runs lists).
+std::string DescribeRuns(const BenchReport& report);
 
 }  // namespace perfgate::toks
 
