@@ -101,6 +101,15 @@ CASES = [
            why="a run that printed no table names the file and says why"),
     report("md_other_table", "| a | b |\n| --- | --- |\n| 1 | 2 |\n", "toks.no_table", at=(3, 1),
            why="a table without test and t/s is none of llama-bench's"),
+    # llama-bench's CSV and SQL
+    report("csv_short_row", "n_prompt,n_gen,avg_ts\n\"0\",\"128\"\n", "toks.bad_row", at=(2, 1),
+           stderr_has=["a row with 2 values under 3 columns"], why="a row fits its header"),
+    report("csv_open_quote", "n_prompt,n_gen,avg_ts\n\"0\",\"128,\"5\"\n", "toks.bad_row", at=(2, 1),
+           why="a quote left open"),
+    report("csv_gen_not_a_number", "n_prompt,n_gen,avg_ts\n\"0\",\"many\",\"5\"\n", "toks.bad_field", at=(2, 1),
+           why="typed as llama-bench's JSON types it, then refused by name"),
+    report("sql_unclosed", "INSERT INTO test (n_prompt, n_gen, avg_ts) VALUES ('0', '128', '5'\n", "toks.bad_row",
+           at=(1, 1), why="an INSERT ends in ');'"),
     report("several_runs", MD_HEAD + "| m | tg128 | 5 \u00b1 1 |\n\nbuild: aaa (1)\n\n" + MD_HEAD +
            "| m | tg128 | 6 \u00b1 1 |\n\nbuild: bbb (2)\n", "toks.several_runs", at=(9, 1),
            stderr_has=["(builds aaa (1), bbb (2)): choose one with --build"], why="which run is gated is chosen, never guessed"),

@@ -164,7 +164,8 @@ def target_files(target, source, corpus):
     if target == "kernel_families":
         return "json", []
     if target == "toks_report":
-        return "json", files(source / "fixtures" / "toks", ["**/*.json", "**/*.jsonl", "**/*.md", "**/*.log"],
+        return "json", files(source / "fixtures" / "toks", ["**/*.json", "**/*.jsonl", "**/*.md", "**/*.log", "**/*.csv",
+                                                          "**/*.sql"],
                              r"README")
     sys.exit(f"seed_corpus.py: unknown target {target}")
 

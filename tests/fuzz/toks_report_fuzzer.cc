@@ -1,5 +1,5 @@
 // Fuzzes the tok/s report reader (toks::ParseBenchReport: llama-bench JSON, JSONL and
-// its hand-read Markdown table, engine reports) and what a gate reads of a report:
+// its hand-read Markdown, CSV and SQL, engine reports) and what a gate reads of a report:
 // its test ids, each test's median and backends, the lookup of every id.
 #include <cstdint>
 #include <string>

@@ -2,6 +2,7 @@
 // counters, the families, the kernel names, the phases and the kernel registry.
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "report/attribute_sections.h"
@@ -17,7 +18,7 @@ using document::List;
 using document::Table;
 using util::Fixed;
 
-// Engine, baseline, Δ, Δ% and p of one compared row.
+// The Δ, Δ% and p cells of one compared row.
 void DeltaCells(const Delta& d, int decimals, std::vector<Cell>& row) {
   row.push_back(Cell::Signed(d.delta, decimals));
   row.push_back(Cell::Percent(d.delta_pct));
@@ -66,7 +67,8 @@ void ComparedFamilies(const Context& c, Document& d) {
   table.totals.push_back({Cell::Text("TOTAL"), Dash(), Cell::Fixed(et, 1), Dash(), Cell::Fixed(bt, 1),
                           Cell::Signed(et - bt, 1), Cell::Percent(util::PercentOf(et - bt, bt)), Blank()});
   d.blocks.push_back(table);
-  d.blocks.push_back(FamilyPerTrial(c, rows));
+  List per_trial = FamilyPerTrial(c, rows);
+  if (per_trial.items.size() > 1) d.blocks.push_back(std::move(per_trial));  // summaries built without trials
 }
 
 void EngineFamilies(const Context& c, Document& d) {

@@ -13,6 +13,7 @@
 #include "core/json_member_offsets.h"
 #include "core/text_input.h"
 #include "core/json_document.h"
+#include "toks/bench_rows.h"
 #include "toks/bench_markdown.h"
 #include "perfgate/core/names.h"
 #include "perfgate/stats/summary.h"
@@ -333,6 +334,19 @@ bool IsJsonLines(const std::string& text, const std::string& path) {
   return false;
 }
 
+// llama-bench's CSV or SQL rows: each a test object of its JSON schema, read as JSON's
+// are, located at its line.
+Status ReadRows(const StatusOr<std::vector<rows::Row>>& parsed, const std::string& path, BenchReport* report) {
+  if (!parsed.ok()) return parsed.status();
+  SeenTests seen;
+  for (const rows::Row& row : *parsed) {
+    const TestReader reader(path, "", row.line);
+    PERFGATE_ASSIGN_OR_RETURN(BenchTest t, reader.Read(row.test, "", {path, row.line, 1}, true, &report->diagnostics));
+    PERFGATE_RETURN_IF_ERROR(AddTest(std::move(t), report, &seen));
+  }
+  return Status();
+}
+
 // llama-bench's Markdown table (its default output).
 Status ReadMarkdown(const std::string& text, const std::string& path, BenchReport* report) {
   report->format = "markdown";
@@ -490,6 +504,12 @@ StatusOr<BenchReport> ParseBenchReport(const std::string& text, const std::strin
     PERFGATE_RETURN_IF_ERROR(ReadDocument(*doc, text, path, &report));
   } else if (IsJsonLines(text, path)) {
     PERFGATE_RETURN_IF_ERROR(ReadLines(text, path, &report));  // several objects: JSONL
+  } else if (rows::HasBenchCsvHeader(text)) {
+    report.format = "csv";
+    PERFGATE_RETURN_IF_ERROR(ReadRows(rows::ReadBenchCsv(text, path), path, &report));
+  } else if (rows::HasBenchSqlInsert(text)) {
+    report.format = "sql";
+    PERFGATE_RETURN_IF_ERROR(ReadRows(rows::ReadBenchSql(text, path), path, &report));
   } else if (markdown::HasBenchTable(text)) {
     PERFGATE_RETURN_IF_ERROR(ReadMarkdown(text, path, &report));
   } else if (first != std::string::npos && text[first] != '[' && text[first] != '{') {

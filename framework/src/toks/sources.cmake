@@ -1,5 +1,6 @@
-# Sources of tok/s reports (llama-bench Markdown/JSON/JSONL, engine tok/s) and ratio-floor policies, paths relative to framework/.
+# Sources of tok/s reports (llama-bench Markdown/CSV/SQL/JSON/JSONL, engine tok/s) and ratio-floor policies, paths relative to framework/.
 set(PERFGATE_TOKS_SOURCES
+  src/toks/bench_rows.cc
   src/toks/bench_markdown.cc
   src/toks/bench_report.cc
   src/toks/policy.cc

@@ -1,5 +1,5 @@
 // llama-bench's default output, its Markdown table, read as a tok/s report: real logs
-// and llama.cpp's README examples (fixtures/toks/markdown/README.md says where each is
+// and llama.cpp's README examples (fixtures/toks/llama-bench/README.md says where each is
 // from). Every figure asserted is the table's own t/s cell, "MEAN ± STDDEV".
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -14,7 +14,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-const std::string kMarkdown = std::string(PERFGATE_SOURCE_DIR) + "/fixtures/toks/markdown/";
+const std::string kMarkdown = std::string(PERFGATE_SOURCE_DIR) + "/fixtures/toks/llama-bench/";
 
 TEST(BenchMarkdownTestName, EveryShapeLlamaBenchPrints) {
   const auto shape = [](const char* name) {

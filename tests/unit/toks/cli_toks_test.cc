@@ -58,7 +58,7 @@ TEST(ToksCli, RealPolicyRunsWithoutTest) {
 TEST(ToksCli, AMarkdownBaselineIsReadAndSaysItHasNoSamples) {
   const std::string engine =
       WriteTempFile(R"({"tests": [{"n_prompt": 0, "n_gen": 128, "samples_ns": [4e9, 4e9, 4e9, 4e9, 4e9]}]})", ".json");
-  const std::string md = std::string(PERFGATE_SOURCE_DIR) + "/fixtures/toks/markdown/strix_halo_glm45_vulkan_radv.log";
+  const std::string md = std::string(PERFGATE_SOURCE_DIR) + "/fixtures/toks/llama-bench/strix_halo_glm45_vulkan_radv.log";
   auto r = RunPerfgate("toks-ratio --engine " + engine + " --baseline " + md + " --test tg128 --floor 1.3 --format json");
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   const auto j = nlohmann::json::parse(r.out);

@@ -1,5 +1,6 @@
 // tok/s reports: llama-bench's own output (`-o json`: an array of test objects;
-// `-o jsonl`: one object per line) and an engine's report in the same shape, or the
+// `-o jsonl`: one object per line; `-o csv`: a row per test; its default Markdown
+// table, mean ± stddev per test) and an engine's report in the same shape, or the
 // minimal {"tests": [{"n_prompt": 0, "n_gen": 128, "samples_ns": [...]}]} (optional
 // top-level "engine", and "model": the model of tests that name none).
 //
@@ -61,7 +62,8 @@ struct RunFilter {
 
 struct BenchReport {
   std::string path;
-  std::string format;  // "json" (llama-bench array), "jsonl", "minimal" ({"tests": [...]})
+  // "json" (llama-bench array), "jsonl", "csv", "markdown", "minimal" ({"tests": [...]})
+  std::string format;
   std::vector<BenchTest> tests;
   int unknown_fields = 0;  // diagnostics.Count("toks.unknown_field"), kept for its readers
   Diagnostics diagnostics;  // toks.unknown_field: those fields, the first one named
