@@ -82,7 +82,7 @@ document::BarChart LevelChart(const diff::LevelDiff& level, size_t rows, const d
 void AddDiffSummary(const diff::Diff& d, Document& out) {
   out.blocks.push_back(document::Paragraph{util::Capitalized(cells::TotalLine(d)) + "."});
   document::List notes;
-  for (const std::string& note : d.notes) notes.items.push_back({"caution", note, true});
+  for (const std::string& note : d.notes) notes.items.push_back({"caution:", note, true});
   for (const diff::FigureChange& f : d.figures) notes.items.push_back({"", cells::Figure(f)});
   for (const std::string& item : cells::NotCompared(d)) notes.items.push_back({"not compared:", item});
   if (!notes.items.empty()) out.blocks.push_back(notes);

@@ -1,7 +1,8 @@
 // A report as a document: what a subcommand builds and every format renders
 // (perfgate/document/render.h). The human formats lay out its blocks: headings,
-// paragraphs, tables of typed cells and line charts. The machine-readable form is its
-// data, the subcommand's own JSON schema, kept beside the blocks.
+// paragraphs, tables of typed cells, lists, and line and bar charts. The
+// machine-readable form is its data, the subcommand's own JSON schema, kept beside the
+// blocks.
 #ifndef PERFGATE_DOCUMENT_DOCUMENT_H_
 #define PERFGATE_DOCUMENT_DOCUMENT_H_
 
