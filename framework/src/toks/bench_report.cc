@@ -473,7 +473,11 @@ std::vector<std::string> BenchReport::TestIds() const {
   return ids;
 }
 
-StatusOr<const BenchTest*> BenchReport::Find(const std::string& id) const {
+StatusOr<const BenchTest*> BenchReport::Find(const std::string& name) const {
+  // Spelled as llama-bench spells it: "tg128@d512" and 2023's "tg 128" are tg128 @ d512
+  // and tg128.
+  const std::optional<markdown::TestShape> shape = markdown::ParseTestName(name);
+  const std::string id = shape ? TestId(shape->n_prompt, shape->n_gen, shape->n_depth) : name;
   const BenchTest* found = nullptr;
   std::vector<std::string> models;
   for (const BenchTest& t : tests) {
@@ -483,7 +487,7 @@ StatusOr<const BenchTest*> BenchReport::Find(const std::string& id) const {
   }
   if (found == nullptr) {
     return Status::Error("toks.unknown_test",
-                         FormatPath(path) + " has no test '" + id + "' (its tests: " + ListNames(TestIds()) + ")", {},
+                         FormatPath(path) + " has no test '" + name + "' (its tests: " + ListNames(TestIds()) + ")", {},
                          ErrorKind::kUsage);
   }
   if (models.size() > 1) {

@@ -84,6 +84,13 @@ TEST(BenchMarkdown, TestNamesOf2023AndAtADepthMatchTodaysIds) {
   ASSERT_TRUE(at.ok());
   EXPECT_EQ((*at)->n_depth, 512);
   EXPECT_EQ((*at)->avg_ts, 116.71);
+  // A gate's test is found however llama-bench spelled it.
+  for (const char* spelling : {"tg128@d512", "tg 128 @ d512", "tg128 @d512"}) {
+    auto found = depth->Find(spelling);
+    ASSERT_TRUE(found.ok()) << spelling << ": " << found.status().ToString();
+    EXPECT_EQ(*found, *at) << spelling;
+  }
+  EXPECT_EQ(depth->Find("tg128 @ d1024").status().code(), "toks.unknown_test");
   EXPECT_TRUE(depth->diagnostics.empty());
 }
 

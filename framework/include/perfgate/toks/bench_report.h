@@ -68,9 +68,10 @@ struct BenchReport {
   int unknown_fields = 0;  // diagnostics.Count("toks.unknown_field"), kept for its readers
   Diagnostics diagnostics;  // toks.unknown_field: those fields, the first one named
 
-  // The test `id`; an unknown id is an error (toks.unknown_test) listing the report's
-  // ids, and an id measured for several models is one too (toks.ambiguous_test).
-  StatusOr<const BenchTest*> Find(const std::string& id) const;
+  // The test `name` ("tg128", "pp512 @ d4096"; the spaces around "@" optional, 2023's
+  // "tg 128" too); an unknown test is an error (toks.unknown_test) listing the
+  // report's ids, and one measured for several models is one too (toks.ambiguous_test).
+  StatusOr<const BenchTest*> Find(const std::string& name) const;
   // "pp512, tg128": the report's test ids in order, each once.
   std::vector<std::string> TestIds() const;
 };
