@@ -13,6 +13,7 @@
 #include "core/json_member_offsets.h"
 #include "core/text_input.h"
 #include "core/json_document.h"
+#include "core/sqlite_db.h"
 #include "toks/bench_rows.h"
 #include "toks/bench_markdown.h"
 #include "perfgate/core/names.h"
@@ -411,6 +412,16 @@ Status SelectRuns(BenchReport* report, const RunFilter& f) {
   return Status();
 }
 
+// A report read: its unknown fields counted, its runs chosen, and at least one test.
+StatusOr<BenchReport> Finish(BenchReport report, const RunFilter& runs) {
+  report.unknown_fields = static_cast<int>(report.diagnostics.Count("toks.unknown_field"));
+  if (!report.tests.empty()) PERFGATE_RETURN_IF_ERROR(SelectRuns(&report, runs));
+  if (report.tests.empty()) {
+    return Status::Error("toks.no_tests", "the report holds no test (" + report.format + ")", {report.path, 1, 1});
+  }
+  return report;
+}
+
 }  // namespace
 
 std::string DescribeRuns(const BenchReport& report) {
@@ -521,15 +532,17 @@ StatusOr<BenchReport> ParseBenchReport(const std::string& text, const std::strin
   } else {
     return doc.status();
   }
-  report.unknown_fields = static_cast<int>(report.diagnostics.Count("toks.unknown_field"));
-  if (!report.tests.empty()) PERFGATE_RETURN_IF_ERROR(SelectRuns(&report, runs));
-  if (report.tests.empty()) {
-    return Status::Error("toks.no_tests", "the report holds no test (" + report.format + ")", {path, 1, 1});
-  }
-  return report;
+  return Finish(std::move(report), runs);
 }
 
 StatusOr<BenchReport> ReadBenchReport(const std::string& path, const RunFilter& runs) {
+  if (internal::HasSqliteMagic(path)) {  // the database compare-llama-bench.py reads
+    BenchReport report;
+    report.path = path;
+    report.format = "sqlite";
+    PERFGATE_RETURN_IF_ERROR(ReadRows(rows::ReadBenchDatabase(path), path, &report));
+    return Finish(std::move(report), runs);
+  }
   auto text = internal::ReadWholeFile(path);
   if (!text.ok()) return text.status();
   return ParseBenchReport(*text, path, runs);

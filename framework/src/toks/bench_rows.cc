@@ -1,5 +1,6 @@
-// llama-bench's CSV and SQL output (toks/bench_rows.h): RFC 4180 fields, a line per
-// row; SQL's INSERT statements, single-quoted values, a line each.
+// llama-bench's CSV and SQL output and its SQLite database (toks/bench_rows.h): RFC 4180
+// fields, a line per row; SQL's INSERT statements, single-quoted values, a line each;
+// the database's `test` table, a row each.
 #include "toks/bench_rows.h"
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <set>
 #include <string>
 
+#include "core/sqlite_db.h"
 #include "core/text_input.h"
 
 namespace perfgate::toks::rows {
@@ -228,6 +230,31 @@ StatusOr<std::vector<Row>> ReadBenchCsv(std::string_view text, const std::string
       continue;
     }
     PERFGATE_ASSIGN_OR_RETURN(Row row, RowOf(header, *fields, path, n));
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+StatusOr<std::vector<Row>> ReadBenchDatabase(const std::string& path) {
+  constexpr perfgate::internal::SqliteCodes kCodes{"toks.bad_database", "toks.bad_database"};
+  PERFGATE_ASSIGN_OR_RETURN(perfgate::internal::Database db, perfgate::internal::Database::Open(path, kCodes));
+  PERFGATE_ASSIGN_OR_RETURN(const bool has_test, db.HasTable("test"));
+  if (!has_test) {
+    return Status::Error("toks.no_table",
+                         "the SQLite database has no table 'test' (llama-bench -o sql | sqlite3 DB makes one)", {path});
+  }
+  PERFGATE_ASSIGN_OR_RETURN(perfgate::internal::Statement rows_of, db.Prepare("SELECT * FROM test ORDER BY rowid"));
+  std::vector<Row> rows;
+  std::vector<std::string> columns;
+  for (int n = 1;; ++n) {
+    PERFGATE_ASSIGN_OR_RETURN(const bool more, rows_of.Next());
+    if (!more) break;
+    if (columns.empty()) {
+      for (int c = 0; c < rows_of.Columns(); ++c) columns.emplace_back(rows_of.Name(c));
+    }
+    std::vector<std::string> values;
+    for (int c = 0; c < rows_of.Columns(); ++c) values.emplace_back(rows_of.Text(c).value_or(""));
+    PERFGATE_ASSIGN_OR_RETURN(Row row, RowOf(columns, values, path, n));
     rows.push_back(std::move(row));
   }
   return rows;

@@ -1,7 +1,8 @@
 // Private: llama-bench's row formats read into test objects of its JSON schema, which
 // the tok/s report reader then reads as it reads `-o json` (perfgate/toks/bench_report.h):
 // `-o csv` (a header row of its field names, then a row per test, every value quoted)
-// and `-o sql` (a CREATE TABLE, then an INSERT per test, every value quoted).
+// and `-o sql` (a CREATE TABLE, then an INSERT per test, every value quoted), and the
+// SQLite database that SQL fills.
 #ifndef PERFGATE_SRC_TOKS_BENCH_ROWS_H_
 #define PERFGATE_SRC_TOKS_BENCH_ROWS_H_
 
@@ -37,6 +38,12 @@ bool HasBenchSqlInsert(std::string_view text);
 // other statement are llama-bench's schema, not read. Errors: toks.bad_row (an INSERT
 // that does not parse, or without one value per column), toks.bad_utf8.
 StatusOr<std::vector<Row>> ReadBenchSql(std::string_view text, const std::string& path);
+
+// The rows of the `test` table of an SQLite database, as `llama-bench -o sql | sqlite3
+// DB` fills it and llama.cpp's compare-llama-bench.py reads it, in rowid order; each
+// located at its row's place (the line is its ordinal). Errors: toks.bad_database
+// (SQLite cannot read it, or a query fails), toks.no_table (no table `test`).
+StatusOr<std::vector<Row>> ReadBenchDatabase(const std::string& path);
 
 }  // namespace perfgate::toks::rows
 

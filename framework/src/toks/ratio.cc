@@ -184,7 +184,8 @@ StatusOr<std::vector<RatioVerdict>> JudgePolicy(const RatioPolicy& policy, const
     const std::string dir = reports_dir + "/" + cell.name;
     const std::string engine_path = dir + "/engine.json";
     std::string baseline_path;
-    for (const char* name : {"llama-bench.json", "llama-bench.jsonl", "llama-bench.md"}) {
+    for (const char* name : {"llama-bench.json", "llama-bench.jsonl", "llama-bench.md", "llama-bench.csv",
+                             "llama-bench.sqlite"}) {
       std::error_code ec;
       if (baseline_path.empty() && fs::exists(dir + "/" + name, ec)) baseline_path = dir + "/" + name;
     }
@@ -192,7 +193,7 @@ StatusOr<std::vector<RatioVerdict>> JudgePolicy(const RatioPolicy& policy, const
     if (!fs::exists(engine_path, ec) || baseline_path.empty()) {
       return Status::Error("toks.missing_report",
                            "cell '" + cell.name + "' needs " + FormatPath(engine_path) + " and " +
-                               FormatPath(dir + "/llama-bench.json") + " (or .jsonl, .md); missing: " +
+                               FormatPath(dir + "/llama-bench.json") + " (or .jsonl, .md, .csv, .sqlite); missing: " +
                                (fs::exists(engine_path, ec) ? FormatPath(dir + "/llama-bench.json")
                                                             : FormatPath(engine_path)),
                            cell.location);

@@ -1,5 +1,5 @@
-// llama-bench's CSV and SQL output (toks/bench_rows.h) read as tok/s reports: llama.cpp's
-// own README examples (fixtures/toks/llama-bench/README.md). Every figure asserted is the
+// llama-bench's CSV and SQL output and its SQLite database (toks/bench_rows.h) read as
+// tok/s reports: llama.cpp's own README examples (fixtures/toks/llama-bench/README.md). Every figure asserted is the
 // row's own avg_ts and stddev_ts; the SQL fixture was also run through sqlite3, which
 // gives the same (512, 0, 7324.546977) and (0, 128, 120.346696).
 #include <gmock/gmock.h>
@@ -8,6 +8,8 @@
 #include <string>
 
 #include "perfgate/toks/bench_report.h"
+#include "support/file_text.h"
+#include "unit/nsys/sql_util.h"
 
 namespace perfgate::toks {
 namespace {
@@ -48,6 +50,30 @@ TEST(BenchRows, SqlOfTheReadme) {
   EXPECT_EQ(r->format, "sql");
   ExpectTheReadmeRun(*r, 7324.546977, 54.032613, 120.346696, 0.504647);
   EXPECT_EQ(r->tests[0].location.line, 37);  // after the 35 lines of CREATE TABLE and a blank line
+}
+
+// The database compare-llama-bench.py reads, made as llama-bench's README says
+// (`llama-bench -o sql | sqlite3 DB`): the SQL fixture run through SQLite. A second
+// build's run appended to it must be chosen.
+TEST(BenchRows, TheDatabaseCompareLlamaBenchReads) {
+  const std::string sql = testing_support::ReadText(kDir + "llama_cpp_readme_5163.sql");
+  const std::string db = testing_support::MakeDatabase(sql);
+  ASSERT_FALSE(db.empty());
+  auto r = ReadBenchReport(db);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->format, "sqlite");
+  ExpectTheReadmeRun(*r, 7324.546977, 54.032613, 120.346696, 0.504647);
+  EXPECT_EQ(r->tests[1].location.line, 2);  // the second row
+  std::string newer = sql.substr(sql.find("INSERT"));
+  for (size_t at = 0; (at = newer.find("'8cf427ff', '5163'", at)) != std::string::npos;) newer.replace(at, 18, "'0253fb21', '9187'");
+  const std::string two = testing_support::MakeDatabase(sql + newer);
+  EXPECT_EQ(ReadBenchReport(two).status().code(), "toks.several_runs");
+  auto chosen = ReadBenchReport(two, RunFilter{"5163", "", ""});
+  ASSERT_TRUE(chosen.ok()) << chosen.status().ToString();
+  ExpectTheReadmeRun(*chosen, 7324.546977, 54.032613, 120.346696, 0.504647);
+  const Status other = ReadBenchReport(testing_support::MakeDatabase("CREATE TABLE other (x);")).status();
+  EXPECT_EQ(other.code(), "toks.no_table");
+  EXPECT_THAT(other.message(), HasSubstr("the SQLite database has no table 'test'"));
 }
 
 // Today's README example names one column more in its header than its rows hold: read

@@ -84,7 +84,7 @@ StatusOr<RatioVerdict> JudgeRatio(const std::string& cell, const BenchReport& en
                                   const std::string& test, double floor, double tolerance_pp);
 
 // Every cell of `policy`, the reports found as `<reports_dir>/<cell>/engine.json` and
-// `<reports_dir>/<cell>/llama-bench.json` (or `.jsonl`, `.md`). A missing report is an error
+// `<reports_dir>/<cell>/llama-bench.json` (or `.jsonl`, `.md`, `.csv`, `.sqlite`). A missing report is an error
 // (toks.missing_report) naming the files looked for. `test` overrides the policy's;
 // where neither names one, each cell's test is chosen as JudgeRatio chooses it. `runs`
 // selects the runs of each llama-bench report (ReadBenchReport).

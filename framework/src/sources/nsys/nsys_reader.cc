@@ -9,7 +9,7 @@
 
 #include "sources/cuda_launch_kind.h"
 #include "sources/nsys/repeated_ids.h"
-#include "sources/nsys/sqlite_db.h"
+#include "core/sqlite_db.h"
 #include "perfgate/core/names.h"
 #include "perfgate/nsys/reader.h"
 #include "text_input.h"
@@ -17,8 +17,11 @@
 namespace perfgate::nsys {
 namespace {
 
-using detail::Database;
-using detail::Statement;
+using internal::Database;
+using internal::Statement;
+
+// The nsys reader's codes for SQLite's failures.
+constexpr internal::SqliteCodes kSqliteCodes{"nsys.not_sqlite", "nsys.bad_table"};
 using model::Span;
 using model::WorkItem;
 using model::WorkKind;
@@ -505,14 +508,14 @@ class Reader {
 
 StatusOr<NsysExport> ReadNsysFile(const std::string& path) {
   PERFGATE_RETURN_IF_ERROR(internal::CheckReadableFile(path));
-  if (!detail::HasSqliteMagic(path)) {
+  if (!internal::HasSqliteMagic(path)) {
     return Status::Error(
         "nsys.not_sqlite",
         "not an SQLite database (it does not start with \"SQLite format 3\"); nsys reports (.nsys-rep) "
         "must be exported first: nsys export --type sqlite",
         {path});
   }
-  auto db = Database::Open(path);
+  auto db = Database::Open(path, kSqliteCodes);
   if (!db.ok()) return db.status();
   NsysExport out;
   out.trace.path = path;
@@ -521,8 +524,8 @@ StatusOr<NsysExport> ReadNsysFile(const std::string& path) {
 }
 
 bool LooksLikeNsysExport(const std::string& path) {
-  if (!detail::HasSqliteMagic(path)) return false;
-  auto db = Database::Open(path);
+  if (!internal::HasSqliteMagic(path)) return false;
+  auto db = Database::Open(path, kSqliteCodes);
   if (!db.ok()) return false;
   auto has = db->HasTable("META_DATA_EXPORT");
   return has.ok() && *has;

@@ -4,5 +4,4 @@ list(APPEND PERFGATE_SOURCE_FILES
   src/sources/nsys/nsys_reader.cc
   src/sources/nsys/nsys_trial.cc
   src/sources/nsys/source.cc
-  src/sources/nsys/sqlite_db.cc
 )

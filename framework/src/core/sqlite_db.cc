@@ -1,4 +1,5 @@
-#include "sources/nsys/sqlite_db.h"
+// A read-only view of an SQLite database (core/sqlite_db.h).
+#include "core/sqlite_db.h"
 
 #include <sqlite3.h>
 #include <unistd.h>
@@ -7,9 +8,9 @@
 #include <cstdio>
 #include <utility>
 
-#include "text_input.h"
+#include "core/text_input.h"
 
-namespace perfgate::nsys::detail {
+namespace perfgate::internal {
 namespace {
 
 // A file: URI for `path`, every byte but the unreserved ones percent-encoded, so that
@@ -32,8 +33,8 @@ std::string FileUri(const std::string& path) {
   return uri + "?immutable=1";
 }
 
-Status SqliteError(const std::string& path, sqlite3* db, const std::string& what) {
-  return Status::Error("nsys.bad_table", what + ": " + (db != nullptr ? sqlite3_errmsg(db) : "out of memory"), {path});
+Status SqliteError(const char* code, const std::string& path, sqlite3* db, const std::string& what) {
+  return Status::Error(code, what + ": " + (db != nullptr ? sqlite3_errmsg(db) : "out of memory"), {path});
 }
 
 }  // namespace
@@ -54,7 +55,7 @@ bool HasSqliteMagic(const std::string& path) {
   return got == sizeof head && std::string_view(head, got) == kSqliteMagic;
 }
 
-StatusOr<Database> Database::Open(const std::string& path) {
+StatusOr<Database> Database::Open(const std::string& path, SqliteCodes codes) {
   sqlite3* db = nullptr;
   // NOMUTEX: a Database is used by one thread at a time, and the per-call locking of
   // the serialized mode was an eighth of a read's time.
@@ -63,9 +64,9 @@ StatusOr<Database> Database::Open(const std::string& path) {
   if (rc != SQLITE_OK) {
     std::string why = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
     sqlite3_close(db);
-    return Status::Error("nsys.not_sqlite", "SQLite cannot open it: " + why, {path});
+    return Status::Error(codes.not_sqlite, "SQLite cannot open it: " + why, {path});
   }
-  Database d(db, path);
+  Database d(db, path, codes);
   // Opening is lazy: the header and the schema are only read by the first statement.
   sqlite3_stmt* probe = nullptr;
   const bool readable =
@@ -73,19 +74,21 @@ StatusOr<Database> Database::Open(const std::string& path) {
       sqlite3_step(probe) == SQLITE_ROW;
   sqlite3_finalize(probe);
   if (!readable) {
-    return Status::Error("nsys.not_sqlite", std::string("SQLite cannot read it as a database: ") + sqlite3_errmsg(db),
+    return Status::Error(codes.not_sqlite, std::string("SQLite cannot read it as a database: ") + sqlite3_errmsg(db),
                          {path});
   }
   return d;
 }
 
-Database::Database(Database&& other) noexcept : db_(std::exchange(other.db_, nullptr)), path_(std::move(other.path_)) {}
+Database::Database(Database&& other) noexcept
+    : db_(std::exchange(other.db_, nullptr)), path_(std::move(other.path_)), codes_(other.codes_) {}
 
 Database& Database::operator=(Database&& other) noexcept {
   if (this != &other) {
     sqlite3_close(db_);
     db_ = std::exchange(other.db_, nullptr);
     path_ = std::move(other.path_);
+    codes_ = other.codes_;
   }
   return *this;
 }
@@ -110,13 +113,13 @@ StatusOr<Statement> Database::Prepare(const std::string& sql) const {
   sqlite3_stmt* stmt = nullptr;
   if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK) {
     sqlite3_finalize(stmt);
-    return SqliteError(path_, db_, "cannot read it (" + sql + ")");
+    return SqliteError(codes_.bad_table, path_, db_, "cannot read it (" + sql + ")");
   }
-  return Statement(stmt, db_, path_);
+  return Statement(stmt, db_, path_, codes_);
 }
 
 Statement::Statement(Statement&& other) noexcept
-    : stmt_(std::exchange(other.stmt_, nullptr)), db_(other.db_), path_(std::move(other.path_)) {}
+    : stmt_(std::exchange(other.stmt_, nullptr)), db_(other.db_), path_(std::move(other.path_)), codes_(other.codes_) {}
 
 Statement::~Statement() { sqlite3_finalize(stmt_); }
 
@@ -124,7 +127,14 @@ StatusOr<bool> Statement::Next() {
   const int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
-  return SqliteError(path_, db_, std::string("reading rows failed (") + sqlite3_sql(stmt_) + ")");
+  return SqliteError(codes_.bad_table, path_, db_, std::string("reading rows failed (") + sqlite3_sql(stmt_) + ")");
+}
+
+int Statement::Columns() const { return sqlite3_column_count(stmt_); }
+
+std::string_view Statement::Name(int i) const {
+  const char* name = sqlite3_column_name(stmt_, i);
+  return name != nullptr ? std::string_view(name) : std::string_view();
 }
 
 std::optional<int64_t> Statement::Int(int i) const {
@@ -139,4 +149,4 @@ std::optional<std::string_view> Statement::Text(int i) const {
   return std::string_view(text, static_cast<size_t>(sqlite3_column_bytes(stmt_, i)));
 }
 
-}  // namespace perfgate::nsys::detail
+}  // namespace perfgate::internal

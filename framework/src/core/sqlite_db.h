@@ -1,8 +1,9 @@
-// A small read-only view of an SQLite database for the nsys reader: the file opened
-// immutable (no journal, no lock, no write), statements stepped row by row, and every
-// SQLite failure turned into a perfgate Status naming the file.
-#ifndef PERFGATE_NSYS_SQLITE_DB_H_
-#define PERFGATE_NSYS_SQLITE_DB_H_
+// A small read-only view of an SQLite database for the readers of SQLite files (nsys
+// exports, llama-bench databases): the file opened immutable (no journal, no lock, no
+// write), statements stepped row by row, and every SQLite failure turned into a
+// perfgate Status naming the file, with the reader's own error codes.
+#ifndef PERFGATE_CORE_SQLITE_DB_H_
+#define PERFGATE_CORE_SQLITE_DB_H_
 
 #include <cstdint>
 #include <optional>
@@ -14,7 +15,7 @@
 struct sqlite3;
 struct sqlite3_stmt;
 
-namespace perfgate::nsys::detail {
+namespace perfgate::internal {
 
 // The 16 bytes every SQLite 3 database starts with.
 inline constexpr std::string_view kSqliteMagic{"SQLite format 3\0", 16};
@@ -24,11 +25,18 @@ bool HasSqliteMagic(const std::string& path);
 
 class Statement;
 
+// The reader's codes for a file SQLite cannot read as a database, and for a statement
+// that fails on it.
+struct SqliteCodes {
+  const char* not_sqlite;
+  const char* bad_table;
+};
+
 class Database {
  public:
   // Opens `path` read-only and immutable ("file:PATH?immutable=1"), for use by one
-  // thread at a time; nsys.not_sqlite when SQLite cannot read it as a database.
-  static StatusOr<Database> Open(const std::string& path);
+  // thread at a time; codes.not_sqlite when SQLite cannot read it as a database.
+  static StatusOr<Database> Open(const std::string& path, SqliteCodes codes);
   Database(Database&& other) noexcept;
   Database& operator=(Database&& other) noexcept;
   Database(const Database&) = delete;
@@ -40,15 +48,16 @@ class Database {
   StatusOr<bool> HasTable(std::string_view table) const;
   // Whether `table` has a column of this exact name (both constant names, as above).
   StatusOr<bool> HasColumn(std::string_view table, std::string_view column) const;
-  // Prepares `sql`; nsys.bad_table with SQLite's message when it fails (a missing
+  // Prepares `sql`; codes.bad_table with SQLite's message when it fails (a missing
   // column, a corrupt page, ...).
   StatusOr<Statement> Prepare(const std::string& sql) const;
   const std::string& path() const { return path_; }
 
  private:
-  Database(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+  Database(sqlite3* db, std::string path, SqliteCodes codes) : db_(db), path_(std::move(path)), codes_(codes) {}
   sqlite3* db_ = nullptr;
   std::string path_;
+  SqliteCodes codes_;
 };
 
 // One prepared statement, stepped with Next() until it returns false.
@@ -61,8 +70,11 @@ class Statement {
   ~Statement();
 
   // Advances to the next row: true with a row, false at the end, an error
-  // (nsys.bad_table) when SQLite fails mid-way.
+  // (codes.bad_table) when SQLite fails mid-way.
   StatusOr<bool> Next();
+  // The number of columns of the result, and the name of column `i`.
+  int Columns() const;
+  std::string_view Name(int i) const;
   // Column `i` of the current row: nullopt for NULL (and, for Int, any value that is
   // not stored as an integer).
   std::optional<int64_t> Int(int i) const;
@@ -70,12 +82,14 @@ class Statement {
 
  private:
   friend class Database;
-  Statement(sqlite3_stmt* stmt, sqlite3* db, std::string path) : stmt_(stmt), db_(db), path_(std::move(path)) {}
+  Statement(sqlite3_stmt* stmt, sqlite3* db, std::string path, SqliteCodes codes)
+      : stmt_(stmt), db_(db), path_(std::move(path)), codes_(codes) {}
   sqlite3_stmt* stmt_ = nullptr;
   sqlite3* db_ = nullptr;
   std::string path_;
+  SqliteCodes codes_;
 };
 
-}  // namespace perfgate::nsys::detail
+}  // namespace perfgate::internal
 
-#endif  // PERFGATE_NSYS_SQLITE_DB_H_
+#endif  // PERFGATE_CORE_SQLITE_DB_H_
