@@ -76,6 +76,31 @@ TEST(BenchRows, TheDatabaseCompareLlamaBenchReads) {
   EXPECT_THAT(other.message(), HasSubstr("the SQLite database has no table 'test'"));
 }
 
+// 2023's schema (llama-bench as first merged, August 2023: per-backend flags cuda,
+// opencl, metal, ..., f16_kv, mul_mat_q, low_vram, no n_depth), as CSV: the flags say
+// the backend, the fields of no later version are kept and counted, the depth is 0.
+TEST(BenchRows, The2023SchemaReads) {
+  const std::string text =
+      "build_commit,build_number,cuda,opencl,metal,gpu_blas,blas,cpu_info,gpu_info,model_filename,model_type,"
+      "model_size,model_n_params,n_batch,n_threads,f16_kv,n_gpu_layers,main_gpu,mul_mat_q,low_vram,tensor_split,"
+      "n_prompt,n_gen,test_time,avg_ns,stddev_ns,avg_ts,stddev_ts\n"
+      "\"097e121\",\"1011\",\"1\",\"0\",\"0\",\"1\",\"1\",\"cpu\",\"gpu\",\"models/7B/ggml-model-q4_0.gguf\","
+      "\"llama 7B mostly Q4_0\",\"3825065984\",\"6738415616\",\"512\",\"16\",\"1\",\"99\",\"0\",\"1\",\"0\","
+      "\"0.00\",\"0\",\"128\",\"2023-08-18T10:46:06Z\",\"967562500\",\"4018315\",\"132.292\",\"0.548\"\n";
+  auto r = ParseBenchReport(text, "2023.csv");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->tests.size(), 1u);
+  const BenchTest& t = r->tests[0];
+  EXPECT_EQ(t.id, "tg128");
+  EXPECT_EQ(t.n_depth, 0);
+  EXPECT_EQ(t.avg_ts, 132.292);
+  EXPECT_EQ(t.Backends(), "cuda, gpu_blas, blas");
+  const auto* unknown = r->diagnostics.Find("toks.unknown_field");
+  ASSERT_NE(unknown, nullptr);
+  EXPECT_EQ(unknown->count, 3);  // f16_kv, mul_mat_q, low_vram
+  EXPECT_EQ(t.fields.at("f16_kv"), "\"1\"");
+}
+
 // Today's README example names one column more in its header than its rows hold: read
 // as written, the values would slide one column; it is refused, located.
 TEST(BenchRows, AHeaderThatDoesNotMatchItsRowsIsRefused) {
