@@ -87,12 +87,15 @@ std::string TestId(int64_t n_prompt, int64_t n_gen, int64_t n_depth);
 // toks.duplicate_test (a test id twice for one model and run), toks.no_tests; a file
 // appending runs of several builds, backends or GPUs that hold one test twice is
 // toks.several_runs (listing them: choose with `runs`), and `runs` that match none is
-// toks.no_run; and the io.* errors of reading a file.
+// toks.no_run; the Markdown, CSV, SQL and SQLite readers' own (toks.bad_row,
+// toks.bad_utf8, toks.bad_database, toks.no_table: a file that is no report, quoting
+// its last line); and the io.* errors of reading a file. An SQLite file is read as
+// llama-bench's database (its `test` table).
 StatusOr<BenchReport> ReadBenchReport(const std::string& path, const RunFilter& runs = {});
-// The same from text; `path` only names it in errors.
+// The same from text (every format but the database); `path` only names it in errors.
 StatusOr<BenchReport> ParseBenchReport(const std::string& text, const std::string& path, const RunFilter& runs = {});
 
-// The runs a report holds, a line each kind: "builds 0253fb21f (9187), 70a830911;
+// The runs a report holds, each kind's values: "builds 0253fb21f (9187), 70a830911;
 // backends CUDA, Vulkan; GPUs NVIDIA H200" (what toks.several_runs lists).
 std::string DescribeRuns(const BenchReport& report);
 
