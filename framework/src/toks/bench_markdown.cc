@@ -16,7 +16,6 @@
 #include <nlohmann/json.hpp>
 
 #include "perfgate/core/names.h"
-#include "core/text_input.h"
 #include "toks/bench_markdown.h"
 
 namespace perfgate::toks::markdown {
@@ -247,12 +246,6 @@ class MarkdownReader {
 
 StatusOr<std::vector<BenchTest>> ReadBenchMarkdown(std::string_view text, const std::string& path,
                                                    Diagnostics* diagnostics) {
-  // The cells become JSON text and report text: bytes that are no UTF-8 are refused
-  // here, where they can be located (a JSON report's own parser refuses them too).
-  if (const size_t bad = perfgate::internal::FindInvalidUtf8(text); bad != std::string_view::npos) {
-    return Status::Error("toks.bad_utf8", "the report is not UTF-8 (a byte that breaks it)",
-                         perfgate::internal::LineIndex(text).Locate(path, bad));
-  }
   MarkdownReader reader(path, diagnostics);
   int n = 1;
   for (size_t start = 0; start < text.size(); ++n) {

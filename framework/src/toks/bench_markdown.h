@@ -36,9 +36,9 @@ bool HasBenchTable(std::string_view text);
 // …), and a `build: COMMIT (NUMBER)` line after a table its tests' build_commit and
 // build_number. Lines outside the tables (device lines, notes) are counted in
 // `diagnostics` (toks.ignored_line, the first one quoted). Errors (path:line:col):
-// toks.bad_utf8 (bytes that are no UTF-8), toks.bad_row (a row without one cell per
-// column), toks.bad_field (a test name of no known shape), toks.bad_time (a t/s that
-// is no positive number).
+// toks.bad_row (a row without one cell per column), toks.bad_field (a test name of no
+// known shape), toks.bad_time (a t/s that is no positive number). `text` is UTF-8
+// (the caller checks).
 StatusOr<std::vector<BenchTest>> ReadBenchMarkdown(std::string_view text, const std::string& path,
                                                    Diagnostics* diagnostics);
 

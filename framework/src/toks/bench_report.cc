@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <functional>
 #include <tuple>
 #include <map>
 #include <set>
@@ -190,6 +191,18 @@ class TestReader {
 // A line that opens a JSON value: an object or an array (JSONL holds nothing else).
 bool OpensJsonValue(char c) { return c == '{' || c == '['; }
 
+// The text of the formats read by hand (llama-bench's Markdown, CSV and SQL, JSONL's
+// stderr lines) becomes JSON text and report text: a byte that breaks UTF-8 is
+// refused where it is (JSON's own parser refuses it in JSON). `line` > 1: `text` is
+// that line of the file.
+Status RequireUtf8(std::string_view text, const std::string& path, int line = 1) {
+  const size_t bad = internal::FindInvalidUtf8(text);
+  if (bad == std::string_view::npos) return Status();
+  SourceLocation at = internal::LineIndex(text).Locate(path, bad);
+  at.line += line - 1;
+  return Status::Error("toks.bad_utf8", "the report is not UTF-8 (a byte that breaks it)", at);
+}
+
 // The run a test belongs to, in a file that appends several: its build, backends and
 // GPU.
 std::string RunKey(const BenchTest& t) {
@@ -245,14 +258,16 @@ Status ReadLines(const std::string& text, const std::string& path, BenchReport* 
     if (end == std::string::npos) end = text.size();
     const std::string_view s(text.data() + start, end - start);
     const size_t first = s.find_first_not_of(" \t\r");
-    const bool stderr_line =
-        first != std::string_view::npos && !OpensJsonValue(s[first]) && !internal::ParseJsonDocument(s, path, kCodes).ok();
-    if (stderr_line) {
-      const size_t last = s.find_last_not_of(" \t\r");
-      report->diagnostics.Add("toks.ignored_line", {path, line, static_cast<int>(first) + 1},
-                              "'" + std::string(s.substr(first, std::min<size_t>(last - first + 1, 120))) + "'");
-    } else if (first != std::string_view::npos) {
+    if (first != std::string_view::npos) {
       auto j = internal::ParseJsonDocument(s, path, kCodes);
+      if (!j.ok() && !OpensJsonValue(s[first])) {  // stderr's
+        PERFGATE_RETURN_IF_ERROR(RequireUtf8(s, path, line));
+        const size_t last = s.find_last_not_of(" \t\r");
+        report->diagnostics.Add("toks.ignored_line", {path, line, static_cast<int>(first) + 1},
+                                "'" + std::string(s.substr(first, std::min<size_t>(last - first + 1, 120))) + "'");
+        start = end + 1;
+        continue;
+      }
       if (!j.ok()) {
         SourceLocation loc = j.status().location();
         loc.line = line;
@@ -335,26 +350,52 @@ bool IsJsonLines(const std::string& text, const std::string& path) {
   return false;
 }
 
-// llama-bench's CSV or SQL rows: each a test object of its JSON schema, read as JSON's
-// are, located at its line.
-Status ReadRows(const StatusOr<std::vector<rows::Row>>& parsed, const std::string& path, BenchReport* report) {
-  if (!parsed.ok()) return parsed.status();
-  SeenTests seen;
-  for (const rows::Row& row : *parsed) {
-    const TestReader reader(path, "", row.line);
-    PERFGATE_ASSIGN_OR_RETURN(BenchTest t, reader.Read(row.test, "", {path, row.line, 1}, true, &report->diagnostics));
-    PERFGATE_RETURN_IF_ERROR(AddTest(std::move(t), report, &seen));
-  }
-  return Status();
-}
-
-// llama-bench's Markdown table (its default output).
-Status ReadMarkdown(const std::string& text, const std::string& path, BenchReport* report) {
-  report->format = "markdown";
-  PERFGATE_ASSIGN_OR_RETURN(std::vector<BenchTest> tests, markdown::ReadBenchMarkdown(text, path, &report->diagnostics));
+// Adds `tests`, one per test id, model and run.
+Status AddTests(std::vector<BenchTest> tests, BenchReport* report) {
   SeenTests seen;
   for (BenchTest& t : tests) PERFGATE_RETURN_IF_ERROR(AddTest(std::move(t), report, &seen));
   return Status();
+}
+
+// llama-bench's CSV, SQL or database rows: each a test object of its JSON schema, read
+// as JSON's are, located at its line.
+Status ReadRows(const StatusOr<std::vector<rows::Row>>& parsed, const std::string& path, BenchReport* report) {
+  if (!parsed.ok()) return parsed.status();
+  std::vector<BenchTest> tests;
+  for (const rows::Row& row : *parsed) {
+    const TestReader reader(path, "", row.line);
+    PERFGATE_ASSIGN_OR_RETURN(BenchTest t, reader.Read(row.test, "", {path, row.line, 1}, true, &report->diagnostics));
+    tests.push_back(std::move(t));
+  }
+  return AddTests(std::move(tests), report);
+}
+
+// The formats of llama-bench that are neither JSON nor JSONL, as a text's first lines
+// show them.
+enum class TextFormat { kNone, kCsv, kSql, kMarkdown };
+
+TextFormat TextFormatOf(const std::string& text) {
+  if (rows::HasBenchCsvHeader(text)) return TextFormat::kCsv;
+  if (rows::HasBenchSqlInsert(text)) return TextFormat::kSql;
+  return markdown::HasBenchTable(text) ? TextFormat::kMarkdown : TextFormat::kNone;
+}
+
+// llama-bench's CSV, SQL or Markdown (its default output).
+Status ReadTextFormat(TextFormat format, const std::string& text, const std::string& path, BenchReport* report) {
+  PERFGATE_RETURN_IF_ERROR(RequireUtf8(text, path));
+  switch (format) {
+    case TextFormat::kCsv:
+      report->format = "csv";
+      return ReadRows(rows::ReadBenchCsv(text, path), path, report);
+    case TextFormat::kSql:
+      report->format = "sql";
+      return ReadRows(rows::ReadBenchSql(text, path), path, report);
+    default:
+      report->format = "markdown";
+      PERFGATE_ASSIGN_OR_RETURN(std::vector<BenchTest> tests,
+                                markdown::ReadBenchMarkdown(text, path, &report->diagnostics));
+      return AddTests(std::move(tests), report);
+  }
 }
 
 // A text that is no JSON and holds no llama-bench table: most often a run that failed
@@ -379,26 +420,25 @@ std::string Lower(std::string s) {
 
 bool Matches(const BenchTest& t, const RunFilter& f) {
   const std::string commit = t.Field("build_commit");
-  if (!f.build.empty() && !(!commit.empty() && commit.rfind(f.build, 0) == 0) && t.Field("build_number") != f.build) {
-    return false;
-  }
+  const bool commit_matches = !commit.empty() && commit.rfind(f.build, 0) == 0;  // a prefix of it
+  if (!f.build.empty() && !commit_matches && t.Field("build_number") != f.build) return false;
   if (!f.backend.empty() && Lower(t.Backends()) != Lower(f.backend)) return false;
   return f.gpu.empty() || t.Field("gpu_info").find(f.gpu) != std::string::npos;
 }
 
 // Keeps the runs `f` selects; then each test of a model must be one run's.
 Status SelectRuns(BenchReport* report, const RunFilter& f) {
+  const auto chosen = [&f](const BenchTest& t) { return Matches(t, f); };
+  if (!f.empty() && std::none_of(report->tests.begin(), report->tests.end(), chosen)) {
+    return Status::Error("toks.no_run",
+                         FormatPath(report->path) + " holds no run of the selection (build '" + f.build +
+                             "', backend '" + f.backend + "', GPU '" + f.gpu + "'); it holds " +
+                             DescribeRuns(*report),
+                         {}, ErrorKind::kUsage);
+  }
   if (!f.empty()) {
-    const std::string held = DescribeRuns(*report);
-    report->tests.erase(std::remove_if(report->tests.begin(), report->tests.end(),
-                                       [&](const BenchTest& t) { return !Matches(t, f); }),
+    report->tests.erase(std::remove_if(report->tests.begin(), report->tests.end(), std::not_fn(chosen)),
                         report->tests.end());
-    if (report->tests.empty()) {
-      return Status::Error("toks.no_run",
-                           FormatPath(report->path) + " holds no run of the selection (build '" + f.build +
-                               "', backend '" + f.backend + "', GPU '" + f.gpu + "'); it holds " + held,
-                           {}, ErrorKind::kUsage);
-    }
   }
   std::map<std::pair<std::string, std::string>, const BenchTest*> seen;
   for (const BenchTest& t : report->tests) {
@@ -519,14 +559,8 @@ StatusOr<BenchReport> ParseBenchReport(const std::string& text, const std::strin
     PERFGATE_RETURN_IF_ERROR(ReadDocument(*doc, text, path, &report));
   } else if (IsJsonLines(text, path)) {
     PERFGATE_RETURN_IF_ERROR(ReadLines(text, path, &report));  // several objects: JSONL
-  } else if (rows::HasBenchCsvHeader(text)) {
-    report.format = "csv";
-    PERFGATE_RETURN_IF_ERROR(ReadRows(rows::ReadBenchCsv(text, path), path, &report));
-  } else if (rows::HasBenchSqlInsert(text)) {
-    report.format = "sql";
-    PERFGATE_RETURN_IF_ERROR(ReadRows(rows::ReadBenchSql(text, path), path, &report));
-  } else if (markdown::HasBenchTable(text)) {
-    PERFGATE_RETURN_IF_ERROR(ReadMarkdown(text, path, &report));
+  } else if (const TextFormat format = TextFormatOf(text); format != TextFormat::kNone) {
+    PERFGATE_RETURN_IF_ERROR(ReadTextFormat(format, text, path, &report));
   } else if (first != std::string::npos && text[first] != '[' && text[first] != '{') {
     return NoTable(text, path);
   } else {

@@ -27,22 +27,25 @@ struct Row {
 // avg_ts.
 bool HasBenchCsvHeader(std::string_view text);
 
-// The rows under the header. Errors (path:line:col): toks.bad_row (a row without one
-// field per column, or a quote left open), toks.bad_utf8.
+// The rows under the header of `text` (UTF-8: the caller checks). Errors
+// (path:line:col): toks.bad_row (a row without one field per column, or a quote left
+// open).
 StatusOr<std::vector<Row>> ReadBenchCsv(std::string_view text, const std::string& path);
 
 // True when a line of `text` starts llama-bench's INSERT INTO test (...) VALUES (...).
 bool HasBenchSqlInsert(std::string_view text);
 
 // The rows of every INSERT INTO test statement, a line each; the CREATE TABLE and any
-// other statement are llama-bench's schema, not read. Errors: toks.bad_row (an INSERT
-// that does not parse, or without one value per column), toks.bad_utf8.
+// other statement are llama-bench's schema, not read (`text` is UTF-8: the caller
+// checks). Errors: toks.bad_row (an INSERT that does not parse, or without one value
+// per column).
 StatusOr<std::vector<Row>> ReadBenchSql(std::string_view text, const std::string& path);
 
 // The rows of the `test` table of an SQLite database, as `llama-bench -o sql | sqlite3
 // DB` fills it and llama.cpp's compare-llama-bench.py reads it, in rowid order; each
-// located at its row's place (the line is its ordinal). Errors: toks.bad_database
-// (SQLite cannot read it, or a query fails), toks.no_table (no table `test`).
+// located at its row's place (the line is its ordinal, the column the column's).
+// Errors: toks.bad_database (SQLite cannot read it, or a query fails), toks.no_table
+// (no table `test`), toks.bad_utf8 (a value or column name that is not UTF-8).
 StatusOr<std::vector<Row>> ReadBenchDatabase(const std::string& path);
 
 }  // namespace perfgate::toks::rows

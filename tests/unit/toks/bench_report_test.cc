@@ -111,6 +111,11 @@ TEST(ToksReader, JsonlWithStderrLinesMixedIn) {
   // A line that opens JSON and is no test object is still an error, as is a broken one.
   EXPECT_EQ(ParseBenchReport(text + "[1, 2]\n", "x.jsonl").status().code(), "toks.bad_line");
   EXPECT_EQ(ParseBenchReport(text + "{\"n_gen\": }\n", "x.jsonl").status().code(), "toks.bad_json");
+  // A stderr line that is not UTF-8 is refused at its byte, not quoted into the notes.
+  const Status latin1 = ParseBenchReport(text + "ggml \xE9 device\n", "x.jsonl").status();
+  EXPECT_EQ(latin1.code(), "toks.bad_utf8");
+  EXPECT_EQ(latin1.location().line, 7);
+  EXPECT_EQ(latin1.location().column, 6);
 }
 
 // A JSONL file that appends runs of two builds and two backends (as a benchmarker keeps

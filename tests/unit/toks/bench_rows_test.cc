@@ -71,6 +71,16 @@ TEST(BenchRows, TheDatabaseCompareLlamaBenchReads) {
   auto chosen = ReadBenchReport(two, RunFilter{"5163", "", ""});
   ASSERT_TRUE(chosen.ok()) << chosen.status().ToString();
   ExpectTheReadmeRun(*chosen, 7324.546977, 54.032613, 120.346696, 0.504647);
+  // A value that is not UTF-8 (SQLite stores whatever bytes it is given) is refused at
+  // its row and column, not passed on to JSON, which throws on it.
+  const Status latin1 = ReadBenchReport(testing_support::MakeDatabase(
+                                            "CREATE TABLE test (model_filename TEXT, n_prompt INTEGER, n_gen INTEGER, "
+                                            "avg_ts REAL); INSERT INTO test VALUES (CAST(X'6DE9' AS TEXT), 0, 128, 5.0);"))
+                            .status();
+  EXPECT_EQ(latin1.code(), "toks.bad_utf8");
+  EXPECT_EQ(latin1.location().line, 1);
+  EXPECT_EQ(latin1.location().column, 1);
+  EXPECT_THAT(latin1.message(), HasSubstr("row 1 of table test, column 1: bytes that are not UTF-8"));
   const Status other = ReadBenchReport(testing_support::MakeDatabase("CREATE TABLE other (x);")).status();
   EXPECT_EQ(other.code(), "toks.no_table");
   EXPECT_THAT(other.message(), HasSubstr("the SQLite database has no table 'test'"));
@@ -121,6 +131,10 @@ TEST(BenchRows, QuotingAndBadRows) {
   EXPECT_EQ(csv->tests[0].Field("cpu_info"), "Intel(R) Core(TM) Ultra 7, 20 threads \"x\"");
   EXPECT_EQ(csv->tests[0].avg_ts, 18.5);
   EXPECT_EQ(ParseBenchReport(head + "\"m\",\"open,\"0\",\"128\",\"1\",\"0\"\n", "q.csv").status().code(), "toks.bad_row");
+  const Status latin1 = ParseBenchReport(head + "\"m\xE9\",\"c\",\"0\",\"128\",\"1\",\"0\"\n", "q.csv").status();
+  EXPECT_EQ(latin1.code(), "toks.bad_utf8");
+  EXPECT_EQ(latin1.location().line, 2);
+  EXPECT_EQ(latin1.location().column, 3);
   const Status typed = ParseBenchReport(head + "\"m\",\"c\",\"0\",\"many\",\"1\",\"0\"\n", "q.csv").status();
   EXPECT_EQ(typed.code(), "toks.bad_field");  // n_gen that is no whole number, named by the JSON reader
   EXPECT_EQ(typed.location().line, 2);
