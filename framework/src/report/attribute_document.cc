@@ -28,6 +28,7 @@ using sections::AddParagraph;
 using sections::Blank;
 using sections::Context;
 using sections::Dash;
+using sections::Joined;
 using sections::NameOf;
 using sections::SidesOf;
 using util::Fixed;
@@ -279,13 +280,6 @@ void EngineOnlyBucketSection(const Context& c, Document& d) {
   d.blocks.push_back(table);
 }
 
-// "9597.5, 9752.1, 9804.8".
-std::string Joined(const std::vector<double>& values) {
-  std::string out;
-  for (double v : values) out += (out.empty() ? "" : ", ") + Fixed(v, 1);
-  return out;
-}
-
 double Spread(const std::vector<double>& v) {
   if (v.empty()) return 0;
   const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
@@ -311,8 +305,7 @@ void PerTrial(const Context& c, Document& d) {
 
 // What changed from the baseline to the engine, the top movers of each level (perfgate
 // diff's, which lists every change).
-void Movers(const Context& c, Document& d) {
-  const std::optional<diff::Diff> movers = MoversOf(c.report);
+void Movers(const std::optional<diff::Diff>& movers, Document& d) {
   if (!movers) return;
   AddHeading(d, "Top movers (perfgate diff BASELINE ENGINE lists every change)");
   AddParagraph(d, diff_cells::SidesLine(*movers) + ".");
@@ -348,8 +341,9 @@ Context ContextOf(const Report& report) {
 
 document::Document AttributeDocument(const Report& report) {
   const Context c = ContextOf(report);
+  const std::optional<diff::Diff> movers = MoversOf(report);
   Document d;
-  d.json = RenderJson(report);
+  d.json = RenderJsonWithMovers(report, movers);
   AddHeading(d, Title(c), 1);
   if (c.sides.engine == nullptr) {
     AddParagraph(d, "No traces summarised.");
@@ -368,7 +362,7 @@ document::Document AttributeDocument(const Report& report) {
   sections::FamilySection(c, d);
   sections::KernelNameSection(c, d);
   sections::PhaseSection(c, d);
-  Movers(c, d);
+  Movers(movers, d);
   sections::RegistrySection(c, d);
   PerTrial(c, d);
   Diagnostics(c, d);

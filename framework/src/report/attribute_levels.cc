@@ -34,9 +34,8 @@ List FamilyPerTrial(const Context& c, const std::vector<Delta>& rows) {
     for (const EngineSummary* s : SidesOf(c)) {
       const auto it = s->families.find(x.name);
       if (it == s->families.end() || it->second.gpu_us_per_token.per_trial.empty()) continue;
-      std::string values;
-      for (double v : it->second.gpu_us_per_token.per_trial) values += (values.empty() ? "" : ", ") + Fixed(v, 1);
-      per_trial.items.push_back({"", NameOf(c, s) + " " + x.name + ": " + values, false, {}, 1});
+      per_trial.items.push_back(
+          {"", NameOf(c, s) + " " + x.name + ": " + Joined(it->second.gpu_us_per_token.per_trial), false, {}, 1});
     }
   }
   return per_trial;

@@ -39,6 +39,13 @@ inline const std::string& NameOf(const Context& c, const attribution::EngineSumm
   return s == c.sides.baseline ? c.baseline : c.engine;
 }
 
+// Per-trial figures as the report prints them: "9597.5, 9752.1, 9804.8".
+inline std::string Joined(const std::vector<double>& values) {
+  std::string out;
+  for (double v : values) out += (out.empty() ? "" : ", ") + util::Fixed(v, 1);
+  return out;
+}
+
 inline void AddHeading(document::Document& d, std::string text, int level = 2) {
   d.blocks.push_back(document::Heading{std::move(text), level, false});
 }

@@ -56,6 +56,10 @@ struct Report;
 // none without a baseline.
 std::optional<diff::Diff> MoversOf(const Report& report);
 
+// RenderJson with the report's movers already computed (MoversOf), for a caller that
+// shows them too (AttributeDocument): the diff is computed once.
+std::string RenderJsonWithMovers(const Report& report, const std::optional<diff::Diff>& movers);
+
 // The total as a paragraph, then the cautions, the per-token figures and what was not
 // compared as a list (perfgate diff and a report's movers).
 void AddDiffSummary(const diff::Diff& d, document::Document& out);

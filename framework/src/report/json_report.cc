@@ -339,7 +339,9 @@ std::string RenderHistoryJson(const HistoryReport& h) {
   return util::RenderLosslessJson(j);
 }
 
-std::string RenderJson(const Report& report) {
+std::string RenderJson(const Report& report) { return RenderJsonWithMovers(report, MoversOf(report)); }
+
+std::string RenderJsonWithMovers(const Report& report, const std::optional<diff::Diff>& movers) {
   json j;
   j["schema_version"] = kSchemaVersion;
   j["perfgate"] = {{"version", std::string(Version())}, {"commit", std::string(BuildCommit())}};
@@ -354,7 +356,6 @@ std::string RenderJson(const Report& report) {
   }
   j["engines"] = std::move(engines);
   j["comparison"] = report.comparison ? ComparisonJson(*report.comparison) : json(nullptr);
-  const std::optional<diff::Diff> movers = MoversOf(report);
   j["movers"] = movers ? DiffJson(*movers) : json(nullptr);
   j["seed_compat"] = report.seed_compat;
   j["options"] = ReportOptionsJson(report);
