@@ -150,6 +150,8 @@ TEST(BenchMarkdown, BadRowsAreLocatedErrors) {
   EXPECT_EQ(latin1.code(), "toks.bad_utf8");
   EXPECT_EQ(latin1.location().line, 3);
   EXPECT_EQ(latin1.location().column, 4);
+  // A table cut after its head (a run killed before its first test) holds no test.
+  EXPECT_EQ(ParseBenchReport(head, "cut.md").status().code(), "toks.no_tests");
   // A table of something else is no llama-bench table.
   EXPECT_EQ(ParseBenchReport("| a | b |\n| --- | --- |\n| 1 | 2 |\n", "other.md").status().code(), "toks.no_table");
 }
