@@ -21,7 +21,10 @@
 
 namespace perfgate::nsys {
 
-// The export schema major version this reader knows (EXPORT_SCHEMA_VERSION 3.x.y).
+// The export schema major versions this reader knows: EXPORT_SCHEMA_VERSION 2.x.y
+// (nsys 2022.1, metadata table EXPORT_META_DATA) to 3.x.y (META_DATA_EXPORT). Exports
+// of nsys 2021 and older carry no version and are read by their tables' names.
+inline constexpr int kOldestSchemaMajor = 2;
 inline constexpr int kKnownSchemaMajor = 3;
 
 // One nsys export. In `trace`: model::WorkItem::pid and model::WorkItem::process are the host process
@@ -30,7 +33,7 @@ inline constexpr int kKnownSchemaMajor = 3;
 // and thread of globalTid; NVTX ranges are cpu_annotations.
 struct NsysExport {
   model::WorkSet trace;
-  std::string schema_version;                   // META_DATA_EXPORT EXPORT_SCHEMA_VERSION, e.g. "3.25.0"
+  std::string schema_version;                   // EXPORT_SCHEMA_VERSION, e.g. "3.25.0" ("" for 2021's exports)
   std::string product_version;                  // EXPORT_PRODUCT_VERSION, e.g. "2026.2.1.210" ("" when absent)
   std::map<int64_t, std::string> device_names;  // CUDA device id -> "NVIDIA H100 80GB HBM3"
   std::optional<int64_t> session_start_utc_ns;  // TARGET_INFO_SESSION_START_TIME utcEpochNs
@@ -41,7 +44,9 @@ struct NsysExport {
 // nsys.not_nsys_export, nsys.unknown_schema, nsys.missing_table, nsys.bad_table.
 StatusOr<NsysExport> ReadNsysFile(const std::string& path);
 
-// True when the file is an SQLite database holding a META_DATA_EXPORT table.
+// True when the file is an SQLite database holding an nsys metadata table
+// (META_DATA_EXPORT, EXPORT_META_DATA), or StringIds beside CUPTI_ACTIVITY_KIND_* or
+// TARGET_INFO_* tables (the exports of nsys 2021, which have no metadata).
 bool LooksLikeNsysExport(const std::string& path);
 
 // Reads and attributes one nsys trial with attribution::AttributeWork (GPU work is

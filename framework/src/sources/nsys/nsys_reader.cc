@@ -1,6 +1,5 @@
 // Nsight Systems SQLite export -> model::WorkSet (see FORMAT.md beside this file).
 #include <algorithm>
-#include <charconv>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -8,6 +7,7 @@
 #include <vector>
 
 #include "sources/cuda_launch_kind.h"
+#include "sources/nsys/export_identity.h"
 #include "sources/nsys/repeated_ids.h"
 #include "core/sqlite_db.h"
 #include "perfgate/core/names.h"
@@ -34,6 +34,16 @@ constexpr const char* kRequiredTables[] = {"StringIds", "CUPTI_ACTIVITY_KIND_KER
 // enum table is absent.
 constexpr int64_t kNvtxPushPopRange = 59;
 constexpr int64_t kNvtxStartEndRange = 60;
+
+// ENUM_CUDA_MEMCPY_OPER's labels, by CUpti_ActivityMemcpyKind, as every schema 3
+// export writes them (both corpus exports): the names of copies in older exports.
+std::map<int64_t, std::string> CuptiMemcpyKinds() {
+  return {{0, "Unknown"},         {1, "Host-to-Device"},   {2, "Device-to-Host"},
+          {3, "Host-to-Array"},   {4, "Array-to-Host"},    {5, "Array-to-Array"},
+          {6, "Array-to-Device"}, {7, "Device-to-Array"},  {8, "Device-to-Device"},
+          {9, "Host-to-Host"},    {10, "Peer-to-Peer"},    {11, "Unified Host-to-Device"},
+          {12, "Unified Device-to-Host"}, {13, "Unified Device-to-Device"}};
+}
 
 // (pid, correlationId) as one hash key.
 struct PairHash {
@@ -106,34 +116,12 @@ class Reader {
   }
 
   Status ReadExportMetadata() {
-    auto has = db_.HasTable("META_DATA_EXPORT");
-    if (!has.ok()) return has.status();
-    if (!*has) {
-      return Error("nsys.not_nsys_export",
-                   "an SQLite database without a META_DATA_EXPORT table: not an nsys export "
-                   "(nsys export --type sqlite)");
-    }
-    std::map<std::string, std::string, std::less<>> meta;
-    PERFGATE_RETURN_IF_ERROR(ForEachRow("SELECT name, value FROM META_DATA_EXPORT", [&](const Statement& s) {
-      if (auto name = s.Text(0)) meta[std::string(*name)] = std::string(s.Text(1).value_or(""));
-    }));
-    auto version = meta.find("EXPORT_SCHEMA_VERSION");
-    if (version == meta.end()) {
-      return Error("nsys.not_nsys_export", "META_DATA_EXPORT has no EXPORT_SCHEMA_VERSION row: not an nsys export");
-    }
-    out_->schema_version = version->second;
-    if (auto product = meta.find("EXPORT_PRODUCT_VERSION"); product != meta.end()) {
-      out_->product_version = product->second;
-    }
-    const std::string& v = out_->schema_version;
-    int major = -1;
-    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), major);
-    if (ec != std::errc() || (end != v.data() + v.size() && *end != '.') || major != kKnownSchemaMajor) {
-      return Error("nsys.unknown_schema",
-                   "export schema version '" + v + "' (" +
-                       (out_->product_version.empty() ? "unknown nsys" : "nsys " + out_->product_version) +
-                       "); this reader knows schema " + std::to_string(kKnownSchemaMajor) + ".x");
-    }
+    auto identity = detail::IdentifyExport(db_);
+    if (!identity.ok()) return identity.status();
+    auto version = detail::ReadExportVersion(db_, *identity, &diagnostics());
+    if (!version.ok()) return version.status();
+    out_->schema_version = version->schema;
+    out_->product_version = version->product;
     return Status();
   }
 
@@ -268,14 +256,20 @@ class Reader {
     return Status();
   }
 
+  // `column` when `table` has it, else "NULL": a column that older exports lack.
+  StatusOr<std::string> ColumnOrNull(const char* table, const char* column) const {
+    auto has = db_.HasColumn(table, column);
+    if (!has.ok()) return has.status();
+    return std::string(*has ? column : "NULL");
+  }
+
   // A kernel's name: demangledName, else (NULL, counted) shortName where the table has it.
   Status ReadKernels() {
     const char* table = "CUPTI_ACTIVITY_KIND_KERNEL";
-    auto has_short = db_.HasColumn(table, "shortName");
-    if (!has_short.ok()) return has_short.status();
-    const std::string short_name = *has_short ? "shortName" : "NULL";
+    auto short_name = ColumnOrNull(table, "shortName");
+    if (!short_name.ok()) return short_name.status();
     PERFGATE_RETURN_IF_ERROR(ReserveRows(table, &trace().items));
-    return ForEachRow(std::string("SELECT ") + kWorkColumns + ", demangledName, " + short_name + " FROM " + table,
+    return ForEachRow(std::string("SELECT ") + kWorkColumns + ", demangledName, " + *short_name + " FROM " + table,
                       [&](const Statement& s) {
                         model::WorkItem w;
                         if (!ReadWork(s, table, model::WorkKind::kKernel, &w)) return;
@@ -308,6 +302,7 @@ class Reader {
     if (!has.ok() || !*has) return has.status();
     auto kinds = EnumLabels("ENUM_CUDA_MEMCPY_OPER");
     if (!kinds.ok()) return kinds.status();
+    if (kinds->empty()) *kinds = CuptiMemcpyKinds();  // an export older than the enum tables
     PERFGATE_RETURN_IF_ERROR(ReserveRows(table, &trace().items));
     return ForEachRow(std::string("SELECT ") + kWorkColumns + ", copyKind FROM " + table, [&](const Statement& s) {
       model::WorkItem w;
@@ -414,7 +409,10 @@ class Reader {
     auto types = NvtxRangeTypes();
     if (!types.ok()) return types.status();
     PERFGATE_RETURN_IF_ERROR(ReserveRows(table, &trace().host_spans));
-    return ForEachRow(std::string("SELECT start, end, eventType, text, textId, globalTid FROM ") + table,
+    // 2021's exports hold the text inline, without textId.
+    auto text_id = ColumnOrNull(table, "textId");
+    if (!text_id.ok()) return text_id.status();
+    return ForEachRow("SELECT start, end, eventType, text, " + *text_id + ", globalTid FROM " + table,
                       [&](const Statement& s) { ReadNvtxRow(s, *types, table); });
   }
 
@@ -467,17 +465,30 @@ class Reader {
     });
   }
 
-  // Device names by CUDA device id: TARGET_INFO_GPU's name under its cuDevice (else
-  // its id), through TARGET_INFO_CUDA_DEVICE's cudaId -> gpuId when that is there.
+  // Device names by CUDA device id, from the newest table that gives them (see
+  // FORMAT.md): TARGET_INFO_GPU by its cuDevice, else 2021's TARGET_INFO_CUDA_GPU, else
+  // 2021's five-column TARGET_INFO_GPU by its id; then TARGET_INFO_CUDA_DEVICE's
+  // cudaId -> gpuId over all of them.
   Status ReadDevices() {
-    auto gpus = Optional("TARGET_INFO_GPU");
-    if (!gpus.ok() || !*gpus) return gpus.status();
+    auto gpus = db_.HasTable("TARGET_INFO_GPU");
+    if (!gpus.ok()) return gpus.status();
+    auto has_cu_device = *gpus ? db_.HasColumn("TARGET_INFO_GPU", "cuDevice") : StatusOr<bool>(false);
+    if (!has_cu_device.ok()) return has_cu_device.status();
     std::map<int64_t, std::string> by_gpu_id;
-    PERFGATE_RETURN_IF_ERROR(ForEachRow("SELECT id, cuDevice, name FROM TARGET_INFO_GPU", [&](const Statement& s) {
-      const std::string name(s.Text(2).value_or(""));
-      if (auto id = s.Int(0)) by_gpu_id[*id] = name;
-      if (auto cuda = s.Int(1).has_value() ? s.Int(1) : s.Int(0)) out_->device_names[*cuda] = name;
-    }));
+    if (*gpus) PERFGATE_RETURN_IF_ERROR(ReadGpus(*has_cu_device, &by_gpu_id));
+    if (!*has_cu_device) {
+      auto old_gpus = db_.HasTable("TARGET_INFO_CUDA_GPU");
+      if (!old_gpus.ok()) return old_gpus.status();
+      if (*old_gpus) {
+        PERFGATE_RETURN_IF_ERROR(ReadCudaGpus());
+      } else if (*gpus) {
+        out_->device_names.insert(by_gpu_id.begin(), by_gpu_id.end());
+      } else {
+        // No GPU table at all: nothing for TARGET_INFO_CUDA_DEVICE to map to.
+        diagnostics().Add("nsys.absent_table", Where(), "TARGET_INFO_GPU");
+        return Status();
+      }
+    }
     auto cuda = Optional("TARGET_INFO_CUDA_DEVICE");
     if (!cuda.ok() || !*cuda) return cuda.status();
     return ForEachRow("SELECT cudaId, gpuId FROM TARGET_INFO_CUDA_DEVICE", [&](const Statement& s) {
@@ -485,6 +496,45 @@ class Reader {
       const auto gpu_id = s.Int(1);
       auto it = gpu_id ? by_gpu_id.find(*gpu_id) : by_gpu_id.end();
       if (cuda_id && it != by_gpu_id.end()) out_->device_names[*cuda_id] = it->second;
+    });
+  }
+
+  // TARGET_INFO_GPU's names by its id; with a cuDevice column, by CUDA device too. A
+  // GPU without a CUDA device (a Windows machine's integrated GPU) names none.
+  Status ReadGpus(bool has_cu_device, std::map<int64_t, std::string>* by_gpu_id) {
+    const std::string sql = std::string("SELECT id, ") + (has_cu_device ? "cuDevice" : "NULL") + ", name FROM TARGET_INFO_GPU";
+    return ForEachRow(sql, [&](const Statement& s) {
+      const std::string name(s.Text(2).value_or(""));
+      if (auto id = s.Int(0)) (*by_gpu_id)[*id] = name;
+      if (!has_cu_device) return;
+      const auto cuda = s.Int(1);
+      if (cuda && *cuda >= 0) {
+        out_->device_names[*cuda] = name;
+      } else {
+        diagnostics().Add("nsys.non_cuda_gpu", Where(), "'" + name + "' (TARGET_INFO_GPU id " +
+                                                            (s.Int(0) ? std::to_string(*s.Int(0)) : "NULL") + ")");
+      }
+    });
+  }
+
+  // 2021's table of CUDA devices: its name under its device id (cuDevice, deviceId or
+  // id, the first it has).
+  Status ReadCudaGpus() {
+    const char* table = "TARGET_INFO_CUDA_GPU";
+    std::string id_column;
+    for (const char* column : {"cuDevice", "deviceId", "id"}) {
+      auto has = db_.HasColumn(table, column);
+      if (!has.ok()) return has.status();
+      if (*has && id_column.empty()) id_column = column;
+    }
+    auto has_name = db_.HasColumn(table, "name");
+    if (!has_name.ok()) return has_name.status();
+    if (id_column.empty() || !*has_name) {
+      diagnostics().Add("nsys.absent_column", Where(), std::string(table) + " has no device id or no name column");
+      return Status();
+    }
+    return ForEachRow("SELECT " + id_column + ", name FROM " + table, [&](const Statement& s) {
+      if (auto id = s.Int(0)) out_->device_names[*id] = std::string(s.Text(1).value_or(""));
     });
   }
 
@@ -527,8 +577,8 @@ bool LooksLikeNsysExport(const std::string& path) {
   if (!internal::HasSqliteMagic(path)) return false;
   auto db = Database::Open(path, kSqliteCodes);
   if (!db.ok()) return false;
-  auto has = db->HasTable("META_DATA_EXPORT");
-  return has.ok() && *has;
+  auto identity = detail::IdentifyExport(*db);
+  return identity.ok() && identity->is_export();
 }
 
 }  // namespace perfgate::nsys
