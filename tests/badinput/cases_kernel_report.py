@@ -1,6 +1,7 @@
-"""Bad per-kernel timing reports (llama.cpp / candle phase0 JSON) read by `perfgate
-kernel-report FILE [--baseline FILE]`: every kernel_report.* error, located where the
-report is wrong, plus the I/O and family-table errors of the command's other inputs."""
+"""Bad per-kernel timing reports (llama.cpp / candle phase0 JSON, `nsys stats` output)
+read by `perfgate kernel-report FILE [--baseline FILE]`: every kernel_report.* and
+nsys_stats.* error, located where the report is wrong, plus the I/O and family-table
+errors of the command's other inputs."""
 import os
 
 from badinput import Case, end_of, position_of
@@ -42,7 +43,46 @@ def bad_kernel(name, k, needle, why, nth=0):
     return kr(name, text, "kernel_report.bad_kernel", needle=needle, nth=nth, why=why)
 
 
-CASES = [
+CSV_HEAD = '"Time (%)","Total Time (ns)","Instances","Med (ns)","Name"\n'
+TABLE_HEAD = " Time (%)  Total Time (ns)  Instances  Name\n --------  ---------------  ---------  ----\n"
+
+
+def ns(name, text, code, needle=None, at=None, nth=0, why="", file="r.csv", args=()):
+    """An nsys stats report (CSV, or a column table in a .txt) that kernel-report refuses."""
+    if needle is not None:
+        at = loc(text, needle, nth)
+    return Case(name, ["kernel-report", "{%s}" % file, *args], files={file: text}, code=code, at=at, why=why)
+
+
+STATS_CASES = [
+    ns("stats_prose", "Processing [r.sqlite] with [cuda_gpu_kern_sum.py]...\nSKIPPED: r.sqlite does not contain "
+       "CUDA kernel data.\n", "nsys_stats.no_table", at=(1, 1), file="r.txt",
+       why="what nsys stats prints for a run without kernels: no table"),
+    ns("stats_csv_fields", CSV_HEAD + '"1","2","3","k"\n', "nsys_stats.bad_row", at=(2, 1),
+       why="a CSV row with a field missing"),
+    ns("stats_csv_quote", CSV_HEAD + '"1","2","3","4","k\n', "nsys_stats.bad_row", at=(2, 1),
+       why="a quote left open"),
+    ns("stats_value", CSV_HEAD + '"1","2","three","4","k"\n', "nsys_stats.bad_value", at=(2, 1),
+       why="a count that is no number"),
+    ns("stats_table_value", TABLE_HEAD + "     60.0              6x0          2  k\n", "nsys_stats.bad_value",
+       needle="6x0", file="r.txt", why="a column table's number with a letter, located at its cell"),
+    ns("stats_table_short", TABLE_HEAD + "     60.0              600\n", "nsys_stats.bad_row", at=(3, 27),
+       file="r.txt", why="a row cut before its name column"),
+    ns("stats_no_name", CSV_HEAD + '"1","2","3","4",""\n', "nsys_stats.bad_row", at=(2, 1), why="an empty name"),
+    ns("stats_no_rows", CSV_HEAD, "nsys_stats.no_rows", at=(1, 1), why="a header and nothing else"),
+    ns("stats_no_count", '"Total Time (ns)","Name"\n"1","k"\n', "nsys_stats.bad_header", at=(1, 1),
+       why="no Instances column: no calls per token"),
+    ns("stats_bad_unit", '"Total Time (fortnights)","Instances","Name"\n"1","2","k"\n', "nsys_stats.bad_header",
+       at=(1, 1), why="a time in a unit nsys never writes"),
+    ns("stats_two_kernel_tables", CSV_HEAD + '"1","2","3","4","k"\n\n' + CSV_HEAD + '"1","2","3","4","k"\n',
+       "nsys_stats.several_reports", at=(4, 1), why="two kernel summaries in one file"),
+    ns("stats_bad_utf8", (CSV_HEAD + '"1","2","3","4","k\xff"\n').encode("latin-1"), "nsys_stats.bad_utf8",
+       needle="\xff", why="a name that is not UTF-8"),
+    ns("stats_tokens_for_json", GOOD, "kernel_report.tokens_given", at="file", file="r.json",
+       args=("--tokens", "128"), why="a JSON report holds its own per-token figures"),
+]
+
+CASES = STATS_CASES + [
     kr("empty", "", "kernel_report.not_json", at=(1, 1), why="an empty file"),
     kr("truncated", GOOD[:70], "kernel_report.not_json", at=end_of(GOOD[:70]), why="cut off in the middle"),
     kr("not_json", "name: kernel_mul_mv\n", "kernel_report.not_json", at=(1, 2), why="not JSON at all (the parser reads 'na')"),

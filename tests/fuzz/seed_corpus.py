@@ -167,6 +167,8 @@ def target_files(target, source, corpus):
         return "json", files(source / "fixtures" / "toks", ["**/*.json", "**/*.jsonl", "**/*.md", "**/*.log", "**/*.csv",
                                                           "**/*.sql"],
                              r"README")
+    if target == "nsys_stats":
+        return "text", files(source / "fixtures" / "nsys-stats", ["*.txt", "*.csv"])
     sys.exit(f"seed_corpus.py: unknown target {target}")
 
 

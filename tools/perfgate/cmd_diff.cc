@@ -36,8 +36,9 @@ struct DiffArgs {
 std::vector<std::string> AttributionFlagsGiven(const DiffArgs& args) {
   const EngineOptionArgs& e = args.engine;
   std::vector<std::string> given;
+  // --tokens is a stats report's token count (and an error for a JSON report).
   const std::pair<const char*, bool> flags[] = {
-      {"--tokens", !e.tokens.empty()},       {"--process", !e.process.empty()},
+      {"--process", !e.process.empty()},
       {"--device", !e.device.empty()},       {"--window", !e.window.empty()},
       {"--lenient", e.lenient},              {"--all-processes", e.all_processes},
       {"--buckets", !e.buckets.empty()},     {"--kernel-families", !e.kernel_families.empty()},
@@ -48,17 +49,9 @@ std::vector<std::string> AttributionFlagsGiven(const DiffArgs& args) {
   return given;
 }
 
-// A per-kernel timing report (llama.cpp's phase0 build, hf2q's candle backend) rather
-// than a trace: a JSON file whose start has a "kernels" key and no "traceEvents".
-bool IsKernelReport(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec) || std::filesystem::path(path).extension() != ".json") return false;
-  std::ifstream in(path, std::ios::binary);
-  std::string head(64 * 1024, '\0');
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<size_t>(in.gcount()));
-  return head.find("\"kernels\"") != std::string::npos && head.find("\"traceEvents\"") == std::string::npos;
-}
+// A per-kernel timing report (llama.cpp's phase0 build, hf2q's candle backend, nsys
+// stats output) rather than a trace.
+bool IsKernelReport(const std::string& path) { return kernel_report::LooksLikeKernelReport(path); }
 
 // The default names: each path's last component, or its last two where those agree
 // (decode_q4_0/hf2q against decode_q4_0_regressed/hf2q).
@@ -90,7 +83,14 @@ std::string EngineDirectoryName(const std::string& path) {
 StatusOr<diff::Side> ReadSide(const DiffArgs& args, const std::string& path, bool kernel_report,
                               const std::string& name, const attribution::AttributionOptions& base) {
   if (kernel_report) {
-    auto r = kernel_report::ReadKernelReport(path);
+    auto options = EngineOptions(args.engine, base, name);
+    if (!options.ok()) return options.status();
+    if (!options->token_label.text.empty()) {
+      return Usage("--tokens auto: counts tokens in a trace; a per-kernel report takes a number");
+    }
+    kernel_report::ReadOptions read;
+    read.tokens = options->tokens;
+    auto r = kernel_report::ReadKernelReport(path, read);
     if (!r.ok()) return r.status();
     r->name = name;
     return diff::SideOf(*r);

@@ -1,10 +1,13 @@
 // `perfgate kernel-report`: a per-kernel timing report (llama.cpp's or candle's phase0
-// JSON), alone or against a baseline's.
+// JSON, or `nsys stats` output), alone or against a baseline's.
 //
 //   perfgate kernel-report candle.json --baseline llama.json [--format text|markdown|json|all]
 //                          [--output PATH] [--kernel-families FILE] [--top N]
+//   perfgate kernel-report b.csv --baseline a.csv --tokens 128 [--baseline-tokens 128]
 #include <iostream>
+#include <cstdint>
 #include <memory>
+#include <optional>
 
 #include "commands.h"
 #include "report_output.h"
@@ -20,22 +23,25 @@ struct KernelReportArgs {
   OutputOptions out;  // --format, --output
   std::string kernel_families;
   int top = 20;
+  std::optional<int64_t> tokens, baseline_tokens;  // nsys stats reports: the run's decoded tokens
 };
 
 int RunKernelReport(const KernelReportArgs& args) {
-  attribution::KernelFamilyTable families = kernel_report::DefaultReportFamilies();
+  kernel_report::ReadOptions read;
   if (!args.kernel_families.empty()) {
     auto loaded = attribution::LoadKernelFamilies(args.kernel_families);
     if (!loaded.ok()) return ReportError(loaded.status());
-    families = *loaded;
+    read.families = *loaded;
   }
-  auto engine = kernel_report::ReadKernelReport(args.engine, families);
+  read.tokens = args.tokens;
+  auto engine = kernel_report::ReadKernelReport(args.engine, read);
   if (!engine.ok()) return ReportError(engine.status());
   StatusOr<kernel_report::KernelReport> baseline = kernel_report::KernelReport{};
   kernel_report::RenderOptions options;
   options.top = static_cast<size_t>(args.top);
   if (!args.baseline.empty()) {
-    baseline = kernel_report::ReadKernelReport(args.baseline, families);
+    read.tokens = args.baseline_tokens ? args.baseline_tokens : args.tokens;
+    baseline = kernel_report::ReadKernelReport(args.baseline, read);
     if (!baseline.ok()) return ReportError(baseline.status());
     options.baseline = &*baseline;
   }
@@ -49,11 +55,17 @@ void RegisterKernelReportCommand(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<KernelReportArgs>();
   auto* cmd = app.add_subcommand(
       "kernel-report",
-      "Per-family and per-kernel tables of a per-kernel timing report (llama.cpp / candle phase0 JSON), and\n"
+      "Per-family and per-kernel tables of a per-kernel timing report (llama.cpp / candle phase0 JSON, or the\n"
+      "output of nsys stats --report cuda_gpu_kern_sum as its table or CSV), and\n"
       "with --baseline the Δ µs/token and Δ calls/token per family and kernel, the kernels one side lacks and\n"
       "the attack target. The reports hold medians: a Δ is a difference of medians, never a rank test.");
-  cmd->add_option("report", args->engine, "the engine's report (JSON)")->required();
-  cmd->add_option("--baseline", args->baseline, "the baseline's report (JSON)");
+  cmd->add_option("report", args->engine, "the engine's report (JSON, or nsys stats output)")->required();
+  cmd->add_option("--baseline", args->baseline, "the baseline's report (JSON, or nsys stats output)");
+  cmd->add_option("--tokens", args->tokens,
+                  "tokens the run decoded: an nsys stats report's totals per token (without it, per run)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
+  cmd->add_option("--baseline-tokens", args->baseline_tokens, "the baseline's token count (default: --tokens)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
   AddOutputOptions(cmd, &args->out, {"text", "markdown", "json"});
   cmd->add_option("--kernel-families", args->kernel_families,
                   "JSON table of kernel-family prefix rules, replacing the default table");

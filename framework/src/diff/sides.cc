@@ -192,12 +192,19 @@ Side SideOf(const kernel_report::KernelReport& report) {
     const std::string matched = NormalizeKernelName(k.name);
     kernels.Add(matched, k.name, 0, k.calls_per_token(), k.us_per_token());
     families.Add(k.family, k.family, 0, k.calls_per_token(), k.us_per_token());
-    if (++per_matched[matched] == 1) kernels.SetMedianPerCall(matched, k.figure("us_per_call_median"));
+    // An nsys stats report without a median column has none.
+    if (++per_matched[matched] == 1 && k.figures.count("us_per_call_median") > 0) {
+      kernels.SetMedianPerCall(matched, k.figure("us_per_call_median"));
+    }
     total += k.us_per_token();
   }
   side.total_us_per_token = {total};
   for (const auto& entry : report.diagnostics.Entries()) {
-    if (entry.code == "kernel_report.dropped_samples") side.notes.push_back(report.name + ": " + entry.first_detail);
+    // What makes the side's per-token figures other than they look: untimed dispatches,
+    // or an nsys stats report's totals of a run read without its token count.
+    if (entry.code == "kernel_report.dropped_samples" || entry.code == "kernel_report.per_run") {
+      side.notes.push_back(report.name + ": " + entry.first_detail);
+    }
   }
   AddLevel(families.Take(), &side);
   LevelItems kernel_level = kernels.Take();

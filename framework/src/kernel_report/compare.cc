@@ -17,7 +17,8 @@ void AddTo(Side* side, const Kernel& k) {
   side->us_per_token += k.us_per_token();
   side->calls_per_token += k.calls_per_token();
   side->us_per_call.reset();
-  if (side->names.size() == 1) side->us_per_call = k.figure("us_per_call_median");
+  // An nsys stats report without a median column has no us_per_call_median.
+  if (side->names.size() == 1 && k.figures.count("us_per_call_median")) side->us_per_call = k.figure("us_per_call_median");
 }
 
 using RowKey = std::string (*)(const Kernel&);

@@ -1,10 +1,17 @@
 // Reading per-kernel timing reports (perfgate/kernel_report/report.h).
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
 #include <set>
 
 #include <nlohmann/json.hpp>
 
 #include "core/json_document.h"
+#include "core/text_input.h"
+#include "kernel_report/nsys_stats.h"
+#include "kernel_report/read_common.h"
 #include "perfgate/kernel_report/report.h"
 
 namespace perfgate::kernel_report {
@@ -50,7 +57,7 @@ class Reader {
       Status s = ReadKernel((*kernels)[i], "/kernels/" + std::to_string(i), &seen);
       if (!s.ok()) return s;
     }
-    CountMerged();
+    CountMergedKernels(&report_);
     CountDroppedSamples();
     return std::move(report_);
   }
@@ -123,18 +130,6 @@ class Reader {
     return Status();
   }
 
-  // Kernels that differ only in their specialisation are summed when two stacks are
-  // compared: say so, once per extra kernel.
-  void CountMerged() {
-    std::map<std::string, int> by_match;
-    for (const Kernel& k : report_.kernels) {
-      if (++by_match[k.matched] > 1) {
-        report_.diagnostics.Add("kernel_report.merged_kernels", {path_},
-                                "'" + k.name + "' shares the matched name '" + k.matched + "' with another kernel");
-      }
-    }
-  }
-
   // candle's timer overflows its sample buffer: dispatches it dropped are missing from
   // every per-token figure.
   void CountDroppedSamples() {
@@ -156,10 +151,68 @@ class Reader {
 
 }  // namespace
 
+void CountMergedKernels(KernelReport* report) {
+  std::map<std::string, int> by_match;
+  for (const Kernel& k : report->kernels) {
+    if (++by_match[k.matched] > 1) {
+      report->diagnostics.Add("kernel_report.merged_kernels", {report->path},
+                              "'" + k.name + "' shares the matched name '" + k.matched + "' with another kernel");
+    }
+  }
+}
+
 StatusOr<KernelReport> ReadKernelReport(const std::string& path, const attribution::KernelFamilyTable& families) {
   auto file = internal::ReadJsonObjectFile(path, {"kernel_report.not_json", "kernel_report.too_deep"});
   if (!file.ok()) return file.status();
   return Reader(path, file->text, families).Read(file->root);
+}
+
+namespace {
+
+// The file's first byte that is not white space opens a JSON value.
+bool OpensJson(std::string_view text) {
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  return first != std::string_view::npos && (text[first] == '{' || text[first] == '[');
+}
+
+// Read as JSON: it opens like JSON or is named .json (so that its errors are JSON's).
+bool IsJsonReport(const std::string& path, std::string_view text) {
+  return OpensJson(text) || std::filesystem::path(path).extension() == ".json";
+}
+
+}  // namespace
+
+StatusOr<KernelReport> ReadKernelReport(const std::string& path, const ReadOptions& options) {
+  auto text = internal::ReadWholeFile(path);
+  if (!text.ok()) return text.status();
+  if (IsJsonReport(path, *text)) {
+    if (options.tokens) {
+      return Status::Error("kernel_report.tokens_given",
+                           "a JSON per-kernel report holds its own per-token figures: a token count is for nsys "
+                           "stats reports",
+                           {path});
+    }
+    return ReadKernelReport(path, options.families ? *options.families : DefaultReportFamilies());
+  }
+  if (const size_t bad = internal::FindInvalidUtf8(*text); bad != std::string::npos) {
+    return Status::Error("nsys_stats.bad_utf8", "the report is not UTF-8 (a byte that breaks it)",
+                         internal::LineIndex(*text).Locate(path, bad));
+  }
+  return nsys_stats::ReadStatsReport(path, *text, options);
+}
+
+bool LooksLikeKernelReport(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return false;
+  std::ifstream in(path, std::ios::binary);
+  std::string head(64 * 1024, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(in.gcount()));
+  if (IsJsonReport(path, head)) {
+    return std::filesystem::path(path).extension() == ".json" && head.find("\"kernels\"") != std::string::npos &&
+           head.find("\"traceEvents\"") == std::string::npos;
+  }
+  return nsys_stats::HasStatsTable(head);
 }
 
 }  // namespace perfgate::kernel_report

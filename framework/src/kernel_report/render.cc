@@ -22,6 +22,20 @@ constexpr const char* kMediansNote =
     "Medians only: every figure is a median the report carries, with no per-trial samples; a Δ is a "
     "difference of medians and a verdict a threshold comparison, never a rank test.";
 
+constexpr const char* kTotalsNote =
+    "Totals of one run (nsys stats): per-token figures are each kernel's total time and calls over the run's "
+    "tokens; a Δ is a difference of totals and a verdict a threshold comparison, never a rank test.";
+
+// The note of what the figures are: medians of the JSON reports, or one run's totals
+// when either side is an nsys stats report.
+const char* FiguresNote(const KernelReport& engine, const KernelReport* baseline) {
+  auto stats = [](const KernelReport& r) {
+    auto it = r.metadata.find("source");
+    return it != r.metadata.end() && it->second == "nsys stats";
+  };
+  return stats(engine) || (baseline != nullptr && stats(*baseline)) ? kTotalsNote : kMediansNote;
+}
+
 constexpr size_t kNameWidth = 34;
 
 // What every format shows: the comparison (a report against nothing when alone).
@@ -200,7 +214,7 @@ document::Document ReportDocument(const KernelReport& engine, const RenderOption
   document::List reports{{{"engine:", Describe(engine), false}}};
   if (v.baseline) reports.items.push_back({"baseline:", Describe(*v.baseline), false});
   d.blocks.push_back(std::move(reports));
-  d.blocks.push_back(document::Paragraph{kMediansNote});
+  d.blocks.push_back(document::Paragraph{FiguresNote(engine, v.baseline)});
   document::Table families = RowsTable(v, "families", "Family", v.c.families, v.c.families.size());
   families.rows.push_back(RowCells(v, v.c.total, TotalLabel(v), false));
   d.blocks.push_back(std::move(families));
@@ -232,7 +246,7 @@ document::Document ReportDocument(const KernelReport& engine, const RenderOption
 
 std::string RenderJson(const KernelReport& engine, const RenderOptions& options) {
   const View v = MakeView(engine, options);
-  json j = {{"kind", "perfgate.kernel_report"}, {"schema_version", 1}, {"note", kMediansNote},
+  json j = {{"kind", "perfgate.kernel_report"}, {"schema_version", 1}, {"note", FiguresNote(engine, v.baseline)},
             {"engine", ReportJson(engine)}};
   json families = json::array(), kernels = json::array();
   for (const Row& r : v.c.families) families.push_back(RowJson(r, v.baseline != nullptr));

@@ -9,39 +9,12 @@
 #include <set>
 #include <string>
 
+#include "core/csv_line.h"
 #include "core/sqlite_db.h"
 #include "core/text_input.h"
 
 namespace perfgate::toks::rows {
 namespace {
-
-// The fields of one line: comma-separated, a quoted field may hold commas and doubled
-// quotes; none when a quote is left open.
-std::optional<std::vector<std::string>> Fields(std::string_view line) {
-  std::vector<std::string> out(1);
-  bool quoted = false;
-  for (size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c != '"') {
-        out.back() += c;
-      } else if (i + 1 < line.size() && line[i + 1] == '"') {
-        out.back() += '"';
-        ++i;
-      } else {
-        quoted = false;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      out.emplace_back();
-    } else if (c != '\r') {
-      out.back() += c;
-    }
-  }
-  if (quoted) return std::nullopt;
-  return out;
-}
 
 // llama-bench's JSON types of the fields CSV writes as text (test::get_field_type()).
 const std::set<std::string, std::less<>>& IntegerFields() {
@@ -197,7 +170,7 @@ StatusOr<std::vector<Row>> ReadBenchSql(std::string_view text, const std::string
 bool HasBenchCsvHeader(std::string_view text) {
   const size_t first = text.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos) return false;
-  const auto fields = Fields(text.substr(first, text.find('\n', first) - first));
+  const auto fields = internal::CsvFields(text.substr(first, text.find('\n', first) - first));
   if (!fields) return false;
   for (const char* name : {"n_prompt", "n_gen", "avg_ts"}) {
     if (std::find(fields->begin(), fields->end(), name) == fields->end()) return false;
@@ -214,7 +187,7 @@ StatusOr<std::vector<Row>> ReadBenchCsv(std::string_view text, const std::string
     const std::string_view line = text.substr(start, end - start);
     start = end + 1;
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    const auto fields = Fields(line);
+    const auto fields = internal::CsvFields(line);
     if (!fields) return Status::Error("toks.bad_row", "a CSV row with a quote left open", {path, n, 1});
     if (header.empty()) {
       header = *fields;

@@ -8,7 +8,9 @@
 #ifndef PERFGATE_KERNEL_REPORT_REPORT_H_
 #define PERFGATE_KERNEL_REPORT_REPORT_H_
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -81,6 +83,33 @@ std::string MatchName(std::string_view name);
 // figures, the rest as metadata) and counted as kernel_report.unknown_field.
 StatusOr<KernelReport> ReadKernelReport(const std::string& path,
                                         const attribution::KernelFamilyTable& families = DefaultReportFamilies());
+
+// How a report is read.
+struct ReadOptions {
+  // The kernel-family rules; none: the default of the report's kind
+  // (DefaultReportFamilies for JSON, attribution::CudaKernelFamilies for nsys stats,
+  // whose names are CUDA's, matched as attribution::CudaKernelFamily does).
+  std::optional<attribution::KernelFamilyTable> families;
+  // The tokens the run decoded. An `nsys stats` report holds totals: its per-token
+  // figures are those totals over this count, and without it they are per run
+  // (kernel_report.per_run). A JSON report holds its own per-token figures, so a count
+  // given for one is an error (kernel_report.tokens_given).
+  std::optional<int64_t> tokens;
+};
+
+// Reads a JSON report as above, or the text of `nsys stats` (--report
+// cuda_gpu_kern_sum, and cuda_api_sum, cuda_gpu_mem_time_sum, nvtx_sum; its column
+// table or --format csv; a console capture of several reports reads its kernel
+// summary). A stats report's kernels carry total_calls, total_ns, and those of
+// mean_ns, median_ns, min_ns, max_ns, stddev_ns the report holds; calls_per_token_median
+// and us_per_token_median from the totals; us_per_call_median from the median when
+// there is one; never us_per_call_p95 (kernel_report.statistics says which are there).
+// Its errors are nsys_stats.* (src/kernel_report/FORMAT-nsys-stats.md).
+StatusOr<KernelReport> ReadKernelReport(const std::string& path, const ReadOptions& options);
+
+// Whether the file reads as a per-kernel report: JSON whose start has a "kernels" key
+// and no "traceEvents", or text holding an `nsys stats` table.
+bool LooksLikeKernelReport(const std::string& path);
 
 }  // namespace perfgate::kernel_report
 
