@@ -35,9 +35,9 @@ def db(script="", version="3.25.0", base=True):
 GOOD = db(kernel(0))
 
 
-def nc(name, data, code, why, args=(), file="t.sqlite", **kw):
-    return Case(name, ["attribute", "--trace", "e={%s}" % file, "--tokens", "1", *args], files={file: data},
-                code=code, at="file", why=why, **kw)
+def nc(name, data, code, why, args=(), file="t.sqlite", extra_files=None, **kw):
+    return Case(name, ["attribute", "--trace", "e={%s}" % file, "--tokens", "1", *args],
+                files={file: data, **(extra_files or {})}, code=code, at="file", why=why, **kw)
 
 
 CASES = [
@@ -47,8 +47,8 @@ CASES = [
        file="t.nsys-rep", stderr_has=["nsys export --type sqlite"]),
     nc("magic_then_garbage", b"SQLite format 3\x00" + b"\xff" * 300, "nsys.not_sqlite",
        "the SQLite magic, then no valid header"),
-    nc("truncated_export", GOOD[:len(GOOD) // 2], "nsys.not_sqlite", "an export cut in half: pages missing",
-       stderr_has=["database disk image is malformed"]),
+    nc("truncated_export", GOOD[:len(GOOD) // 2], "nsys.uncommitted", "an export cut in half: pages missing",
+       stderr_has=["cut short"]),
     nc("plain_sqlite", db("CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1);", base=False),
        "nsys.not_nsys_export", "an SQLite database that no nsys export made", file="t.db"),
     nc("no_schema_version", db("DELETE FROM META_DATA_EXPORT;" + kernel(0)), "nsys.not_nsys_export",
@@ -81,6 +81,40 @@ CASES = [
        args=["--process", "pid:4242"], stderr_has=["python3 (77) x1"]),
     nc("nvtx_label_absent", db(kernel(0)), "attr.window_label", "a window label with no NVTX_EVENTS table",
        args=["--window", "label:step"]),
+    nc("cut_by_one_byte", GOOD[:-1], "nsys.uncommitted", "a copy one byte short: SQLite would zero-fill it"),
+    nc("grown_by_two_bytes", GOOD + b"\0\0", "nsys.uncommitted", "two bytes past the last page"),
+    nc("hot_journal", GOOD, "nsys.uncommitted", "a rollback journal beside it: uncommitted pages",
+       extra_files={"t.sqlite-journal": b"\xd9\xd5\x05\xf9\x20\xa1\x63\xd7" + bytes(504)},
+       stderr_has=["rollback journal"]),
+    nc("wal_beside", GOOD, "nsys.uncommitted", "a write-ahead log beside it holds rows the file lacks",
+       extra_files={"t.sqlite-wal": b"\x37\x7f\x06\x82" + bytes(28)}, stderr_has=["wal_checkpoint"]),
+    nc("kernel_view_endless", db("DROP TABLE CUPTI_ACTIVITY_KIND_KERNEL; CREATE VIEW CUPTI_ACTIVITY_KIND_KERNEL AS "
+                                 "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT i AS start, "
+                                 "i + 1 AS end, 0 AS deviceId, 7 AS streamId, i AS correlationId, 1 AS globalPid, "
+                                 "1 AS demangledName FROM n;"),
+       "nsys.bad_table", "the kernel table is a view over an endless query", stderr_has=["is a view"]),
+    nc("strings_view_cross_join", db(kernel(0) + "ALTER TABLE StringIds RENAME TO s0; CREATE VIEW StringIds AS "
+                                     "SELECT a.id AS id, a.value AS value FROM s0 a, s0 b, s0 c, s0 d;"),
+       "nsys.bad_table", "StringIds as a cross join", stderr_has=["StringIds is a view"]),
+    nc("runtime_view", db(kernel(0) + "CREATE VIEW CUPTI_ACTIVITY_KIND_RUNTIME AS SELECT 1 AS start;"),
+       "nsys.bad_table", "an optional table that is a view"),
+    nc("generated_end", db("DROP TABLE CUPTI_ACTIVITY_KIND_KERNEL; CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start "
+                           "INTEGER, end INTEGER GENERATED ALWAYS AS (start + 5) VIRTUAL, deviceId INTEGER, streamId "
+                           "INTEGER, correlationId INTEGER, globalPid INTEGER, demangledName INTEGER);"),
+       "nsys.bad_table", "a generated end column", stderr_has=["generated column"]),
+    nc("kernel_2_62_ns", db(f"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (0, {1 << 62}, 0, 7, 5, {GLOBAL_PID}, 1);"),
+       "attr.no_target_rows", "the only kernel lasts 2^62 ns: dropped as a bad interval, counted"),
+    nc("long_name_many_kernels", db("UPDATE StringIds SET value = printf('%.*c', 1048576, 'x');" +
+                                    "".join(kernel(0, start=100 * i, correlation=i) for i in range(1, 101))),
+       "nsys.too_large", "one 1 MiB name shared by 100 kernels: 100 MiB of copies from a 1 MiB file"),
+    Case("duplicate_and_overlap", ["attribute", "--trace", "e={t.sqlite}", "--tokens", "1", "--format", "json"],
+         files={"t.sqlite": db(kernel(0) + kernel(0) + kernel(0, start=120, correlation=6))}, exit=0,
+         stdout_has=['"nsys.duplicate_row"', '"nsys.stream_overlap"'],
+         why="a row given twice (dropped, counted) and two kernels of one stream overlapping (counted)"),
+    Case("string_id_twice", ["attribute", "--trace", "e={t.sqlite}", "--tokens", "1", "--format", "json"],
+         files={"t.sqlite": db("ALTER TABLE StringIds RENAME TO s0; CREATE TABLE StringIds (id INTEGER, value TEXT);"
+                               "INSERT INTO StringIds VALUES (1, 'gemm'), (1, 'other'), (NULL, 'x');" + kernel(0))},
+         exit=0, stdout_has=['"nsys.bad_string"', '"gemm"'], why="a StringIds id twice (the first kept) and a NULL id"),
     Case("good_export", ["attribute", "--trace", "e={t.sqlite}", "--tokens", "1", "--format", "json"],
          files={"t.sqlite": GOOD}, exit=0, stdout_has=['"source": "nsys"'], why="the smallest good export"),
 ]

@@ -4,8 +4,11 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
+#include <memory>
 #include <utility>
 
 #include "core/text_input.h"
@@ -34,7 +37,70 @@ std::string FileUri(const std::string& path) {
 }
 
 Status SqliteError(const char* code, const std::string& path, sqlite3* db, const std::string& what) {
+  if (db != nullptr && sqlite3_errcode(db) == SQLITE_INTERRUPT) {
+    return Status::Error(code,
+                         what + ": SQLite worked past what a file of this size needs (a view or a generated "
+                                "column that computes without end?)",
+                         {path});
+  }
   return Status::Error(code, what + ": " + (db != nullptr ? sqlite3_errmsg(db) : "out of memory"), {path});
+}
+
+// The progress handler runs every kProgressStep instructions: one step of the budget.
+constexpr int kProgressStep = 1000;
+
+int SpendWork(void* left) {
+  auto* n = static_cast<int64_t*>(left);
+  return --*n < 0 ? 1 : 0;  // non-zero interrupts the statement
+}
+
+uint32_t BigEndian(const unsigned char* p, int bytes) {
+  uint32_t v = 0;
+  for (int i = 0; i < bytes; ++i) v = (v << 8) | p[i];
+  return v;
+}
+
+// The size of a file beside the database ("PATH-journal"); 0 when there is none.
+uint64_t SizeOfSidecar(const std::string& path) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  return ec ? 0 : size;
+}
+
+// codes.uncommitted unless the file is a whole database that no journal or log amends.
+Status CheckCommitted(const std::string& path, SqliteCodes codes, uint64_t* size) {
+  auto fd = internal::OpenRegularFile(path, UINT64_MAX, size);
+  if (!fd.ok()) return fd.status();
+  internal::ScopedFd file(*fd);
+  unsigned char header[100] = {};
+  if (::pread(file.get(), header, sizeof header, 0) != static_cast<ssize_t>(sizeof header)) {
+    return Status::Error(codes.not_sqlite, "shorter than an SQLite header (100 bytes)", {path});
+  }
+  const uint32_t page = BigEndian(header + 16, 2) == 1 ? 65536 : BigEndian(header + 16, 2);
+  if (page < 512 || (page & (page - 1)) != 0) {
+    return Status::Error(codes.not_sqlite, "its header gives no SQLite page size (" + std::to_string(page) + ")",
+                         {path});
+  }
+  const uint64_t pages = BigEndian(header + 28, 4);
+  const bool pages_valid = pages != 0 && BigEndian(header + 92, 4) == BigEndian(header + 24, 4);
+  if (*size % page != 0 || (pages_valid && pages * page != *size)) {
+    return Status::Error(codes.uncommitted,
+                         std::to_string(*size) + " bytes are not the " +
+                             (pages_valid ? std::to_string(pages) : std::string("whole number of")) + " pages of " +
+                             std::to_string(page) + " bytes its header gives: the file was cut short or grown",
+                         {path});
+  }
+  for (const char* sidecar : {"-journal", "-wal"}) {
+    if (SizeOfSidecar(path + sidecar) == 0) continue;
+    return Status::Error(codes.uncommitted,
+                         std::string(sidecar == std::string("-wal")
+                                         ? "a write-ahead log beside it (" + path + "-wal) holds changes the file "
+                                           "lacks: checkpoint it (sqlite3 FILE 'PRAGMA wal_checkpoint(TRUNCATE)')"
+                                         : "a rollback journal beside it (" + path + "-journal): a write was cut "
+                                           "off or is under way; read a copy made when the writer has finished"),
+                         {path});
+  }
+  return Status();
 }
 
 }  // namespace
@@ -56,6 +122,8 @@ bool HasSqliteMagic(const std::string& path) {
 }
 
 StatusOr<Database> Database::Open(const std::string& path, SqliteCodes codes) {
+  uint64_t size = 0;
+  PERFGATE_RETURN_IF_ERROR(CheckCommitted(path, codes, &size));
   sqlite3* db = nullptr;
   // NOMUTEX: a Database is used by one thread at a time, and the per-call locking of
   // the serialized mode was an eighth of a read's time.
@@ -67,6 +135,9 @@ StatusOr<Database> Database::Open(const std::string& path, SqliteCodes codes) {
     return Status::Error(codes.not_sqlite, "SQLite cannot open it: " + why, {path});
   }
   Database d(db, path, codes);
+  const int64_t work = std::max<int64_t>(kMinInstructions, static_cast<int64_t>(std::min<uint64_t>(size, INT64_MAX / kInstructionsPerByte)) * kInstructionsPerByte);
+  d.work_left_ = std::make_unique<int64_t>(work / kProgressStep);
+  sqlite3_progress_handler(db, kProgressStep, SpendWork, d.work_left_.get());
   // Opening is lazy: the header and the schema are only read by the first statement.
   sqlite3_stmt* probe = nullptr;
   const bool readable =
@@ -81,12 +152,16 @@ StatusOr<Database> Database::Open(const std::string& path, SqliteCodes codes) {
 }
 
 Database::Database(Database&& other) noexcept
-    : db_(std::exchange(other.db_, nullptr)), path_(std::move(other.path_)), codes_(other.codes_) {}
+    : db_(std::exchange(other.db_, nullptr)),
+      work_left_(std::move(other.work_left_)),
+      path_(std::move(other.path_)),
+      codes_(other.codes_) {}
 
 Database& Database::operator=(Database&& other) noexcept {
   if (this != &other) {
     sqlite3_close(db_);
     db_ = std::exchange(other.db_, nullptr);
+    work_left_ = std::move(other.work_left_);
     path_ = std::move(other.path_);
     codes_ = other.codes_;
   }
@@ -107,6 +182,32 @@ StatusOr<bool> Database::HasColumn(std::string_view table, std::string_view colu
                     std::string(column) + "'");
   if (!st.ok()) return st.status();
   return st->Next();
+}
+
+Status Database::RequireStoredTable(std::string_view table) const {
+  auto st = Prepare("SELECT type, sql FROM sqlite_master WHERE name = '" + std::string(table) + "'");
+  if (!st.ok()) return st.status();
+  auto row = st->Next();
+  if (!row.ok() || !*row) return row.status();
+  const std::string name(table);
+  if (st->Text(0).value_or("") != "table") {
+    return Status::Error(codes_.bad_table,
+                         name + " is a " + std::string(st->Text(0).value_or("?")) +
+                             ", not a table the file stores: perfgate reads only stored tables",
+                         {path_});
+  }
+  const std::string sql(st->Text(1).value_or(""));
+  if (sql.rfind("CREATE VIRTUAL", 0) == 0) {
+    return Status::Error(codes_.bad_table, name + " is a virtual table: perfgate reads only stored tables", {path_});
+  }
+  auto generated = Prepare("SELECT name FROM pragma_table_xinfo('" + name + "') WHERE hidden IN (2, 3)");
+  if (!generated.ok()) return generated.status();
+  auto any = generated->Next();
+  if (!any.ok() || !*any) return any.status();
+  return Status::Error(codes_.bad_table,
+                       name + "." + std::string(generated->Text(0).value_or("?")) +
+                           " is a generated column: perfgate reads only stored values",
+                       {path_});
 }
 
 StatusOr<Statement> Database::Prepare(const std::string& sql) const {

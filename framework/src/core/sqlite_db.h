@@ -6,6 +6,7 @@
 #define PERFGATE_CORE_SQLITE_DB_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,6 +17,12 @@ struct sqlite3;
 struct sqlite3_stmt;
 
 namespace perfgate::internal {
+
+// SQLite virtual-machine instructions a connection may run per byte of its file, and
+// at least kMinInstructions: every read of both corpus exports passes with 10 per byte
+// and a minimum of 2^16, so the bound leaves a real file ten times its need.
+inline constexpr int64_t kInstructionsPerByte = 100;
+inline constexpr int64_t kMinInstructions = int64_t{1} << 26;
 
 // The 16 bytes every SQLite 3 database starts with.
 inline constexpr std::string_view kSqliteMagic{"SQLite format 3\0", 16};
@@ -30,12 +37,20 @@ class Statement;
 struct SqliteCodes {
   const char* not_sqlite;
   const char* bad_table;
+  // A file that is not the committed database: cut short, or beside a rollback
+  // journal or a write-ahead log that holds what it lacks.
+  const char* uncommitted;
 };
 
 class Database {
  public:
   // Opens `path` read-only and immutable ("file:PATH?immutable=1"), for use by one
-  // thread at a time; codes.not_sqlite when SQLite cannot read it as a database.
+  // thread at a time; codes.not_sqlite when SQLite cannot read it as a database,
+  // codes.uncommitted when the file is not the whole committed database (immutable
+  // would read it as it is: a size that is no whole number of pages or disagrees with
+  // the header's page count, a non-empty PATH-journal or PATH-wal beside it). SQLite's
+  // work on the connection is bounded by the file's size (kInstructionsPerByte): a
+  // statement past it fails with codes.bad_table instead of running on.
   static StatusOr<Database> Open(const std::string& path, SqliteCodes codes);
   Database(Database&& other) noexcept;
   Database& operator=(Database&& other) noexcept;
@@ -48,6 +63,11 @@ class Database {
   StatusOr<bool> HasTable(std::string_view table) const;
   // Whether `table` has a column of this exact name (both constant names, as above).
   StatusOr<bool> HasColumn(std::string_view table, std::string_view column) const;
+  // codes.bad_table unless `table` is a table the file stores: a view (whose query
+  // SQLite would run for the reader, without end), a virtual table, or a table with a
+  // generated column is refused, naming it. A table that does not exist passes.
+  Status RequireStoredTable(std::string_view table) const;
+
   // Prepares `sql`; codes.bad_table with SQLite's message when it fails (a missing
   // column, a corrupt page, ...).
   StatusOr<Statement> Prepare(const std::string& sql) const;
@@ -56,6 +76,7 @@ class Database {
  private:
   Database(sqlite3* db, std::string path, SqliteCodes codes) : db_(db), path_(std::move(path)), codes_(codes) {}
   sqlite3* db_ = nullptr;
+  std::unique_ptr<int64_t> work_left_;  // the progress handler's budget, in kProgressStep units
   std::string path_;
   SqliteCodes codes_;
 };

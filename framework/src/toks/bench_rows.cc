@@ -200,13 +200,14 @@ StatusOr<std::vector<Row>> ReadBenchCsv(std::string_view text, const std::string
 }
 
 StatusOr<std::vector<Row>> ReadBenchDatabase(const std::string& path) {
-  constexpr perfgate::internal::SqliteCodes kCodes{"toks.bad_database", "toks.bad_database"};
+  constexpr perfgate::internal::SqliteCodes kCodes{"toks.bad_database", "toks.bad_database", "toks.bad_database"};
   PERFGATE_ASSIGN_OR_RETURN(perfgate::internal::Database db, perfgate::internal::Database::Open(path, kCodes));
   PERFGATE_ASSIGN_OR_RETURN(const bool has_test, db.HasTable("test"));
   if (!has_test) {
     return Status::Error("toks.no_table",
                          "the SQLite database has no table 'test' (llama-bench -o sql | sqlite3 DB makes one)", {path});
   }
+  PERFGATE_RETURN_IF_ERROR(db.RequireStoredTable("test"));
   PERFGATE_ASSIGN_OR_RETURN(perfgate::internal::Statement rows_of, db.Prepare("SELECT * FROM test ORDER BY rowid"));
   std::vector<Row> rows;
   std::vector<std::string> columns;

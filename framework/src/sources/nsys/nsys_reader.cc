@@ -1,7 +1,9 @@
 // Nsight Systems SQLite export -> model::WorkSet (see FORMAT.md beside this file).
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -21,7 +23,7 @@ using internal::Database;
 using internal::Statement;
 
 // The nsys reader's codes for SQLite's failures.
-constexpr internal::SqliteCodes kSqliteCodes{"nsys.not_sqlite", "nsys.bad_table"};
+constexpr internal::SqliteCodes kSqliteCodes{"nsys.not_sqlite", "nsys.bad_table", "nsys.uncommitted"};
 using model::Span;
 using model::WorkItem;
 using model::WorkKind;
@@ -29,6 +31,16 @@ using model::HostCall;
 
 // Without these there is nothing to attribute; every other table is optional.
 constexpr const char* kRequiredTables[] = {"StringIds", "CUPTI_ACTIVITY_KIND_KERNEL"};
+
+// Every table the reader reads: each must be one the file stores (no view, virtual
+// table or generated column), so that SQLite runs no query of the file's own.
+constexpr const char* kTablesRead[] = {
+    "META_DATA_EXPORT",           "EXPORT_META_DATA",          "StringIds",
+    "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
+    "CUPTI_ACTIVITY_KIND_RUNTIME", "NVTX_EVENTS",              "PROCESSES",
+    "ThreadNames",                "TARGET_INFO_GPU",           "TARGET_INFO_CUDA_GPU",
+    "TARGET_INFO_CUDA_DEVICE",    "TARGET_INFO_SESSION_START_TIME", "ENUM_CUDA_MEMCPY_OPER",
+    "ENUM_NSYS_EVENT_CLASS",      "ENUM_NSYS_EVENT_TYPE"};
 
 // NVTX_EVENTS.eventType of the two range kinds (ENUM_NSYS_EVENT_TYPE), used when the
 // enum table is absent.
@@ -71,6 +83,7 @@ class Reader {
   Reader(const Database& db, NsysExport* out) : db_(db), out_(out) {}
 
   Status Read() {
+    for (const char* table : kTablesRead) PERFGATE_RETURN_IF_ERROR(db_.RequireStoredTable(table));
     PERFGATE_RETURN_IF_ERROR(ReadExportMetadata());
     PERFGATE_RETURN_IF_ERROR(RequireTables());
     PERFGATE_RETURN_IF_ERROR(ReadStrings());
@@ -83,6 +96,7 @@ class Reader {
     PERFGATE_RETURN_IF_ERROR(ReadThreadNames());
     PERFGATE_RETURN_IF_ERROR(ReadDevices());
     PERFGATE_RETURN_IF_ERROR(ReadSessionStart());
+    CheckWorkRows();
     Flush();
     trace().events = out_->rows;
     return Status();
@@ -112,7 +126,21 @@ class Reader {
       if (!more.ok()) return more.status();
       if (!*more) return Status();
       row(*st);
+      if (!stop_.ok()) return stop_;
     }
+  }
+
+  // The bytes of names copied into the trace, one copy per row: bounded by the file's
+  // size, so that one long name shared by many kernels cannot take memory the file
+  // does not hold (a 1 MiB name on 20,000 kernels would be 20 GB). Past the bound,
+  // the read stops with nsys.too_large.
+  void CountNameBytes(size_t n) {
+    name_bytes_ += n;
+    if (name_bytes_ <= name_budget_ || !stop_.ok()) return;
+    stop_ = Error("nsys.too_large", "the kernel names, one copy per row, would take more than " +
+                                        std::to_string(name_budget_ >> 20) +
+                                        " MiB (8 bytes per byte of the file, and 64 MiB): names shared by very many "
+                                        "kernels");
   }
 
   Status ReadExportMetadata() {
@@ -138,9 +166,14 @@ class Reader {
                      " (a report without CUDA kernel trace: record with nsys profile --trace=cuda)");
   }
 
+  // An id given twice keeps its first text; a NULL id names nothing: both counted.
   Status ReadStrings() {
     return ForEachRow("SELECT id, value FROM StringIds", [&](const Statement& s) {
-      if (auto id = s.Int(0)) strings_[*id] = std::string(s.Text(1).value_or(""));
+      const auto id = s.Int(0);
+      if (id && strings_.emplace(*id, std::string(s.Text(1).value_or(""))).second) return;
+      diagnostics().Add("nsys.bad_string", Where(),
+                        id ? "StringIds id " + std::to_string(*id) + " given twice (the first kept)"
+                           : "a StringIds row with a NULL id");
     });
   }
 
@@ -154,11 +187,14 @@ class Reader {
     return id ? "(string " + std::to_string(*id) + ")" : "(unnamed)";
   }
 
-  // A row's [start, end]; a NULL or reversed interval drops the row, counted.
+  // A row's [start, end]; a NULL or reversed interval, or a time beyond ±2^61 ns (73
+  // years: the trace-event reader's bound, so that every difference of two times fits
+  // in int64), drops the row, counted.
   bool Interval(const Statement& s, const char* table, int64_t* start, int64_t* end) {
+    constexpr int64_t kMaxTimeNs = int64_t{1} << 61;
     const auto a = s.Int(0);
     const auto b = s.Int(1);
-    if (a && b && *b >= *a) {
+    if (a && b && *b >= *a && *a >= -kMaxTimeNs && *b <= kMaxTimeNs) {
       *start = *a;
       *end = *b;
       return true;
@@ -280,8 +316,51 @@ class Reader {
                         } else {
                           w.name = StringOf(s.Int(6));
                         }
+                        CountNameBytes(w.name.size());
                         trace().items.push_back(std::move(w));
                       });
+  }
+
+  // One pass over the GPU work in (device, stream, start, end, correlation, kind, name)
+  // order. A row that repeats another exactly would count its work twice: the copies
+  // are dropped, counted, the first row read kept. One stream runs one kernel at a
+  // time: kernels of a stream that overlap are counted (and kept: which one is wrong
+  // is not known).
+  void CheckWorkRows() {
+    std::vector<model::WorkItem>& items = trace().items;
+    auto key = [&](size_t i) {
+      const model::WorkItem& w = items[i];
+      return std::tie(w.device, w.stream, w.start_ns, w.end_ns, w.correlation, w.kind, w.name);
+    };
+    std::vector<size_t> order(items.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key(a) < key(b) || (key(a) == key(b) && a < b); });
+    std::vector<bool> copy(items.size(), false);
+    const model::WorkItem* busy = nullptr;  // the kernel of this stream that ends last so far
+    for (size_t k = 0; k < order.size(); ++k) {
+      const model::WorkItem& w = items[order[k]];
+      if (k > 0 && key(order[k - 1]) == key(order[k])) {
+        copy[order[k]] = true;
+        diagnostics().Add("nsys.duplicate_row", Where(), "'" + w.name + "' at " + std::to_string(w.start_ns));
+        continue;
+      }
+      if (w.kind != model::WorkKind::kKernel) continue;
+      const bool same_stream = busy != nullptr && busy->device == w.device && busy->stream == w.stream;
+      if (same_stream && w.start_ns < busy->end_ns) {
+        diagnostics().Add("nsys.stream_overlap", Where(),
+                          "'" + w.name + "' starts at " + std::to_string(w.start_ns) + " before '" + busy->name +
+                              "' ends at " + std::to_string(busy->end_ns) + " (device " + std::to_string(w.device) +
+                              ", stream " + std::to_string(w.stream) + ")");
+      }
+      if (!same_stream || w.end_ns > busy->end_ns) busy = &w;
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (copy[i]) continue;
+      if (kept != i) items[kept] = std::move(items[i]);  // never a self-move: it would empty the name
+      ++kept;
+    }
+    items.resize(kept);
   }
 
   // ENUM_<name>: id -> label ("Host-to-Device"), empty when the table is absent.
@@ -546,8 +625,17 @@ class Reader {
     });
   }
 
+  static uint64_t NameBudget(const std::string& path) {
+    std::error_code ec;
+    const uint64_t size = std::filesystem::file_size(path, ec);
+    return (ec ? 0 : 8 * size) + (uint64_t{64} << 20);
+  }
+
   const Database& db_;
   NsysExport* out_;
+  Status stop_;  // set by a row that ends the read (CountNameBytes)
+  uint64_t name_bytes_ = 0;
+  const uint64_t name_budget_ = NameBudget(db_.path());
   std::unordered_map<int64_t, std::string> strings_;
   PairMap odd_correlations_;  // (pid, id) pairs that Correlation cannot pack
   std::map<const char*, int64_t> rows_per_table_;
