@@ -6,13 +6,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 #include <vector>
 
 #if defined(__APPLE__)
@@ -21,6 +21,7 @@
 
 #include "bundle/summary_codec.h"
 #include "core/byte_codec.h"
+#include "core/text_input.h"
 #include "perfgate/core/input_limits.h"
 #include "perfgate/core/version.h"
 
@@ -111,12 +112,31 @@ std::string EntryPath(const std::string& dir, const std::string& key) {
   return (fs::path(dir) / name).string();
 }
 
+// An entry larger than any summary is written as (the key, with a few thousand file
+// identities, and the summary of the largest trial) is no entry.
+constexpr uint64_t kMaxEntryBytes = uint64_t{256} << 20;
+
+// The entry's bytes, read only from a regular file of at most kMaxEntryBytes: an entry
+// replaced by a FIFO, a device or a link to one is a miss, never a hang or a 4 GB read.
+bool ReadEntryBytes(const std::string& path, std::string* bytes) {
+  uint64_t size = 0;
+  auto fd = perfgate::internal::OpenRegularFile(path, kMaxEntryBytes, &size);
+  if (!fd.ok()) return false;
+  perfgate::internal::ScopedFd file(*fd);
+  bytes->resize(size);
+  size_t got = 0;
+  while (got < size) {
+    const ssize_t n = ::read(file.get(), bytes->data() + got, size - got);
+    if (n <= 0) return false;
+    got += static_cast<size_t>(n);
+  }
+  char extra = 0;
+  return ::read(file.get(), &extra, 1) == 0;  // grown since stat(): not the entry sized
+}
+
 bool LoadEntry(const std::string& path, const std::string& key, attribution::TrialSummary* summary) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  const std::string text = bytes.str();
+  std::string text;
+  if (!ReadEntryBytes(path, &text)) return false;
   ByteReader r(text);
   std::string stored_key, payload;
   uint64_t check = 0;
@@ -166,12 +186,22 @@ bool StoreEntry(const std::string& dir, const std::string& key, const attributio
   return true;
 }
 
+// CMake's false constants, in any case: OFF, 0, NO, FALSE, N, IGNORE, NOTFOUND.
+bool IsFalseConstant(std::string_view value) {
+  std::string upper;
+  for (char c : value) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  for (std::string_view f : {"OFF", "0", "NO", "FALSE", "N", "IGNORE", "NOTFOUND"}) {
+    if (upper == f) return true;
+  }
+  return upper.size() > 9 && upper.compare(upper.size() - 9, 9, "-NOTFOUND") == 0;
+}
+
 }  // namespace
 
 std::string SummaryCacheDir() {
-  if (const char* off = std::getenv(kCacheEnv); off != nullptr && std::string_view(off) == "off") return "";
+  if (const char* off = std::getenv(kCacheEnv); off != nullptr && IsFalseConstant(off)) return "";
   const char* dir = std::getenv(kCacheDirEnv);
-  if (dir == nullptr || std::string_view(dir).empty() || std::string_view(dir) == "off") return "";
+  if (dir == nullptr || std::string_view(dir).empty() || IsFalseConstant(dir)) return "";
   return dir;
 }
 

@@ -3,6 +3,7 @@
 // configuration misses; damaged entries, unwritable directories and errors never
 // give a wrong or stale result; parallel reads give the serial results.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -176,6 +177,32 @@ TEST_F(SummaryCache, ADamagedEntryIsRecomputedAndRewritten) {
   EXPECT_EQ(outcome, CacheOutcome::kStored);
 }
 
+// An entry replaced by a FIFO (which would block a reader for ever), or by a link to
+// a device or to a file far larger than any entry, is a miss: computed, and stored
+// again in its place.
+TEST_F(SummaryCache, AnEntryThatIsNoRegularFileOrTooLargeIsAMiss) {
+  const Trial t = TrialOf("llama", 1);
+  auto good = CachedSummary(cache_, t, Llama());
+  ASSERT_TRUE(good.ok());
+  const fs::path entry = fs::directory_iterator(cache_)->path();
+  const fs::path big = root_ / "big";
+  std::ofstream(big, std::ios::binary).close();
+  fs::resize_file(big, (uint64_t{256} << 20) + 1);  // sparse: no disk is used
+  for (const std::string& kind : {"fifo", "dev_zero", "big"}) {
+    SCOPED_TRACE(kind);
+    fs::remove(entry);
+    if (kind == "fifo") ASSERT_EQ(::mkfifo(entry.c_str(), 0600), 0);
+    if (kind == "dev_zero") fs::create_symlink("/dev/zero", entry);
+    if (kind == "big") fs::create_symlink(big, entry);
+    CacheOutcome outcome;
+    auto s = CachedSummary(cache_, t, Llama(), &outcome);
+    ASSERT_TRUE(s.ok());
+    EXPECT_EQ(outcome, CacheOutcome::kStored);
+    EXPECT_EQ(Bytes(*s), Bytes(*good));
+    EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(entry)));  // the rename replaced it
+  }
+}
+
 TEST_F(SummaryCache, AnUnwritableDirectoryCostsSpeedNotTheResult) {
   const Trial t = TrialOf("llama", 0);
   std::ofstream(root_ / "a-file") << "not a directory";
@@ -228,6 +255,20 @@ TEST_F(SummaryCache, TheEnvironmentNamesTheDirectoryAndOffTurnsItOff) {
   unsetenv(kCacheEnv);
   setenv(kCacheDirEnv, "off", 1);
   EXPECT_EQ(SummaryCacheDir(), "");
+  // CMake's false constants in any case, as a CMake cache variable passes them on.
+  for (const char* off : {"OFF", "Off", "0", "FALSE", "no", "NOTFOUND", "CACHE_DIR-NOTFOUND"}) {
+    SCOPED_TRACE(off);
+    setenv(kCacheDirEnv, cache_.c_str(), 1);
+    setenv(kCacheEnv, off, 1);
+    EXPECT_EQ(SummaryCacheDir(), "");
+    unsetenv(kCacheEnv);
+    setenv(kCacheDirEnv, off, 1);
+    EXPECT_EQ(SummaryCacheDir(), "");
+  }
+  setenv(kCacheEnv, "ON", 1);
+  setenv(kCacheDirEnv, cache_.c_str(), 1);
+  EXPECT_EQ(SummaryCacheDir(), cache_);
+  unsetenv(kCacheEnv);
   unsetenv(kCacheDirEnv);
   EXPECT_EQ(SummaryCacheDir(), "");
   CacheOutcome outcome;

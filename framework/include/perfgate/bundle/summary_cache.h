@@ -26,8 +26,10 @@ inline constexpr const char* kCacheDirEnv = "PERFGATE_CACHE_DIR";
 inline constexpr const char* kCacheEnv = "PERFGATE_CACHE";
 
 // The cache directory in force: PERFGATE_CACHE_DIR, or "" (no cache) when it is unset,
-// empty or "off", or when PERFGATE_CACHE is "off" (which turns off the directory
-// perfgate_add_perf_suite gives its tests).
+// empty or one of CMake's false constants in any case (OFF, 0, NO, FALSE, N, IGNORE,
+// NOTFOUND, *-NOTFOUND), or when PERFGATE_CACHE is one (which turns off the
+// directory perfgate_add_perf_suite gives its tests). An entry is read only from a
+// regular file of at most 256 MiB: anything else is a miss.
 std::string SummaryCacheDir();
 
 // How CachedSummary found its result.
