@@ -121,6 +121,12 @@ CASES = [
         "bundle.ambiguous", "trial-1/trace.json.gz", "trace.json and trace.json.gz: only one would be read"),
     rec("trial_inside_trial", {"trace.json": TRACE, "trial-1/trace.json": TRACE}, "bundle.ambiguous", "",
         "a directory that is a trial and holds trials"),
+    rec("trial_nested_in_a_trial", {"trial-1/trace.json": TRACE, "trial-1/inner/trace.json": TRACE},
+        "bundle.ambiguous", "trial-1", "a trial of the recording holds another trial, which would vanish unread"),
+    rec("trial_1_and_01", {"trial-1/trace.json": TRACE, "trial-01/trace.json": TRACE}, "bundle.ambiguous", "",
+        "trial-1 beside a copy named trial-01 would count one trial twice"),
+    rec("trial_files_2_and_002", {"trial-2.json": TRACE, "trial-002.json": TRACE}, "bundle.ambiguous", "",
+        "trial files whose numbers differ only in leading zeros"),
     # Trial files that are no file, or cannot be read.
     rec("trial_json_link_loop", {"trial-1.json": TRACE}, "io.symlink_loop", "trial-2.json",
         "a trial file that links to itself", setup=lambda d: os.symlink("trial-2.json", d + "/rec/trial-2.json")),

@@ -3,8 +3,9 @@
 #include "perfgate/bundle/trials.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <cerrno>
+#include <filesystem>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -288,6 +289,8 @@ Status AddNonTrialFile(const fs::path& p, Recording* out) {
                        {p.string()});
 }
 
+StatusOr<std::vector<std::string>> RequireNoTrialInside(const fs::path& dir);
+
 // One entry of a recording directory: a trial appended to `out`, an ignored file, or
 // an error. Entries that cannot be examined or read are errors named for why
 // (io.symlink_loop, io.permission_denied, io.not_a_file), never "no trials".
@@ -298,9 +301,13 @@ Status AddEntry(const fs::directory_entry& entry, Recording* out) {
   if (!type.ok()) return type.status();
   if (*type == fs::file_type::not_found) return Absent(p, "no such file");
   if (*type == fs::file_type::directory) {
+    // A trial inside the trial would vanish unread; its own .trace bundle is listed.
+    auto own_bundles = RequireNoTrialInside(p);
+    if (!own_bundles.ok()) return own_bundles.status();
     auto trial = TrialOfDirectory(p);
     if (!trial.ok()) return trial.status();
     out->trials.push_back(std::move(trial).value());
+    out->ignored.insert(out->ignored.end(), own_bundles->begin(), own_bundles->end());
     return Status();
   }
   if (*type != fs::file_type::regular) {
@@ -350,11 +357,44 @@ StatusOr<std::vector<std::string>> RequireNoTrialInside(const fs::path& dir) {
   return own_bundles;
 }
 
+// A trial's name with the leading zeros of its numbers dropped: trial-01 and trial-1
+// name one trial.
+std::string TrialNumberKey(const std::string& name) {
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  std::string key;
+  for (size_t i = 0; i < name.size(); ++i) {
+    if (digit(name[i]) && (i == 0 || !digit(name[i - 1]))) {
+      while (i + 1 < name.size() && name[i] == '0' && digit(name[i + 1])) ++i;
+    }
+    key += name[i];
+  }
+  return key;
+}
+
+// Two trials whose names differ only in leading zeros (trial-1 beside a copy named
+// trial-01) would count one recording twice.
+Status RequireDistinctTrialNames(const std::string& path, const std::vector<Trial>& trials) {
+  std::map<std::string, std::string> seen;
+  for (const Trial& t : trials) {
+    // The recording's entry the trial is (trial-1 for trial-1/trace.json).
+    const fs::path relative = fs::path(t.path).lexically_relative(path);
+    const std::string name = relative.empty() ? t.path : relative.begin()->string();
+    auto [it, fresh] = seen.emplace(TrialNumberKey(name), name);
+    if (fresh) continue;
+    return Status::Error("bundle.ambiguous",
+                         "the trials " + it->second + " and " + name +
+                             " differ only in leading zeros: one trial copied? remove one, or renumber",
+                         {path});
+  }
+  return Status();
+}
+
 StatusOr<Recording> DiscoverRecordingDirectory(const std::string& path) {
   Recording out;
   auto entries = SortedEntries(path);
   if (!entries.ok()) return entries.status();
   for (const auto& e : *entries) PERFGATE_RETURN_IF_ERROR(AddEntry(e, &out));
+  PERFGATE_RETURN_IF_ERROR(RequireDistinctTrialNames(path, out.trials));
   if (out.trials.empty()) {
     return Status::Error("attr.no_trials",
                          "neither a trial directory (no " + std::string(xctrace::ExecutionPoint::kSchema) +
