@@ -78,6 +78,10 @@ STATS_CASES = [
        "nsys_stats.several_reports", at=(4, 1), why="two kernel summaries in one file"),
     ns("stats_bad_utf8", (CSV_HEAD + '"1","2","3","4","k\xff"\n').encode("latin-1"), "nsys_stats.bad_utf8",
        needle="\xff", why="a name that is not UTF-8"),
+    Case("stats_name_with_escapes", ["kernel-report", "{r.csv}"],
+         files={"r.csv": CSV_HEAD + '"1","2","3","4","k\x1b[2J\x07\x1b]0;owned\x07"\n'}, exit=0,
+         stdout_has=["k\\x1b[2J\\x07\\x1b]0;owned\\x07"],
+         why="a kernel name holding terminal escapes (clear screen, set title) prints them as C escapes"),
     ns("stats_tokens_for_json", GOOD, "kernel_report.tokens_given", at="file", file="r.json",
        args=("--tokens", "128"), why="a JSON report holds its own per-token figures"),
 ]

@@ -87,15 +87,16 @@ struct Registered {
   Format format;
   Needs needs;
   std::string (*render)(const Document& d);
+  bool for_people;  // rendered from internal::Printable: no byte forges a line
 };
 
 const std::vector<Registered>& Registry() {
   static const std::vector<Registered> kRegistry = {
-      {{"text", ".txt"}, NeedsNothing, internal::RenderDocumentText},
-      {{"markdown", ".md"}, NeedsNothing, internal::RenderDocumentMarkdown},
-      {{"json", ".json"}, NeedsData, [](const Document& d) { return d.json; }},
-      {{"csv", ".csv"}, NeedsOneTable, internal::RenderDocumentCsv},
-      {{"svg", ".svg"}, NeedsChart, internal::RenderDocumentSvg},
+      {{"text", ".txt"}, NeedsNothing, internal::RenderDocumentText, true},
+      {{"markdown", ".md"}, NeedsNothing, internal::RenderDocumentMarkdown, true},
+      {{"json", ".json"}, NeedsData, [](const Document& d) { return d.json; }, false},
+      {{"csv", ".csv"}, NeedsOneTable, internal::RenderDocumentCsv, false},
+      {{"svg", ".svg"}, NeedsChart, internal::RenderDocumentSvg, true},
   };
   return kRegistry;
 }
@@ -132,7 +133,7 @@ StatusOr<std::string> Render(const Document& document, std::string_view format) 
                                ListNames(FormatsOf(document)) + ")",
                            {}, ErrorKind::kUsage);
     }
-    return r.render(document);
+    return r.for_people ? r.render(internal::Printable(document)) : r.render(document);
   }
   std::vector<std::string> known;
   for (const Format& f : Formats()) known.emplace_back(f.name);

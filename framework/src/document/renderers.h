@@ -25,6 +25,11 @@ std::string RenderDocumentCsv(const Document& d);
 // The charts in their order: a line chart a panel per series, the points in a
 // numbered key below; a bar chart as document/bars.cc draws it.
 std::string RenderDocumentSvg(const Document& d);
+// The document with every text people read (headings, prose, cells, titles, list
+// items, chart labels) made printable: control bytes (a line break, ESC, NUL) and
+// bytes that are not UTF-8 as C escapes ("\n", "\x1b"), as error messages print
+// them. Text, Markdown and SVG render this; JSON and CSV keep the bytes whole.
+Document Printable(const Document& d);
 // One bar chart drawn from `top` down; `*bottom` is where the next block may start.
 std::string BarChartSvg(const BarChart& chart, double top, double* bottom);
 

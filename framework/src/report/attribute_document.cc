@@ -313,7 +313,7 @@ void Movers(const std::optional<diff::Diff>& movers, Document& d) {
   AddMoversTables(*movers, kReportMovers, d);
 }
 
-void Diagnostics(const Context& c, Document& d) {
+void AddDiagnostics(const Context& c, Document& d) {
   document::Table table{"diagnostics",
                         {sections::Left("engine"), sections::Left("code"), sections::Left("severity"),
                          sections::Right("count"), sections::Left("meaning")}};
@@ -365,7 +365,7 @@ document::Document AttributeDocument(const Report& report) {
   Movers(movers, d);
   sections::RegistrySection(c, d);
   PerTrial(c, d);
-  Diagnostics(c, d);
+  AddDiagnostics(c, d);
   AddParagraph(d, std::string(util::WordsOf(report).dispatch_note) + " Medians over trials" +
                       (report.comparison ? "; p: two-sided Mann-Whitney U over per-trial values" : "") + ".");
   return d;

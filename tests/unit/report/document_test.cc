@@ -260,3 +260,37 @@ TEST(ReportDocument, AMisshapenTotalsRowGroupOrBarRowIsAnError) {
 
 }  // namespace
 }  // namespace perfgate::document
+
+namespace perfgate::document {
+namespace {
+
+// Names come from files anyone can write (kernel names, counter titles, model and
+// cell names): in what people read, a line break, ESC or NUL inside one prints as a C
+// escape, so no name forges a report line or takes over a terminal; JSON and CSV
+// keep the bytes whole.
+TEST(ReportDocument, ControlBytesInNamesPrintAsEscapes) {
+  const std::string evil = std::string("k\n== forged ==\x1b[2J") + '\0' + "end\xff";
+  Table t{"t", {{"name", Align::kLeft, 0}}, {{Cell::Code(evil)}}};
+  BarChart chart{"c", "", "µs", {evil}, false, {{evil, {1.0}, "", false}}, {}};
+  Document d;
+  d.blocks = {Heading{evil, 1, false}, Paragraph{evil}, t, List{{{evil, evil, false, {evil}}}}, chart};
+  const std::string printed = "k\\n== forged ==\\x1b[2J\\x00end\\xff";
+  for (const char* format : {"text", "markdown", "svg"}) {
+    SCOPED_TRACE(format);
+    auto out = Render(d, format);
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    EXPECT_EQ(out->find('\x1b'), std::string::npos);
+    EXPECT_EQ(out->find('\0'), std::string::npos);
+    EXPECT_EQ(out->find("\n== forged"), std::string::npos);
+    EXPECT_NE(out->find("forged ==\\x1b[2J"), std::string::npos) << *out;
+  }
+  EXPECT_NE(Render(d, "text")->find(printed), std::string::npos);
+  Document one_table;
+  one_table.blocks = {t};
+  auto csv = Render(one_table, "csv");
+  ASSERT_TRUE(csv.ok());
+  EXPECT_NE(csv->find(evil), std::string::npos);  // RFC 4180 quotes it, byte for byte
+}
+
+}  // namespace
+}  // namespace perfgate::document
