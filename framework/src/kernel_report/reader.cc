@@ -58,7 +58,7 @@ class Reader {
       if (!s.ok()) return s;
     }
     CountMergedKernels(&report_);
-    CountDroppedSamples();
+    PERFGATE_RETURN_IF_ERROR(CountDroppedSamples(root));
     return std::move(report_);
   }
 
@@ -132,15 +132,25 @@ class Reader {
 
   // candle's timer overflows its sample buffer: dispatches it dropped are missing from
   // every per-token figure.
-  void CountDroppedSamples() {
-    const auto it = report_.metadata.find("instrumentation_notes/overflow_count");
-    if (it == report_.metadata.end()) return;
-    const double n = std::strtod(it->second.c_str(), nullptr);
-    if (n > 0) {
-      report_.diagnostics.Add("kernel_report.dropped_samples", {path_},
-                              it->second + " dispatches were not timed (instrumentation_notes.overflow_count): "
-                                           "per-token figures undercount");
+  // The count is a JSON integer of at least 0: "12abc" or 1.5 is no count of
+  // dispatches, and is refused rather than read as 12.
+  Status CountDroppedSamples(const json& root) {
+    const auto notes = root.find("instrumentation_notes");
+    if (notes == root.end() || !notes->is_object()) return Status();
+    const auto count = notes->find("overflow_count");
+    if (count == notes->end()) return Status();
+    const bool whole = count->is_number_unsigned() || (count->is_number_integer() && count->get<int64_t>() >= 0);
+    if (!whole) {
+      return Error("kernel_report.bad_value", "/instrumentation_notes/overflow_count",
+                   "instrumentation_notes.overflow_count is " + count->dump() +
+                       "; a count of untimed dispatches is an integer of at least 0");
     }
+    if (count->get<uint64_t>() > 0) {
+      report_.diagnostics.Add("kernel_report.dropped_samples", {path_},
+                              count->dump() + " dispatches were not timed (instrumentation_notes.overflow_count): "
+                                              "per-token figures undercount");
+    }
+    return Status();
   }
 
   const std::string& path_;
