@@ -71,8 +71,9 @@ class Reader {
   }
 
   void Unknown(const std::string& pointer, std::string detail) {
-    report_.diagnostics.Add("kernel_report.unknown_field", internal::LocateJsonPointer(text_, path_, pointer),
-                            std::move(detail));
+    report_.diagnostics.AddLocated(
+        "kernel_report.unknown_field", [&] { return internal::LocateJsonPointer(text_, path_, pointer); },
+        std::move(detail));
   }
 
   void AddMetadata(const std::string& key, const json& value) {

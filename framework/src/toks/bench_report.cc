@@ -301,8 +301,10 @@ Status ReadDocument(const nlohmann::json& doc, const std::string& text, const st
     if (!tests.is_array()) return reader.Bad("toks.bad_field", "/tests", "tests must be an array of test objects");
     for (const auto& [key, _] : doc.items()) {
       if (key != "tests" && key != "engine" && key != "model") {
-        report->diagnostics.Add("toks.unknown_field", reader.Locate("/" + internal::EscapeJsonPointerToken(key)),
-                                "top-level key '" + key + "' is none of tests, engine, model; not read");
+        const std::string& name = key;  // a structured binding cannot be captured (C++17)
+        report->diagnostics.AddLocated(
+            "toks.unknown_field", [&] { return reader.Locate("/" + internal::EscapeJsonPointerToken(name)); },
+            "top-level key '" + key + "' is none of tests, engine, model; not read");
       }
     }
     auto model = doc.find("model");

@@ -50,6 +50,13 @@ class Diagnostics {
   // Counts one occurrence of a catalogued code; aborts on an uncatalogued code,
   // which is a programming error.
   void Add(std::string_view code, const SourceLocation& where = {}, std::string detail = {});
+  // Add, with the occurrence located by `locate()` (which may cost a pass over the
+  // input) only when it is the code's first: the only location kept. A reader that
+  // located every occurrence would be quadratic in its input.
+  template <typename Locate>
+  void AddLocated(std::string_view code, Locate locate, std::string detail = {}) {
+    Add(code, Has(code) ? SourceLocation{} : locate(), std::move(detail));
+  }
   // Adds `n` occurrences at once (no location).
   void AddCount(std::string_view code, int64_t n);
 
