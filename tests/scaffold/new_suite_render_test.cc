@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <cstdlib>
 #include <random>
 
@@ -41,6 +44,10 @@ TEST(NewSuiteNames, BadSuiteNamesFailSayingWhy) {
       {"ALL_BUILD", "is a target name CMake reserves"},
       {"NightlyMemCheck", "is a target name CMake reserves"},
       {"perfgate_decode", "starts with 'perfgate'"},
+      {"NULL", "a macro of the C library"},
+      {"e_o_f", "makes the test fixture 'EOF'"},
+      {"success", "makes the test fixture 'Success'"},
+      {"TRUE", "a macro of the C library"},
   };
   for (const auto& [name, why] : cases) {
     const perfgate::Status s = CheckSuiteName(name);
@@ -300,6 +307,47 @@ TEST(NewSuiteBudgets, AFigureTheEngineLacksIsSaidNotDropped) {
   EXPECT_TRUE(said("graphs/eager GPU time: no budget, eager has no GPU time"));
   const std::string source = RenderSource(c, data, "rec");
   EXPECT_NE(source.find("  // graphs: no budget on host launches/token: "), std::string::npos) << source;
+}
+
+// Text from the command line or the file system reaches the source only inside string
+// literals or `//` comments: a line break there would end the comment and start a
+// statement that compiles.
+TEST(NewSuiteSource, CommentsCarryNoLineBreakOrSplice) {
+  SuiteConfig c = TwoEngines();
+  c.buckets = {{"x\nint injected_bucket = 0;", 0, 10000, ""}, {"tail\\", 10000, perfgate::attribution::Bucket::kOpenEnd, ""}};
+  const std::string s = RenderSource(c, SuiteData(), "rec\nint injected_path = 0;\\");
+  EXPECT_EQ(s.find("\nint injected"), std::string::npos) << s;
+  EXPECT_NE(s.find("rec\\nint injected_path = 0;\\."), std::string::npos) << s;
+  for (size_t at = s.find("//"); at != std::string::npos; at = s.find("//", at + 2)) {
+    const size_t end = s.find('\n', at);
+    EXPECT_NE(s[end - 1], '\\') << "a comment ends in a backslash: " << s.substr(at, end - at);
+  }
+}
+
+// The scaffold of every name the check accepts that is close to a macro or a name the
+// suite's headers use compiles (clang -fsyntax-only, all of them in one file).
+TEST(NewSuiteSource, AcceptedNamesNearMacrosCompile) {
+  std::string all;
+  for (const char* name : {"null", "eof", "Main", "std", "testing", "perfgate_", "Test", "Suite", "status",
+                           "linux", "unix", "assert_x", "errno", "stdin"}) {
+    if (!CheckSuiteName(name).ok()) continue;
+    SuiteConfig c = TwoEngines();
+    c.suite = name;
+    all += RenderSource(c, SuiteData(), "rec");
+  }
+  const std::string dir = std::string(SCAFFOLD_WORK_DIR) + "/names";
+  std::filesystem::create_directories(dir);
+  const std::string file = dir + "/all_perf.cc";
+  std::ofstream(file) << all;
+  const std::string command = std::string(PERFGATE_CXX_COMPILER) + " -std=c++17 -fsyntax-only -I" +
+                              PERFGATE_SOURCE_DIR + "/framework/include -DPERFGATE_SUITE_NAME='\"s\"'" +
+                              " -DPERFGATE_RECORDINGS_DIR='\"r\"' -DPERFGATE_GOLDEN_DIR='\"g\"' " + file + " 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string out;
+  char buffer[4096];
+  while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
+  EXPECT_EQ(::pclose(pipe), 0) << command << "\n" << out.substr(0, 4000);
 }
 
 }  // namespace

@@ -52,6 +52,26 @@ const std::set<std::string>& CppKeywords() {
   return kWords;
 }
 
+// Macros a suite's source sees (the C and POSIX headers GoogleTest includes, compilers'
+// predefined ones, GoogleTest's and perfgate's): a fixture class of such a name is
+// rewritten by the preprocessor, and the suite does not compile.
+bool IsKnownMacro(const std::string& name) {
+  static const std::set<std::string> kMacros = {
+      "NULL", "EOF", "BUFSIZ", "FILENAME_MAX", "FOPEN_MAX", "TMP_MAX", "SEEK_SET", "SEEK_CUR", "SEEK_END",
+      "EXIT_SUCCESS", "EXIT_FAILURE", "RAND_MAX", "MB_CUR_MAX", "MB_LEN_MAX", "CHAR_BIT", "CHAR_MIN", "CHAR_MAX",
+      "INT_MIN", "INT_MAX", "UINT_MAX", "LONG_MIN", "LONG_MAX", "LLONG_MIN", "LLONG_MAX", "SIZE_MAX", "PATH_MAX",
+      "CLOCKS_PER_SEC", "TIME_UTC", "INFINITY", "NAN", "HUGE_VAL", "HUGE_VALF", "HUGE_VALL", "EDOM", "ERANGE",
+      "EILSEQ", "SIGABRT", "SIGFPE", "SIGILL", "SIGINT", "SIGSEGV", "SIGTERM", "SIG_DFL", "SIG_ERR", "SIG_IGN",
+      "FLT_MAX", "FLT_MIN", "DBL_MAX", "DBL_MIN", "FLT_EPSILON", "DBL_EPSILON", "WEOF", "WCHAR_MAX", "WCHAR_MIN",
+      "M_PI", "M_E", "TRUE", "FALSE", "PI", "BIG_ENDIAN", "LITTLE_ENDIAN", "BYTE_ORDER", "MAX", "MIN",
+      "Success", "None", "Bool", "Status", "Always", "Above", "Below", "Complex", "Linux", "Unix",  // X11, glibc
+      "TEST", "TEST_F", "TEST_P", "FAIL", "SUCCEED", "ADD_FAILURE", "FRIEND_TEST", "SCOPED_TRACE"};
+  static const char* const kPrefixes[] = {"GTEST_", "EXPECT_", "ASSERT_", "PERFGATE_", "__"};
+  if (kMacros.count(name) > 0) return true;
+  return std::any_of(std::begin(kPrefixes), std::end(kPrefixes),
+                     [&](const char* p) { return name.rfind(p, 0) == 0; });
+}
+
 // Target names CMake or its generators keep for themselves (case-insensitively, as
 // Visual Studio and Xcode compare them).
 bool IsCMakeReserved(const std::string& name) {
@@ -90,6 +110,15 @@ sources::Unit UnitOf(const EngineSummary& e) {
 std::string EngineRef(const std::string& name) { return "engine(" + CppString(name) + ")"; }
 
 Budget Line(const std::string& statement, const std::string& comment) { return Budget{comment, statement}; }
+
+// Text for a `//` comment of the source: control bytes (a line break would end the
+// comment and start a statement) as C escapes, and no trailing backslash (which would
+// splice the next line into the comment).
+std::string CommentText(const std::string& text) {
+  std::string out = FormatMessage(text);
+  if (!out.empty() && out.back() == '\\') out += '.';
+  return out;
+}
 
 // A figure's budget, with the catalogue's policy of `policy_path` (usually the figure's
 // own). A figure the engine lacks gets a comment that says so, not a silent gap.
@@ -285,6 +314,10 @@ Status CheckSuiteName(const std::string& name) {
   if (!std::isalpha(static_cast<unsigned char>(name[0]))) return BadName(name, "does not start with a letter");
   if (name.find("__") != std::string::npos) return BadName(name, "holds \"__\", which C++ reserves");
   if (CppKeywords().count(name)) return BadName(name, "is a C++ keyword");
+  if (IsKnownMacro(FixtureClassName(name))) {
+    return BadName(name, "makes the test fixture '" + FixtureClassName(name) +
+                             "', a macro of the C library, the compiler or GoogleTest");
+  }
   if (IsCMakeReserved(name)) return BadName(name, "is a target name CMake reserves");
   if (name.rfind("perfgate", 0) == 0) return BadName(name, "starts with 'perfgate', which perfgate's own targets use");
   return Status();
@@ -388,9 +421,9 @@ std::string RenderSource(const suite::SuiteConfig& config, const suite::SuiteDat
   for (const std::string& e : engines) {
     if (e != config.baseline) compared.push_back(e);
   }
-  std::string s = "// Perf suite " + config.suite + ": " + ListNames(compared) + " against the baseline " +
-                  config.baseline + ", written by\n"
-                  "// `perfgate new-suite` from the recordings " + provenance + ":\n"
+  std::string s = "// Perf suite " + config.suite + ": " + CommentText(ListNames(compared)) + " against the baseline " +
+                  CommentText(config.baseline) + ", written by\n"
+                  "// `perfgate new-suite` from the recordings " + CommentText(provenance) + ":\n"
                   "// " + SourceTitle(data) + ".\n"
                   "//\n"
                   "// The budgets were measured on those recordings with the suite's own loading, each\n"
@@ -407,13 +440,13 @@ std::string RenderSource(const suite::SuiteConfig& config, const suite::SuiteDat
   s += ConfigSource(config, custom_families) + "};\n\n";
   s += "TEST_F(" + fixture + ", " + kBudgetsTest + ") {\n";
   for (const Budget& b : Budgets(config, data)) {
-    s += "  // " + b.comment + "\n";
+    s += "  // " + CommentText(b.comment) + "\n";
     if (!b.statement.empty()) s += "  " + b.statement + "\n";
   }
   s += "}\n\n";
   s += "TEST_F(" + fixture + ", " + kGoldenTest + ") {\n";
   for (const auto& [engine, file] : GoldenFiles(config)) {
-    s += "  PERFGATE_EXPECT_MATCHES_GOLDEN(" + CppString(engine) + ");  // " + file + "\n";
+    s += "  PERFGATE_EXPECT_MATCHES_GOLDEN(" + CppString(engine) + ");  // " + CommentText(file) + "\n";
   }
   return s + "}\n\n}  // namespace\n";
 }
