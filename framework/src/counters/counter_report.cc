@@ -160,6 +160,14 @@ class Parser {
     } else if (current_.values.empty() && !opened_by_rule_) {
       OpenAtParagraph();
     }
+    // A value is text a person reads: a control byte (NUL, ESC) in it is no counter's.
+    for (size_t i = 0; i < value.size(); ++i) {
+      const unsigned char c = static_cast<unsigned char>(value[i]);
+      if ((c < 0x20 && c != '\t') || c == 0x7f) {
+        return Status::Error("counters.bad_line", "the value of '" + key + "' holds a control byte",
+                             At(line_, column + static_cast<int>(value.data() + i - line.data())));
+      }
+    }
     keys_.insert(key);
     CounterValue v;
     v.key = key;
@@ -246,6 +254,9 @@ StatusOr<CounterHistory> ParseCounterHistory(std::string_view text, const std::s
     return Status::Error("counters.bad_utf8", "the file is not valid UTF-8",
                          internal::LineIndex(text).Locate(path, bad));
   }
+  // A UTF-8 byte order mark (Windows editors write one) is no part of the first key.
+  constexpr std::string_view kBom = "\xEF\xBB\xBF";
+  if (text.substr(0, kBom.size()) == kBom) text.remove_prefix(kBom.size());
   return Parser(text, path).Run();
 }
 

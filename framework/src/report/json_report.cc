@@ -4,6 +4,7 @@
 // double is written as the shortest text that parses back to the identical double
 // (util::ShortestDouble). Rounding belongs to the text, Markdown and SVG reports (and
 // to the goldens, which round to 6 significant digits for reviewable diffs).
+#include <charconv>
 #include <cmath>
 #include <algorithm>
 #include <nlohmann/json.hpp>
@@ -141,6 +142,20 @@ json CounterNumber(double v, bool is_integer) {
   return Num(v);
 }
 
+// A counter as its text wrote it: an integer text past 2^53, which no double holds,
+// as that exact integer (int64 or uint64); anything else as CounterNumber does.
+json ExactCounter(const std::string& text, double v, bool is_integer) {
+  if (is_integer) {
+    const std::string digits = !text.empty() && text[0] == '+' ? text.substr(1) : text;
+    int64_t i = 0;
+    const char* end = digits.data() + digits.size();
+    if (auto r = std::from_chars(digits.data(), end, i); r.ec == std::errc() && r.ptr == end) return i;
+    uint64_t u = 0;
+    if (auto r = std::from_chars(digits.data(), end, u); r.ec == std::errc() && r.ptr == end) return u;
+  }
+  return CounterNumber(v, is_integer);
+}
+
 // The engine's own counters: median, per-trial numbers and texts as written, and
 // their source, so a reader never takes them for figures of the trace.
 json CountersJson(const EngineSummary& e) {
@@ -151,8 +166,15 @@ json CountersJson(const EngineSummary& e) {
       return t.find_first_not_of("+-0123456789") == std::string::npos;
     });
     json per_trial = json::array();
-    for (double v : c.value.per_trial) per_trial.push_back(CounterNumber(v, all_integer));
-    out[key] = {{"median", CounterNumber(c.value.median, c.is_integer)},
+    json median = CounterNumber(c.value.median, c.is_integer);
+    for (size_t t = 0; t < c.value.per_trial.size(); ++t) {
+      const double v = c.value.per_trial[t];
+      const std::string& text = t < c.per_trial_text.size() ? c.per_trial_text[t] : std::string();
+      per_trial.push_back(ExactCounter(text, v, all_integer));
+      // The median of an odd count is one trial's value: its exact integer.
+      if (c.is_integer && v == c.value.median) median = ExactCounter(text, v, true);
+    }
+    out[key] = {{"median", std::move(median)},
                 {"per_trial", std::move(per_trial)},
                 {"per_trial_text", c.per_trial_text},
                 {"is_integer", c.is_integer},
@@ -314,7 +336,7 @@ json WordsJson(const sources::SourceWords& w) {
 
 // A counter value: its text as written and its number (an integer as an integer).
 json CounterValueJson(const counters::CounterValue& v) {
-  return {{"text", v.text}, {"number", v.number ? CounterNumber(*v.number, v.is_integer) : json(nullptr)}};
+  return {{"text", v.text}, {"number", v.number ? ExactCounter(v.text, *v.number, v.is_integer) : json(nullptr)}};
 }
 
 }  // namespace

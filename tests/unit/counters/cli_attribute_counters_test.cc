@@ -72,3 +72,22 @@ TEST(CliAttributeCounters, TextAndMarkdownLabelEngineCountersAndTrace) {
 
 }  // namespace
 }  // namespace perfgate
+
+namespace perfgate {
+namespace {
+
+// An integer past 2^53 (which no double holds: 9007199254740993 reads back as ...992)
+// is written to JSON as the integer the report wrote.
+TEST(CliAttributeCounters, IntegersPastTwoToThe53AreExactInJson) {
+  std::string text = testing_support::SlurpFile(kCounters) + "bytes_moved: 9007199254740993\nhuge: 18446744073709551615\n";
+  const std::string counters = testing_support::WriteTempFile(text, ".txt");
+  auto r = RunPerfgate("attribute --trace hf2q=" + kTrial + " --tokens 64 --counters hf2q=" + counters +
+                       " --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"median\": 9007199254740993,"), std::string::npos) << r.out.substr(0, 400);
+  EXPECT_NE(r.out.find("9007199254740993\n"), std::string::npos);  // per_trial
+  EXPECT_NE(r.out.find("\"median\": 18446744073709551615,"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace perfgate
