@@ -134,6 +134,43 @@ def small_trace_seeds():
     yield "small_string_ids.json", json.dumps({"traceEvents": [dict(e, pid="Spans", tid="") for e in gpu]}).encode()
 
 
+def small_nsys_seeds():
+    """Small nsys exports of every table the reader reads, built with SQLite: the
+    mutations land on pages the reader parses, not on megabytes of rows."""
+    import sqlite3
+    gp = (1 << 48) | (77 << 24)
+    schema = f"""
+    CREATE TABLE META_DATA_EXPORT (name TEXT NOT NULL, value TEXT);
+    INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', '3.25.0');
+    CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);
+    INSERT INTO StringIds VALUES (1, 'void gemm<128>(float*)'), (2, 'cudaLaunchKernel_v7000'), (3, 'decode');
+    CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL,
+      streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, demangledName INTEGER NOT NULL,
+      shortName INTEGER);
+    INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (100, 150, 0, 7, 5, {gp}, 1, 1), (200, 260, 0, 7, 6, {gp}, 1, 1);
+    CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER,
+      globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL);
+    INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (90, 95, 1, {gp}, 5, 2), (190, 195, 1, {gp}, 6, 2);
+    CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER,
+      streamId INTEGER, correlationId INTEGER, globalPid INTEGER, copyKind INTEGER);
+    INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (50, 60, 0, 7, 4, {gp}, 1);
+    CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, text TEXT,
+      textId INTEGER, globalTid INTEGER);
+    INSERT INTO NVTX_EVENTS VALUES (80, 300, 59, NULL, 3, {gp});
+    CREATE TABLE PROCESSES (globalPid INTEGER, pid INTEGER, name TEXT);
+    INSERT INTO PROCESSES VALUES ({gp}, 77, 'python3');
+    CREATE TABLE TARGET_INFO_GPU (vmId INTEGER, id INTEGER, name TEXT, busLocation TEXT, isDiscrete INTEGER,
+      cuDevice INTEGER);
+    INSERT INTO TARGET_INFO_GPU VALUES (0, 0, 'NVIDIA H100', '0000:01:00.0', 1, 0);
+    """
+    for name, script in (("full", schema),
+                         ("old_2021", schema.replace("META_DATA_EXPORT", "IGNORED_META")),
+                         ("schema_2", schema.replace("META_DATA_EXPORT", "EXPORT_META_DATA").replace("3.25.0", "2.9.1"))):
+        c = sqlite3.connect(":memory:")
+        c.executescript(script)
+        yield f"small_{name}.sqlite", c.serialize()
+
+
 def regression_seeds(target, source):
     """Crafted inputs of crashes and hangs found by fuzzing (their fuzz.<target> test
     fails until the reader is fixed): written here rather than checked in."""
@@ -167,6 +204,13 @@ def target_files(target, source, corpus):
         return "json", files(source / "fixtures" / "toks", ["**/*.json", "**/*.jsonl", "**/*.md", "**/*.log", "**/*.csv",
                                                           "**/*.sql"],
                              r"README")
+    if target == "kernel_report":
+        return "json", files(corpus and corpus / "hf2q", ["phase0-*.json"])
+    if target == "counters":
+        return "text", files(source / "fixtures" / "counters", ["**/*.txt"]) + \
+            files(corpus and corpus / "hf2q", ["metrics_baseline.txt"])
+    if target == "nsys_export":  # the corpus exports are too big to fuzz: small_nsys_seeds
+        return "sqlite", []
     if target == "nsys_stats":
         return "text", files(source / "fixtures" / "nsys-stats", ["*.txt", "*.csv"])
     sys.exit(f"seed_corpus.py: unknown target {target}")
@@ -197,6 +241,8 @@ def main():
     crafted = list(regression_seeds(args.target, args.source_dir))
     if args.target == "json_trace":
         crafted += list(small_trace_seeds())
+    if args.target == "nsys_export":
+        crafted += list(small_nsys_seeds())
     for name, data in crafted:
         (args.out_dir / name).write_bytes(data)
         count += 1

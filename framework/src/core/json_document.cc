@@ -287,14 +287,20 @@ SourceLocation LocateJsonPointerOrAncestor(std::string_view text, const std::str
   }
 }
 
+StatusOr<nlohmann::json> ParseJsonObject(std::string_view text, const std::string& path,
+                                         const JsonDocumentCodes& codes) {
+  PERFGATE_ASSIGN_OR_RETURN(nlohmann::json root, ParseJsonDocument(text, path, codes));
+  if (!root.is_object()) {
+    return Status::Error(codes.bad_json, std::string("expected a JSON object, got ") + root.type_name(),
+                         LocateJsonPointer(text, path, ""));
+  }
+  return root;
+}
+
 StatusOr<JsonObjectFile> ReadJsonObjectFile(const std::string& path, const JsonDocumentCodes& codes) {
   JsonObjectFile file;
   PERFGATE_ASSIGN_OR_RETURN(file.text, ReadWholeFile(path));
-  PERFGATE_ASSIGN_OR_RETURN(file.root, ParseJsonDocument(file.text, path, codes));
-  if (!file.root.is_object()) {
-    return Status::Error(codes.bad_json, std::string("expected a JSON object, got ") + file.root.type_name(),
-                         LocateJsonPointer(file.text, path, ""));
-  }
+  PERFGATE_ASSIGN_OR_RETURN(file.root, ParseJsonObject(file.text, path, codes));
   return file;
 }
 

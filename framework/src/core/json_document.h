@@ -61,6 +61,10 @@ SourceLocation LocateJsonPointer(std::string_view text, const std::string& path,
 // missing key is reported at the object that lacks it).
 SourceLocation LocateJsonPointerOrAncestor(std::string_view text, const std::string& path, std::string pointer);
 
+// ParseJsonDocument, and codes.bad_json unless the root is an object.
+StatusOr<nlohmann::json> ParseJsonObject(std::string_view text, const std::string& path,
+                                         const JsonDocumentCodes& codes);
+
 // Reads the JSON object at `path` (ReadWholeFile, then ParseJsonDocument), keeping the
 // text to locate later errors. Errors: those of both, and codes.bad_json, located at
 // the root, for a document that is not an object.

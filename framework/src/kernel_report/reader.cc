@@ -172,10 +172,17 @@ void CountMergedKernels(KernelReport* report) {
   }
 }
 
+StatusOr<KernelReport> ParseKernelReportJson(const std::string& path, const std::string& text,
+                                             const attribution::KernelFamilyTable& families) {
+  auto root = internal::ParseJsonObject(text, path, {"kernel_report.not_json", "kernel_report.too_deep"});
+  if (!root.ok()) return root.status();
+  return Reader(path, text, families).Read(*root);
+}
+
 StatusOr<KernelReport> ReadKernelReport(const std::string& path, const attribution::KernelFamilyTable& families) {
-  auto file = internal::ReadJsonObjectFile(path, {"kernel_report.not_json", "kernel_report.too_deep"});
-  if (!file.ok()) return file.status();
-  return Reader(path, file->text, families).Read(file->root);
+  auto text = internal::ReadWholeFile(path);
+  if (!text.ok()) return text.status();
+  return ParseKernelReportJson(path, *text, families);
 }
 
 namespace {
