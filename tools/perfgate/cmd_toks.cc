@@ -2,6 +2,7 @@
 // floors (a perf_baseline.json policy file, or one --floor), printed as a table; exit 1
 // when a cell is below its floor beyond the tolerance, 2 on bad input or usage.
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -41,6 +42,12 @@ Status CheckArgs(const ToksArgs& a, bool floor_given, bool tolerance_given) {
   if (a.engine.empty() || a.baseline.empty()) return Usage("--floor needs --engine FILE and --baseline FILE");
   if (!(a.floor > 0) || !std::isfinite(a.floor)) return Usage("--floor must be a finite ratio > 0");
   if (!(a.tolerance_pp >= 0) || !std::isfinite(a.tolerance_pp)) return Usage("--tolerance-pp must be a finite number >= 0");
+  if (floor_given && a.tolerance_pp >= a.floor * 100) {
+    char points[32];
+    std::snprintf(points, sizeof points, "%g", a.floor * 100);
+    return Usage("--tolerance-pp reaches --floor (" + std::string(points) +
+                 " percentage points): every ratio would pass and the gate could never fail");
+  }
   return Status();
 }
 

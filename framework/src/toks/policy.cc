@@ -1,4 +1,6 @@
 // Ratio-floor policy files: hf2q's perf_baseline.json read as is (perfgate/toks/ratio.h).
+#include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <map>
 #include <string_view>
@@ -60,12 +62,41 @@ class PolicyReader {
       p.cells.push_back(std::move(c));
     }
     if (p.cells.empty()) return Bad("/cells", "the policy has no cells");
+    PERFGATE_RETURN_IF_ERROR(CheckToleranceBites(p));
     return p;
+  }
+
+  // A tolerance that reaches a cell's floor lets every ratio pass: a gate that can
+  // never fail is refused, naming the cell.
+  Status CheckToleranceBites(const RatioPolicy& p) const {
+    if (!p.has_tolerance) return Status();
+    for (const RatioCell& c : p.cells) {
+      if (c.ratio_floor * 100 - p.tolerance_pp > 0) continue;
+      char figures[128];
+      std::snprintf(figures, sizeof figures, "%g percentage points reach cell '%s''s floor of %g", p.tolerance_pp,
+                    c.name.c_str(), c.ratio_floor);
+      return Bad("/_tolerance_pp", "_tolerance_pp of " + std::string(figures) +
+                                       ": every ratio would pass and the gate could never fail");
+    }
+    return Status();
+  }
+
+  // A cell names a directory of --reports: one plain name, never a path out of it.
+  Status CheckCellName(const std::string& name, const std::string& at) const {
+    const bool plain = !name.empty() && name != "." && name != ".." &&
+                       std::none_of(name.begin(), name.end(), [](char ch) {
+                         const unsigned char c = static_cast<unsigned char>(ch);
+                         return ch == '/' || ch == '\\' || c < 0x20 || c == 0x7f;
+                       });
+    if (plain) return Status();
+    return Bad(at, "cell '" + name + "' names no directory of --reports: a cell is one plain name (no '/', '\\', "
+                                     "'.', '..', control byte, and not empty)");
   }
 
  private:
   StatusOr<RatioCell> ReadCell(const std::string& name, const nlohmann::json& cell) const {
     const std::string at = "/cells/" + internal::EscapeJsonPointerToken(name);
+    PERFGATE_RETURN_IF_ERROR(CheckCellName(name, at));
     if (!cell.is_object()) return Bad(at, "cell '" + name + "' must be an object with ratio_floor");
     PERFGATE_RETURN_IF_ERROR(CheckKeys(cell, at, {"ratio_floor", "test"}, "cell '" + name + "'"));
     RatioCell c;

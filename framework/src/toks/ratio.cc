@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <utility>
 
+#include "perfgate/core/names.h"
 #include "perfgate/gates/judge.h"
 #include "perfgate/metrics/catalogue.h"
 #include "core/lossless_json.h"
@@ -183,12 +184,20 @@ StatusOr<std::vector<RatioVerdict>> JudgePolicy(const RatioPolicy& policy, const
   for (const RatioCell& cell : policy.cells) {
     const std::string dir = reports_dir + "/" + cell.name;
     const std::string engine_path = dir + "/engine.json";
-    std::string baseline_path;
+    std::vector<std::string> baselines;
     for (const char* name : {"llama-bench.json", "llama-bench.jsonl", "llama-bench.md", "llama-bench.csv",
                              "llama-bench.sqlite"}) {
       std::error_code ec;
-      if (baseline_path.empty() && fs::exists(dir + "/" + name, ec)) baseline_path = dir + "/" + name;
+      if (fs::exists(dir + "/" + name, ec)) baselines.push_back(name);
     }
+    // Two baselines beside each other: the one read would decide the verdict.
+    if (baselines.size() > 1) {
+      return Status::Error("toks.ambiguous_report",
+                           "cell '" + cell.name + "' holds " + ListNames(baselines) + " in " + FormatPath(dir) +
+                               ": keep the one llama-bench run to judge against",
+                           cell.location);
+    }
+    const std::string baseline_path = baselines.empty() ? std::string() : dir + "/" + baselines.front();
     std::error_code ec;
     if (!fs::exists(engine_path, ec) || baseline_path.empty()) {
       return Status::Error("toks.missing_report",
