@@ -77,7 +77,8 @@ std::optional<double> NumberOf(std::string_view cell) {
   if (digits.empty()) return std::nullopt;
   char* end = nullptr;
   const double v = std::strtod(digits.c_str(), &end);
-  if (*end != '\0' || !std::isfinite(v) || v < 0) return std::nullopt;
+  // At most 1e18 (31 years of nanoseconds): sums over any report stay finite.
+  if (*end != '\0' || !std::isfinite(v) || v < 0 || v > 1e18) return std::nullopt;
   return v;
 }
 
@@ -189,7 +190,7 @@ class ReportBuilder {
     const std::string& cell = row.cells[it->second];
     auto v = NumberOf(cell);
     if (!v) {
-      return Error("nsys_stats.bad_value", row.line, "'" + cell + "' is not a number of at least 0",
+      return Error("nsys_stats.bad_value", row.line, "'" + cell + "' is not a number from 0 to 1e18",
                    row.columns[it->second]);
     }
     auto unit = ns_per_.find(role);

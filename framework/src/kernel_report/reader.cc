@@ -30,6 +30,11 @@ const std::set<std::string, std::less<>> kKnownFigures = {
     "calls_per_token_median", "us_per_token_median", "us_per_call_median", "us_per_call_p95",
     "total_calls",            "total_ns",            "mean_ns",            "samples_recorded"};
 
+// The largest figure a kernel may have: past any count or time (1e18 ns is 31 years),
+// and small enough that sums and differences over any report stay finite, so no Δ is
+// infinite and no attack target is chosen on one.
+constexpr double kMaxFigure = 1e18;
+
 class Reader {
  public:
   Reader(const std::string& path, const std::string& text, const attribution::KernelFamilyTable& families)
@@ -113,9 +118,10 @@ class Reader {
         continue;
       }
       const Number n = NumberOf(value);
-      if (!std::isfinite(n.value) || n.value < 0) {
-        return Error("kernel_report.bad_value", pointer, label + ": " + key + " is " + value.dump() +
-                                                             "; a timing figure is finite and not negative");
+      if (!std::isfinite(n.value) || n.value < 0 || n.value > kMaxFigure) {
+        return Error("kernel_report.bad_value", pointer,
+                     label + ": " + key + " is " + value.dump() +
+                         "; a timing figure is finite, not negative and at most 1e18 (no sum of them overflows)");
       }
       if (!known) Unknown(pointer, label + ": numeric field '" + key + "' (kept as a figure)");
       kernel.figures[key] = n;
