@@ -4,7 +4,8 @@
 // trace; nsys: the corpus's 2xH100 export grown, scaling_inputs.h), and for nsys
 // SQLite's own scan and join of the same rows beside the reader and the attribution.
 // A reader that scales linearly shows the same MB/s and the same peak_rss_x_file at
-// every size.
+// every size. The report formats (per-kernel JSON, nsys stats, counter histories) at
+// 1, 10 and 100 MB.
 //
 // Counters: bytes_per_second (MB/s of file), rows_per_second (rows, events, or
 // event-table rows), peak_rss_x_file (the resident set's peak above where it stood
@@ -20,7 +21,9 @@
 
 #include "heap_meter.h"
 #include "nsys_ceiling.h"
+#include "perfgate/counters/report.h"
 #include "perfgate/json_trace/reader.h"
+#include "perfgate/kernel_report/report.h"
 #include "perfgate/nsys/reader.h"
 #include "perfgate/xctrace/metal_tables.h"
 #include "perfgate/xctrace/reader.h"
@@ -112,6 +115,30 @@ void BM_ScaleNsysSqliteJoin(benchmark::State& state) {
   MeasureRead(state, ScaledSource::kNsys, perfgate::bench::JoinNsysKernelsToLaunches);
 }
 
+// The hand-read report formats: a per-kernel JSON report with a field perfgate does
+// not know on every kernel (each one a counted diagnostic), nsys stats CSV, and a
+// counter history.
+void BM_ScaleKernelReport(benchmark::State& state) {
+  MeasureRead(state, ScaledSource::kKernelReport, [](const std::string& path) -> int64_t {
+    auto r = perfgate::kernel_report::ReadKernelReport(path);
+    return r.ok() ? static_cast<int64_t>(r->kernels.size()) : -1;
+  });
+}
+
+void BM_ScaleNsysStats(benchmark::State& state) {
+  MeasureRead(state, ScaledSource::kNsysStats, [](const std::string& path) -> int64_t {
+    auto r = perfgate::kernel_report::ReadKernelReport(path, perfgate::kernel_report::ReadOptions{});
+    return r.ok() ? static_cast<int64_t>(r->kernels.size()) : -1;
+  });
+}
+
+void BM_ScaleCounters(benchmark::State& state) {
+  MeasureRead(state, ScaledSource::kCounters, [](const std::string& path) -> int64_t {
+    auto h = perfgate::counters::ReadCounterHistory(path);
+    return h.ok() ? static_cast<int64_t>(h->reports.size()) : -1;
+  });
+}
+
 // Args: megabytes of input.
 #define PERFGATE_SCALED(bm) \
   BENCHMARK(bm)->Arg(20)->Arg(200)->Arg(2000)->Unit(benchmark::kMillisecond)->UseRealTime()
@@ -121,6 +148,12 @@ PERFGATE_SCALED(BM_ScaleNsys);
 PERFGATE_SCALED(BM_ScaleNsysSqliteScan);
 PERFGATE_SCALED(BM_ScaleNsysSummarize);
 PERFGATE_SCALED(BM_ScaleNsysSqliteJoin);
+// The report formats to 100 MB: larger than any such report is.
+#define PERFGATE_SCALED_REPORT(bm) \
+  BENCHMARK(bm)->Arg(1)->Arg(10)->Arg(100)->Unit(benchmark::kMillisecond)->UseRealTime()
+PERFGATE_SCALED_REPORT(BM_ScaleKernelReport);
+PERFGATE_SCALED_REPORT(BM_ScaleNsysStats);
+PERFGATE_SCALED_REPORT(BM_ScaleCounters);
 
 }  // namespace
 

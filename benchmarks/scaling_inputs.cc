@@ -162,15 +162,65 @@ ScaledInput MakeNsys(int64_t megabytes) {
   return in;
 }
 
+// `megabytes` MB of text: `head`, then `row(i)` for i = 0, 1, ... until the size is
+// reached, then `tail`.
+template <typename Row>
+ScaledInput MakeText(const std::string& name, int64_t megabytes, const std::string& head, Row row,
+                     const std::string& tail) {
+  ScaledInput in;
+  in.path = (ScratchDir() / (name + "-" + std::to_string(megabytes) + "MB")).string();
+  std::string text = head;
+  const size_t target = static_cast<size_t>(megabytes) * 1000000;
+  for (int64_t i = 0; text.size() < target; ++i, ++in.rows) text += row(i);
+  in.error = WriteFile(in.path, text + tail);
+  return in;
+}
+
+ScaledInput MakeKernelReport(int64_t megabytes) {
+  return MakeText("kernel-report", megabytes, "{\"stack\": \"scaled\", \"kernels\": [\n",
+                  [](int64_t i) {
+                    const std::string n = std::to_string(i);
+                    return std::string(i == 0 ? "" : ",\n") + "{\"name\": \"kernel_mul_mv_" + n +
+                           "\", \"calls_per_token_median\": 1.5, \"us_per_token_median\": 12.25, "
+                           "\"us_per_call_median\": 8.1, \"us_per_call_p95\": 9.5, \"occupancy_" + n + "\": 0.5}";
+                  },
+                  "\n]}\n");
+}
+
+ScaledInput MakeNsysStats(int64_t megabytes) {
+  return MakeText("nsys-stats", megabytes,
+                  "\"Time (%)\",\"Total Time (ns)\",\"Instances\",\"Avg (ns)\",\"Med (ns)\",\"Min (ns)\",\"Max (ns)\","
+                  "\"StdDev (ns)\",\"Name\"\n",
+                  [](int64_t i) {
+                    return std::string("\"0.1\",\"1830493\",\"1010\",\"1812.4\",\"1824.0\",\"1792\",\"2752\",\"35.8\","
+                                       "\"void at::native::vectorized_elementwise_kernel<(int)4, at::native::FillFunctor<") +
+                           std::to_string(i) + ">>(int, T2, T3)\"\n";
+                  },
+                  "");
+}
+
+ScaledInput MakeCounters(int64_t megabytes) {
+  return MakeText("counters", megabytes, "",
+                  [](int64_t i) {
+                    return "# ====\n# run " + std::to_string(i) +
+                           "\n# ====\nmodel: m.gguf\nmedian_tok_per_sec: 92.10\ndispatches_per_token: 1070.52\n"
+                           "total_dispatches: 67443\n\n";
+                  },
+                  "");
+}
+
 }  // namespace
 
 const ScaledInput& GetScaledInput(ScaledSource source, int64_t megabytes) {
   static std::map<std::pair<ScaledSource, int64_t>, ScaledInput> made;
   const auto key = std::make_pair(source, megabytes);
   if (auto it = made.find(key); it != made.end()) return it->second;
-  ScaledInput in = source == ScaledSource::kXctrace     ? MakeXctrace(megabytes)
-                   : source == ScaledSource::kTraceJson ? MakeTraceJson(megabytes)
-                                                        : MakeNsys(megabytes);
+  ScaledInput in = source == ScaledSource::kXctrace        ? MakeXctrace(megabytes)
+                   : source == ScaledSource::kTraceJson    ? MakeTraceJson(megabytes)
+                   : source == ScaledSource::kKernelReport ? MakeKernelReport(megabytes)
+                   : source == ScaledSource::kNsysStats    ? MakeNsysStats(megabytes)
+                   : source == ScaledSource::kCounters     ? MakeCounters(megabytes)
+                                                           : MakeNsys(megabytes);
   std::error_code ec;
   if (in.error.empty()) in.bytes = fs::file_size(in.path, ec);
   if (ec) in.error = "cannot stat " + in.path;

@@ -8,7 +8,14 @@
 
 namespace perfgate::bench {
 
-enum class ScaledSource : int { kXctrace = 0, kTraceJson = 1, kNsys = 2 };
+enum class ScaledSource : int {
+  kXctrace = 0,
+  kTraceJson = 1,
+  kNsys = 2,
+  kKernelReport = 3,
+  kNsysStats = 4,
+  kCounters = 5
+};
 
 struct ScaledInput {
   std::string path;   // "" when it could not be made (error says why)
@@ -22,7 +29,11 @@ struct ScaledInput {
 //  - trace-event JSON: a Kineto decode trace (tests/unit/json_trace/kineto_gen);
 //  - nsys: the 2xH100 export of shared/corpus with its five event tables (kernels,
 //    memcpy, memset, runtime, NVTX) repeated, each copy shifted in time past the last
-//    and with correlation ids of its own, so that every launch still finds its kernel.
+//    and with correlation ids of its own, so that every launch still finds its kernel;
+//  - a per-kernel JSON report of distinct kernels, each with a field perfgate does not
+//    know (the unknown_field diagnostic on every kernel);
+//  - `nsys stats --format csv` of cuda_gpu_kern_sum, a row per distinct kernel;
+//  - a counter history, a `# ====` report after another.
 const ScaledInput& GetScaledInput(ScaledSource source, int64_t megabytes);
 
 }  // namespace perfgate::bench
