@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "perfgate/core/status.h"
 #include "perfgate/report/diff_formats.h"
 #include "perfgate/report/formats.h"
 #include "report/diff_tables.h"
@@ -29,7 +30,9 @@ std::string TextHeader() {
 }
 
 std::string TextRow(const diff::Change& c) {
-  std::string row = "  " + Left(util::TruncateMiddle(c.name, kNameWidth), kNameWidth) + " " +
+  // Names as error messages print them: a line break or ESC in a kernel name would
+  // forge a line of the failure message, or reach the terminal.
+  std::string row = "  " + Left(util::TruncateMiddle(FormatMessage(c.name), kNameWidth), kNameWidth) + " " +
                     Left(cells::Status(c), kStatusWidth) + " " + Right(cells::Calls(c), kCallsWidth) + " " +
                     Right(cells::Us(c), kUsWidth) + " " + Right(cells::DeltaUs(c), kDeltaWidth) + " " +
                     Right(cells::Share(c), kShareWidth) + " " + Right(cells::DeltaPerCall(c), kPerCallWidth) + " " +
@@ -70,9 +73,9 @@ const diff::Change* Explainer(const diff::LevelDiff& level, const Explained& wha
 std::string Headline(const diff::LevelDiff& level, const diff::Change& c, const Explained& what) {
   const double part = what.is_time ? c.delta_us() : c.delta_calls();
   const std::string unit = what.is_time ? " \xC2\xB5s/tok" : "/tok";
-  std::string line = "  " + what.metric + " " + util::Signed(what.delta, 2) + unit + ": ";
+  std::string line = "  " + FormatMessage(what.metric) + " " + util::Signed(what.delta, 2) + unit + ": ";
   if (what.delta != 0) line += util::Fixed(100.0 * part / what.delta, 0) + " % from ";
-  line += level.word + " " + c.name + " (" + cells::Status(c) + ", ";
+  line += level.word + " " + FormatMessage(c.name) + " (" + cells::Status(c) + ", ";
   if (c.presence == diff::Presence::kBoth) {
     line += cells::Calls(c) + " " + level.calls_word + "/tok, " + cells::Us(c) + " \xC2\xB5s/tok)";
   } else {
@@ -129,8 +132,8 @@ std::optional<diff::Diff> MoversOf(const Report& report) {
 
 std::string RenderMovers(const diff::Diff& d, const std::optional<Explained>& what, size_t n) {
   if (n == 0) return "";
-  std::string out = "what changed: " + cells::SidesLine(d) + "\n  " + cells::TotalLine(d) + "\n";
-  for (const std::string& note : d.notes) out += "  caution: " + note + "\n";
+  std::string out = "what changed: " + FormatMessage(cells::SidesLine(d)) + "\n  " + cells::TotalLine(d) + "\n";
+  for (const std::string& note : d.notes) out += "  caution: " + FormatMessage(note) + "\n";
   out += FigureLines(d) + NotComparedLines(d, "  ");
   if (what) out += Headlines(d, *what);
   for (const diff::LevelDiff& level : d.levels) {

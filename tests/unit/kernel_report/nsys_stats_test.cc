@@ -171,6 +171,21 @@ TEST(NsysStats, AssertionsPassAndFailOnStatsReports) {
   EXPECT_TRUE(testing::KernelFamilyDeltaAtMostUs(bmm, loop, "elementwise", 0));
 }
 
+// A failure message names kernels as error messages do: a terminal escape in a name
+// prints as "\x1b", never raw.
+TEST(NsysStats, FailureMessagesEscapeNames) {
+  const std::string head = "\"Time (%)\",\"Total Time (ns)\",\"Instances\",\"Name\"\n";
+  const KernelReport before = ReadText("before.csv", head + "\"100\",\"1000\",\"10\",\"k\x1b[2J\"\n");
+  const KernelReport after = ReadText("after.csv", head + "\"100\",\"5000\",\"10\",\"k\x1b[2J\"\n");
+  // As the PERFGATE_EXPECT_* macros hand it to GoogleTest.
+  const ::testing::AssertionResult r =
+      testing::internal::Explained("", testing::KernelDeltaAtMostUs(after, before, "k\x1b[2J", 1));
+  ASSERT_FALSE(r);
+  const std::string m = r.message();
+  EXPECT_EQ(m.find('\x1b'), std::string::npos) << m;
+  EXPECT_NE(m.find("k\\x1b[2J"), std::string::npos) << m;
+}
+
 // `perfgate diff` and `kernel-report` take the text files; --tokens divides their totals.
 TEST(NsysStats, CliDiffGatesOnStatsReports) {
   const std::string loop = kDir + "nanomoe_loop.txt", bmm = kDir + "nanomoe_bmm.txt";

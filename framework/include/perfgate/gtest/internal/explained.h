@@ -11,12 +11,27 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 namespace perfgate::testing::internal {
 
 // The predicate formatter of every perfgate assertion: the check has run; its result,
-// message included, is the assertion's.
+// message included, is the assertion's. A failure's message prints its control bytes
+// other than line breaks and tabs (ESC, NUL: from a kernel or counter name) as
+// "\xNN", so no name reaches the terminal as an escape sequence.
 inline ::testing::AssertionResult Explained(const char* /*check_text*/, const ::testing::AssertionResult& result) {
-  return result;
+  if (result) return result;
+  std::string message;
+  for (const char c : std::string(result.message())) {
+    const auto u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\n' && c != '\t') || u == 0x7f) {
+      const char* hex = "0123456789abcdef";
+      message += std::string("\\x") + hex[u >> 4] + hex[u & 15];
+    } else {
+      message += c;
+    }
+  }
+  return ::testing::AssertionFailure() << message;
 }
 
 }  // namespace perfgate::testing::internal
