@@ -25,6 +25,7 @@
 #include "perfgate/json_trace/reader.h"
 #include "perfgate/kernel_report/report.h"
 #include "perfgate/nsys/reader.h"
+#include "perfgate/toks/bench_report.h"
 #include "perfgate/xctrace/metal_tables.h"
 #include "perfgate/xctrace/reader.h"
 #include "scaling_inputs.h"
@@ -139,6 +140,13 @@ void BM_ScaleCounters(benchmark::State& state) {
   });
 }
 
+void BM_ScaleLlamaBench(benchmark::State& state) {
+  MeasureRead(state, ScaledSource::kLlamaBench, [](const std::string& path) -> int64_t {
+    auto r = perfgate::toks::ReadBenchReport(path);
+    return r.ok() ? static_cast<int64_t>(r->tests.size()) : -1;
+  });
+}
+
 // Args: megabytes of input.
 #define PERFGATE_SCALED(bm) \
   BENCHMARK(bm)->Arg(20)->Arg(200)->Arg(2000)->Unit(benchmark::kMillisecond)->UseRealTime()
@@ -154,6 +162,7 @@ PERFGATE_SCALED(BM_ScaleNsysSqliteJoin);
 PERFGATE_SCALED_REPORT(BM_ScaleKernelReport);
 PERFGATE_SCALED_REPORT(BM_ScaleNsysStats);
 PERFGATE_SCALED_REPORT(BM_ScaleCounters);
+PERFGATE_SCALED_REPORT(BM_ScaleLlamaBench);
 
 }  // namespace
 

@@ -209,6 +209,19 @@ ScaledInput MakeCounters(int64_t megabytes) {
                   "");
 }
 
+ScaledInput MakeLlamaBench(int64_t megabytes) {
+  return MakeText("llama-bench", megabytes, "",
+                  [](int64_t i) {
+                    return "{\"build_commit\": \"0253fb21f\", \"build_number\": 9187, \"backends\": \"CUDA\", "
+                           "\"gpu_info\": \"NVIDIA H200\", \"model_filename\": \"m.gguf\", \"n_prompt\": 0, "
+                           "\"n_gen\": 128, \"n_depth\": " +
+                           std::to_string(i) +
+                           ", \"avg_ns\": 1000000000, \"stddev_ns\": 1000000, \"avg_ts\": 128.5, \"stddev_ts\": 0.1, "
+                           "\"samples_ns\": [999000000, 1001000000], \"samples_ts\": [128.1, 127.9]}\n";
+                  },
+                  "");
+}
+
 }  // namespace
 
 const ScaledInput& GetScaledInput(ScaledSource source, int64_t megabytes) {
@@ -220,6 +233,7 @@ const ScaledInput& GetScaledInput(ScaledSource source, int64_t megabytes) {
                    : source == ScaledSource::kKernelReport ? MakeKernelReport(megabytes)
                    : source == ScaledSource::kNsysStats    ? MakeNsysStats(megabytes)
                    : source == ScaledSource::kCounters     ? MakeCounters(megabytes)
+                   : source == ScaledSource::kLlamaBench   ? MakeLlamaBench(megabytes)
                                                            : MakeNsys(megabytes);
   std::error_code ec;
   if (in.error.empty()) in.bytes = fs::file_size(in.path, ec);

@@ -14,7 +14,8 @@ enum class ScaledSource : int {
   kNsys = 2,
   kKernelReport = 3,
   kNsysStats = 4,
-  kCounters = 5
+  kCounters = 5,
+  kLlamaBench = 6
 };
 
 struct ScaledInput {
@@ -33,7 +34,8 @@ struct ScaledInput {
 //  - a per-kernel JSON report of distinct kernels, each with a field perfgate does not
 //    know (the unknown_field diagnostic on every kernel);
 //  - `nsys stats --format csv` of cuda_gpu_kern_sum, a row per distinct kernel;
-//  - a counter history, a `# ====` report after another.
+//  - a counter history, a `# ====` report after another;
+//  - llama-bench JSONL, a test per line (distinct depths, so no test repeats).
 const ScaledInput& GetScaledInput(ScaledSource source, int64_t megabytes);
 
 }  // namespace perfgate::bench
