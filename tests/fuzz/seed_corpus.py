@@ -171,6 +171,37 @@ def small_nsys_seeds():
         yield f"small_{name}.sqlite", c.serialize()
 
 
+# The bad-input suite's crafted files that each target reads: (cases module, the file
+# endings that target parses).
+BADINPUT_SEEDS = {
+    "kernel_report": ("cases_kernel_report", (".json",)),
+    "nsys_stats": ("cases_kernel_report", (".csv", ".txt")),
+    "counters": ("cases_counters", (".txt",)),
+    "nsys_export": ("cases_nsys", (".sqlite", ".db")),
+    "toks_report": ("cases_toks", (".json", ".jsonl", ".md", ".csv", ".sql")),
+}
+
+
+def badinput_seeds(target, source):
+    """The files the bad-input suite crafts for the target's format (tests/badinput):
+    every error path a case reaches, as a seed to mutate."""
+    if target not in BADINPUT_SEEDS:
+        return
+    module_name, endings = BADINPUT_SEEDS[target]
+    sys.path.insert(0, str(source / "tests" / "badinput"))
+    try:
+        module = __import__(module_name)
+    finally:
+        sys.path.pop(0)
+    for case in module.CASES:
+        for rel, data in case.files.items():
+            if not rel.endswith(endings) or data is None:
+                continue
+            data = data.encode() if isinstance(data, str) else data
+            if len(data) <= MAX_WHOLE:
+                yield f"badinput_{case.name}_{Path(rel).name}", data
+
+
 def regression_seeds(target, source):
     """Crafted inputs of crashes and hangs found by fuzzing (their fuzz.<target> test
     fails until the reader is fixed): written here rather than checked in."""
@@ -238,7 +269,7 @@ def main():
         for suffix, data in seeds_of(path, kind, sizes):
             (args.out_dir / (base + suffix)).write_bytes(data)
             count += 1
-    crafted = list(regression_seeds(args.target, args.source_dir))
+    crafted = list(regression_seeds(args.target, args.source_dir)) + list(badinput_seeds(args.target, args.source_dir))
     if args.target == "json_trace":
         crafted += list(small_trace_seeds())
     if args.target == "nsys_export":
