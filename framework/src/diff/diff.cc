@@ -248,6 +248,11 @@ Diff Compute(const Side& before, const Side& after) {
     const LevelItems* b = FindLevel(before, level);
     const LevelItems* a = FindLevel(after, level);
     if (b != nullptr && a != nullptr) {
+      // Two sources count calls in their own units: a Metal submission is no kernel.
+      if (b->calls_word != a->calls_word) {
+        d.notes.push_back(std::string(LevelName(level)) + ": " + before.name + " counts " + b->calls_word + ", " +
+                          after.name + " " + a->calls_word + ": its calls per token are not one unit");
+      }
       d.levels.push_back(DiffLevel(level, before, *b, after, *a, d));
     } else if (b != nullptr || a != nullptr) {
       d.one_sided_levels.push_back(std::string(LevelName(level)) + " (only " + (b != nullptr ? before.name : after.name) +

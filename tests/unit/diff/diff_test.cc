@@ -336,5 +336,19 @@ TEST(Diff, FiguresOnlyOneSideHasAreSaid) {
             (std::vector<std::string>{"kernels_per_token (only json has it)", "submissions_per_token (only metal has it)"}));
 }
 
+// A Metal side counts submissions, a trace side kernels: a level both have compares
+// calls of two units, and the diff says so.
+TEST(Diff, CallsOfTwoUnitsAreSaid) {
+  Side metal = SideOf(Engine("hf2q", {Trial(2, {{"gemm_f16", 4, 20000}})}));
+  const Side cuda = SideOf(Engine("torch", {Trial(2, {{"gemm_f16", 4, 20000}})}));
+  for (LevelItems& l : metal.levels) l.calls_word = "submissions";
+  const Diff d = Compute(metal, cuda);
+  ASSERT_FALSE(d.notes.empty());
+  EXPECT_NE(d.notes[0].find("hf2q counts submissions, torch kernels: its calls per token are not one unit"),
+            std::string::npos)
+      << d.notes[0];
+  EXPECT_TRUE(Compute(cuda, cuda).notes.empty());  // one unit: nothing to say
+}
+
 }  // namespace
 }  // namespace perfgate::diff
