@@ -56,7 +56,9 @@ def json_prefixes(data, sizes):
 
 def seeds_of(path, kind, sizes):
     data = read(path)
-    if len(data) <= MAX_WHOLE:
+    # An SQLite file cut short is no database at all (it is refused before any page is
+    # read): a real export is a seed whole, its pages for the fuzzer to mutate.
+    if len(data) <= MAX_WHOLE or (kind == "sqlite" and len(data) <= 4 * MAX_WHOLE):
         yield "", data
         return
     prefixes = xml_prefixes(data, sizes) if kind == "xml" else json_prefixes(data, sizes)
@@ -240,8 +242,8 @@ def target_files(target, source, corpus):
     if target == "counters":
         return "text", files(source / "fixtures" / "counters", ["**/*.txt"]) + \
             files(corpus and corpus / "hf2q", ["metrics_baseline.txt"])
-    if target == "nsys_export":  # the corpus exports are too big to fuzz: small_nsys_seeds
-        return "sqlite", []
+    if target == "nsys_export":  # the real mock export whole (372 KB), and small_nsys_seeds
+        return "sqlite", files(corpus and corpus / "nsys", ["mock.sqlite"])
     if target == "nsys_stats":
         return "text", files(source / "fixtures" / "nsys-stats", ["*.txt", "*.csv"])
     sys.exit(f"seed_corpus.py: unknown target {target}")
