@@ -135,7 +135,8 @@ StatusOr<Database> Database::Open(const std::string& path, SqliteCodes codes) {
     return Status::Error(codes.not_sqlite, "SQLite cannot open it: " + why, {path});
   }
   Database d(db, path, codes);
-  const int64_t work = std::max<int64_t>(kMinInstructions, static_cast<int64_t>(std::min<uint64_t>(size, INT64_MAX / kInstructionsPerByte)) * kInstructionsPerByte);
+  const uint64_t bytes = std::min<uint64_t>(size, INT64_MAX / kInstructionsPerByte);
+  const int64_t work = std::max<int64_t>(kMinInstructions, static_cast<int64_t>(bytes) * kInstructionsPerByte);
   d.work_left_ = std::make_unique<int64_t>(work / kProgressStep);
   sqlite3_progress_handler(db, kProgressStep, SpendWork, d.work_left_.get());
   // Opening is lazy: the header and the schema are only read by the first statement.
