@@ -119,19 +119,15 @@ void BM_ScaleNsysSqliteJoin(benchmark::State& state) {
 // The hand-read report formats: a per-kernel JSON report with a field perfgate does
 // not know on every kernel (each one a counted diagnostic), nsys stats CSV, and a
 // counter history.
-void BM_ScaleKernelReport(benchmark::State& state) {
-  MeasureRead(state, ScaledSource::kKernelReport, [](const std::string& path) -> int64_t {
-    auto r = perfgate::kernel_report::ReadKernelReport(path);
-    return r.ok() ? static_cast<int64_t>(r->kernels.size()) : -1;
-  });
+// Both per-kernel formats through the one entry that tells them apart.
+int64_t ReadKernels(const std::string& path) {
+  auto r = perfgate::kernel_report::ReadKernelReport(path, perfgate::kernel_report::ReadOptions{});
+  return r.ok() ? static_cast<int64_t>(r->kernels.size()) : -1;
 }
 
-void BM_ScaleNsysStats(benchmark::State& state) {
-  MeasureRead(state, ScaledSource::kNsysStats, [](const std::string& path) -> int64_t {
-    auto r = perfgate::kernel_report::ReadKernelReport(path, perfgate::kernel_report::ReadOptions{});
-    return r.ok() ? static_cast<int64_t>(r->kernels.size()) : -1;
-  });
-}
+void BM_ScaleKernelReport(benchmark::State& state) { MeasureRead(state, ScaledSource::kKernelReport, ReadKernels); }
+
+void BM_ScaleNsysStats(benchmark::State& state) { MeasureRead(state, ScaledSource::kNsysStats, ReadKernels); }
 
 void BM_ScaleCounters(benchmark::State& state) {
   MeasureRead(state, ScaledSource::kCounters, [](const std::string& path) -> int64_t {

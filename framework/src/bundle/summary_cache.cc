@@ -116,28 +116,12 @@ std::string EntryPath(const std::string& dir, const std::string& key) {
 // identities, and the summary of the largest trial) is no entry.
 constexpr uint64_t kMaxEntryBytes = uint64_t{256} << 20;
 
-// The entry's bytes, read only from a regular file of at most kMaxEntryBytes: an entry
-// replaced by a FIFO, a device or a link to one is a miss, never a hang or a 4 GB read.
-bool ReadEntryBytes(const std::string& path, std::string* bytes) {
-  uint64_t size = 0;
-  auto fd = perfgate::internal::OpenRegularFile(path, kMaxEntryBytes, &size);
-  if (!fd.ok()) return false;
-  perfgate::internal::ScopedFd file(*fd);
-  bytes->resize(size);
-  size_t got = 0;
-  while (got < size) {
-    const ssize_t n = ::read(file.get(), bytes->data() + got, size - got);
-    if (n <= 0) return false;
-    got += static_cast<size_t>(n);
-  }
-  char extra = 0;
-  return ::read(file.get(), &extra, 1) == 0;  // grown since stat(): not the entry sized
-}
-
 bool LoadEntry(const std::string& path, const std::string& key, attribution::TrialSummary* summary) {
-  std::string text;
-  if (!ReadEntryBytes(path, &text)) return false;
-  ByteReader r(text);
+  // Only from a regular file of at most kMaxEntryBytes: an entry replaced by a FIFO, a
+  // device or a link to one is a miss, never a hang or a 4 GB read.
+  auto text = perfgate::internal::ReadRegularFile(path, kMaxEntryBytes);
+  if (!text.ok()) return false;
+  ByteReader r(*text);
   std::string stored_key, payload;
   uint64_t check = 0;
   r.Get(&stored_key), r.Get(&payload), r.Get(&check);

@@ -109,12 +109,20 @@ StatusOr<std::string> ReadDescriptor(int fd, const std::string& path, uint64_t s
   return out;
 }
 
-StatusOr<std::string> ReadWithLimits(const std::string& path, const InputLimits& limits) {
+}  // namespace
+
+StatusOr<std::string> ReadRegularFile(const std::string& path, uint64_t max_bytes) {
   uint64_t size = 0;
-  auto fd = OpenRegularFile(path, limits.max_input_bytes, &size);
+  auto fd = OpenRegularFile(path, max_bytes, &size);
   if (!fd.ok()) return fd.status();
   ScopedFd closer(*fd);
-  auto bytes = ReadDescriptor(*fd, path, size, limits.max_input_bytes);
+  return ReadDescriptor(*fd, path, size, max_bytes);
+}
+
+namespace {
+
+StatusOr<std::string> ReadWithLimits(const std::string& path, const InputLimits& limits) {
+  auto bytes = ReadRegularFile(path, limits.max_input_bytes);
   if (!bytes.ok() || !IsGzip(*bytes)) return bytes;
   return Gunzip(*bytes, path);
 }

@@ -32,6 +32,11 @@ Status CheckReadableFile(const std::string& path);
 // Errors: as ReadWholeFile, less the gzip ones.
 StatusOr<int> OpenRegularFile(const std::string& path, uint64_t max_bytes, uint64_t* size);
 
+// The bytes of `path`, read only when it is a regular file of at most max_bytes
+// (OpenRegularFile), never inflated; one that grows past max_bytes while read is
+// io.too_large. ReadWholeFile is this under the input limits, then gunzip.
+StatusOr<std::string> ReadRegularFile(const std::string& path, uint64_t max_bytes);
+
 // A file descriptor closed when it goes out of scope, unless released.
 class ScopedFd {
  public:

@@ -13,7 +13,6 @@
 namespace perfgate::kernel_report::nsys_stats {
 namespace {
 
-
 // The report names of the titles nsys 2021 printed ("CUDA Kernel Statistics
 // (nanoseconds)"), by a piece of the title.
 constexpr std::pair<std::string_view, std::string_view> kOldTitles[] = {
@@ -95,17 +94,16 @@ std::optional<Row> CutAt(std::string_view line, const std::vector<size_t>& start
 
 // The lines of `text`, CR dropped.
 std::vector<std::string_view> Lines(std::string_view text) {
-  std::vector<std::string_view> lines;
-  size_t at = 0;
-  while (at <= text.size()) {
-    size_t end = text.find('\n', at);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(at, end - at);
+  std::vector<std::string_view> lines = Split(text, '\n');
+  for (std::string_view& line : lines) {
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    lines.push_back(line);
-    at = end + 1;
   }
   return lines;
+}
+
+// Whether line i is a column table's header holding `title`: dashes under it.
+bool ColumnHeaderAt(const std::vector<std::string_view>& lines, size_t i, std::string_view title) {
+  return i + 1 < lines.size() && IsDashLine(lines[i + 1]) && lines[i].find(title) != std::string_view::npos;
 }
 
 // The fields of a CSV header line of a time table, none for any other line.
@@ -152,9 +150,8 @@ class TableReader {
   StatusOr<std::optional<Table>> TableAt(size_t* i) {
     const int number = static_cast<int>(*i) + 1;
     if (auto header = CsvHeader(lines_[*i])) return CsvTable(std::move(*header), number, i);
-    if (*i + 1 < lines_.size() && IsDashLine(lines_[*i + 1]) && lines_[*i].find("Total") != std::string_view::npos) {
-      return ColumnTable(number, i);
-    }
+    // Any table with a total (a size table's "Total (MB)" too), to be named if not read.
+    if (ColumnHeaderAt(lines_, *i, "Total")) return ColumnTable(number, i);
     return std::optional<Table>();
   }
 
@@ -214,10 +211,7 @@ class TableReader {
 bool HasStatsTable(std::string_view text) {
   const std::vector<std::string_view> lines = Lines(text);
   for (size_t i = 0; i < lines.size(); ++i) {
-    if (CsvHeader(lines[i])) return true;
-    if (i + 1 < lines.size() && IsDashLine(lines[i + 1]) && lines[i].find("Total Time") != std::string_view::npos) {
-      return true;
-    }
+    if (CsvHeader(lines[i]) || ColumnHeaderAt(lines, i, "Total Time")) return true;
   }
   return false;
 }

@@ -229,7 +229,7 @@ StatusOr<KernelReport> ReadKernelReport(const std::string& path, const ReadOptio
                            "stats reports",
                            {path});
     }
-    return ReadKernelReport(path, options.families ? *options.families : DefaultReportFamilies());
+    return ParseKernelReportJson(path, *text, options.families ? *options.families : DefaultReportFamilies());
   }
   if (const size_t bad = internal::FindInvalidUtf8(*text); bad != std::string::npos) {
     return Status::Error("nsys_stats.bad_utf8", "the report is not UTF-8 (a byte that breaks it)",
