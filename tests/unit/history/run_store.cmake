@@ -1,0 +1,4 @@
+# Runs and the SQLite store.
+list(APPEND PERFGATE_HISTORY_TEST_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/sqlite_store_test.cc
+)
