@@ -8,6 +8,8 @@
 #include <memory>
 
 #include "commands.h"
+#include "history_append.h"
+#include "perfgate/history/record.h"
 #include "engine_options.h"
 #include "report_output.h"
 #include "perfgate/attribution/attribute.h"
@@ -25,6 +27,7 @@ struct AttributeArgs {
   OutputOptions out;  // --format, --output
   int min_trials = 1;
   std::string kernel_names = std::to_string(report::Report::kDefaultKernelNameRows);  // N or "all"
+  HistoryAppendOptions history;  // --history, --history-test
 };
 
 // --kernel-names N|all: the rows of the text and Markdown kernel-name tables (0: all).
@@ -163,10 +166,21 @@ Status WriteReport(const AttributeArgs& args, const report::Report& report) {
   return WriteDocument(args.out, report::AttributeDocument(report), kAttributeFormats);
 }
 
+// The run's figures in the results history, when one is named: every engine's.
+Status AppendToHistory(const AttributeArgs& args, const report::Report& report) {
+  if (!HistoryRequested(args.history)) return Status();
+  std::string traces;
+  for (const std::string& t : args.traces) traces += (traces.empty() ? "" : " ") + t;
+  history::Run run = history::NewRun(CliRunContext(args.history, "attribute", traces));
+  for (const attribution::EngineSummary& engine : report.engines) history::AddEngine(&run, engine.name, engine);
+  return AppendCliRun(args.history, run);
+}
+
 int RunAttribute(const AttributeArgs& args) {
   auto report = BuildReport(args);
   if (!report.ok()) return ReportError(report.status());
   Status written = WriteReport(args, *report);
+  if (written.ok()) written = AppendToHistory(args, *report);
   return written.ok() ? kExitOk : ReportError(written);
 }
 
@@ -192,6 +206,7 @@ void RegisterAttributeCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--kernel-names", args->kernel_names,
                   "rows of the per-kernel-name tables in text and Markdown reports: N (default " +
                       args->kernel_names + ") or all; the JSON report holds every name");
+  AddHistoryAppendOptions(cmd, &args->history);
   AddInputLimitOptions(cmd);
   AddJobsOption(cmd);
   cmd->callback([args, exit_code] { *exit_code = RunAttribute(*args); });

@@ -5,10 +5,12 @@
 #include <memory>
 #include <sstream>
 
+#include "cmd_history_store.h"
 #include "commands.h"
 #include "report_output.h"
 #include "engine_options.h"
 #include "perfgate/counters/report.h"
+#include "perfgate/history/record.h"
 #include "perfgate/report/formats.h"
 
 namespace perfgate::cli {
@@ -18,6 +20,7 @@ struct HistoryArgs {
   std::string file;
   std::string counters;  // a,b,c
   OutputOptions out;  // --format, --output
+  StoreArgs store;    // --store and its options: a results history instead of FILE
 };
 
 std::vector<std::string> SplitCommas(const std::string& list) {
@@ -47,7 +50,17 @@ Status CheckChartable(const counters::CounterHistory& history, const std::vector
   return Status();
 }
 
+// FILE is a counter-report history; --store (or PERFGATE_HISTORY without FILE) a results history.
 Status RunHistoryOrError(const HistoryArgs& args) {
+  if (!args.store.store.empty() && !args.file.empty()) {
+    return Usage("FILE (a counter-report history) and --store (a results history) exclude each other");
+  }
+  if (args.file.empty() && history::HistoryLocation(args.store.store).empty()) {
+    return Usage(std::string("give FILE (a counter-report history) or --store LOCATION (a results history; or set ") +
+                 history::kHistoryEnv + ")");
+  }
+  if (args.file.empty()) return RunStoreHistory(args.store, args.out);
+  if (args.out.format == "html") return Usage("--format html is the page of a results history (--store)");
   auto history = counters::ReadCounterHistory(args.file);
   if (!history.ok()) return history.status();
   if (!args.counters.empty() && SplitCommas(args.counters).empty()) {
@@ -69,14 +82,19 @@ void RegisterHistoryCommand(CLI::App& app, int* exit_code) {
   auto* cmd = app.add_subcommand(
       "history",
       "Show chosen counters over a history of engine counter reports (hf2q `generate --benchmark` output:\n"
-      "`key: value` lines, a report per `# ====` header block), as a table or as an SVG line chart.");
-  cmd->add_option("FILE", args->file, "the counter-report history (e.g. hf2q's metrics_baseline.txt)")->required();
+      "`key: value` lines, a report per `# ====` header block), as a table or as an SVG line chart; or, with\n"
+      "--store, a results history's series and change points (text, Markdown, JSON, SVG, or an HTML page).");
+  cmd->add_option("FILE", args->file, "the counter-report history (e.g. hf2q's metrics_baseline.txt)");
   cmd->add_option("--counters", args->counters,
                   "the counters to show, a,b,... (default: median_tok_per_sec,dispatches_per_token); an unknown "
                   "name fails listing the keys");
-  AddOutputOptions(cmd, &args->out, DocumentFormats(), "--out,--output,-o");
+  std::vector<std::string> formats = DocumentFormats();
+  formats.push_back("html");
+  AddOutputOptions(cmd, &args->out, formats, "--out,--output,-o");
   AddInputLimitOptions(cmd);
-  cmd->callback([args, exit_code] {
+  RegisterHistoryStoreOptions(cmd, &args->store, exit_code);
+  cmd->callback([cmd, args, exit_code] {
+    if (!cmd->get_subcommands().empty()) return;  // check, export or import ran
     const Status s = RunHistoryOrError(*args);
     *exit_code = s.ok() ? kExitOk : ReportError(s);
   });

@@ -10,6 +10,9 @@
 #include <optional>
 
 #include "commands.h"
+#include "history_append.h"
+#include "perfgate/history/record.h"
+#include "perfgate/kernel_report/metrics.h"
 #include "report_output.h"
 #include "perfgate/kernel_report/render.h"
 #include "perfgate/kernel_report/report.h"
@@ -24,7 +27,30 @@ struct KernelReportArgs {
   std::string kernel_families;
   int top = 20;
   std::optional<int64_t> tokens, baseline_tokens;  // nsys stats reports: the run's decoded tokens
+  HistoryAppendOptions history;  // --history, --history-test
 };
+
+// A report's figures and its kernels (µs and calls per token) for the results history.
+void AddReport(history::Run* run, const kernel_report::KernelReport& report) {
+  for (history::Figure& f : history::FiguresOf(report.name, kernel_report::ReportGolden(report))) {
+    run->figures.push_back(std::move(f));
+  }
+  for (const kernel_report::Kernel& k : report.kernels) {
+    run->levels.push_back({report.name, "kernels", k.name, k.calls_per_token(), k.us_per_token()});
+  }
+}
+
+// The run in the results history, when one is named: the engine's report, and the
+// baseline's under its own name.
+Status AppendToHistory(const KernelReportArgs& args, const kernel_report::KernelReport& engine,
+                       const kernel_report::KernelReport* baseline) {
+  if (!HistoryRequested(args.history)) return Status();
+  const std::string inputs = args.engine + (baseline ? " " + args.baseline : "");
+  history::Run run = history::NewRun(CliRunContext(args.history, "kernel-report", inputs));
+  AddReport(&run, engine);
+  if (baseline && baseline->name != engine.name) AddReport(&run, *baseline);
+  return AppendCliRun(args.history, run);
+}
 
 int RunKernelReport(const KernelReportArgs& args) {
   kernel_report::ReadOptions read;
@@ -45,7 +71,8 @@ int RunKernelReport(const KernelReportArgs& args) {
     if (!baseline.ok()) return ReportError(baseline.status());
     options.baseline = &*baseline;
   }
-  const Status written = WriteDocument(args.out, kernel_report::ReportDocument(*engine, options));
+  Status written = WriteDocument(args.out, kernel_report::ReportDocument(*engine, options));
+  if (written.ok()) written = AppendToHistory(args, *engine, options.baseline);
   return written.ok() ? kExitOk : ReportError(written);
 }
 
@@ -71,6 +98,7 @@ void RegisterKernelReportCommand(CLI::App& app, int* exit_code) {
                   "JSON table of kernel-family prefix rules, replacing the default table");
   cmd->add_option("--top", args->top, "kernel rows of the text and Markdown tables (default 20; 0: all)")
       ->check(CLI::Range(0, 1000000));
+  AddHistoryAppendOptions(cmd, &args->history);
   AddInputLimitOptions(cmd);
   cmd->callback([args, exit_code] { *exit_code = RunKernelReport(*args); });
 }

@@ -9,6 +9,8 @@
 #include <set>
 
 #include "commands.h"
+#include "history_append.h"
+#include "perfgate/history/record.h"
 #include "engine_options.h"
 #include "report_output.h"
 #include "perfgate/toks/bench_report.h"
@@ -27,6 +29,7 @@ struct ToksArgs {
   std::string test;
   toks::RunFilter runs;  // --build, --backend, --gpu: which runs of llama-bench's reports
   OutputOptions out;     // --format, --output
+  HistoryAppendOptions history;  // --history, --history-test
 };
 
 Status CheckArgs(const ToksArgs& a, bool floor_given, bool tolerance_given) {
@@ -78,12 +81,23 @@ StatusOr<std::vector<toks::RatioVerdict>> Judge(const ToksArgs& a) {
   return std::vector<toks::RatioVerdict>{std::move(v)};
 }
 
+// The cells' figures (ratio, engine tok/s, baseline tok/s) in the results history,
+// when one is named, under the engine name "engine".
+Status AppendToHistory(const ToksArgs& a, const std::vector<toks::RatioVerdict>& verdicts) {
+  if (!HistoryRequested(a.history)) return Status();
+  const std::string inputs = a.policy.empty() ? a.engine + " " + a.baseline : a.policy + " " + a.reports;
+  history::Run run = history::NewRun(CliRunContext(a.history, "toks-ratio", inputs));
+  run.figures = history::FiguresOf("engine", toks::RatioGolden(verdicts));
+  return AppendCliRun(a.history, run);
+}
+
 int RunToks(const ToksArgs& a, bool floor_given, bool tolerance_given) {
   if (Status s = CheckArgs(a, floor_given, tolerance_given); !s.ok()) return ReportError(s);
   auto verdicts = Judge(a);
   if (!verdicts.ok()) return ReportError(verdicts.status());
   const std::vector<toks::RatioVerdict>& v = *verdicts;
-  const Status written = WriteDocument(a.out, toks::RatioDocument(v));
+  Status written = WriteDocument(a.out, toks::RatioDocument(v));
+  if (written.ok()) written = AppendToHistory(a, v);
   if (!written.ok()) return ReportError(written);
   for (const toks::RatioVerdict& v : *verdicts) {
     if (!v.pass) return kExitCheckFailed;
@@ -116,6 +130,7 @@ void RegisterToksCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--backend", args->runs.backend, "the same: the backends read (\"CUDA\", \"Vulkan\", \"ROCm,RPC\")");
   cmd->add_option("--gpu", args->runs.gpu, "the same: a part of the gpu_info read (\"H200\")");
   AddOutputOptions(cmd, &args->out, {"text", "markdown", "json", "csv"});
+  AddHistoryAppendOptions(cmd, &args->history);
   AddInputLimitOptions(cmd);
   cmd->callback([args, exit_code, floor, tolerance] {
     *exit_code = RunToks(*args, floor->count() > 0, tolerance->count() > 0);

@@ -17,6 +17,8 @@ const std::map<std::string, std::string>& Extensions() {
   static const std::map<std::string, std::string> kExtensions = [] {
     std::map<std::string, std::string> out;
     for (const document::Format& f : document::Formats()) out.emplace(f.name, f.extension);
+    // `perfgate history --store`'s page: a renderer of its own (perfgate/history/html.h).
+    out.emplace("html", ".html");
     return out;
   }();
   return kExtensions;

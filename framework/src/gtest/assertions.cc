@@ -13,6 +13,7 @@
 #include "perfgate/core/version.h"
 #include "perfgate/gates/judge.h"
 #include "perfgate/gtest/perfgate_gtest.h"
+#include "perfgate/history/record.h"
 #include "perfgate/metrics/catalogue.h"
 #include "perfgate/sources/source.h"
 #include "perfgate/stats/summary.h"
@@ -201,6 +202,8 @@ std::string KnownFamilies(const EngineSummary& e, const EngineSummary& b) {
 
 void PerfSuiteFixture::SetUp() {
   SuiteConfig config = Config();
+  suite_ = config.suite;
+  history_ = config.history;
   golden_dir_ = GoldenDir(config.golden_dir);
   golden_checked_.clear();
   SuiteLoad load = LoadSuite(config);
@@ -215,6 +218,32 @@ void PerfSuiteFixture::SetUp() {
   data_ = load.data;
   internal::SetRunningSuite(data_.get(), golden_dir_);
   ::testing::Test::RecordProperty("perfgate_recordings", data_->recordings_dir);
+}
+
+namespace {
+
+// The recordings' meta.json of every engine, as "<engine>.<key>".
+std::map<std::string, std::string> SuiteMeta(const SuiteData& data) {
+  std::map<std::string, std::string> out;
+  for (const auto& [engine, meta] : data.meta) {
+    for (const auto& [key, value] : meta) out[engine + "." + key] = value;
+  }
+  return out;
+}
+
+}  // namespace
+
+void PerfSuiteFixture::TearDown() {
+  // PERFGATE_HISTORY wins over the suite's own setting, as PERFGATE_RECORDINGS does.
+  const auto no_env = [](const std::string&) -> std::optional<std::string> { return std::nullopt; };
+  const std::string location = history::HistoryLocation(ProcessEnv(history::kHistoryEnv).value_or(history_), no_env);
+  if (!data_ || location.empty()) return;
+  const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  history::Run run = history::NewRun(history::CurrentContext(suite_, test ? test->name() : ""));
+  run.context.meta = SuiteMeta(*data_);
+  for (const auto& [name, summary] : data_->engines) history::AddEngine(&run, name, summary);
+  const Status appended = history::AppendToHistory(location, run);
+  if (!appended.ok()) ADD_FAILURE() << "the results history: " << appended.ToString();
 }
 
 const attribution::EngineSummary& PerfSuiteFixture::engine(const std::string& name) const {

@@ -95,6 +95,7 @@ class SqliteStore final : public Store {
   StatusOr<std::vector<SeriesInfo>> ListSeries() override;
   StatusOr<std::vector<Point>> Points(const SeriesKey& key, int64_t last) override;
   StatusOr<Run> ReadRun(int64_t id) override;
+  StatusOr<std::vector<LevelRow>> ReadLevels(int64_t id) override;
   StatusOr<int64_t> RunCount() override;
   std::string Location() const override { return path_; }
 
@@ -109,6 +110,7 @@ class SqliteStore final : public Store {
   Status InsertFigures(int64_t run_id, const Run& run);
   Status InsertLevels(int64_t run_id, const Run& run);
   StatusOr<std::optional<int64_t>> FindSeries(const SeriesKey& key);
+  StatusOr<std::vector<LevelRow>> ReadLevelRows(int64_t id);
 
   sqlite3* db_;
   std::string path_;
@@ -162,6 +164,8 @@ Status SqliteStore::CreateOrMigrate() {
 }
 
 Status SqliteStore::Prepare() {
+  // Every statement waits for another writer's lock, the COMMIT too (it waits for
+  // readers to finish), up to lock_wait_ms.
   sqlite3_busy_timeout(db_, lock_wait_ms_);
   if (sqlite3_db_readonly(db_, "main") == 1) {
     PERFGATE_ASSIGN_OR_RETURN(int version, SchemaVersion());
@@ -176,7 +180,6 @@ Status SqliteStore::Prepare() {
   if (s.ok()) s = CreateOrMigrate();
   if (s.ok()) s = Exec("COMMIT", "committing its schema");
   if (!s.ok()) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-  sqlite3_busy_timeout(db_, 0);
   return s;
 }
 
@@ -253,10 +256,7 @@ StatusOr<int64_t> SqliteStore::AppendInTransaction(const Run& run) {
 
 StatusOr<int64_t> SqliteStore::Append(const Run& run) {
   PERFGATE_RETURN_IF_ERROR(ValidateRun(run));
-  sqlite3_busy_timeout(db_, lock_wait_ms_);
-  Status begun = Exec("BEGIN IMMEDIATE", "locking it to append a run");
-  sqlite3_busy_timeout(db_, 0);
-  PERFGATE_RETURN_IF_ERROR(begun);
+  PERFGATE_RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE", "locking it to append a run"));
   auto id = AppendInTransaction(run);
   Status s = id.ok() ? Exec("COMMIT", "committing the run") : id.status();
   if (!s.ok()) {
@@ -334,15 +334,31 @@ StatusOr<Run> SqliteStore::ReadRun(int64_t id) {
     run.figures.push_back(std::move(f));
   }
   if (rc != SQLITE_DONE) return Fail(rc, "reading a run's figures");
+  PERFGATE_ASSIGN_OR_RETURN(run.levels, ReadLevelRows(id));
+  return run;
+}
+
+StatusOr<std::vector<LevelRow>> SqliteStore::ReadLevelRows(int64_t id) {
   Stmt levels(db_,
               "SELECT engine, level, name, calls_per_token, us_per_token FROM levels WHERE run_id = ? "
               "ORDER BY engine, level, name");
   levels.Bind(1, id);
+  std::vector<LevelRow> out;
+  int rc;
   while ((rc = levels.Step()) == SQLITE_ROW) {
-    run.levels.push_back({levels.Text(0), levels.Text(1), levels.Text(2), levels.Real(3), levels.Real(4)});
+    out.push_back({levels.Text(0), levels.Text(1), levels.Text(2), levels.Real(3), levels.Real(4)});
   }
   if (rc != SQLITE_DONE) return Fail(rc, "reading a run's level tables");
-  return run;
+  return out;
+}
+
+StatusOr<std::vector<LevelRow>> SqliteStore::ReadLevels(int64_t id) {
+  Stmt run(db_, "SELECT 1 FROM runs WHERE id = ?");
+  run.Bind(1, id);
+  const int rc = run.Step();
+  if (rc == SQLITE_DONE) return Status::Error("history.unknown_run", path_ + " holds no run " + std::to_string(id));
+  if (rc != SQLITE_ROW) return Fail(rc, "reading a run");
+  return ReadLevelRows(id);
 }
 
 StatusOr<int64_t> SqliteStore::RunCount() {

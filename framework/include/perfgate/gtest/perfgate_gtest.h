@@ -43,6 +43,11 @@ class PerfSuiteFixture : public ::testing::Test {
   virtual SuiteConfig Config() const = 0;
 
   void SetUp() override;
+  // Appends the test's run (every engine's figures and level tables) to the results
+  // history when one is named (SuiteConfig::history, PERFGATE_HISTORY); under CI a
+  // store that cannot be written fails the test. A fixture that overrides TearDown
+  // calls this one.
+  void TearDown() override;
 
   const SuiteData& data() const { return *data_; }
   // The engine's summary; an unknown name fails the test, listing the suite's engines
@@ -64,6 +69,8 @@ class PerfSuiteFixture : public ::testing::Test {
  private:
   std::shared_ptr<const SuiteData> data_;
   std::string golden_dir_;
+  std::string suite_;
+  std::string history_;  // SuiteConfig::history
   mutable std::map<std::string, std::string> golden_checked_;  // engine -> golden path, this test
 };
 

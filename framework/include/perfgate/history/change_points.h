@@ -6,14 +6,15 @@
 #define PERFGATE_HISTORY_CHANGE_POINTS_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace perfgate::history {
 
-// Otava's settings; its defaults are ours unless docs/history.md says otherwise.
+// Otava's settings; its defaults are ours unless docs/change-points.md says otherwise.
 struct ChangePointOptions {
   int window = 50;             // points per analysis window
-  double max_pvalue = 0.001;   // a split is kept when its p-value is at most this
+  double max_pvalue = 1e-5;    // kept when its p-value is at most this (Otava's: 0.001; docs/change-points.md §3)
   double min_magnitude = 0.0;  // ... and |mean_after / mean_before - 1| at least this
 };
 
@@ -37,6 +38,12 @@ std::vector<ChangePoint> FindChangePoints(const std::vector<double>& series, con
 // change points FindChangePoints reports at those indices.
 std::vector<ChangePoint> FindChangePointsSince(const std::vector<double>& series, int64_t from,
                                                const ChangePointOptions& options);
+
+// Why `options` cannot be used ("window must be at least 2 ..."), or "" when they can:
+// window >= 2, max_pvalue within [0, 1], min_magnitude finite and >= 0. The functions
+// above abort on options it refuses, and on a non-finite point of `series` (the store
+// never holds one), as on any broken precondition: check options from flags here.
+std::string ChangePointOptionsError(const ChangePointOptions& options);
 
 }  // namespace perfgate::history
 

@@ -58,6 +58,9 @@ class Store {
   // A whole run: context, figures and level tables; history.unknown_run for an id
   // the store does not hold.
   virtual StatusOr<Run> ReadRun(int64_t id) = 0;
+  // A run's level tables alone (what the movers of a change point read), ordered by
+  // engine, level and name; history.unknown_run for an id the store does not hold.
+  virtual StatusOr<std::vector<LevelRow>> ReadLevels(int64_t id);
   // The number of runs held.
   virtual StatusOr<int64_t> RunCount() = 0;
   // The store's location with any password left out.

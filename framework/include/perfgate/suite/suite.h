@@ -60,6 +60,9 @@ struct SuiteConfig {
   bool allow_skip = false;         // a missing recording may skip under CI too
   int record_trials = 5;           // trials per engine when recording (interleaved)
   int64_t record_cooldown_ms = 0;  // pause between recordings
+  // A results history (an SQLite file or a postgresql:// URL) each test appends its
+  // run to; PERFGATE_HISTORY overrides it, and OFF turns it off (docs/history.md).
+  std::string history;
 };
 
 // What a suite's tests read: per-engine summaries and the comparison with the baseline.
