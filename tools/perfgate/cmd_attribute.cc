@@ -123,8 +123,12 @@ StatusOr<attribution::EngineSummary> AttributeEngine(const std::string& engine, 
                                  });
 }
 
-// Every engine attributed, and the comparison when there is a baseline.
-StatusOr<report::Report> BuildReport(const AttributeArgs& args) {
+// Per engine, its first trial's meta.json, flattened (bundle::ReadTrialMeta).
+using EngineMeta = std::map<std::string, std::map<std::string, std::string>>;
+
+// Every engine attributed, and the comparison when there is a baseline; with a results
+// history named, each engine's first trial's meta.json in `meta`.
+StatusOr<report::Report> BuildReport(const AttributeArgs& args, EngineMeta* meta) {
   auto base = BaseOptions(args.engine);
   if (!base.ok()) return base.status();
   auto engines = DiscoverEngines(args);
@@ -141,6 +145,9 @@ StatusOr<report::Report> BuildReport(const AttributeArgs& args) {
     auto options = EngineOptions(args.engine, *base, engine);
     if (!options.ok()) return options.status();
     const auto& trials = engines->trials.at(engine);  // never empty: RequireTrials
+    if (HistoryRequested(args.history)) {
+      PERFGATE_ASSIGN_OR_RETURN((*meta)[engine], bundle::ReadTrialMeta(trials.front()));
+    }
     report.options.emplace_back(engine, sources::WithDefaultProcessFilter(*trials.front().source, engine, *options));
     auto summary = AttributeEngine(engine, trials, *options);
     if (!summary.ok()) return summary.status();
@@ -167,20 +174,24 @@ Status WriteReport(const AttributeArgs& args, const report::Report& report) {
 }
 
 // The run's figures in the results history, when one is named: every engine's.
-Status AppendToHistory(const AttributeArgs& args, const report::Report& report) {
+Status AppendToHistory(const AttributeArgs& args, const report::Report& report, const EngineMeta& meta) {
   if (!HistoryRequested(args.history)) return Status();
   std::string traces;
   for (const std::string& t : args.traces) traces += (traces.empty() ? "" : " ") + t;
   history::Run run = history::NewRun(CliRunContext(args.history, "attribute", traces));
-  for (const attribution::EngineSummary& engine : report.engines) history::AddEngine(&run, engine.name, engine);
+  for (const attribution::EngineSummary& engine : report.engines) {
+    history::AddEngine(&run, engine.name, engine);
+    history::AddMeta(&run, engine.name, meta.at(engine.name));
+  }
   return AppendCliRun(args.history, run);
 }
 
 int RunAttribute(const AttributeArgs& args) {
-  auto report = BuildReport(args);
+  EngineMeta meta;
+  auto report = BuildReport(args, &meta);
   if (!report.ok()) return ReportError(report.status());
   Status written = WriteReport(args, *report);
-  if (written.ok()) written = AppendToHistory(args, *report);
+  if (written.ok()) written = AppendToHistory(args, *report, meta);
   return written.ok() ? kExitOk : ReportError(written);
 }
 

@@ -48,7 +48,11 @@ Status AppendToHistory(const KernelReportArgs& args, const kernel_report::Kernel
   const std::string inputs = args.engine + (baseline ? " " + args.baseline : "");
   history::Run run = history::NewRun(CliRunContext(args.history, "kernel-report", inputs));
   AddReport(&run, engine);
-  if (baseline && baseline->name != engine.name) AddReport(&run, *baseline);
+  history::AddMeta(&run, engine.name, engine.metadata);
+  if (baseline && baseline->name != engine.name) {
+    AddReport(&run, *baseline);
+    history::AddMeta(&run, baseline->name, baseline->metadata);
+  }
   return AppendCliRun(args.history, run);
 }
 

@@ -6,9 +6,16 @@
 # the sanitizer and libFuzzer toolchain (clang; Homebrew's llvm on macOS, since Apple
 # clang has AddressSanitizer but no libFuzzer). The Homebrew path has never run on a Mac.
 set -euo pipefail
+# postgresql, libpq-dev, pkg-config: the history's PostgreSQL store (libpq, found with
+# pkg-config) and the throwaway server its tests start (initdb, pg_ctl). Homebrew's
+# libpq and postgresql@16 are keg-only; perfgate's CMake and tests look in their kegs.
+# chromium: the history page's test renders it headless (on macOS not installed here:
+# `brew install --cask chromium`; without it that test skips, and fails under CI).
 debian_packages=(cmake ninja-build g++ git libgtest-dev libgmock-dev libbenchmark-dev
-                 libpugixml-dev nlohmann-json3-dev libcli11-dev zlib1g-dev libsqlite3-dev libsimdjson-dev python3 librsvg2-bin)
-brew_formulae=(cmake ninja git googletest google-benchmark pugixml nlohmann-json cli11 zlib sqlite simdjson python librsvg)
+                 libpugixml-dev nlohmann-json3-dev libcli11-dev zlib1g-dev libsqlite3-dev libsimdjson-dev python3 librsvg2-bin
+                 postgresql libpq-dev pkg-config chromium)
+brew_formulae=(cmake ninja git googletest google-benchmark pugixml nlohmann-json cli11 zlib sqlite simdjson python librsvg
+               libpq pkg-config postgresql@16)
 if [ "${PERFGATE_DEPS_FUZZ:-0}" = 1 ]; then
   debian_packages+=(clang libclang-rt-14-dev)
   brew_formulae+=(llvm)
@@ -61,6 +68,6 @@ else
   echo "perfgate: neither apt-get nor brew found; install these yourself and run again:" >&2
   echo "  Debian/Ubuntu packages: ${debian_packages[*]}" >&2
   echo "  Homebrew formulae:      ${brew_formulae[*]}" >&2
-  echo "  (a C++17 compiler, CMake >= 3.25, Ninja, GoogleTest, Google Benchmark, pugixml, nlohmann_json >= 3.10, CLI11, zlib, Python 3, git, rsvg-convert)" >&2
+  echo "  (a C++17 compiler, CMake >= 3.25, Ninja, GoogleTest, Google Benchmark, pugixml, nlohmann_json >= 3.10, CLI11, zlib, Python 3, git, rsvg-convert, libpq with pkg-config, a PostgreSQL server's initdb and pg_ctl)" >&2
   exit 3
 fi

@@ -220,19 +220,6 @@ void PerfSuiteFixture::SetUp() {
   ::testing::Test::RecordProperty("perfgate_recordings", data_->recordings_dir);
 }
 
-namespace {
-
-// The recordings' meta.json of every engine, as "<engine>.<key>".
-std::map<std::string, std::string> SuiteMeta(const SuiteData& data) {
-  std::map<std::string, std::string> out;
-  for (const auto& [engine, meta] : data.meta) {
-    for (const auto& [key, value] : meta) out[engine + "." + key] = value;
-  }
-  return out;
-}
-
-}  // namespace
-
 void PerfSuiteFixture::TearDown() {
   // PERFGATE_HISTORY wins over the suite's own setting, as PERFGATE_RECORDINGS does.
   const auto no_env = [](const std::string&) -> std::optional<std::string> { return std::nullopt; };
@@ -240,7 +227,7 @@ void PerfSuiteFixture::TearDown() {
   if (!data_ || location.empty()) return;
   const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
   history::Run run = history::NewRun(history::CurrentContext(suite_, test ? test->name() : ""));
-  run.context.meta = SuiteMeta(*data_);
+  for (const auto& [name, meta] : data_->meta) history::AddMeta(&run, name, meta);
   for (const auto& [name, summary] : data_->engines) history::AddEngine(&run, name, summary);
   const Status appended = history::AppendToHistory(location, run);
   if (!appended.ok()) ADD_FAILURE() << "the results history: " << appended.ToString();

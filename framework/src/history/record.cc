@@ -126,6 +126,17 @@ Run NewRun(RunContext context) {
   return run;
 }
 
+void AddMeta(Run* run, const std::string& engine, const std::map<std::string, std::string>& meta,
+             const EnvLookup& env) {
+  for (const auto& [key, value] : meta) run->context.meta[engine + "." + key] = value;
+  if (!run->context.device.empty()) return;
+  run->context.device = FirstSet(env, {"PERFGATE_DEVICE"}).value_or("");
+  for (const char* key : {"gpu.name", "device", "gpu", "chip"}) {
+    const auto found = meta.find(key);
+    if (run->context.device.empty() && found != meta.end()) run->context.device = found->second;
+  }
+}
+
 void AddEngine(Run* run, const std::string& name, const attribution::EngineSummary& engine) {
   for (Figure& f : FiguresOf(name, metrics::EngineGolden(engine))) run->figures.push_back(std::move(f));
   for (LevelRow& row : LevelsOf(engine)) {

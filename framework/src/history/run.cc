@@ -8,6 +8,7 @@
 
 #include "history/codec.h"
 #include "core/text_cells.h"
+#include "core/text_input.h"
 #include "perfgate/history/run.h"
 
 namespace perfgate::history {
@@ -122,10 +123,42 @@ Status ValidateLevels(const std::vector<LevelRow>& levels) {
   return Status();
 }
 
+// Text both back ends hold as it is: UTF-8 without NUL (PostgreSQL's TEXT refuses
+// both; SQLite would keep them, and the two stores must agree).
+Status ValidateText(const std::string& what, const std::string& text) {
+  if (text.find('\0') != std::string::npos) return BadRun(what + " holds a NUL byte");
+  if (internal::FindInvalidUtf8(text) != std::string_view::npos) return BadRun(what + " is not UTF-8");
+  return Status();
+}
+
+Status ValidateTexts(const Run& run) {
+  const RunContext& c = run.context;
+  for (const auto& [what, text] : {std::pair<const char*, const std::string*>{"the time", &c.time},
+                                   {"the commit", &c.commit}, {"the branch", &c.branch}, {"the suite", &c.suite},
+                                   {"the test", &c.test}, {"the machine", &c.machine}, {"the device", &c.device}}) {
+    PERFGATE_RETURN_IF_ERROR(ValidateText(what, *text));
+  }
+  for (const auto& [key, value] : c.meta) {
+    PERFGATE_RETURN_IF_ERROR(ValidateText("meta key", key));
+    PERFGATE_RETURN_IF_ERROR(ValidateText("meta '" + key + "'", value));
+  }
+  for (const Figure& f : run.figures) {
+    PERFGATE_RETURN_IF_ERROR(ValidateText("an engine's name", f.engine));
+    PERFGATE_RETURN_IF_ERROR(ValidateText("a metric's name", f.metric));
+  }
+  for (const LevelRow& row : run.levels) {
+    for (const std::string* text : {&row.engine, &row.level, &row.name}) {
+      PERFGATE_RETURN_IF_ERROR(ValidateText("a level row's name", *text));
+    }
+  }
+  return Status();
+}
+
 }  // namespace
 
 Status ValidateRun(const Run& run) {
   if (run.key.empty()) return BadRun("the run has no key (history::NewRunKey())");
+  PERFGATE_RETURN_IF_ERROR(ValidateTexts(run));
   PERFGATE_RETURN_IF_ERROR(ValidateFigures(run.figures));
   return ValidateLevels(run.levels);
 }

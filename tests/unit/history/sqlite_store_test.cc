@@ -132,7 +132,11 @@ TEST_F(SqliteStoreTest, ARunItCannotHoldIsRefusedAndNothingIsWritten) {
   no_key.key.clear();
   history::Run bad_level = SampleRun("d", 1);
   bad_level.levels[0].us_per_token = std::numeric_limits<double>::infinity();
-  for (const history::Run* run : {&nan, &twice, &no_key, &bad_level}) {
+  history::Run nul = SampleRun("e", 1);
+  nul.levels[0].name = std::string("kernel\0tail", 11);
+  history::Run latin1 = SampleRun("f", 1);
+  latin1.context.branch = "caf\xe9";
+  for (const history::Run* run : {&nan, &twice, &no_key, &bad_level, &nul, &latin1}) {
     const auto id = store->Append(*run);
     ASSERT_FALSE(id.ok()) << run->context.commit;
     EXPECT_EQ(id.status().code(), "history.bad_run");

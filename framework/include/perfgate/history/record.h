@@ -39,6 +39,12 @@ std::vector<LevelRow> LevelsOf(const attribution::EngineSummary& engine);
 // A new run (a fresh key) of `context`, without figures yet.
 Run NewRun(RunContext context);
 
+// Adds an engine's recording meta.json (flattened, as bundle::ReadTrialMeta gives it) to
+// the run's meta as "<engine>.<key>", and takes the run's device from it where the run
+// names none: PERFGATE_DEVICE, else gpu.name, device, gpu or chip.
+void AddMeta(Run* run, const std::string& engine, const std::map<std::string, std::string>& meta,
+             const EnvLookup& env = ProcessEnv);
+
 // Adds an attributed engine's catalogue figures and level tables to `run`, under `name`.
 void AddEngine(Run* run, const std::string& name, const attribution::EngineSummary& engine);
 
