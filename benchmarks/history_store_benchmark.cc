@@ -76,14 +76,21 @@ Status RunSqliteSql(const std::string& path, const char* sql) {
 }
 
 #ifdef PERFGATE_HAVE_POSTGRESQL
-Status RunPostgresSql(const std::string& url, const char* sql) {
+// Each statement of `sql` (split at ";\n") on its own, so that a failure names its own.
+Status RunPostgresSql(const std::string& url, const std::string& sql) {
   PGconn* conn = PQconnectdb(url.c_str());
-  PGresult* res = PQexec(conn, sql);
-  const bool ok = PQresultStatus(res) == PGRES_COMMAND_OK;
-  const std::string message = PQerrorMessage(conn);
-  PQclear(res);
+  Status status;
+  for (size_t from = 0, end; status.ok() && from < sql.size(); from = end + 2) {
+    end = sql.find(";\n", from);
+    if (end == std::string::npos) end = sql.size();
+    PGresult* res = PQexec(conn, sql.substr(from, end - from).c_str());
+    if (PQresultStatus(res) != PGRES_COMMAND_OK && PQresultStatus(res) != PGRES_EMPTY_QUERY) {
+      status = Status::Error("bench.sql", std::string(PQresStatus(PQresultStatus(res))) + ": " + PQerrorMessage(conn));
+    }
+    PQclear(res);
+  }
   PQfinish(conn);
-  return ok ? Status() : Status::Error("bench.sql", message);
+  return status;
 }
 #endif
 

@@ -109,7 +109,7 @@ bool Matches(const SeriesFilter& filter, const SeriesKey& key) {
 }
 
 StatusOr<std::vector<SeriesInfo>> MatchingSeries(Store& store, const SeriesFilter& filter) {
-  PERFGATE_ASSIGN_OR_RETURN(std::vector<SeriesInfo> all, store.ListSeries());
+  PERFGATE_ASSIGN_OR_RETURN(std::vector<SeriesInfo> all, store.ListSeriesKeys());
   std::vector<SeriesInfo> out;
   for (const SeriesInfo& s : all) {
     if (Matches(filter, s.key)) out.push_back(s);
@@ -131,6 +131,7 @@ StatusOr<std::vector<SeriesHistory>> AnalyseHistory(Store& store, const SeriesFi
   for (const SeriesInfo& info : matching) {
     SeriesHistory series{info, {}, {}};
     PERFGATE_ASSIGN_OR_RETURN(series.points, store.Points(info.key));
+    series.info.points = static_cast<int64_t>(series.points.size());
     for (const ChangePoint& cp : FindChangePoints(Medians(series.points), options)) {
       PERFGATE_ASSIGN_OR_RETURN(Change change, PlaceChange(store, info, series.points, cp));
       series.changes.push_back(std::move(change));
@@ -148,13 +149,14 @@ StatusOr<CheckResult> CheckHistory(Store& store, const SeriesFilter& filter, con
   PERFGATE_ASSIGN_OR_RETURN(std::vector<SeriesInfo> matching, MatchingSeries(store, filter));
   CheckResult result;
   const int64_t tail = 2 * int64_t{policy.detector.window} + policy.recent;
-  for (const SeriesInfo& info : matching) {
-    if (info.points < policy.min_runs) {
+  for (SeriesInfo info : matching) {
+    PERFGATE_ASSIGN_OR_RETURN(std::vector<Point> points, store.Points(info.key, std::max<int64_t>(tail, policy.min_runs)));
+    if (static_cast<int64_t>(points.size()) < policy.min_runs) {
+      info.points = static_cast<int64_t>(points.size());  // the whole series: fewer than the tail
       result.too_short.push_back(info);
       continue;
     }
     ++result.series_judged;
-    PERFGATE_ASSIGN_OR_RETURN(std::vector<Point> points, store.Points(info.key, tail));
     const int64_t from = std::max<int64_t>(1, static_cast<int64_t>(points.size()) - policy.recent);
     for (const ChangePoint& cp : FindChangePointsSince(Medians(points), from, policy.detector)) {
       CheckFinding finding{info.key, {}, false};

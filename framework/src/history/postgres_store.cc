@@ -404,10 +404,12 @@ StatusOr<int64_t> AppendInTransaction(pg::Connection& conn, const Run& run) {
 
 // Reading.
 
-StatusOr<std::vector<SeriesInfo>> ReadSeriesList(pg::Connection& conn) {
+// Every series; with its points counted when `counted` (a scan of every figure).
+StatusOr<std::vector<SeriesInfo>> ReadSeriesList(pg::Connection& conn, bool counted) {
   PERFGATE_ASSIGN_OR_RETURN(
-      pg::Rows rows, conn.Exec("SELECT s.suite, s.test, s.engine, s.metric, s.worse, count(f.run_id) FROM series s "
-                               "LEFT JOIN figures f ON f.series_id = s.id GROUP BY s.id",
+      pg::Rows rows, conn.Exec(counted ? "SELECT s.suite, s.test, s.engine, s.metric, s.worse, count(f.run_id) FROM series s "
+                                         "LEFT JOIN figures f ON f.series_id = s.id GROUP BY s.id"
+                                       : "SELECT suite, test, engine, metric, worse, -1 FROM series",
                                pg::Params(), kBadStore, "listing its series"));
   std::vector<SeriesInfo> out;
   for (int i = 0; i < rows.size(); ++i) {
@@ -527,7 +529,12 @@ class PostgresStore final : public Store {
     return Retrying<int64_t>(kWriteFailed, [&run](pg::Connection& conn) { return AppendInTransaction(conn, run); });
   }
   StatusOr<std::vector<SeriesInfo>> ListSeries() override {
-    return Retrying<std::vector<SeriesInfo>>(kUnreachable, ReadSeriesList);
+    return Retrying<std::vector<SeriesInfo>>(kUnreachable,
+                                             [](pg::Connection& conn) { return ReadSeriesList(conn, true); });
+  }
+  StatusOr<std::vector<SeriesInfo>> ListSeriesKeys() override {
+    return Retrying<std::vector<SeriesInfo>>(kUnreachable,
+                                             [](pg::Connection& conn) { return ReadSeriesList(conn, false); });
   }
   StatusOr<std::vector<Point>> Points(const SeriesKey& key, int64_t last) override {
     return Retrying<std::vector<Point>>(kUnreachable,

@@ -92,7 +92,8 @@ class SqliteStore final : public Store {
 
   Status Prepare();
   StatusOr<int64_t> Append(const Run& run) override;
-  StatusOr<std::vector<SeriesInfo>> ListSeries() override;
+  StatusOr<std::vector<SeriesInfo>> ListSeries() override { return ReadSeriesList(true); }
+  StatusOr<std::vector<SeriesInfo>> ListSeriesKeys() override { return ReadSeriesList(false); }
   StatusOr<std::vector<Point>> Points(const SeriesKey& key, int64_t last) override;
   StatusOr<Run> ReadRun(int64_t id) override;
   StatusOr<std::vector<LevelRow>> ReadLevels(int64_t id) override;
@@ -111,6 +112,8 @@ class SqliteStore final : public Store {
   Status InsertLevels(int64_t run_id, const Run& run);
   StatusOr<std::optional<int64_t>> FindSeries(const SeriesKey& key);
   StatusOr<std::vector<LevelRow>> ReadLevelRows(int64_t id);
+  // Every series; with its points counted when `counted` (a scan of every figure).
+  StatusOr<std::vector<SeriesInfo>> ReadSeriesList(bool counted);
 
   sqlite3* db_;
   std::string path_;
@@ -266,10 +269,11 @@ StatusOr<int64_t> SqliteStore::Append(const Run& run) {
   return id;
 }
 
-StatusOr<std::vector<SeriesInfo>> SqliteStore::ListSeries() {
-  Stmt list(db_,
-            "SELECT s.suite, s.test, s.engine, s.metric, s.worse, count(f.run_id) FROM series s "
-            "LEFT JOIN figures f ON f.series_id = s.id GROUP BY s.id ORDER BY s.suite, s.test, s.engine, s.metric");
+StatusOr<std::vector<SeriesInfo>> SqliteStore::ReadSeriesList(bool counted) {
+  Stmt list(db_, counted ? "SELECT s.suite, s.test, s.engine, s.metric, s.worse, count(f.run_id) FROM series s "
+                           "LEFT JOIN figures f ON f.series_id = s.id GROUP BY s.id "
+                           "ORDER BY s.suite, s.test, s.engine, s.metric"
+                         : "SELECT suite, test, engine, metric, worse, -1 FROM series ORDER BY suite, test, engine, metric");
   std::vector<SeriesInfo> out;
   int rc;
   while ((rc = list.Step()) == SQLITE_ROW) {

@@ -17,6 +17,8 @@ bool SeriesKey::operator==(const SeriesKey& o) const {
   return std::tie(suite, test, engine, metric) == std::tie(o.suite, o.test, o.engine, o.metric);
 }
 
+StatusOr<std::vector<SeriesInfo>> Store::ListSeriesKeys() { return ListSeries(); }
+
 StatusOr<std::vector<LevelRow>> Store::ReadLevels(int64_t id) {
   PERFGATE_ASSIGN_OR_RETURN(Run run, ReadRun(id));
   return std::move(run.levels);

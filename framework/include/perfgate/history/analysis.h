@@ -25,7 +25,7 @@ struct SeriesFilter {
 // Whether `key` is one the filter selects.
 bool Matches(const SeriesFilter& filter, const SeriesKey& key);
 
-// The series the filter selects; history.unknown_series, listing the store's series,
+// The series the filter selects, their points uncounted (-1); history.unknown_series, listing the store's series,
 // when it selects none (a misspelt metric must not read as "no change").
 StatusOr<std::vector<SeriesInfo>> MatchingSeries(Store& store, const SeriesFilter& filter);
 

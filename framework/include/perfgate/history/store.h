@@ -51,8 +51,11 @@ class Store {
   // store holds already is not written again (its id is returned). Nothing of a run
   // that fails is kept.
   virtual StatusOr<int64_t> Append(const Run& run) = 0;
-  // Every series, ordered by key.
+  // Every series, ordered by key, with its number of points.
   virtual StatusOr<std::vector<SeriesInfo>> ListSeries() = 0;
+  // The same without counting points (points is -1): what a check reads, whose cost must
+  // not grow with the history.
+  virtual StatusOr<std::vector<SeriesInfo>> ListSeriesKeys();
   // A series' points, oldest first; only the newest `last` when last > 0.
   virtual StatusOr<std::vector<Point>> Points(const SeriesKey& key, int64_t last = 0) = 0;
   // A whole run: context, figures and level tables; history.unknown_run for an id
