@@ -63,18 +63,18 @@ run_deps() {
   [ "$rc" = "$expected" ] || fail "exit $rc, expected $expected ($bin $*): $(cat "$work/out")"
 }
 
-all_formulae="cmake ninja git googletest google-benchmark pugixml nlohmann-json cli11 zlib sqlite simdjson python librsvg"
-debian="cmake ninja-build g++ git libgtest-dev libgmock-dev libbenchmark-dev libpugixml-dev nlohmann-json3-dev libcli11-dev zlib1g-dev libsqlite3-dev libsimdjson-dev python3 librsvg2-bin"
+all_formulae="cmake ninja git googletest google-benchmark pugixml nlohmann-json cli11 zlib sqlite simdjson python librsvg libpq pkg-config postgresql@16"
+debian="cmake ninja-build g++ git libgtest-dev libgmock-dev libbenchmark-dev libpugixml-dev nlohmann-json3-dev libcli11-dev zlib1g-dev libsqlite3-dev libsimdjson-dev python3 librsvg2-bin postgresql libpq-dev pkg-config chromium"
 
 # macOS with Homebrew: installs exactly the missing formulae (cmake is there), llvm too
 # for the fuzz stage, nothing when all are there.
 make_bin "$work/mac" darwin brew cxx apt
 run_deps "$work/mac" 0 BREW_INSTALLED=cmake
-grep -qx "brew install ninja git googletest google-benchmark pugixml nlohmann-json cli11 zlib sqlite simdjson python librsvg" "$work/log" \
+grep -qx "brew install ninja git googletest google-benchmark pugixml nlohmann-json cli11 zlib sqlite simdjson python librsvg libpq pkg-config postgresql@16" "$work/log" \
   || fail "macOS: wrong brew install: $(cat "$work/log")"
 grep -q "apt-get" "$work/log" && fail "macOS used apt-get"
 run_deps "$work/mac" 0 BREW_INSTALLED=cmake PERFGATE_DEPS_FUZZ=1
-grep -qx "brew install ninja git googletest google-benchmark pugixml nlohmann-json cli11 zlib sqlite simdjson python librsvg llvm" "$work/log" \
+grep -qx "brew install ninja git googletest google-benchmark pugixml nlohmann-json cli11 zlib sqlite simdjson python librsvg libpq pkg-config postgresql@16 llvm" "$work/log" \
   || fail "macOS fuzz: wrong brew install: $(cat "$work/log")"
 run_deps "$work/mac" 0 "BREW_INSTALLED=$all_formulae"
 grep -q "brew install" "$work/log" && fail "macOS: installed although nothing was missing: $(cat "$work/log")"

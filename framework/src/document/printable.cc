@@ -53,6 +53,7 @@ void CleanBlock(LineChart* c) {
     Clean(&s.name);
     for (Cell& v : s.values) Clean(&v.text);
   }
+  for (LineChart::Mark& m : c->marks) Clean(&m.label);
 }
 
 void CleanBlock(BarChart* c) {

@@ -5,6 +5,7 @@
 // numbered in a key below.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -52,7 +53,24 @@ std::pair<double, double> Bounds(const LineChart::Series& s) {
   return {lo, hi};
 }
 
-std::string Panel(const LineChart::Series& s, size_t index, double top) {
+// The chart's marks across one panel: a vertical line halfway between the two points
+// either side, labelled at its top.
+std::string Marks(const std::vector<LineChart::Mark>& marks, const std::function<double(size_t)>& x, size_t n,
+                  double top) {
+  std::string out;
+  for (const LineChart::Mark& m : marks) {
+    if (m.before == 0 || m.before >= n) continue;
+    const double at = (x(m.before - 1) + x(m.before)) / 2;
+    const char* colour = m.bad ? "#d62728" : "#2ca02c";
+    out += "<line class=\"mark\" x1=\"" + Px(at) + "\" y1=\"" + Px(top + kPlotTop) + "\" x2=\"" + Px(at) + "\" y2=\"" +
+           Px(top + kPlotTop + kPlotHeight) + "\" stroke=\"" + colour + "\" stroke-width=\"2\"/>\n";
+    out += "<text x=\"" + Px(at + 4) + "\" y=\"" + Px(top + kPlotTop + 12) + "\" font-size=\"11\" fill=\"" + colour +
+           "\">" + text::XmlEscape(m.label) + "</text>\n";
+  }
+  return out;
+}
+
+std::string Panel(const LineChart::Series& s, size_t index, double top, const std::vector<LineChart::Mark>& marks) {
   const size_t n = s.values.size();
   const std::pair<double, double> bounds = Bounds(s);
   const double lo = bounds.first, hi = bounds.second;
@@ -72,6 +90,7 @@ std::string Panel(const LineChart::Series& s, size_t index, double top) {
     out += "<text x=\"" + Px(kLeft - 6) + "\" y=\"" + Px(y(bound) + 4) + "\" font-size=\"11\" text-anchor=\"end\">" +
            text::XmlEscape(AxisLabel(bound)) + "</text>\n";
   }
+  out += Marks(marks, x, n, top);
   // The line, broken at every gap.
   std::string points;
   auto flush = [&]() {
@@ -115,7 +134,7 @@ std::string Chart(const LineChart& chart, double top, double* bottom) {
   std::string out = "<text x=\"20\" y=\"" + Px(top + 24) + "\" font-size=\"16\" font-weight=\"bold\">" +
                     text::XmlEscape(chart.title) + "</text>\n";
   for (size_t i = 0; i < chart.series.size(); ++i) {
-    out += Panel(chart.series[i], i, top + 40 + kPanelHeight * static_cast<double>(i));
+    out += Panel(chart.series[i], i, top + 40 + kPanelHeight * static_cast<double>(i), chart.marks);
   }
   const size_t n = chart.points.size();
   const double key_top = top + 40 + kPanelHeight * static_cast<double>(chart.series.size());

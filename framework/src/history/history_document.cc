@@ -132,13 +132,28 @@ document::Table SeriesTable(const std::vector<SeriesHistory>& series) {
   return t;
 }
 
+// The runs a chart draws: the newest kChartRuns (an SVG names every point in its key;
+// the HTML page draws them all).
+constexpr size_t kChartRuns = 60;
+
+// The series' newest runs as a line, each change point among them marked.
 document::LineChart ChartOf(const SeriesHistory& s) {
   document::LineChart chart;
-  chart.title = SeriesName(s.info.key);
+  const size_t first = s.points.size() > kChartRuns ? s.points.size() - kChartRuns : 0;
+  chart.title = SeriesName(s.info.key) +
+                (first > 0 ? " (the newest " + std::to_string(kChartRuns) + " of " + std::to_string(s.points.size()) +
+                                 " runs)"
+                           : "");
   document::LineChart::Series line{s.info.key.metric, {}};
-  for (const Point& p : s.points) {
-    chart.points.push_back("run " + std::to_string(p.run_id) + " " + ShortCommit(p.commit));
+  for (size_t i = first; i < s.points.size(); ++i) {
+    const Point& p = s.points[i];
+    chart.points.push_back("run " + std::to_string(p.run_id) + " " + RunName(p));
     line.values.push_back(Value(p.median));
+  }
+  for (const Change& c : s.changes) {
+    if (static_cast<size_t>(c.point.index) <= first) continue;
+    chart.marks.push_back({static_cast<size_t>(c.point.index) - first,
+                           ChangePercent(c.point).text + " " + c.direction, c.worse});
   }
   chart.series.push_back(std::move(line));
   return chart;

@@ -89,6 +89,18 @@ TEST_F(HistoryCliTest, TextNamesTheChangePoint) {
   EXPECT_NE(r.out.find("kernel_b"), std::string::npos) << r.out;
 }
 
+TEST_F(HistoryCliTest, TheSvgMarksTheChangePointOnItsChart) {
+  FillStore(40, 25, 0.05);
+  const auto r = RunPerfgate("history" + Store() + " --metric gpu_us_per_token --format svg");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const size_t mark = r.out.find("class=\"mark\"");
+  ASSERT_NE(mark, std::string::npos) << r.out.substr(0, 2000);
+  EXPECT_NE(r.out.find("stroke=\"#d62728\"", mark), std::string::npos);
+  EXPECT_NE(r.out.find("worse</text>", mark), std::string::npos);
+  // One change point, one mark.
+  EXPECT_EQ(r.out.find("class=\"mark\"", mark + 1), std::string::npos);
+}
+
 TEST_F(HistoryCliTest, CheckFailsOnADriftOpenedByTheNewestRuns) {
   FillStore(40, 36, 0.03);
   const auto r = RunPerfgate(std::string("history check") + Store() + " --recent 6");

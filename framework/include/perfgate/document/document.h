@@ -130,9 +130,17 @@ struct LineChart {
     std::string name;
     std::vector<Cell> values;  // one per point
   };
+  // A vertical line before point `before` (between it and the one ahead of it) in every
+  // panel, labelled: a change point of a history. `bad` draws it red, else green.
+  struct Mark {
+    size_t before = 0;
+    std::string label;
+    bool bad = false;
+  };
   std::string title;
   std::vector<std::string> points;
   std::vector<Series> series;
+  std::vector<Mark> marks;
 };
 
 // Horizontal bars, a row per category (SVG). Grouped: one bar per series (engine
