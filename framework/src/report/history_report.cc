@@ -45,7 +45,7 @@ Table HistoryTable(const HistoryReport& h) {
 }
 
 LineChart HistoryChart(const HistoryReport& h, const std::string& title) {
-  LineChart chart{title, {}, {}};
+  LineChart chart{title, {}, {}, {}};
   for (const CounterReport& r : h.history.reports) chart.points.push_back(TitleOf(r));
   for (const std::string& c : h.counters) {
     LineChart::Series s{c, {}};

@@ -20,7 +20,7 @@ Document Sample() {
   t.rows.push_back({Cell::Integer(1), Cell::Text("short"), Cell::Fixed(1.23456, 2), Cell::Text("a, \"b\"")});
   t.rows.push_back({Cell::Integer(2), Cell::Text("a longer name"), Cell::Missing(), Cell::Text("x|y")});
   t.rows.push_back({Cell::Integer(3), Cell::Text("written"), Cell::Written("1070.520", 1070.52), Cell::Text("")});
-  LineChart chart{"chart", {"first", "second"}, {{"value", {Cell::Fixed(1.5, 1), Cell::Missing()}}}};
+  LineChart chart{"chart", {"first", "second"}, {{"value", {Cell::Fixed(1.5, 1), Cell::Missing()}}}, {}};
   Document d;
   d.blocks = {Heading{"Title", 3, false}, t, Paragraph{"A note."}, chart};
   d.json = "{}\n";
