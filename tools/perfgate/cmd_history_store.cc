@@ -109,7 +109,7 @@ int RunCheck(CheckArgs args) {
   if (!written.ok()) return ReportError(written);
   if (!result->pass()) return kExitCheckFailed;
   if (ShortFails(args, *result)) {
-    std::cerr << "error[history.too_short]: " << result->too_short.size()
+    std::cerr << "perfgate: error[history.too_short]: " << result->too_short.size()
               << " series hold too few runs to judge, and under CI that is no pass (--allow-short, or "
                  "PERFGATE_ALLOW_SKIP=1, accepts it)\n";
     return kExitCheckFailed;

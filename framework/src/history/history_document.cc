@@ -227,7 +227,8 @@ std::string CheckJson(const std::string& location, const CheckResult& r, const C
 std::string Verdict(const CheckResult& r, const CheckPolicy& policy) {
   int64_t failing = 0;
   for (const CheckFinding& f : r.findings) failing += f.fails ? 1 : 0;
-  std::string text = r.pass() ? "PASS" : "FAIL";
+  // Nothing judged is no pass: the word says so, and under CI the check fails.
+  std::string text = !r.pass() ? "FAIL" : (r.series_judged == 0 ? "NOT JUDGED" : "PASS");
   text += ": " + std::to_string(r.series_judged) + " series judged over their newest " + std::to_string(policy.recent) +
           " runs; " + std::to_string(r.findings.size()) + " change points among them, " + std::to_string(failing) +
           " in the bad direction by at least " + text::ShortestDouble(100 * policy.min_change) + " %";
@@ -263,7 +264,9 @@ document::Document CheckDocument(const std::string& location, const CheckResult&
     document::List short_list;
     for (const SeriesInfo& s : result.too_short) {
       short_list.items.push_back({s.points <= 1 ? "first run" : "too short",
-                                  SeriesName(s.key) + ": " + std::to_string(s.points) + " runs", false});
+                                  SeriesName(s.key) + ": " + std::to_string(s.points) +
+                                      (s.points == 1 ? " run" : " runs"),
+                                  false});
     }
     d.blocks.push_back(std::move(short_list));
   }

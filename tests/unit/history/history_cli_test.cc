@@ -132,6 +132,7 @@ TEST_F(HistoryCliTest, AShortHistoryIsNoSilentPassUnderCi) {
   const auto outside = testing_support::RunCommand(std::string(kOutsideCi) + PERFGATE_CLI_PATH + " history check" + Store());
   EXPECT_EQ(outside.exit_code, 0) << outside.err;
   EXPECT_NE(outside.out.find("too short"), std::string::npos) << outside.out;
+  EXPECT_NE(outside.out.find("NOT JUDGED"), std::string::npos) << outside.out;
   const auto under_ci = testing_support::RunCommand(std::string(kUnderCi) + PERFGATE_CLI_PATH + " history check" + Store());
   EXPECT_EQ(under_ci.exit_code, 1) << under_ci.out << under_ci.err;
   EXPECT_NE(under_ci.err.find("history.too_short"), std::string::npos) << under_ci.err;
