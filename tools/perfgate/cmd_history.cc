@@ -23,15 +23,6 @@ struct HistoryArgs {
   StoreArgs store;    // --store and its options: a results history instead of FILE
 };
 
-std::vector<std::string> SplitCommas(const std::string& list) {
-  std::vector<std::string> out;
-  std::stringstream in(list);
-  for (std::string item; std::getline(in, item, ',');) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
-
 // A chart plots numbers: a chosen counter that no report writes as a number would draw
 // an empty panel that reads as "no change".
 Status CheckChartable(const counters::CounterHistory& history, const std::vector<std::string>& chosen) {

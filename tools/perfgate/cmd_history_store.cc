@@ -15,9 +15,8 @@
 #include "perfgate/document/render.h"
 
 namespace perfgate::cli {
-namespace {
 
-std::vector<std::string> SplitList(const std::string& list) {
+std::vector<std::string> SplitCommas(const std::string& list) {
   std::vector<std::string> out;
   std::stringstream in(list);
   for (std::string item; std::getline(in, item, ',');) {
@@ -25,6 +24,8 @@ std::vector<std::string> SplitList(const std::string& list) {
   }
   return out;
 }
+
+namespace {
 
 StatusOr<std::unique_ptr<history::Store>> OpenNamedStore(const StoreArgs& args) {
   const std::string location = history::HistoryLocation(args.store);
@@ -35,7 +36,7 @@ StatusOr<std::unique_ptr<history::Store>> OpenNamedStore(const StoreArgs& args) 
 }
 
 history::SeriesFilter FilterOf(const StoreArgs& args) {
-  return {args.suite, args.test, args.engine, SplitList(args.metrics)};
+  return {args.suite, args.test, args.engine, SplitCommas(args.metrics)};
 }
 
 // The selection and detector options every store subcommand takes.
@@ -91,13 +92,6 @@ struct CheckArgs {
   OutputOptions out;
 };
 
-// A series too short to judge passes silently nowhere: under CI it fails the check
-// unless --allow-short or PERFGATE_ALLOW_SKIP=1 says it may.
-bool ShortFails(const CheckArgs& args, const history::CheckResult& result) {
-  if (result.too_short.empty() || args.allow_short) return false;
-  return CiVariable().has_value() && !EnvTruthy(ProcessEnv("PERFGATE_ALLOW_SKIP"));
-}
-
 int RunCheck(CheckArgs args) {
   args.policy.detector = args.store.detector;
   auto store = OpenNamedStore(args.store);
@@ -108,7 +102,8 @@ int RunCheck(CheckArgs args) {
       WriteDocument(args.out, history::CheckDocument((*store)->Location(), *result, args.policy));
   if (!written.ok()) return ReportError(written);
   if (!result->pass()) return kExitCheckFailed;
-  if (ShortFails(args, *result)) {
+  // A series too short to judge passes silently nowhere.
+  if (history::ShortFails(*result, args.allow_short)) {
     std::cerr << "perfgate: error[history.too_short]: " << result->too_short.size()
               << " series hold too few runs to judge, and under CI that is no pass (--allow-short, or "
                  "PERFGATE_ALLOW_SKIP=1, accepts it)\n";

@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
 
 #include "perfgate/core/status.h"
 #include "perfgate/history/change_points.h"
@@ -21,6 +22,10 @@ struct StoreArgs {
   std::string metrics;  // --metric a,b
   history::ChangePointOptions detector;
 };
+
+// The names of a comma-separated list ("a,b"), empty ones dropped: --metric and
+// --counters.
+std::vector<std::string> SplitCommas(const std::string& list);
 
 // Declares --store, the selection and the detector options on `history`, and its
 // check, export and import subcommands.

@@ -222,8 +222,7 @@ void PerfSuiteFixture::SetUp() {
 
 void PerfSuiteFixture::TearDown() {
   // PERFGATE_HISTORY wins over the suite's own setting, as PERFGATE_RECORDINGS does.
-  const auto no_env = [](const std::string&) -> std::optional<std::string> { return std::nullopt; };
-  const std::string location = history::HistoryLocation(ProcessEnv(history::kHistoryEnv).value_or(history_), no_env);
+  const std::string location = history::HistoryLocation(ProcessEnv(history::kHistoryEnv).value_or(history_));
   if (!data_ || location.empty()) return;
   const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
   history::Run run = history::NewRun(history::CurrentContext(suite_, test ? test->name() : ""));

@@ -1,7 +1,6 @@
 // The results-history assertion (perfgate/gtest/history.h).
 #include "perfgate/gtest/history.h"
 
-#include "perfgate/core/environment.h"
 #include "perfgate/document/render.h"
 #include "perfgate/history/record.h"
 #include "perfgate/history/report.h"
@@ -22,9 +21,7 @@ namespace perfgate::testing {
   if (!result.ok()) return ::testing::AssertionFailure() << result.status().ToString();
   const std::string report = document::Render(history::CheckDocument(where, *result, policy), "text").value();
   if (!result->pass()) return ::testing::AssertionFailure() << report;
-  const bool short_fails = !result->too_short.empty() && CiVariable().has_value() &&
-                           !EnvTruthy(ProcessEnv("PERFGATE_ALLOW_SKIP"));
-  if (short_fails) {
+  if (history::ShortFails(*result, /*allow_short=*/false)) {
     return ::testing::AssertionFailure() << "series too short to judge, and under CI that is no pass "
                                             "(PERFGATE_ALLOW_SKIP=1 accepts it)\n"
                                          << report;

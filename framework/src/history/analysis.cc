@@ -145,6 +145,11 @@ bool CheckResult::pass() const {
   return std::none_of(findings.begin(), findings.end(), [](const CheckFinding& f) { return f.fails; });
 }
 
+bool ShortFails(const CheckResult& result, bool allow_short, const EnvLookup& env) {
+  if (result.too_short.empty() || allow_short) return false;
+  return CiVariable(env).has_value() && !EnvTruthy(env("PERFGATE_ALLOW_SKIP"));
+}
+
 StatusOr<CheckResult> CheckHistory(Store& store, const SeriesFilter& filter, const CheckPolicy& policy) {
   PERFGATE_ASSIGN_OR_RETURN(std::vector<SeriesInfo> matching, MatchingSeries(store, filter));
   CheckResult result;

@@ -8,6 +8,7 @@
 
 #include "core/lossless_json.h"
 #include "core/text_cells.h"
+#include "history/html_parts.h"
 
 namespace perfgate::history {
 namespace {
@@ -23,10 +24,10 @@ Cell Value(double v) {
   return Cell::Written(text, v);
 }
 
-std::string ShortCommit(const std::string& commit) { return commit.substr(0, 12); }
-
 // A run by its commit, or by its number where it names none (an imported report).
-std::string RunName(const Point& p) { return p.commit.empty() ? "run " + std::to_string(p.run_id) : ShortCommit(p.commit); }
+std::string RunName(const Point& p) {
+  return p.commit.empty() ? "run " + std::to_string(p.run_id) : html::ShortCommit(p.commit);
+}
 
 std::string CommitRange(const Change& c) { return RunName(c.last_before) + ".." + RunName(c.first_after); }
 

@@ -1,6 +1,7 @@
 // `perfgate history --store`, `perfgate history check` and the report subcommands'
 // --history, end to end through the CLI, on SQLite stores the tests fill.
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <random>
 
@@ -8,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "history/sqlite_store.h"
+#include "perfgate/history/analysis.h"
 #include "perfgate/history/store.h"
 #include "support/run_command.h"
 
@@ -188,6 +190,23 @@ TEST_F(HistoryCliTest, AStoreThatCannotBeWrittenFailsTheRunOnlyUnderCi) {
   const auto under_ci = testing_support::RunCommand(std::string(kUnderCi) + PERFGATE_CLI_PATH + args);
   EXPECT_EQ(under_ci.exit_code, 3) << under_ci.err;
   EXPECT_NE(under_ci.err.find("error[history."), std::string::npos) << under_ci.err;
+}
+
+// The rule the CLI's check and PERFGATE_EXPECT_HISTORY_STABLE share.
+TEST(HistoryShortFails, OnlyUnderCiAndOnlyUnlessAllowed) {
+  CheckResult result;
+  const auto env_of = [](std::map<std::string, std::string> vars) {
+    return [vars](const std::string& name) -> std::optional<std::string> {
+      const auto found = vars.find(name);
+      return found == vars.end() ? std::nullopt : std::optional<std::string>(found->second);
+    };
+  };
+  EXPECT_FALSE(ShortFails(result, false, env_of({{"CI", "true"}})));  // nothing too short
+  result.too_short.push_back({{"decode", "Budgets", "hf2q", "gpu_us_per_token"}, Worse::kUp, 3});
+  EXPECT_TRUE(ShortFails(result, false, env_of({{"CI", "true"}})));
+  EXPECT_FALSE(ShortFails(result, true, env_of({{"CI", "true"}})));
+  EXPECT_FALSE(ShortFails(result, false, env_of({{"CI", "true"}, {"PERFGATE_ALLOW_SKIP", "1"}})));
+  EXPECT_FALSE(ShortFails(result, false, env_of({})));
 }
 
 }  // namespace

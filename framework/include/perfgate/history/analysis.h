@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "perfgate/core/environment.h"
 #include "perfgate/core/status.h"
 #include "perfgate/history/change_points.h"
 #include "perfgate/history/store.h"
@@ -89,6 +90,10 @@ struct CheckResult {
   int64_t series_judged = 0;
   bool pass() const;
 };
+
+// Whether the series too short to judge fail the check: under CI (CiVariable), unless
+// `allow_short` or PERFGATE_ALLOW_SKIP=1 accepts them; never elsewhere.
+bool ShortFails(const CheckResult& result, bool allow_short, const EnvLookup& env = ProcessEnv);
 
 // Judges the newest runs of every series the filter matches. Reads only the newest
 // detector.window + recent points of each series: the check's cost does not grow with
