@@ -161,9 +161,13 @@ TEST_F(SummaryCache, ADamagedEntryIsRecomputedAndRewritten) {
   const auto size = fs::file_size(entry);
   for (auto damage : {size / 2, size - 1}) {
     {
+      // Every bit of the byte flipped: a fixed byte written over itself (the entry holds
+      // paths and times, so any byte can be there) would damage nothing.
       std::fstream f(entry, std::ios::in | std::ios::out | std::ios::binary);
+      f.seekg(static_cast<std::streamoff>(damage));
+      const char was = static_cast<char>(f.get());
       f.seekp(static_cast<std::streamoff>(damage));
-      f.put('\x5a');
+      f.put(static_cast<char>(~was));
     }
     CacheOutcome outcome;
     auto s = CachedSummary(cache_, t, Llama(), &outcome);
