@@ -4,11 +4,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <csignal>
 #include <iostream>
 #include <memory>
 
 #include "commands.h"
+#include "interrupt.h"
 #include "perfgate/cuda/recorder.h"
 #include "perfgate/xctrace/recorder.h"
 
@@ -34,32 +34,6 @@ struct RecordArgs {
   bool discard_trace = false;
   bool force = false;
   std::vector<std::string> command;
-};
-
-// Raised by SIGINT or SIGTERM while recording; the recorder stops xctrace and leaves
-// the trial marked INCOMPLETE. A second signal gets the default action.
-std::atomic<bool> g_interrupted{false};
-
-extern "C" void OnInterrupt(int signal) {
-  g_interrupted.store(true);
-  std::signal(signal, SIG_DFL);
-}
-
-// Installs OnInterrupt for SIGINT and SIGTERM for the object's lifetime.
-class InterruptGuard {
- public:
-  InterruptGuard() {
-    old_int_ = std::signal(SIGINT, OnInterrupt);
-    old_term_ = std::signal(SIGTERM, OnInterrupt);
-  }
-  ~InterruptGuard() {
-    std::signal(SIGINT, old_int_ == SIG_ERR ? SIG_DFL : old_int_);
-    std::signal(SIGTERM, old_term_ == SIG_ERR ? SIG_DFL : old_term_);
-  }
-
- private:
-  void (*old_int_)(int) = SIG_DFL;
-  void (*old_term_)(int) = SIG_DFL;
 };
 
 Status Usage(std::string message) { return Status::Error("cli.usage", std::move(message), {}, ErrorKind::kUsage); }
@@ -122,10 +96,9 @@ int RunRecord(const RecordArgs& args) {
   options.record_timeout_ms = Millis(args.timeout_s);
   options.export_timeout_ms = Millis(args.export_timeout_s);
   options.progress = &std::cerr;
-  options.cancel = &g_interrupted;
-
-  g_interrupted.store(false);
+  // Ctrl-C stops xctrace and leaves the trial marked INCOMPLETE.
   InterruptGuard guard;
+  options.cancel = &InterruptFlag();
   auto recorded = Record(args, spec, options);
   if (!recorded.ok()) return ReportError(recorded.status());
   int fresh = 0;

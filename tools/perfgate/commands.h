@@ -55,6 +55,7 @@ void RegisterHistoryCommand(CLI::App& app, int* exit_code);       // cmd_history
 void RegisterKernelReportCommand(CLI::App& app, int* exit_code);  // cmd_kernel_report.cc: per-kernel timing reports
 void RegisterToksCommand(CLI::App& app, int* exit_code);          // cmd_toks.cc: tok/s ratio gates
 void RegisterDiffCommand(CLI::App& app, int* exit_code);          // cmd_diff.cc: what changed between two recordings
+void RegisterBisectCommand(CLI::App& app, int* exit_code);        // cmd_bisect.cc: which commit made a figure regress
 
 }  // namespace perfgate::cli
 

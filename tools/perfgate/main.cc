@@ -234,6 +234,7 @@ int main(int argc, char** argv) {
   RegisterXctraceCommands(app, &exit_code);
   RegisterAttributeCommand(app, &exit_code);
   RegisterDiffCommand(app, &exit_code);
+  RegisterBisectCommand(app, &exit_code);
   RegisterNewSuiteCommand(app, &exit_code);
   RegisterHistoryCommand(app, &exit_code);
   RegisterKernelReportCommand(app, &exit_code);

@@ -173,4 +173,25 @@ StatusOr<CheckResult> CheckHistory(Store& store, const SeriesFilter& filter, con
   return result;
 }
 
+namespace {
+
+// `word` as one shell word: as is when it holds only safe characters, else in single quotes.
+std::string ShellWord(const std::string& word) {
+  const bool safe = !word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                            "0123456789_-./:=+,@%") == std::string::npos;
+  if (safe) return word;
+  std::string quoted = "'";
+  for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+}  // namespace
+
+std::string BisectCommand(const SeriesKey& key, const Change& change) {
+  if (change.last_before.commit.empty() || change.first_after.commit.empty()) return "";
+  return "perfgate bisect --good " + ShellWord(change.last_before.commit) + " --bad " +
+         ShellWord(change.first_after.commit) + " --engine " + ShellWord(key.engine) + " --metric " +
+         ShellWord(key.metric) + " --record 'COMMAND WRITING A RECORDING TO $PERFGATE_BISECT_OUT'";
+}
+
 }  // namespace perfgate::history

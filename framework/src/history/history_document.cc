@@ -204,6 +204,8 @@ std::string CheckJson(const std::string& location, const CheckResult& r, const C
     json item = KeyJson(f.key);
     item["fails"] = f.fails;
     item["change_point"] = ChangeJson(f.change);
+    const std::string bisect = BisectCommand(f.key, f.change);
+    item["bisect_command"] = f.fails && !bisect.empty() ? json(bisect) : json(nullptr);
     findings.push_back(std::move(item));
   }
   json short_series = json::array();
@@ -257,6 +259,8 @@ document::Document CheckDocument(const std::string& location, const CheckResult&
                                  CommitRange(f.change) + "; movers:",
                              f.fails});
       AddMovers(f.change, &notes);
+      const std::string bisect = BisectCommand(f.key, f.change);
+      if (f.fails && !bisect.empty()) notes.items.push_back({"find the commit", bisect, false, {}, 1});
     }
     d.blocks.push_back(std::move(table));
     d.blocks.push_back(std::move(notes));

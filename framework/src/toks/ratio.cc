@@ -260,6 +260,19 @@ std::string FormatRatioJson(const std::vector<RatioVerdict>& verdicts) {
   return text::RenderLosslessJson({{"schema", "perfgate.toks_ratio/1"}, {"pass", pass}, {"cells", cells}});
 }
 
+namespace {
+
+// An engine's tok/s as a golden value: noisy 5 %, higher is better.
+golden::GoldenValue EngineTsValue(double ts, std::vector<double> samples) {
+  golden::GoldenValue engine;
+  engine.value = ts;
+  engine.policy = gates::Policy::Noisy(0.05, 0, gates::Direction::kHigherIsBetter);
+  engine.samples = std::move(samples);
+  return engine;
+}
+
+}  // namespace
+
 golden::GoldenFile RatioGolden(const std::vector<RatioVerdict>& verdicts, std::map<std::string, std::string> context) {
   golden::GoldenFile g;
   g.context = std::move(context);
@@ -269,10 +282,7 @@ golden::GoldenFile RatioGolden(const std::vector<RatioVerdict>& verdicts, std::m
     ratio.value = v.ratio;
     ratio.policy = gates::Policy::Noisy(0, v.tolerance_pp / 100, gates::Direction::kHigherIsBetter);
     ratio.samples = Scaled(v.engine_samples, 1 / v.baseline_ts);
-    golden::GoldenValue engine;
-    engine.value = v.engine_ts;
-    engine.policy = gates::Policy::Noisy(0.05, 0, gates::Direction::kHigherIsBetter);
-    engine.samples = v.engine_samples;
+    golden::GoldenValue engine = EngineTsValue(v.engine_ts, v.engine_samples);
     golden::GoldenValue baseline;
     baseline.value = v.baseline_ts;
     baseline.policy = gates::Policy::Noisy(0.05, 0, gates::Direction::kBoth);
@@ -284,6 +294,15 @@ golden::GoldenFile RatioGolden(const std::vector<RatioVerdict>& verdicts, std::m
     g.values[path("baseline_ts")] = std::move(baseline);
     g.context[path("test")] = v.test;
     g.context[path("ratio_floor")] = ShortestDouble(v.floor);
+  }
+  return g;
+}
+
+golden::GoldenFile BenchGolden(const BenchReport& report) {
+  golden::GoldenFile g;
+  for (const BenchTest& t : report.tests) {
+    const std::string path = metrics::MetricId{"toks", t.id, "engine_ts"}.GoldenPath();
+    g.values[path] = EngineTsValue(t.MedianTs(), t.samples_ts);
   }
   return g;
 }

@@ -111,6 +111,14 @@ TEST_F(HistoryCliTest, CheckFailsOnADriftOpenedByTheNewestRuns) {
   EXPECT_NE(r.out.find("gpu_us_per_token"), std::string::npos);
   EXPECT_NE(r.out.find("commit35..commit36"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("kernel_b"), std::string::npos);
+  // ... and says how to find the commit inside the range.
+  EXPECT_NE(r.out.find("find the commit: perfgate bisect --good commit35 --bad commit36 --engine hf2q --metric "
+                       "gpu_us_per_token --record"),
+            std::string::npos)
+      << r.out;
+  const auto j = nlohmann::json::parse(RunPerfgate(std::string("history check") + Store() + " --recent 6 --format json").out);
+  ASSERT_EQ(j["findings"].size(), 1u);
+  EXPECT_EQ(j["findings"][0]["bisect_command"].get<std::string>().rfind("perfgate bisect --good commit35 --bad commit36", 0), 0u);
 }
 
 TEST_F(HistoryCliTest, CheckPassesAnImprovementAndAStableHistory) {
@@ -121,6 +129,8 @@ TEST_F(HistoryCliTest, CheckPassesAnImprovementAndAStableHistory) {
   EXPECT_TRUE(j["pass"].get<bool>());
   ASSERT_EQ(j["findings"].size(), 1u);
   EXPECT_FALSE(j["findings"][0]["fails"].get<bool>());
+  // An improvement has no culprit to look for.
+  EXPECT_TRUE(j["findings"][0]["bisect_command"].is_null());
 }
 
 TEST_F(HistoryCliTest, ASmallDriftBelowTheMinimumChangePasses) {
@@ -190,6 +200,20 @@ TEST_F(HistoryCliTest, AStoreThatCannotBeWrittenFailsTheRunOnlyUnderCi) {
   const auto under_ci = testing_support::RunCommand(std::string(kUnderCi) + PERFGATE_CLI_PATH + args);
   EXPECT_EQ(under_ci.exit_code, 3) << under_ci.err;
   EXPECT_NE(under_ci.err.find("error[history."), std::string::npos) << under_ci.err;
+}
+
+// The bisect command a failing check prints is one the shell reads back word for word.
+TEST(BisectCommand, QuotesWhatTheShellWouldSplit) {
+  history::Change change;
+  change.last_before.commit = "a1";
+  change.first_after.commit = "b2";
+  const std::string command = history::BisectCommand({"decode", "t", "it's", "phases/(unknown)/gpu_us_per_token"}, change);
+  EXPECT_EQ(command.rfind("perfgate bisect --good a1 --bad b2 --engine 'it'\\''s' --metric "
+                          "'phases/(unknown)/gpu_us_per_token' --record '", 0),
+            0u)
+      << command;
+  change.first_after.commit.clear();
+  EXPECT_EQ(history::BisectCommand({"decode", "t", "e", "m"}, change), "");
 }
 
 // The rule the CLI's check and PERFGATE_EXPECT_HISTORY_STABLE share.

@@ -55,6 +55,11 @@ struct Change {
 };
 inline constexpr int kMaxMovers = 10;
 
+// The `perfgate bisect` command that finds the commit of a change point: --good the
+// newest commit before it, --bad the first after it, the series' engine and metric,
+// and a placeholder for the record command. "" when either run names no commit.
+std::string BisectCommand(const SeriesKey& key, const Change& change);
+
 struct SeriesHistory {
   SeriesInfo info;
   std::vector<Point> points;

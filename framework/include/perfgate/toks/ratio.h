@@ -107,6 +107,10 @@ std::string FormatRatioJson(const std::vector<RatioVerdict>& verdicts);
 golden::GoldenFile RatioGolden(const std::vector<RatioVerdict>& verdicts,
                                std::map<std::string, std::string> context = {});
 
+// A report's own tok/s per test, without a baseline: toks/<test id>/engine_ts (noisy
+// 5 %, higher is better, per-repetition samples), as RatioGolden names the engine's.
+golden::GoldenFile BenchGolden(const BenchReport& report);
+
 }  // namespace perfgate::toks
 
 #endif  // PERFGATE_TOKS_RATIO_H_

@@ -1,0 +1,155 @@
+#include "perfgate/bisect/git.h"
+
+#include <sstream>
+
+#include "perfgate/core/process.h"
+
+namespace perfgate::bisect {
+namespace {
+
+bool IsSha(const std::string& s) {
+  return s.size() == 40 && s.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+std::string Trimmed(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+Status GitError(const std::vector<std::string>& args, const std::string& what) {
+  std::string command = "git";
+  for (const std::string& a : args) command += " " + a;
+  return Status::Error("bisect.git", command + " failed: " + Trimmed(what), {}, ErrorKind::kEnvironment);
+}
+
+// The shas git lists after "could be any of:".
+std::vector<std::string> ListedShas(const std::string& text) {
+  std::vector<std::string> shas;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    line = Trimmed(line);
+    if (IsSha(line)) shas.push_back(line);
+  }
+  return shas;
+}
+
+}  // namespace
+
+GitRepository::~GitRepository() { (void)Reset(); }
+
+StatusOr<GitRepository::Output> GitRepository::Git(const std::vector<std::string>& args) {
+  ProcessOptions options;
+  options.argv = {"git", "-C", dir_};
+  options.argv.insert(options.argv.end(), args.begin(), args.end());
+  options.set_env = {{"LC_ALL", "C"}, {"GIT_TERMINAL_PROMPT", "0"}};
+  options.timeout_ms = 600'000;
+  PERFGATE_ASSIGN_OR_RETURN(ProcessResult r, RunProcess(options));
+  if (!r.exited) return GitError(args, r.Describe());
+  return Output{r.exit_code, r.stdout_text + r.stderr_text};
+}
+
+StatusOr<std::string> GitRepository::GitOk(const std::vector<std::string>& args) {
+  PERFGATE_ASSIGN_OR_RETURN(Output out, Git(args));
+  if (out.exit_code != 0) return GitError(args, out.text);
+  return Trimmed(out.text);
+}
+
+Status GitRepository::CheckReady() {
+  PERFGATE_ASSIGN_OR_RETURN(Output inside, Git({"rev-parse", "--is-inside-work-tree"}));
+  if (inside.exit_code != 0 || Trimmed(inside.text) != "true") {
+    return Status::Error("bisect.not_a_repository", "no git work tree here: give --repo DIR", {dir_, 0, 0},
+                         ErrorKind::kUsage);
+  }
+  PERFGATE_ASSIGN_OR_RETURN(Output log, Git({"bisect", "log"}));
+  if (log.exit_code == 0) {
+    return Status::Error("bisect.in_progress",
+                         "a git bisect is in progress here; finish it or run `git bisect reset` first", {dir_, 0, 0},
+                         ErrorKind::kUsage);
+  }
+  PERFGATE_ASSIGN_OR_RETURN(std::string changed, GitOk({"status", "--porcelain", "--untracked-files=no"}));
+  if (!changed.empty()) {
+    return Status::Error("bisect.dirty_tree",
+                         "tracked files have changes a bisect's checkouts would touch; commit or stash them:\n" +
+                             changed,
+                         {dir_, 0, 0}, ErrorKind::kUsage);
+  }
+  return Status();
+}
+
+StatusOr<std::string> GitRepository::Resolve(const std::string& ref) {
+  PERFGATE_ASSIGN_OR_RETURN(Output out, Git({"rev-parse", "--verify", "--quiet", "--end-of-options", ref + "^{commit}"}));
+  const std::string sha = Trimmed(out.text);
+  if (out.exit_code != 0 || !IsSha(sha)) {
+    return Status::Error("bisect.unknown_ref", "'" + ref + "' names no commit of this repository", {dir_, 0, 0},
+                         ErrorKind::kUsage);
+  }
+  return sha;
+}
+
+StatusOr<std::string> GitRepository::Subject(const std::string& commit) {
+  return GitOk({"log", "-1", "--format=%s", commit});
+}
+
+StatusOr<std::string> GitRepository::Parent(const std::string& commit) {
+  PERFGATE_ASSIGN_OR_RETURN(Output out, Git({"rev-parse", "--verify", "--quiet", commit + "^1"}));
+  if (out.exit_code != 0) {
+    return Status::Error("bisect.no_parent", commit + " has no parent to compare it with", {dir_, 0, 0});
+  }
+  return Trimmed(out.text);
+}
+
+StatusOr<bool> GitRepository::IsAncestor(const std::string& ancestor, const std::string& commit) {
+  PERFGATE_ASSIGN_OR_RETURN(Output out, Git({"merge-base", "--is-ancestor", ancestor, commit}));
+  if (out.exit_code > 1) return GitError({"merge-base", "--is-ancestor", ancestor, commit}, out.text);
+  return out.exit_code == 0;
+}
+
+StatusOr<std::string> GitRepository::CommonDir() {
+  return GitOk({"rev-parse", "--path-format=absolute", "--git-common-dir"});
+}
+
+StatusOr<Step> GitRepository::StepAfter(const Output& output) {
+  Step step;
+  const size_t first_bad = output.text.find(" is the first bad commit");
+  if (first_bad != std::string::npos) {
+    const size_t line = output.text.rfind('\n', first_bad);
+    step.kind = Step::Kind::kFirstBad;
+    step.commit = output.text.substr(line == std::string::npos ? 0 : line + 1,
+                                     first_bad - (line == std::string::npos ? 0 : line + 1));
+    if (IsSha(step.commit)) return step;
+  } else if (output.text.find("could be any of:") != std::string::npos) {
+    step.kind = Step::Kind::kOnlySkipped;
+    step.candidates = ListedShas(output.text.substr(output.text.find("could be any of:")));
+    if (!step.candidates.empty()) return step;
+  } else if (output.exit_code == 0) {
+    PERFGATE_ASSIGN_OR_RETURN(step.commit, GitOk({"rev-parse", "HEAD"}));
+    return step;
+  }
+  return GitError({"bisect"}, "unexpected output: " + output.text);
+}
+
+StatusOr<Step> GitRepository::Start(const std::string& bad, const std::string& good) {
+  PERFGATE_ASSIGN_OR_RETURN(Output out, Git({"bisect", "start", bad, good}));
+  started_ = true;
+  if (out.exit_code != 0) return GitError({"bisect", "start", bad, good}, out.text);
+  return StepAfter(out);
+}
+
+Status GitRepository::Checkout(const std::string& commit) {
+  return GitOk({"checkout", "--quiet", "--detach", commit}).status();
+}
+
+StatusOr<Step> GitRepository::Mark(const std::string& commit, const std::string& mark) {
+  PERFGATE_ASSIGN_OR_RETURN(Output out, Git({"bisect", mark, commit}));
+  return StepAfter(out);
+}
+
+StatusOr<std::string> GitRepository::Log() { return GitOk({"bisect", "log"}); }
+
+Status GitRepository::Reset() {
+  if (!started_) return Status();
+  started_ = false;
+  return GitOk({"bisect", "reset"}).status();
+}
+
+}  // namespace perfgate::bisect

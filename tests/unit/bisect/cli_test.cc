@@ -1,0 +1,305 @@
+// `perfgate bisect` on small git repositories made here: each commit holds a
+// llama-bench report (bench.json, tok/s per repetition) that the record command copies,
+// and may hold BROKEN, which fails the build. Each test places the regression by hand,
+// so the culprit is known; every run must leave no git bisect behind.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "support/run_command.h"
+
+namespace perfgate {
+namespace {
+
+namespace fs = std::filesystem;
+using testing_support::CommandResult;
+using testing_support::RunCommand;
+
+// tok/s of the good and the bad code (higher is better; the default policy's minimum
+// effect is 5 %).
+const std::vector<double> kFast = {100, 101, 99, 100.5, 99.5};
+const std::vector<double> kSlow = {80, 81, 79, 80.5, 79.5};
+
+struct Commit {
+  std::vector<double> ts;
+  bool broken = false;
+};
+
+std::string BenchJson(const std::vector<double>& ts) {
+  nlohmann::json test = {{"model_filename", "m.gguf"}, {"n_prompt", 0}, {"n_gen", 128}, {"n_depth", 0},
+                         {"avg_ts", ts.front()},       {"stddev_ts", 0}, {"samples_ts", ts}};
+  return nlohmann::json::array({test}).dump() + "\n";
+}
+
+class BisectCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::path(::testing::TempDir()) / ("bisect_cli_" + std::to_string(::getpid()) + "_" +
+                                             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+    fs::create_directories(Repo());
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  fs::path Repo() const { return root_ / "repo"; }
+  std::string Work() const { return (root_ / "work").string(); }
+
+  CommandResult Git(const std::string& args) const {
+    return RunCommand("git -C " + Repo().string() + " -c user.name=t -c user.email=t@example.com " + args);
+  }
+
+  // c0, c1, ... in a line on branch main, tagged good (c0) and bad (the last).
+  void MakeRepo(const std::vector<Commit>& commits) {
+    ASSERT_EQ(Git("init -q -b main").exit_code, 0);
+    for (size_t i = 0; i < commits.size(); ++i) {
+      std::ofstream(Repo() / "bench.json") << BenchJson(commits[i].ts);
+      if (commits[i].broken) {
+        std::ofstream(Repo() / "BROKEN") << "syntax error\n";
+      } else {
+        fs::remove(Repo() / "BROKEN");
+      }
+      ASSERT_EQ(Git("add -A").exit_code, 0);
+      ASSERT_EQ(Git("commit -q --allow-empty -m c" + std::to_string(i)).exit_code, 0);
+      shas_.push_back(Trim(Git("rev-parse HEAD").out));
+    }
+    ASSERT_EQ(Git("tag good " + shas_.front()).exit_code, 0);
+    ASSERT_EQ(Git("tag bad " + shas_.back()).exit_code, 0);
+  }
+
+  // `n` commits, fast before `culprit`, slow from it.
+  void MakeLine(size_t n, size_t culprit) {
+    std::vector<Commit> commits;
+    for (size_t i = 0; i < n; ++i) commits.push_back({i < culprit ? kFast : kSlow});
+    MakeRepo(commits);
+  }
+
+  static std::string Trim(std::string s) {
+    while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+    return s;
+  }
+
+  std::string Command(const std::string& extra, const std::string& record) const {
+    return std::string(PERFGATE_CLI_PATH) + " bisect --repo " + Repo().string() + " --work " + Work() +
+           " --good good --bad bad --build 'test ! -e BROKEN' --record '" + record + "' " + extra;
+  }
+
+  CommandResult Bisect(const std::string& extra = "--format json",
+                       const std::string& record = "cp bench.json \"$PERFGATE_BISECT_OUT/\"") const {
+    return RunCommand(Command(extra, record));
+  }
+
+  // No bisect is left, main is checked out again and nothing tracked changed.
+  void ExpectCleanedUp() const {
+    EXPECT_NE(Git("bisect log").exit_code, 0) << "a git bisect is still in progress";
+    EXPECT_EQ(Trim(Git("symbolic-ref --short HEAD").out), "main");
+    EXPECT_EQ(Git("status --porcelain --untracked-files=no").out, "");
+  }
+
+  fs::path root_;
+  std::vector<std::string> shas_;
+};
+
+TEST_F(BisectCliTest, FindsTheCulpritWithItsFiguresAndCleansUp) {
+  MakeLine(12, 7);
+  const CommandResult r = Bisect();
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["kind"], "perfgate.bisect");
+  EXPECT_EQ(j["outcome"], "culprit");
+  EXPECT_TRUE(j["proven"].get<bool>());
+  EXPECT_EQ(j["metric"], "toks/tg128/engine_ts");
+  EXPECT_EQ(j["culprit"]["commit"], shas_[7]);
+  EXPECT_EQ(j["culprit"]["parent"], shas_[6]);
+  EXPECT_EQ(j["candidates"], nlohmann::json::array({shas_[7]}));
+  // The figure before and after: medians 100 and 80 (the samples above).
+  EXPECT_EQ(j["figures"][0]["metric"], "toks/tg128/engine_ts");
+  EXPECT_EQ(j["figures"][0]["before"], 100.0);
+  EXPECT_EQ(j["figures"][0]["after"], 80.0);
+  EXPECT_EQ(j["figures"][0]["verdict"], "regressed");
+  // A llama-bench report has no levels: no movers.
+  EXPECT_TRUE(j["movers"].is_null());
+  // 12 commits: the two sides and at most ceil(log2(11)) = 4 steps, one recording each.
+  EXPECT_GE(j["recordings"]["taken"].get<int>(), 4);
+  EXPECT_LE(j["recordings"]["taken"].get<int>(), 6);
+  EXPECT_EQ(j["recordings"]["reused"], 0);
+  ExpectCleanedUp();
+}
+
+TEST_F(BisectCliTest, TheTextReportNamesTheCulprit) {
+  MakeLine(6, 3);
+  const CommandResult r = Bisect("");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("culprit: " + shas_[3].substr(0, 12) + " c3"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Figures before and after the culprit"), std::string::npos);
+  const CommandResult md = Bisect("--format markdown");
+  EXPECT_NE(md.out.find("# perfgate bisect"), std::string::npos) << md.out;
+}
+
+TEST_F(BisectCliTest, ASecondRunReusesTheKeptRecordings) {
+  MakeLine(12, 7);
+  ASSERT_EQ(Bisect().exit_code, 0);
+  const CommandResult again = Bisect();
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  const auto j = nlohmann::json::parse(again.out);
+  EXPECT_EQ(j["culprit"]["commit"], shas_[7]);
+  EXPECT_EQ(j["recordings"]["taken"], 0);
+  EXPECT_GE(j["recordings"]["reused"].get<int>(), 4);
+}
+
+TEST_F(BisectCliTest, CommitsThatDoNotBuildAreSkipped) {
+  std::vector<Commit> commits;
+  for (size_t i = 0; i < 16; ++i) commits.push_back({i < 11 ? kFast : kSlow, i >= 3 && i <= 8});
+  MakeRepo(commits);
+  const CommandResult r = Bisect();
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["culprit"]["commit"], shas_[11]);
+  bool skipped = false;
+  for (const auto& c : j["commits"]) {
+    if (c["mark"] == "skip") {
+      skipped = true;
+      EXPECT_NE(c["reason"].get<std::string>().find("the build exited with status 1"), std::string::npos) << c;
+    }
+  }
+  EXPECT_TRUE(skipped) << j["commits"];
+  ExpectCleanedUp();
+}
+
+TEST_F(BisectCliTest, AnUnbuildableParentLeavesTheSmallestRangeWithWhy) {
+  std::vector<Commit> commits;
+  for (size_t i = 0; i < 10; ++i) commits.push_back({i < 6 ? kFast : kSlow, i == 5});
+  MakeRepo(commits);
+  const CommandResult r = Bisect();
+  EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["outcome"], "range");
+  EXPECT_FALSE(j["proven"].get<bool>());
+  EXPECT_TRUE(j["culprit"].is_null());
+  EXPECT_EQ(j["candidates"].size(), 2u);
+  const std::string why = j["why"].dump();
+  EXPECT_NE(why.find(shas_[5].substr(0, 12) + " c5: skip: the build exited with status 1"), std::string::npos) << why;
+  ExpectCleanedUp();
+}
+
+TEST_F(BisectCliTest, ACommitThatStaysUncertainIsReportedNotGuessed) {
+  // c4's repetitions are spread from 60 to 140 tok/s: no number of them tells it apart.
+  std::vector<Commit> commits;
+  for (size_t i = 0; i < 9; ++i) commits.push_back({i < 5 ? kFast : kSlow});
+  commits[4].ts = {60, 100, 140, 70, 130};
+  MakeRepo(commits);
+  const CommandResult r = Bisect("--format json --max-trials 10");
+  EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_NE(j["outcome"], "culprit");
+  bool uncertain = false;
+  for (const auto& c : j["commits"]) {
+    if (c["commit"] != shas_[4]) continue;
+    uncertain = true;
+    EXPECT_EQ(c["mark"], "uncertain");
+    EXPECT_EQ(c["samples"].size(), 10u);  // recorded again up to --max-trials
+  }
+  EXPECT_TRUE(uncertain) << j["commits"];
+  // The first bad commit is c4 or c5, and the report says which are possible.
+  const auto& candidates = j["candidates"];
+  EXPECT_NE(std::find(candidates.begin(), candidates.end(), shas_[5]), candidates.end()) << candidates;
+  ExpectCleanedUp();
+}
+
+TEST_F(BisectCliTest, NoRegressionBetweenTheSidesIsSaid) {
+  MakeLine(6, 6);  // fast throughout
+  const CommandResult r = Bisect();
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["outcome"], "no_regression");
+  EXPECT_NE(j["why"][0].get<std::string>().find("not worse than the good side"), std::string::npos);
+  ExpectCleanedUp();
+}
+
+TEST_F(BisectCliTest, TheLogReplaysToTheSameCulprit) {
+  MakeLine(12, 7);
+  const std::string log = (root_ / "bisect.log").string();
+  ASSERT_EQ(Bisect("--format json --log " + log).exit_code, 0);
+  ASSERT_EQ(Git("bisect replay " + log).exit_code, 0);
+  const CommandResult bad = Git("rev-parse refs/bisect/bad");
+  EXPECT_EQ(Trim(bad.out), shas_[7]);
+  EXPECT_NE(testing_support::SlurpFile(log).find("# perfgate: " + shas_[7] + " bad"), std::string::npos);
+  Git("bisect reset");
+}
+
+TEST_F(BisectCliTest, ARecordFailingOnASideIsAnErrorAndResets) {
+  MakeLine(6, 3);
+  const CommandResult r = Bisect("", "echo no GPU >&2; exit 3");
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("error[bisect.endpoint_failed]: the good side good cannot be measured: the record command "
+                       "exited with status 3"),
+            std::string::npos)
+      << r.err;
+  ExpectCleanedUp();
+}
+
+TEST_F(BisectCliTest, CtrlCResetsTheBisectAndKeepsTheRecordings) {
+  MakeLine(8, 4);
+  // The record command waits on the bad side the first time; the shell interrupts
+  // perfgate there.
+  const std::string mark = (root_ / "recording-bad").string();
+  const std::string record = "if [ \"$PERFGATE_BISECT_COMMIT\" = " + shas_.back() + " ] && [ ! -e " + mark +
+                             " ]; then touch " + mark + "; sleep 30; fi; cp bench.json \"$PERFGATE_BISECT_OUT/\"";
+  // At most 30 s of waiting, should perfgate stop before the record command starts.
+  const std::string script = Command("--format json", record) + " & pid=$!; n=0; while [ ! -e " + mark +
+                             " ] && [ $n -lt 600 ]; do sleep 0.05; n=$((n+1)); done; kill -INT $pid; wait $pid";
+  const CommandResult r = RunCommand("sh -c '" + [&] {
+    std::string quoted;
+    for (char c : script) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return quoted;
+  }() + "'");
+  EXPECT_EQ(r.exit_code, 130) << r.err;
+  EXPECT_NE(r.err.find("interrupted; git bisect was reset"), std::string::npos) << r.err;
+  ExpectCleanedUp();
+  // The same command again goes on: the good side's recording is reused.
+  const CommandResult again = Bisect("--format json", record);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(nlohmann::json::parse(again.out)["recordings"]["reused"], 1);
+}
+
+TEST_F(BisectCliTest, RefusesWhatItCannotBisect) {
+  MakeLine(6, 3);
+  const CommandResult unknown = RunCommand(std::string(PERFGATE_CLI_PATH) + " bisect --repo " + Repo().string() +
+                                           " --good nosuchtag --bad bad --record true");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("error[bisect.unknown_ref]: 'nosuchtag' names no commit"), std::string::npos)
+      << unknown.err;
+  const CommandResult backwards = RunCommand(std::string(PERFGATE_CLI_PATH) + " bisect --repo " + Repo().string() +
+                                             " --good bad --bad good --record true");
+  EXPECT_EQ(backwards.exit_code, 2);
+  EXPECT_NE(backwards.err.find("error[bisect.not_an_ancestor]"), std::string::npos) << backwards.err;
+  const CommandResult metric = Bisect("--metric toks/tg256/engine_ts");
+  EXPECT_EQ(metric.exit_code, 2);
+  EXPECT_NE(metric.err.find("error[bisect.unknown_metric]"), std::string::npos) << metric.err;
+  EXPECT_NE(metric.err.find("known: toks/tg128/engine_ts"), std::string::npos) << metric.err;
+  ExpectCleanedUp();
+}
+
+TEST_F(BisectCliTest, LeavesAChangedTreeAndAnotherBisectAlone) {
+  MakeLine(6, 3);
+  std::ofstream(Repo() / "bench.json") << "edited\n";
+  const CommandResult dirty = Bisect();
+  EXPECT_EQ(dirty.exit_code, 2);
+  EXPECT_NE(dirty.err.find("error[bisect.dirty_tree]"), std::string::npos) << dirty.err;
+  EXPECT_EQ(testing_support::SlurpFile((Repo() / "bench.json").string()), "edited\n");
+  ASSERT_EQ(Git("checkout -q -- bench.json").exit_code, 0);
+
+  ASSERT_EQ(Git("bisect start bad good").exit_code, 0);
+  const CommandResult busy = Bisect();
+  EXPECT_EQ(busy.exit_code, 2);
+  EXPECT_NE(busy.err.find("error[bisect.in_progress]"), std::string::npos) << busy.err;
+  EXPECT_EQ(Git("bisect log").exit_code, 0) << "the user's own bisect was ended";
+  Git("bisect reset");
+}
+
+}  // namespace
+}  // namespace perfgate

@@ -1,0 +1,30 @@
+#include "interrupt.h"
+
+#include <csignal>
+
+namespace perfgate::cli {
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+
+extern "C" void OnInterrupt(int signal) {
+  g_interrupted.store(true);
+  std::signal(signal, SIG_DFL);
+}
+
+}  // namespace
+
+std::atomic<bool>& InterruptFlag() { return g_interrupted; }
+
+InterruptGuard::InterruptGuard() {
+  g_interrupted.store(false);
+  old_int_ = std::signal(SIGINT, OnInterrupt);
+  old_term_ = std::signal(SIGTERM, OnInterrupt);
+}
+
+InterruptGuard::~InterruptGuard() {
+  std::signal(SIGINT, old_int_ == SIG_ERR ? SIG_DFL : old_int_);
+  std::signal(SIGTERM, old_term_ == SIG_ERR ? SIG_DFL : old_term_);
+}
+
+}  // namespace perfgate::cli
