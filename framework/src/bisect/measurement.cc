@@ -68,6 +68,10 @@ std::string LoneFile(const std::string& dir, size_t* entries) {
 }
 
 StatusOr<Measurement> ReadOne(const std::string& dir, const ReadOptions& options) {
+  // perfgate record writes OUT/<engine>/trial-N.
+  std::error_code ec;
+  const fs::path engine_dir = fs::path(dir) / options.engine;
+  if (!options.engine.empty() && fs::is_directory(engine_dir, ec)) return ReadTrace(engine_dir.string(), options);
   size_t entries = 0;
   const std::string file = LoneFile(dir, &entries);
   if (entries == 0) {

@@ -1,6 +1,7 @@
 #include "perfgate/bisect/session.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <utility>
 
@@ -11,6 +12,22 @@ namespace {
 
 using gates::MetricVerdict;
 using gates::Verdict;
+
+// "+10.5 % (p 0.008, regressed)": a verdict in a few characters.
+std::string Change(const MetricVerdict& v) {
+  char text[64];
+  if (v.delta_pct) {
+    std::snprintf(text, sizeof text, "%+.1f %% (", *v.delta_pct);
+  } else {
+    std::snprintf(text, sizeof text, "%+.6g (", v.delta);
+  }
+  std::string out = text;
+  if (v.p_value) {
+    std::snprintf(text, sizeof text, "p %.3f, ", *v.p_value);
+    out += text;
+  }
+  return out + std::string(gates::VerdictName(v.verdict)) + ")";
+}
 
 // What is known of one commit in this bisect.
 struct CommitState {
@@ -246,7 +263,7 @@ Status Bisector::JudgeEndpoints() {
     r.recordings = states_[e->commit].taken + states_[e->commit].reused;
     r.taken = states_[e->commit].taken;
   }
-  Progress("bisect: " + result_.endpoints.explanation);
+  Progress("bisect: the bad side against the good side: " + result_.endpoints.explanation);
   const Verdict v = result_.endpoints.verdict;
   if (v == Verdict::kRegressed) return Status();
   result_.outcome = v == Verdict::kInconclusive ? Outcome::kUndecided : Outcome::kNoRegression;
@@ -278,7 +295,7 @@ StatusOr<std::string> Bisector::Classify(const std::string& commit) {
   r = &RecordOf(commit);
   r->judgement = j;
   r->mark = usable ? MarkName(j.mark) : "skip";
-  r->reason = usable ? j.why + ": " + j.vs_good.explanation : states_[commit].failure;
+  r->reason = usable ? "vs good " + Change(j.vs_good) + "; vs bad " + Change(j.vs_bad) : states_[commit].failure;
   Progress("bisect: " + ShortCommit(commit) + " " + r->subject + ": " + r->mark + " (" + r->reason + ")");
   if (!usable || j.mark == Mark::kUncertain) return std::string("skip");
   return std::string(MarkName(j.mark));

@@ -84,6 +84,15 @@ TEST_F(MeasurementTest, TrialDirectoriesGiveOneSamplePerTrial) {
   EXPECT_EQ(m->side->total_us_per_token, (std::vector<double>{20, 30}));
 }
 
+TEST_F(MeasurementTest, PerfgateRecordsLayoutIsReadUnderTheEngineName) {
+  // perfgate record --engine hf2q --out OUT writes OUT/hf2q/trial-N.
+  ReadOptions options = TwoTokens();
+  options.engine = "hf2q";
+  auto m = ReadRecording(Recording("rec", {{"hf2q/trial-1/trace.json", Trace(4, 10)}}), options);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(SamplesOf(*m, "gpu_us_per_token")->samples, (std::vector<double>{20}));
+}
+
 TEST_F(MeasurementTest, LaterRecordingsAddTheirTrials) {
   auto m = ReadRecording(Recording("r1", {{"trial-1/trace.json", Trace(4, 10)}}), TwoTokens());
   auto more = ReadRecording(Recording("r2", {{"trial-1/trace.json", Trace(2, 10)}, {"trial-2/trace.json", Trace(6, 10)}}),
@@ -127,6 +136,18 @@ TEST_F(MeasurementTest, ALlamaBenchReportGivesTokensPerSecondPerRepetition) {
   // 128 tokens in 1 s, 2 s and 1 s.
   EXPECT_EQ(s->samples, (std::vector<double>{128, 64, 128}));
   EXPECT_EQ(s->policy.dir, gates::Direction::kHigherIsBetter);
+}
+
+TEST_F(MeasurementTest, LlamaBenchsDefaultMarkdownGivesItsMeanPerRecording) {
+  // llama.cpp's README example (fixtures/toks/llama-bench): tg128 at 120.60 ± 0.59, and
+  // tg128 @ d512 beside it; the table has means only, one sample per recording.
+  std::ifstream in(std::string(PERFGATE_SOURCE_DIR) + "/fixtures/toks/llama-bench/llama_cpp_readme_depth.md");
+  const std::string table((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto m = ReadRecording(Recording("md", {{"bench.md", table}}), ReadOptions{});
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(*DefaultMetric(*m), "toks/tg128/engine_ts");
+  EXPECT_EQ(SamplesOf(*m, "toks/tg128/engine_ts")->samples, (std::vector<double>{120.60}));
+  EXPECT_EQ(SamplesOf(*m, "toks/tg128 @ d512/engine_ts")->samples, (std::vector<double>{116.71}));
 }
 
 TEST_F(MeasurementTest, AnUnknownMetricListsTheKnownOnes) {

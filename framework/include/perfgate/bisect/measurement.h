@@ -2,7 +2,8 @@
 // it, with their per-trial samples, and its level tables for the movers.
 //
 // A recording is a directory the record command filled: trial directories or trace
-// files (any trace source), one per-kernel timing report, or one llama-bench report.
+// files (any trace source; in <engine>/ as `perfgate record --out` writes them), one
+// per-kernel timing report, or one llama-bench report.
 // Later recordings of the same commit add trials: their samples are appended.
 #ifndef PERFGATE_BISECT_MEASUREMENT_H_
 #define PERFGATE_BISECT_MEASUREMENT_H_
