@@ -8,6 +8,7 @@
 #include "interrupt.h"
 #include "perfgate/bisect/report.h"
 #include "perfgate/bisect/session.h"
+#include "perfgate/golden/golden.h"
 #include "report_output.h"
 
 namespace perfgate::cli {
@@ -21,6 +22,7 @@ struct BisectArgs {
   std::string log;
   std::string engine = "engine";
   std::optional<double> tolerance_pct;
+  std::string policy_golden;  // --policy-from
   double timeout_s = 0;
   EngineOptionArgs engine_options;
   OutputOptions out;
@@ -53,6 +55,23 @@ Status WriteLog(const BisectArgs& args, const bisect::Workspace& workspace, cons
   return Status();
 }
 
+// The policy --policy-from's golden gives the metric (--metric, which it needs).
+Status ReadGoldenPolicy(BisectArgs* args) {
+  if (args->policy_golden.empty()) return Status();
+  if (args->options.metric.empty()) return Usage("--policy-from needs --metric: the golden value whose policy to take");
+  PERFGATE_ASSIGN_OR_RETURN(golden::GoldenFile golden, golden::ReadGolden(args->policy_golden));
+  const auto found = golden.values.find(args->options.metric);
+  if (found == golden.values.end()) {
+    std::string known;
+    for (const auto& [name, _] : golden.values) known += (known.empty() ? "" : ", ") + name;
+    return Status::Error("bisect.unknown_metric", "the golden holds no value '" + args->options.metric +
+                                                      "' (known: " + (known.empty() ? "none" : known) + ")",
+                         {args->policy_golden, 0, 0}, ErrorKind::kUsage);
+  }
+  args->options.policy = found->second.policy;
+  return Status();
+}
+
 int ExitOf(const bisect::BisectResult& result) {
   return result.proven() ? kExitOk : kExitCheckFailed;
 }
@@ -62,6 +81,8 @@ int RunBisectCommand(BisectArgs args) {
   if (!read.ok()) return ReportError(read.status());
   args.options.read = *read;
   if (args.tolerance_pct) args.options.tolerance = *args.tolerance_pct / 100;
+  const Status golden = ReadGoldenPolicy(&args);
+  if (!golden.ok()) return ReportError(golden);
   if (args.options.max_trials < args.options.trials) {
     return ReportError(Usage("--max-trials must be at least --trials"));
   }
@@ -102,6 +123,8 @@ void AddOptions(CLI::App* cmd, BisectArgs* args) {
   cmd->add_option("--tolerance", args->tolerance_pct,
                   "Minimum effect in percent of the good side (default: the figure's gate policy)")
       ->check(Percentage());
+  cmd->add_option("--policy-from", args->policy_golden,
+                  "A golden file whose value of --metric gives the policy (default: the catalogue's)");
   cmd->add_option("--alpha", args->options.alpha, "The rank test's significance level (default 0.05)")
       ->check(CLI::Range(1e-9, 0.5));
   cmd->add_option("--trials", args->options.trials, "Samples per commit before its first verdict (default 5)")

@@ -108,7 +108,7 @@ Status Bisector::ResolveMetric(const Measurement& m) {
     result_.recording_kind = RecordingKindName(m.kind);
   }
   PERFGATE_ASSIGN_OR_RETURN(MetricSamples s, SamplesOf(m, result_.metric));
-  gates::Policy policy = s.policy;
+  gates::Policy policy = options_.policy.value_or(s.policy);
   if (options_.tolerance && policy.kind == gates::Kind::kExact) {
     return Status::Error("bisect.bad_tolerance",
                          result_.metric + " is an exact count, compared within its own tolerance; --tolerance is "

@@ -130,6 +130,28 @@ TEST_F(BisectCliTest, FindsTheCulpritWithItsFiguresAndCleansUp) {
   ExpectCleanedUp();
 }
 
+TEST_F(BisectCliTest, OfTwoRegressionsTheFirstIsFoundAndTheSecondNamed) {
+  // 100 tok/s, 90 from c3, 80 from c7.
+  const std::vector<double> middle = {90, 91, 89, 90.5, 89.5};
+  std::vector<Commit> commits;
+  for (size_t i = 0; i < 10; ++i) commits.push_back({i < 3 ? kFast : i < 7 ? middle : kSlow});
+  MakeRepo(commits);
+  const CommandResult r = Bisect();
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["culprit"]["commit"], shas_[3]);
+  const std::string why = j["why"].dump();
+  EXPECT_NE(why.find("a second regression follows it; bisect again with --good " + shas_[3].substr(0, 12) +
+                     " --bad bad"),
+            std::string::npos)
+      << why;
+  // From the first culprit on, the second is found.
+  ASSERT_EQ(Git("tag -f good " + shas_[3]).exit_code, 0);
+  const CommandResult second = Bisect();
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_EQ(nlohmann::json::parse(second.out)["culprit"]["commit"], shas_[7]);
+}
+
 TEST_F(BisectCliTest, TheTextReportNamesTheCulprit) {
   MakeLine(6, 3);
   const CommandResult r = Bisect("");
@@ -218,6 +240,30 @@ TEST_F(BisectCliTest, NoRegressionBetweenTheSidesIsSaid) {
   EXPECT_EQ(j["outcome"], "no_regression");
   EXPECT_NE(j["why"][0].get<std::string>().find("not worse than the good side"), std::string::npos);
   ExpectCleanedUp();
+}
+
+TEST_F(BisectCliTest, TheGoldensPolicyJudgesWhenGiven) {
+  MakeLine(6, 3);
+  // A reviewed policy that accepts 30 %: the 20 % drop is within it.
+  const std::string golden = (root_ / "golden.json").string();
+  std::ofstream(golden) << R"({"schema_version": 1, "values": {"toks/tg128/engine_ts": {"value": 100,
+      "kind": "noisy", "dir": "higher_is_better", "tol": {"rel": 0.3}}}})";
+  const CommandResult lenient = Bisect("--format json --metric toks/tg128/engine_ts --policy-from " + golden);
+  EXPECT_EQ(lenient.exit_code, 1) << lenient.err;
+  const auto j = nlohmann::json::parse(lenient.out);
+  EXPECT_EQ(j["outcome"], "no_regression");
+  EXPECT_EQ(j["policy"]["rel"], 0.3);
+  // --tolerance replaces the golden's minimum effect: 10 % finds the culprit.
+  const CommandResult strict =
+      Bisect("--format json --metric toks/tg128/engine_ts --policy-from " + golden + " --tolerance 10");
+  ASSERT_EQ(strict.exit_code, 0) << strict.err;
+  EXPECT_EQ(nlohmann::json::parse(strict.out)["culprit"]["commit"], shas_[3]);
+  const CommandResult missing = Bisect("--metric toks/pp512/engine_ts --policy-from " + golden);
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("error[bisect.unknown_metric]: the golden holds no value 'toks/pp512/engine_ts' "
+                             "(known: toks/tg128/engine_ts)"),
+            std::string::npos)
+      << missing.err;
 }
 
 TEST_F(BisectCliTest, TheLogReplaysToTheSameCulprit) {

@@ -26,6 +26,7 @@ struct BisectOptions {
   // The judge's policy is the figure's own (the gate's); these replace parts of it. A
   // tolerance is a noisy figure's minimum effect, a fraction of the good side's median
   // (0.05 = 5 %, with no floor); an exact count keeps its own (bisect.bad_tolerance).
+  std::optional<gates::Policy> policy;  // in place of the figure's default: a golden's, reviewed with the suite
   std::optional<double> tolerance;
   std::optional<double> alpha;
   int trials = 5;                       // samples a commit gets before its first verdict
