@@ -15,12 +15,6 @@ using document::Cell;
 using document::Column;
 using json = nlohmann::ordered_json;
 
-Cell Value(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.6g", v);
-  return Cell::Written(text, v);
-}
-
 std::string Headline(const BisectResult& r) {
   switch (r.outcome) {
     case Outcome::kCulprit: return "culprit: " + ShortCommit(r.culprit->commit) + " " + r.culprit->subject;
@@ -37,7 +31,7 @@ document::Table FiguresTable(const std::vector<gates::MetricVerdict>& figures) {
   document::Table t("figures", {{"figure", Align::kLeft}, {"parent"}, {"culprit"}, {"Δ"}, {"Δ%"}, {"p"},
                                 {"n"}, {"verdict", Align::kLeft}});
   for (const gates::MetricVerdict& v : figures) {
-    t.rows.push_back({Cell::Code(v.metric), Value(v.baseline), Value(v.current), Cell::Signed(v.delta, 2),
+    t.rows.push_back({Cell::Code(v.metric), Cell::Significant(v.baseline), Cell::Significant(v.current), Cell::Signed(v.delta, 2),
                       Cell::Percent(v.delta_pct), v.p_value ? Cell::PValue(*v.p_value) : Cell::Missing(),
                       Cell::Text(std::to_string(v.n_baseline) + " vs " + std::to_string(v.n_current)),
                       Cell::Text(std::string(gates::VerdictName(v.verdict)))});
@@ -67,7 +61,7 @@ document::Table CommitsTable(const std::vector<CommitRecord>& commits) {
   for (const CommitRecord& c : commits) {
     t.rows.push_back({Cell::Code(ShortCommit(c.commit)), Cell::Text(c.subject), Cell::Text(c.mark.empty() ? "—" : c.mark),
                       Cell::Integer(c.recordings), Cell::Integer(static_cast<int64_t>(c.samples.size())),
-                      c.samples.empty() ? Cell::Missing() : Value(stats::Median(c.samples)), Cell::Text(c.reason)});
+                      c.samples.empty() ? Cell::Missing() : Cell::Significant(stats::Median(c.samples)), Cell::Text(c.reason)});
   }
   return t;
 }

@@ -38,6 +38,15 @@ struct CommitState {
   int reused = 0;
 };
 
+// Adds a recording to what is known of its commit.
+Status Absorb(CommitState* st, Measurement m) {
+  if (!st->measurement) {
+    st->measurement = std::move(m);
+    return Status();
+  }
+  return Merge(&*st->measurement, m);
+}
+
 class Bisector {
  public:
   Bisector(GitRepository& git, Workspace& workspace, const BisectOptions& options, const std::atomic<bool>* cancel)
@@ -146,11 +155,7 @@ Status Bisector::Load(const std::string& commit) {
       st.failure = "a kept recording cannot be read: " + m.status().ToString();
       return Status();
     }
-    if (!st.measurement) {
-      st.measurement = std::move(*m);
-    } else {
-      PERFGATE_RETURN_IF_ERROR(Merge(&*st.measurement, *m));
-    }
+    PERFGATE_RETURN_IF_ERROR(Absorb(&st, std::move(*m)));
     ++st.reused;
     ++result_.reused;
   }
@@ -183,11 +188,7 @@ StatusOr<bool> Bisector::AddRecording(const std::string& commit) {
     st.failure = "its recording cannot be read: " + m.status().ToString();
     return false;
   }
-  if (!st.measurement) {
-    st.measurement = std::move(*m);
-  } else {
-    PERFGATE_RETURN_IF_ERROR(Merge(&*st.measurement, *m));
-  }
+  PERFGATE_RETURN_IF_ERROR(Absorb(&st, std::move(*m)));
   ++st.taken;
   ++result_.taken;
   PERFGATE_RETURN_IF_ERROR(ResolveMetric(*st.measurement));

@@ -2,6 +2,7 @@
 #include "perfgate/document/document.h"
 
 #include <cmath>
+#include <cstdio>
 #include <optional>
 #include <utility>
 
@@ -26,6 +27,12 @@ Cell Cell::PValue(double p) {
 }
 
 Cell Cell::Written(std::string text, std::optional<double> number) { return Cell{std::move(text), number, false, false}; }
+
+Cell Cell::Significant(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", value);
+  return Cell{text, value, false, false};
+}
 
 Cell Cell::Missing() { return Cell{"\xE2\x80\x94", std::nullopt, true, false}; }  // —
 

@@ -17,13 +17,6 @@ using document::Cell;
 using document::Column;
 using json = nlohmann::ordered_json;
 
-// A figure with four significant digits: µs per token (14023), counts (48.0), ratios (0.8731).
-Cell Value(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.6g", v);
-  return Cell::Written(text, v);
-}
-
 // A run by its commit, or by its number where it names none (an imported report).
 std::string RunName(const Point& p) {
   return p.commit.empty() ? "run " + std::to_string(p.run_id) : html::ShortCommit(p.commit);
@@ -46,17 +39,18 @@ std::vector<Cell> ChangeRow(const SeriesKey& key, const Change& c, const std::st
   return {Cell::Code(SeriesName(key)),
           Cell::Text(CommitRange(c)),
           Cell::Text(std::to_string(c.last_before.run_id) + ".." + std::to_string(c.first_after.run_id)),
-          Value(c.point.mean_before),
-          Value(c.point.mean_after),
+          Cell::Significant(c.point.mean_before),
+          Cell::Significant(c.point.mean_after),
           ChangePercent(c.point),
           Cell::PValue(c.point.pvalue),
           Cell::Text(direction)};
 }
 
-// "kernels kernel_mul_mv_q4_0_f32: 3100 -> 3410 µs/token (+310)".
+// "kernels 3100 -> 3410 µs/token (+310), 24 -> 24 calls/token: " (the list item's
+// name, the kernel, follows).
 std::string MoverText(const Mover& m) {
   char text[160];
-  std::snprintf(text, sizeof text, ": %.6g -> %.6g µs/token (%+.6g), %.6g -> %.6g calls/token", m.us_before,
+  std::snprintf(text, sizeof text, " %.6g -> %.6g µs/token (%+.6g), %.6g -> %.6g calls/token: ", m.us_before,
                 m.us_after, m.DeltaUs(), m.calls_before, m.calls_after);
   return m.level + text;
 }
@@ -125,7 +119,7 @@ document::Table SeriesTable(const std::vector<SeriesHistory>& series) {
   for (const SeriesHistory& s : series) {
     const Change* last = s.changes.empty() ? nullptr : &s.changes.back();
     t.rows.push_back({Cell::Code(SeriesName(s.info.key)), Cell::Integer(static_cast<int64_t>(s.points.size())),
-                      s.points.empty() ? Cell::Missing() : Value(s.points.back().median),
+                      s.points.empty() ? Cell::Missing() : Cell::Significant(s.points.back().median),
                       Cell::Text(std::string(WorseName(s.info.worse))),
                       Cell::Integer(static_cast<int64_t>(s.changes.size())),
                       last ? Cell::Text(CommitRange(*last) + " " + ChangePercent(last->point).text) : Cell::Missing()});
@@ -149,7 +143,7 @@ document::LineChart ChartOf(const SeriesHistory& s) {
   for (size_t i = first; i < s.points.size(); ++i) {
     const Point& p = s.points[i];
     chart.points.push_back("run " + std::to_string(p.run_id) + " " + RunName(p));
-    line.values.push_back(Value(p.median));
+    line.values.push_back(Cell::Significant(p.median));
   }
   for (const Change& c : s.changes) {
     if (static_cast<size_t>(c.point.index) <= first) continue;
@@ -260,7 +254,7 @@ document::Document CheckDocument(const std::string& location, const CheckResult&
                              f.fails});
       AddMovers(f.change, &notes);
       const std::string bisect = BisectCommand(f.key, f.change);
-      if (f.fails && !bisect.empty()) notes.items.push_back({"find the commit", bisect, false, {}, 1});
+      if (f.fails && !bisect.empty()) notes.items.push_back({"", "find the commit: ", false, {bisect}, 1});
     }
     d.blocks.push_back(std::move(table));
     d.blocks.push_back(std::move(notes));

@@ -43,6 +43,8 @@ struct Cell {
   static Cell PValue(double p);
   // A value as its source wrote it, with its number where it is one.
   static Cell Written(std::string text, std::optional<double> number);
+  // A figure with six significant digits ("14023.5", "48", "0.873112"), its number exact.
+  static Cell Significant(double value);
   static Cell Missing();
 };
 
