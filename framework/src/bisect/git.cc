@@ -104,6 +104,11 @@ StatusOr<bool> GitRepository::IsAncestor(const std::string& ancestor, const std:
   return out.exit_code == 0;
 }
 
+StatusOr<std::vector<std::string>> GitRepository::Range(const std::string& good, const std::string& bad) {
+  PERFGATE_ASSIGN_OR_RETURN(std::string list, GitOk({"rev-list", "--reverse", good + ".." + bad}));
+  return ListedShas(list);
+}
+
 StatusOr<std::string> GitRepository::CommonDir() {
   return GitOk({"rev-parse", "--path-format=absolute", "--git-common-dir"});
 }

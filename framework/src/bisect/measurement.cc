@@ -29,7 +29,7 @@ StatusOr<Measurement> ReadTrace(const std::string& dir, const ReadOptions& optio
                             bundle::AttributeTrials(options.engine, recording.trials, attribution));
   Measurement m;
   m.kind = RecordingKind::kTrace;
-  m.figures = metrics::EngineGolden(engine);
+  m.figures = metrics::AllFigures(engine);
   m.side = diff::SideOf(engine);
   for (const std::string& ignored : recording.ignored) m.notes.push_back(ignored + " is no trial: not read");
   return m;
@@ -88,10 +88,6 @@ StatusOr<Measurement> ReadOne(const std::string& dir, const ReadOptions& options
                        {file, 0, 0});
 }
 
-std::vector<double> SamplesOrValue(const golden::GoldenValue& v) {
-  return v.samples.empty() ? std::vector<double>{v.value} : v.samples;
-}
-
 // Appends `more`'s trials of each item to `into`'s: a side that lacks an item counts 0
 // for it in each of its trials, as diff::SideOf counts a trial without an item.
 void AppendItems(std::vector<diff::Item>* into, size_t into_trials, const std::vector<diff::Item>& more,
@@ -145,6 +141,10 @@ std::string KnownFigures(const golden::GoldenFile& figures) {
 }
 
 }  // namespace
+
+std::vector<double> SamplesOrValue(const golden::GoldenValue& value) {
+  return value.samples.empty() ? std::vector<double>{value.value} : value.samples;
+}
 
 const char* RecordingKindName(RecordingKind kind) {
   switch (kind) {

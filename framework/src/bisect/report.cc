@@ -28,7 +28,7 @@ std::string Headline(const BisectResult& r) {
 }
 
 document::Table FiguresTable(const std::vector<gates::MetricVerdict>& figures) {
-  document::Table t("figures", {{"figure", Align::kLeft}, {"parent"}, {"culprit"}, {"Δ"}, {"Δ%"}, {"p"},
+  document::Table t("figures", {{"figure", Align::kLeft}, {"before"}, {"after"}, {"Δ"}, {"Δ%"}, {"p"},
                                 {"n"}, {"verdict", Align::kLeft}});
   for (const gates::MetricVerdict& v : figures) {
     t.rows.push_back({Cell::Code(v.metric), Cell::Significant(v.baseline), Cell::Significant(v.current), Cell::Signed(v.delta, 2),
@@ -88,6 +88,7 @@ json EndpointJson(const std::optional<Endpoint>& e) {
 json CommitJson(const CommitRecord& c) {
   json j = {{"commit", c.commit},     {"subject", c.subject}, {"mark", c.mark},       {"reason", c.reason},
             {"recordings", c.recordings}, {"taken", c.taken},  {"samples", c.samples}};
+  j["median"] = c.samples.empty() ? json(nullptr) : json(stats::Median(c.samples));
   j["vs_good"] = c.judgement ? VerdictJson(c.judgement->vs_good) : json(nullptr);
   j["vs_bad"] = c.judgement ? VerdictJson(c.judgement->vs_bad) : json(nullptr);
   return j;
@@ -111,8 +112,10 @@ std::string ResultJson(const BisectResult& r) {
   j["bad"] = EndpointJson(r.bad);
   j["endpoints"] = VerdictJson(r.endpoints);
   j["culprit"] = r.culprit ? json{{"commit", r.culprit->commit}, {"subject", r.culprit->subject},
-                                  {"parent", r.parent ? r.parent->commit : ""}}
+                                  {"parent", r.before ? r.before->commit : ""}}
                            : json(nullptr);
+  j["before"] = EndpointJson(r.before);
+  j["after"] = EndpointJson(r.after);
   j["confirmation"] = r.confirmation ? VerdictJson(*r.confirmation) : json(nullptr);
   j["candidates"] = r.candidates;
   j["why"] = r.why;
@@ -142,12 +145,14 @@ document::Document BisectDocument(const BisectResult& r) {
       "good " + r.good.ref + " (" + ShortCommit(r.good.commit) + "), bad " + r.bad.ref + " (" + ShortCommit(r.bad.commit) +
       "): " + r.endpoints.explanation + ". Recordings: " + std::to_string(r.taken) + " taken, " +
       std::to_string(r.reused) + " reused."});
+  const std::string between =
+      r.before && r.after ? " (" + ShortCommit(r.before->commit) + " .. " + ShortCommit(r.after->commit) + ")" : "";
   if (!r.figures.empty()) {
-    d.blocks.push_back(document::Heading{"Figures before and after the culprit", 2});
+    d.blocks.push_back(document::Heading{"Figures before and after" + between, 2});
     d.blocks.push_back(FiguresTable(r.figures));
   }
   if (r.movers) {
-    d.blocks.push_back(document::Heading{"Movers between the parent and the culprit", 2});
+    d.blocks.push_back(document::Heading{"Movers" + between, 2});
     d.blocks.push_back(MoversTable(*r.movers));
   }
   d.blocks.push_back(document::Heading{"Commits measured", 2, true});

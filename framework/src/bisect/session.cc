@@ -1,11 +1,11 @@
+// The bisect's loop: the two sides, each commit git asks about, the log.
 #include "perfgate/bisect/session.h"
 
 #include <algorithm>
 #include <cstdio>
-#include <map>
 #include <utility>
 
-#include "perfgate/stats/summary.h"
+#include "bisect/bisector.h"
 
 namespace perfgate::bisect {
 namespace {
@@ -29,73 +29,17 @@ std::string Change(const MetricVerdict& v) {
   return out + std::string(gates::VerdictName(v.verdict)) + ")";
 }
 
-// What is known of one commit in this bisect.
-struct CommitState {
-  bool loaded = false;
-  std::optional<Measurement> measurement;
-  std::string failure;  // why it cannot be measured ("" when it can)
-  int taken = 0;
-  int reused = 0;
-};
+}  // namespace
 
-// Adds a recording to what is known of its commit.
-Status Absorb(CommitState* st, Measurement m) {
-  if (!st->measurement) {
-    st->measurement = std::move(m);
-    return Status();
-  }
-  return Merge(&*st->measurement, m);
-}
+Bisector::Bisector(GitRepository& git, Workspace& workspace, const BisectOptions& options,
+                   const std::atomic<bool>* cancel)
+    : git_(git),
+      options_(options),
+      measured_(git, workspace, options.read, cancel, [this](const Measurement& m) { return ResolveMetric(m); }),
+      workspace_(workspace) {}
 
-class Bisector {
- public:
-  Bisector(GitRepository& git, Workspace& workspace, const BisectOptions& options, const std::atomic<bool>* cancel)
-      : git_(git), workspace_(workspace), options_(options), cancel_(cancel) {}
-
-  StatusOr<BisectResult> Run();
-
- private:
-  Status Prepare();
-  StatusOr<Endpoint> EndpointOf(const std::string& ref);
-  Status JudgeEndpoints();
-  StatusOr<std::string> Classify(const std::string& commit);
-  Status Conclude(const Step& step);
-  Status Confirm(const std::string& culprit);
-  void DescribeRange(const std::vector<std::string>& candidates);
-  void CompareFigures(const Measurement& before, const Measurement& after);
-  void NoteSecondRegression();
-  StatusOr<std::string> ReplayLog();
-
-  // Measuring.
-  Status Load(const std::string& commit);
-  StatusOr<bool> AddRecording(const std::string& commit);
-  StatusOr<bool> EnsureSamples(const std::string& commit, size_t n);
-  Status ResolveMetric(const Measurement& m);
-  std::vector<double> Samples(const std::string& commit) const;
-  // Adds a recording to the side of `a` and `b` with fewer samples, while the two
-  // cannot be told apart; the last verdict.
-  StatusOr<MetricVerdict> JudgePair(const std::string& a, const std::string& b);
-  Status Interrupted() const;
-  CommitRecord& RecordOf(const std::string& commit);
-  void Progress(const std::string& line) const {
-    if (options_.progress) options_.progress(line);
-  }
-
-  GitRepository& git_;
-  Workspace& workspace_;
-  const BisectOptions& options_;
-  const std::atomic<bool>* cancel_;
-  BisectResult result_;
-  std::map<std::string, CommitState> states_;
-  std::string checked_out_;
-  std::string built_;
-};
-
-Status Bisector::Interrupted() const {
-  if (cancel_ != nullptr && cancel_->load()) {
-    return Status::Error("bisect.interrupted", "interrupted", {}, ErrorKind::kEnvironment);
-  }
-  return Status();
+void Bisector::Progress(const std::string& line) const {
+  if (options_.progress) options_.progress(line);
 }
 
 CommitRecord& Bisector::RecordOf(const std::string& commit) {
@@ -110,11 +54,21 @@ CommitRecord& Bisector::RecordOf(const std::string& commit) {
   return result_.commits.back();
 }
 
+void Bisector::Note(const std::string& commit) {
+  CommitRecord& r = RecordOf(commit);
+  r.samples = Marks(commit);
+  r.taken = measured_.Taken(commit, RecordingSet::kMarks);
+  r.recordings = measured_.Kept(commit, RecordingSet::kMarks);
+}
+
+// The metric (--metric, else the first recording's default) and its policy: the
+// figure's own, a golden's, with --tolerance and --alpha on top.
 Status Bisector::ResolveMetric(const Measurement& m) {
   if (result_.metric.empty()) {
     PERFGATE_ASSIGN_OR_RETURN(result_.metric,
                               options_.metric.empty() ? DefaultMetric(m) : StatusOr<std::string>(options_.metric));
     result_.recording_kind = RecordingKindName(m.kind);
+    measured_.set_metric(result_.metric);
   }
   PERFGATE_ASSIGN_OR_RETURN(MetricSamples s, SamplesOf(m, result_.metric));
   gates::Policy policy = options_.policy.value_or(s.policy);
@@ -131,94 +85,6 @@ Status Bisector::ResolveMetric(const Measurement& m) {
   if (options_.alpha) policy.alpha = *options_.alpha;
   result_.policy = policy;
   return Status();
-}
-
-std::vector<double> Bisector::Samples(const std::string& commit) const {
-  const auto found = states_.find(commit);
-  if (found == states_.end() || !found->second.measurement) return {};
-  StatusOr<MetricSamples> s = SamplesOf(*found->second.measurement, result_.metric);
-  return s.ok() ? s->samples : std::vector<double>{};
-}
-
-Status Bisector::Load(const std::string& commit) {
-  CommitState& st = states_[commit];
-  if (st.loaded) return Status();
-  st.loaded = true;
-  const std::string build = workspace_.BuildFailure(commit);
-  if (!build.empty()) {
-    st.failure = "the build " + build + " (kept from an earlier bisect)";
-    return Status();
-  }
-  for (const std::string& dir : workspace_.Recordings(commit)) {
-    StatusOr<Measurement> m = ReadRecording(dir, options_.read);
-    if (!m.ok()) {
-      st.failure = "a kept recording cannot be read: " + m.status().ToString();
-      return Status();
-    }
-    PERFGATE_RETURN_IF_ERROR(Absorb(&st, std::move(*m)));
-    ++st.reused;
-    ++result_.reused;
-  }
-  if (st.measurement) return ResolveMetric(*st.measurement);
-  return Status();
-}
-
-StatusOr<bool> Bisector::AddRecording(const std::string& commit) {
-  PERFGATE_RETURN_IF_ERROR(Interrupted());
-  CommitState& st = states_[commit];
-  if (checked_out_ != commit) {
-    PERFGATE_RETURN_IF_ERROR(git_.Checkout(commit));
-    checked_out_ = commit;
-  }
-  if (built_ != commit) {
-    PERFGATE_ASSIGN_OR_RETURN(CommandOutcome build, workspace_.Build(commit, git_.dir()));
-    if (!build.ok) {
-      st.failure = "the build " + build.what + " (its output: " + build.log + ")";
-      return false;
-    }
-    built_ = commit;
-  }
-  PERFGATE_ASSIGN_OR_RETURN(CommandOutcome record, workspace_.Record(commit, git_.dir()));
-  if (!record.ok) {
-    st.failure = "the record command " + record.what + " (its output: " + record.log + ")";
-    return false;
-  }
-  StatusOr<Measurement> m = ReadRecording(record.path, options_.read);
-  if (!m.ok()) {
-    st.failure = "its recording cannot be read: " + m.status().ToString();
-    return false;
-  }
-  PERFGATE_RETURN_IF_ERROR(Absorb(&st, std::move(*m)));
-  ++st.taken;
-  ++result_.taken;
-  PERFGATE_RETURN_IF_ERROR(ResolveMetric(*st.measurement));
-  return true;
-}
-
-StatusOr<bool> Bisector::EnsureSamples(const std::string& commit, size_t n) {
-  PERFGATE_RETURN_IF_ERROR(Load(commit));
-  const CommitState& st = states_[commit];
-  while (st.failure.empty() && (!st.measurement || Samples(commit).size() < n)) {
-    PERFGATE_ASSIGN_OR_RETURN(bool added, AddRecording(commit));
-    if (!added) break;
-  }
-  CommitRecord& r = RecordOf(commit);
-  r.samples = Samples(commit);
-  r.taken = st.taken;
-  r.recordings = st.taken + st.reused;
-  return st.failure.empty();
-}
-
-StatusOr<MetricVerdict> Bisector::JudgePair(const std::string& a, const std::string& b) {
-  const size_t max = static_cast<size_t>(options_.max_trials);
-  for (;;) {
-    MetricVerdict v = gates::Judge(result_.metric, Samples(a), Samples(b), result_.policy);
-    const size_t na = Samples(a).size(), nb = Samples(b).size();
-    if (v.verdict != Verdict::kInconclusive || (na >= max && nb >= max)) return v;
-    const std::string& fewer = na <= nb && na < max ? a : b;
-    PERFGATE_ASSIGN_OR_RETURN(bool added, EnsureSamples(fewer, Samples(fewer).size() + 1));
-    if (!added) return v;
-  }
 }
 
 StatusOr<Endpoint> Bisector::EndpointOf(const std::string& ref) {
@@ -244,25 +110,41 @@ Status Bisector::Prepare() {
   return workspace_.Prepare();
 }
 
+// Bad against good, the side with fewer samples recorded again until the bad side is
+// proven worse, proven better, or both have --max-trials: every commit is judged
+// against these samples, and a "same" from a few of them is no evidence of none.
+StatusOr<MetricVerdict> Bisector::JudgeSides() {
+  const std::string& good = result_.good.commit;
+  const std::string& bad = result_.bad.commit;
+  const size_t max = static_cast<size_t>(options_.max_trials);
+  for (;;) {
+    MetricVerdict v = gates::Judge(result_.metric, Marks(good), Marks(bad), result_.policy);
+    const size_t ng = Marks(good).size(), nb = Marks(bad).size();
+    const bool decided = v.verdict == Verdict::kRegressed || v.verdict == Verdict::kImproved;
+    if (decided || (ng >= max && nb >= max)) return v;
+    const std::string& fewer = (ng <= nb && ng < max) || nb >= max ? good : bad;
+    PERFGATE_ASSIGN_OR_RETURN(bool added, measured_.AddOne(fewer, RecordingSet::kMarks));
+    if (!added) return v;
+  }
+}
+
 Status Bisector::JudgeEndpoints() {
+  const size_t first = static_cast<size_t>(std::min(2 * options_.trials, options_.max_trials));
   for (const Endpoint* e : {&result_.good, &result_.bad}) {
-    PERFGATE_ASSIGN_OR_RETURN(bool usable, EnsureSamples(e->commit, static_cast<size_t>(options_.trials)));
+    PERFGATE_ASSIGN_OR_RETURN(bool usable, measured_.Ensure(e->commit, first, RecordingSet::kMarks));
     if (!usable) {
       return Status::Error("bisect.endpoint_failed",
                            "the " + std::string(e == &result_.good ? "good" : "bad") + " side " + e->ref +
-                               " cannot be measured: " + states_[e->commit].failure,
+                               " cannot be measured: " + measured_.Failure(e->commit, RecordingSet::kMarks),
                            {}, ErrorKind::kEnvironment);
     }
   }
-  PERFGATE_ASSIGN_OR_RETURN(result_.endpoints, JudgePair(result_.good.commit, result_.bad.commit));
-  RecordOf(result_.good.commit).mark = "good";
-  RecordOf(result_.bad.commit).mark = "bad";
+  PERFGATE_ASSIGN_OR_RETURN(result_.endpoints, JudgeSides());
   for (const Endpoint* e : {&result_.good, &result_.bad}) {
+    Note(e->commit);
     CommitRecord& r = RecordOf(e->commit);
-    r.samples = Samples(e->commit);
+    r.mark = e == &result_.good ? "good" : "bad";
     r.reason = e == &result_.good ? "the good side, as given" : "the bad side, as given";
-    r.recordings = states_[e->commit].taken + states_[e->commit].reused;
-    r.taken = states_[e->commit].taken;
   }
   Progress("bisect: the bad side against the good side: " + result_.endpoints.explanation);
   const Verdict v = result_.endpoints.verdict;
@@ -277,102 +159,24 @@ Status Bisector::JudgeEndpoints() {
 }
 
 StatusOr<std::string> Bisector::Classify(const std::string& commit) {
-  PERFGATE_ASSIGN_OR_RETURN(bool usable, EnsureSamples(commit, static_cast<size_t>(options_.trials)));
-  CommitRecord* r = &RecordOf(commit);
-  if (!usable) {
-    r->mark = "skip";
-    r->reason = states_[commit].failure;
-    Progress("bisect: " + ShortCommit(commit) + " " + r->subject + ": skip (" + r->reason + ")");
-    return std::string("skip");
-  }
+  PERFGATE_ASSIGN_OR_RETURN(bool usable,
+                            measured_.Ensure(commit, static_cast<size_t>(options_.trials), RecordingSet::kMarks));
   Judgement j;
-  for (;;) {
-    j = JudgeCommit(result_.metric, result_.policy, Samples(result_.good.commit), Samples(result_.bad.commit),
-                    Samples(commit));
-    if (j.mark != Mark::kUncertain || Samples(commit).size() >= static_cast<size_t>(options_.max_trials)) break;
-    PERFGATE_ASSIGN_OR_RETURN(usable, EnsureSamples(commit, Samples(commit).size() + 1));
-    if (!usable) break;
+  while (usable) {
+    j = JudgeCommit(result_.metric, result_.policy, Marks(result_.good.commit), Marks(result_.bad.commit),
+                    Marks(commit));
+    if (j.mark != Mark::kUncertain || Marks(commit).size() >= static_cast<size_t>(options_.max_trials)) break;
+    PERFGATE_ASSIGN_OR_RETURN(usable, measured_.AddOne(commit, RecordingSet::kMarks));
   }
-  r = &RecordOf(commit);
-  r->judgement = j;
-  r->mark = usable ? MarkName(j.mark) : "skip";
-  r->reason = usable ? "vs good " + Change(j.vs_good) + "; vs bad " + Change(j.vs_bad) : states_[commit].failure;
-  Progress("bisect: " + ShortCommit(commit) + " " + r->subject + ": " + r->mark + " (" + r->reason + ")");
+  Note(commit);
+  CommitRecord& r = RecordOf(commit);
+  if (usable) r.judgement = j;
+  r.mark = usable ? MarkName(j.mark) : "skip";
+  r.reason = usable ? "vs good " + Change(j.vs_good) + "; vs bad " + Change(j.vs_bad)
+                    : measured_.Failure(commit, RecordingSet::kMarks);
+  Progress("bisect: " + ShortCommit(commit) + " " + r.subject + ": " + r.mark + " (" + r.reason + ")");
   if (!usable || j.mark == Mark::kUncertain) return std::string("skip");
   return std::string(MarkName(j.mark));
-}
-
-void Bisector::CompareFigures(const Measurement& before, const Measurement& after) {
-  for (const auto& [name, value] : after.figures.values) {
-    const auto b = before.figures.values.find(name);
-    if (b == before.figures.values.end()) continue;
-    const auto samples = [](const golden::GoldenValue& v) {
-      return v.samples.empty() ? std::vector<double>{v.value} : v.samples;
-    };
-    const gates::Policy& policy = name == result_.metric ? result_.policy : value.policy;
-    MetricVerdict v = gates::Judge(name, samples(b->second), samples(value), policy);
-    const bool moved = v.verdict == Verdict::kRegressed || v.verdict == Verdict::kImproved;
-    if (name == result_.metric) {
-      result_.figures.insert(result_.figures.begin(), std::move(v));
-    } else if (moved) {
-      result_.figures.push_back(std::move(v));
-    }
-  }
-}
-
-void Bisector::NoteSecondRegression() {
-  const MetricVerdict v =
-      gates::Judge(result_.metric, Samples(result_.culprit->commit), Samples(result_.bad.commit), result_.policy);
-  if (v.verdict != Verdict::kRegressed) return;
-  result_.why.push_back("the bad side is worse than the culprit still (" + v.explanation +
-                        "): a second regression follows it; bisect again with --good " + ShortCommit(result_.culprit->commit) +
-                        " --bad " + result_.bad.ref);
-}
-
-Status Bisector::Confirm(const std::string& culprit) {
-  PERFGATE_ASSIGN_OR_RETURN(const std::string parent, git_.Parent(culprit));
-  result_.culprit = Endpoint{"", culprit, RecordOf(culprit).subject};
-  result_.parent = Endpoint{"", parent, RecordOf(parent).subject};
-  result_.candidates = {culprit};
-  PERFGATE_ASSIGN_OR_RETURN(bool usable, EnsureSamples(parent, static_cast<size_t>(options_.trials)));
-  if (!usable) {
-    result_.outcome = Outcome::kUncertain;
-    result_.why.push_back("git names " + ShortCommit(culprit) + " the first bad commit, but its parent cannot be measured: " +
-                          states_[parent].failure);
-    return Status();
-  }
-  PERFGATE_ASSIGN_OR_RETURN(MetricVerdict v, JudgePair(parent, culprit));
-  result_.confirmation = v;
-  const bool proven = v.verdict == Verdict::kRegressed;
-  result_.outcome = proven ? Outcome::kCulprit : Outcome::kUncertain;
-  result_.why.push_back(proven ? ShortCommit(culprit) + " regressed against its parent " + ShortCommit(parent) + ": " + v.explanation
-                               : "git names " + ShortCommit(culprit) +
-                                     " the first bad commit, but its change against its parent " + ShortCommit(parent) +
-                                     " is not proven: " + v.explanation);
-  const Measurement& before = *states_[parent].measurement;
-  const Measurement& after = *states_[culprit].measurement;
-  CompareFigures(before, after);
-  if (before.side && after.side) result_.movers = diff::Compute(*before.side, *after.side);
-  NoteSecondRegression();
-  return Status();
-}
-
-void Bisector::DescribeRange(const std::vector<std::string>& candidates) {
-  result_.outcome = Outcome::kRange;
-  result_.candidates = candidates;
-  result_.why.push_back("only commits that could not be judged are left: the first bad commit is one of " +
-                        std::to_string(candidates.size()));
-  for (const std::string& c : candidates) {
-    const CommitRecord& r = RecordOf(c);
-    const std::string what = r.mark.empty() ? "not measured" : r.mark + ": " + r.reason;
-    result_.why.push_back(ShortCommit(c) + " " + r.subject + ": " + what);
-  }
-}
-
-Status Bisector::Conclude(const Step& step) {
-  if (step.kind == Step::Kind::kFirstBad) return Confirm(step.commit);
-  DescribeRange(step.candidates);
-  return Status();
 }
 
 StatusOr<std::string> Bisector::ReplayLog() {
@@ -389,20 +193,18 @@ StatusOr<BisectResult> Bisector::Run() {
   PERFGATE_RETURN_IF_ERROR(Prepare());
   PERFGATE_ASSIGN_OR_RETURN(Step step, git_.Start(result_.bad.commit, result_.good.commit));
   PERFGATE_RETURN_IF_ERROR(JudgeEndpoints());
-  if (result_.endpoints.verdict != Verdict::kRegressed) {
-    PERFGATE_ASSIGN_OR_RETURN(result_.log, ReplayLog());
-    return result_;
+  if (result_.endpoints.verdict == Verdict::kRegressed) {
+    while (step.kind == Step::Kind::kTest) {
+      PERFGATE_ASSIGN_OR_RETURN(const std::string mark, Classify(step.commit));
+      PERFGATE_ASSIGN_OR_RETURN(step, git_.Mark(step.commit, mark));
+    }
+    PERFGATE_RETURN_IF_ERROR(Conclude(step));
   }
-  while (step.kind == Step::Kind::kTest) {
-    PERFGATE_ASSIGN_OR_RETURN(const std::string mark, Classify(step.commit));
-    PERFGATE_ASSIGN_OR_RETURN(step, git_.Mark(step.commit, mark));
-  }
-  PERFGATE_RETURN_IF_ERROR(Conclude(step));
+  result_.taken = measured_.taken();
+  result_.reused = measured_.reused();
   PERFGATE_ASSIGN_OR_RETURN(result_.log, ReplayLog());
   return result_;
 }
-
-}  // namespace
 
 std::string ShortCommit(const std::string& sha) { return sha.substr(0, 12); }
 

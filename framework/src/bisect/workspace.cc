@@ -70,8 +70,13 @@ std::string Workspace::CommitDir(const std::string& commit) const {
   return (fs::path(recipe_dir_) / commit).string();
 }
 
-std::vector<std::string> Workspace::Recordings(const std::string& commit) const {
+std::string Workspace::SetDir(const std::string& commit, RecordingSet set) const {
   const fs::path dir = CommitDir(commit);
+  return (set == RecordingSet::kProof ? dir / "proof" : dir).string();
+}
+
+std::vector<std::string> Workspace::Recordings(const std::string& commit, RecordingSet set) const {
+  const fs::path dir = SetDir(commit, set);
   std::error_code ec;
   for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
     if (e.path().extension() == ".partial") fs::remove_all(e.path(), ec);
@@ -117,9 +122,9 @@ StatusOr<CommandOutcome> Workspace::Build(const std::string& commit, const std::
   return out;
 }
 
-StatusOr<CommandOutcome> Workspace::Record(const std::string& commit, const std::string& repo) {
-  const fs::path dir = CommitDir(commit);
-  const int attempt = static_cast<int>(Recordings(commit).size()) + 1;
+StatusOr<CommandOutcome> Workspace::Record(const std::string& commit, const std::string& repo, RecordingSet set) {
+  const fs::path dir = SetDir(commit, set);
+  const int attempt = static_cast<int>(Recordings(commit, set).size()) + 1;
   const std::string name = "recording-" + std::to_string(attempt);
   const fs::path partial = dir / (name + ".partial");
   std::error_code ec;

@@ -190,14 +190,12 @@ StatusOr<Metric> FindMetric(const EngineSummary& engine, std::string_view golden
                        {}, ErrorKind::kUsage);
 }
 
-golden::GoldenFile EngineGolden(const EngineSummary& engine, std::map<std::string, std::string> context) {
+namespace {
+
+golden::GoldenFile Figures(const EngineSummary& engine, bool golden_only) {
   golden::GoldenFile g;
-  g.context = std::move(context);
-  g.context["engine"] = engine.name;
-  g.context["trials"] = std::to_string(engine.trials.size());
-  for (const auto& [key, text] : engine.counter_text) g.context["counters." + key] = text;
   for (const Metric& m : MetricsOf(engine)) {
-    if (!InGolden(m.id)) continue;
+    if (golden_only && !InGolden(m.id)) continue;
     golden::GoldenValue v;
     v.value = m.value.median;
     v.policy = m.policy;
@@ -205,6 +203,19 @@ golden::GoldenFile EngineGolden(const EngineSummary& engine, std::map<std::strin
     v.is_integer = m.is_integer;
     g.values[m.id.GoldenPath()] = std::move(v);
   }
+  return g;
+}
+
+}  // namespace
+
+golden::GoldenFile AllFigures(const EngineSummary& engine) { return Figures(engine, false); }
+
+golden::GoldenFile EngineGolden(const EngineSummary& engine, std::map<std::string, std::string> context) {
+  golden::GoldenFile g = Figures(engine, true);
+  g.context = std::move(context);
+  g.context["engine"] = engine.name;
+  g.context["trials"] = std::to_string(engine.trials.size());
+  for (const auto& [key, text] : engine.counter_text) g.context["counters." + key] = text;
   return g;
 }
 

@@ -58,6 +58,7 @@ class BisectCliTest : public ::testing::Test {
     ASSERT_EQ(Git("init -q -b main").exit_code, 0);
     for (size_t i = 0; i < commits.size(); ++i) {
       std::ofstream(Repo() / "bench.json") << BenchJson(commits[i].ts);
+      std::ofstream(Repo() / "fast.json") << BenchJson(kFast);  // what a test may record instead
       if (commits[i].broken) {
         std::ofstream(Repo() / "BROKEN") << "syntax error\n";
       } else {
@@ -123,9 +124,11 @@ TEST_F(BisectCliTest, FindsTheCulpritWithItsFiguresAndCleansUp) {
   EXPECT_EQ(j["figures"][0]["verdict"], "regressed");
   // A llama-bench report has no levels: no movers.
   EXPECT_TRUE(j["movers"].is_null());
-  // 12 commits: the two sides and at most ceil(log2(11)) = 4 steps, one recording each.
-  EXPECT_GE(j["recordings"]["taken"].get<int>(), 4);
-  EXPECT_LE(j["recordings"]["taken"].get<int>(), 6);
+  // 5 samples a recording. The sides start at 10 samples (2 recordings each), git
+  // takes 3 or 4 steps over 11 commits (1 each), and the proof records the culprit and
+  // its parent afresh to 10 samples (2 each): 11 or 12.
+  EXPECT_GE(j["recordings"]["taken"].get<int>(), 11);
+  EXPECT_LE(j["recordings"]["taken"].get<int>(), 12);
   EXPECT_EQ(j["recordings"]["reused"], 0);
   ExpectCleanedUp();
 }
@@ -157,7 +160,9 @@ TEST_F(BisectCliTest, TheTextReportNamesTheCulprit) {
   const CommandResult r = Bisect("");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("culprit: " + shas_[3].substr(0, 12) + " c3"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("Figures before and after the culprit"), std::string::npos);
+  EXPECT_NE(r.out.find("Figures before and after (" + shas_[2].substr(0, 12) + " .. " + shas_[3].substr(0, 12) + ")"),
+            std::string::npos)
+      << r.out;
   const CommandResult md = Bisect("--format markdown");
   EXPECT_NE(md.out.find("# perfgate bisect"), std::string::npos) << md.out;
 }
@@ -227,8 +232,30 @@ TEST_F(BisectCliTest, ACommitThatStaysUncertainIsReportedNotGuessed) {
   }
   EXPECT_TRUE(uncertain) << j["commits"];
   // The first bad commit is c4 or c5, and the report says which are possible.
-  const auto& candidates = j["candidates"];
-  EXPECT_NE(std::find(candidates.begin(), candidates.end(), shas_[5]), candidates.end()) << candidates;
+  // c3 and c5, recorded afresh, prove the regression lies in c4..c5.
+  EXPECT_EQ(j["outcome"], "range");
+  EXPECT_EQ(j["candidates"], nlohmann::json::array({shas_[4], shas_[5]})) << j["candidates"];
+  EXPECT_EQ(j["before"]["commit"], shas_[3]);
+  EXPECT_EQ(j["after"]["commit"], shas_[5]);
+  ExpectCleanedUp();
+}
+
+TEST_F(BisectCliTest, AnAnswerFreshRecordingsDoNotBearOutIsUncertain) {
+  MakeLine(8, 5);
+  // The proof's recordings (under proof/) all read fast: the marks were a fluke.
+  const std::string record =
+      "case \"$PERFGATE_BISECT_OUT\" in */proof/*) cp fast.json \"$PERFGATE_BISECT_OUT/\";; "
+      "*) cp bench.json \"$PERFGATE_BISECT_OUT/\";; esac";
+  const CommandResult r = Bisect("--format json", record);
+  EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["outcome"], "uncertain");
+  EXPECT_FALSE(j["proven"].get<bool>());
+  EXPECT_EQ(j["culprit"]["commit"], shas_[5]);  // git's answer, named as such
+  EXPECT_EQ(j["confirmation"]["verdict"], "same");
+  // Nothing proven: every commit after the good side may be the first bad one.
+  EXPECT_EQ(j["candidates"], nlohmann::json(std::vector<std::string>(shas_.begin() + 1, shas_.end())));
+  EXPECT_NE(j["why"].dump().find("not proven on fresh recordings"), std::string::npos) << j["why"];
   ExpectCleanedUp();
 }
 
@@ -306,10 +333,10 @@ TEST_F(BisectCliTest, CtrlCResetsTheBisectAndKeepsTheRecordings) {
   EXPECT_EQ(r.exit_code, 130) << r.err;
   EXPECT_NE(r.err.find("interrupted; git bisect was reset"), std::string::npos) << r.err;
   ExpectCleanedUp();
-  // The same command again goes on: the good side's recording is reused.
+  // The same command again goes on: the good side's two recordings are reused.
   const CommandResult again = Bisect("--format json", record);
   ASSERT_EQ(again.exit_code, 0) << again.err;
-  EXPECT_EQ(nlohmann::json::parse(again.out)["recordings"]["reused"], 1);
+  EXPECT_EQ(nlohmann::json::parse(again.out)["recordings"]["reused"], 2);
 }
 
 TEST_F(BisectCliTest, RefusesWhatItCannotBisect) {

@@ -41,6 +41,8 @@ class GitRepository {
   // The first parent; bisect.no_parent for a root commit.
   StatusOr<std::string> Parent(const std::string& commit);
   StatusOr<bool> IsAncestor(const std::string& ancestor, const std::string& commit);
+  // The commits after `good` up to `bad`, oldest first (git rev-list --reverse good..bad).
+  StatusOr<std::vector<std::string>> Range(const std::string& good, const std::string& bad);
   // The directory git keeps for the repository (shared by its worktrees), absolute.
   StatusOr<std::string> CommonDir();
 

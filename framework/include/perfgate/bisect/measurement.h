@@ -58,6 +58,9 @@ StatusOr<std::string> DefaultMetric(const Measurement& measurement);
 
 // The samples and policy of `metric` (a golden path). An unknown name is an error
 // (bisect.unknown_metric) listing the figures the recording has.
+// A figure's samples, or its value as the one sample when it has none (a report's median).
+std::vector<double> SamplesOrValue(const golden::GoldenValue& value);
+
 struct MetricSamples {
   std::vector<double> samples;
   gates::Policy policy;

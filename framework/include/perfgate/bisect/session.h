@@ -1,6 +1,7 @@
 // A bisect: which commit between a good and a bad one made a metric regress, decided
 // by the one judge, with more trials where a verdict is uncertain, and proven by
-// comparing the culprit with its parent. docs/bisect.md describes the method.
+// comparing the culprit with its parent on fresh recordings. docs/bisect.md describes
+// the method.
 #ifndef PERFGATE_BISECT_SESSION_H_
 #define PERFGATE_BISECT_SESSION_H_
 
@@ -49,11 +50,14 @@ struct CommitRecord {
 
 enum class Outcome {
   kCulprit,       // one commit, proven against its parent
-  kUncertain,     // git's first bad commit, not proven against its parent
-  kRange,         // only skipped commits are left: the first bad is one of them
+  kUncertain,     // git's answer is not proven: the first bad commit may be any of the range
+  kRange,         // only skipped commits are left, and the regression is proven across them
   kNoRegression,  // the bad side is not worse than the good side
   kUndecided,     // the trials could not tell the bad side from the good side
 };
+
+// The proof's significance level: a fifth of the judge's, shared by its two looks.
+inline constexpr double kProofAlphaShare = 0.2;
 
 // A commit as reports name it: its first 12 hex digits.
 std::string ShortCommit(const std::string& sha);
@@ -75,13 +79,17 @@ struct BisectResult {
   std::string recording_kind;  // RecordingKindName
   Endpoint good, bad;
   gates::MetricVerdict endpoints;  // bad against good
-  std::optional<Endpoint> culprit;  // kCulprit and kUncertain
-  std::optional<Endpoint> parent;   // the culprit's first parent
-  std::optional<gates::MetricVerdict> confirmation;  // culprit against parent
-  std::vector<std::string> candidates;  // the smallest range proven (the culprit alone when proven)
-  std::vector<std::string> why;         // sentences: how the outcome was reached
-  std::vector<gates::MetricVerdict> figures;  // parent against culprit: the metric and every figure that moved
-  std::optional<diff::Diff> movers;           // parent against culprit, every level both have
+  std::optional<Endpoint> culprit;  // git's first bad commit (kCulprit; kUncertain when git named one)
+  // The two commits the proof compares, on fresh recordings: the culprit's parent and
+  // the culprit, or the commit before a range and the range's last.
+  std::optional<Endpoint> before, after;
+  std::optional<gates::MetricVerdict> confirmation;  // `after` against `before`, at the proof's alpha
+  // The commits the first bad one may be: the culprit alone when proven, git's
+  // candidates for a proven range, every commit of good..bad when nothing is proven.
+  std::vector<std::string> candidates;
+  std::vector<std::string> why;               // sentences: how the outcome was reached
+  std::vector<gates::MetricVerdict> figures;  // before against after: the metric and every figure that moved
+  std::optional<diff::Diff> movers;           // before against after, every level both have
   std::vector<CommitRecord> commits;          // in the order measured
   int taken = 0;
   int reused = 0;

@@ -3,6 +3,7 @@
 //
 //   <root>/<recipe key>/recipe.json       the build and record commands
 //   <root>/<recipe key>/<sha>/recording-N  each complete recording of the commit
+//   <root>/<recipe key>/<sha>/proof/recording-N  the fresh recordings of a proof
 //   <root>/<recipe key>/<sha>/build.failed the build's failure (the commit is skipped)
 //   <root>/<recipe key>/<sha>/*.log        the commands' output
 //
@@ -28,6 +29,10 @@ struct Recipe {
   int64_t timeout_ms = 0;  // per command; 0: none
 };
 
+// Which recordings: those that mark a commit, or the fresh ones that prove a culprit
+// (independent of the marks they would otherwise confirm).
+enum class RecordingSet { kMarks, kProof };
+
 // How a command ended: ok, or why not, with where its output went.
 struct CommandOutcome {
   bool ok = false;
@@ -46,17 +51,19 @@ class Workspace {
   Status Prepare();
   const std::string& RecipeDir() const { return recipe_dir_; }
   std::string CommitDir(const std::string& commit) const;
+  std::string SetDir(const std::string& commit, RecordingSet set) const;
 
-  // The commit's complete recordings, in order; incomplete ones are removed.
-  std::vector<std::string> Recordings(const std::string& commit) const;
+  // The commit's complete recordings of `set`, in order; incomplete ones are removed.
+  std::vector<std::string> Recordings(const std::string& commit, RecordingSet set = RecordingSet::kMarks) const;
   // The failure a former build of the commit left ("" when none).
   std::string BuildFailure(const std::string& commit) const;
 
   // Runs the build command in `repo` (the commit checked out). A failure is kept
   // (BuildFailure); an error only when the command cannot start or was cancelled.
   StatusOr<CommandOutcome> Build(const std::string& commit, const std::string& repo);
-  // Runs the record command into the commit's next recording directory.
-  StatusOr<CommandOutcome> Record(const std::string& commit, const std::string& repo);
+  // Runs the record command into the commit's next recording directory of `set`.
+  StatusOr<CommandOutcome> Record(const std::string& commit, const std::string& repo,
+                                  RecordingSet set = RecordingSet::kMarks);
 
  private:
   StatusOr<CommandOutcome> RunShell(const std::string& command, const std::string& repo, const std::string& log,

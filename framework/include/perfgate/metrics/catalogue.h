@@ -63,6 +63,9 @@ std::vector<Metric> MetricsOf(const attribution::EngineSummary& engine);
 // is an error (metric.unknown) listing the engine's metrics of that scope.
 StatusOr<Metric> FindMetric(const attribution::EngineSummary& engine, std::string_view golden_path);
 
+// Every metric of the engine (MetricsOf) as golden values with their policies and
+// samples, without EngineGolden's choice of what a golden keeps: what a bisect judges.
+golden::GoldenFile AllFigures(const attribution::EngineSummary& engine);
 // The engine's golden: every metric with its default policy and samples, and
 // `context` (recorded, never compared) with the engine's name and trial count, and
 // the text values of its counter reports as "counters.<key>" (counters.model).
