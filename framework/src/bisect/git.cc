@@ -140,11 +140,18 @@ StatusOr<Step> GitRepository::Start(const std::string& bad, const std::string& g
   return StepAfter(out);
 }
 
+// What a build or record command changed in tracked files (a lock file it updates)
+// is put back before git checks out another commit: the work tree was clean when the
+// bisect started (CheckReady), so nothing of the user's is lost. Untracked files stay.
+Status GitRepository::RestoreTracked() { return GitOk({"reset", "--hard", "--quiet"}).status(); }
+
 Status GitRepository::Checkout(const std::string& commit) {
+  PERFGATE_RETURN_IF_ERROR(RestoreTracked());
   return GitOk({"checkout", "--quiet", "--detach", commit}).status();
 }
 
 StatusOr<Step> GitRepository::Mark(const std::string& commit, const std::string& mark) {
+  PERFGATE_RETURN_IF_ERROR(RestoreTracked());
   PERFGATE_ASSIGN_OR_RETURN(Output out, Git({"bisect", mark, commit}));
   return StepAfter(out);
 }
@@ -154,6 +161,7 @@ StatusOr<std::string> GitRepository::Log() { return GitOk({"bisect", "log"}); }
 Status GitRepository::Reset() {
   if (!started_) return Status();
   started_ = false;
+  PERFGATE_RETURN_IF_ERROR(RestoreTracked());
   return GitOk({"bisect", "reset"}).status();
 }
 

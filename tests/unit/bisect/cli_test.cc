@@ -167,6 +167,19 @@ TEST_F(BisectCliTest, TheTextReportNamesTheCulprit) {
   EXPECT_NE(md.out.find("# perfgate bisect"), std::string::npos) << md.out;
 }
 
+TEST_F(BisectCliTest, ABuildThatChangesTrackedFilesDoesNotStopIt) {
+  // Like a build that updates its lock file: every checkout would refuse.
+  MakeLine(8, 5);
+  const CommandResult r = RunCommand(std::string(PERFGATE_CLI_PATH) + " bisect --repo " + Repo().string() +
+                                     " --work " + Work() + " --good good --bad bad --build 'date >> bench.json.lock; "
+                                     "echo rebuilt >> fast.json' --record 'cp bench.json \"$PERFGATE_BISECT_OUT/\"' "
+                                     "--format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["culprit"]["commit"], shas_[5]);
+  ExpectCleanedUp();
+  EXPECT_EQ(testing_support::SlurpFile((Repo() / "fast.json").string()), BenchJson(kFast));
+}
+
 TEST_F(BisectCliTest, ASecondRunReusesTheKeptRecordings) {
   MakeLine(12, 7);
   ASSERT_EQ(Bisect().exit_code, 0);

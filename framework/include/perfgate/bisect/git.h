@@ -48,7 +48,8 @@ class GitRepository {
 
   // git bisect start BAD GOOD.
   StatusOr<Step> Start(const std::string& bad, const std::string& good);
-  // Checks `commit` out (inside the bisect, which Reset undoes).
+  // Checks `commit` out (inside the bisect, which Reset undoes). This, Mark and Reset
+  // first put back what the build or record commands changed in tracked files.
   Status Checkout(const std::string& commit);
   // git bisect good|bad|skip COMMIT.
   StatusOr<Step> Mark(const std::string& commit, const std::string& mark);
@@ -68,6 +69,7 @@ class GitRepository {
   StatusOr<Output> Git(const std::vector<std::string>& args);
   StatusOr<std::string> GitOk(const std::vector<std::string>& args);
   StatusOr<Step> StepAfter(const Output& output);
+  Status RestoreTracked();
 
   std::string dir_;
   bool started_ = false;
