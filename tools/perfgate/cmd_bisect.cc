@@ -1,6 +1,7 @@
 // `perfgate bisect`: which commit made a figure regress. Drives git bisect in the
 // user's repository; at each commit builds, records and lets the one judge mark it
 // (perfgate/bisect/session.h), keeping the recordings for the next run.
+#include <filesystem>
 #include <iostream>
 
 #include "commands.h"
@@ -41,7 +42,8 @@ StatusOr<bisect::ReadOptions> ReadOptionsOf(const BisectArgs& args) {
 // --work, else perfgate-bisect/ in the repository's git directory: kept across
 // checkouts, out of the work tree and of `git clean`.
 StatusOr<std::string> WorkDir(const BisectArgs& args, bisect::GitRepository& git) {
-  if (!args.work.empty()) return args.work;
+  // Absolute: the record command runs in the repository, not here.
+  if (!args.work.empty()) return std::filesystem::absolute(args.work).string();
   PERFGATE_ASSIGN_OR_RETURN(std::string common, git.CommonDir());
   return common + "/perfgate-bisect";
 }
@@ -89,8 +91,10 @@ int RunBisectCommand(BisectArgs args) {
   args.recipe.timeout_ms = static_cast<int64_t>(args.timeout_s * 1000);
   args.options.progress = [](const std::string& line) { std::cerr << line << '\n'; };
 
-  InterruptGuard guard;
+  InterruptGuard guard(/*once=*/false);
   bisect::GitRepository git(args.repo);
+  const Status ready = git.CheckReady();  // before the default --work, which is in the git directory
+  if (!ready.ok()) return ReportError(ready);
   auto work = WorkDir(args, git);
   if (!work.ok()) return ReportError(work.status());
   bisect::Workspace workspace(*work, args.recipe, &InterruptFlag());

@@ -1,6 +1,6 @@
 // Ctrl-C for the subcommands that run other programs (record, bisect): SIGINT and
 // SIGTERM raise a flag that stops the running program (ProcessOptions::cancel) and
-// lets the subcommand clean up; a second signal gets the default action.
+// lets the subcommand clean up.
 #ifndef PERFGATE_TOOLS_PERFGATE_INTERRUPT_H_
 #define PERFGATE_TOOLS_PERFGATE_INTERRUPT_H_
 
@@ -11,10 +11,13 @@ namespace perfgate::cli {
 // The flag the handlers raise.
 std::atomic<bool>& InterruptFlag();
 
-// Lowers the flag and installs the handlers for the object's lifetime.
+// Lowers the flag and installs the handlers for the object's lifetime. With `once`, a
+// second signal gets the default action (record: a second Ctrl-C ends it at once);
+// without, every signal only raises the flag (bisect: its clean-up, git bisect reset,
+// must run whatever the user presses).
 class InterruptGuard {
  public:
-  InterruptGuard();
+  explicit InterruptGuard(bool once = true);
   ~InterruptGuard();
   InterruptGuard(const InterruptGuard&) = delete;
   InterruptGuard& operator=(const InterruptGuard&) = delete;

@@ -25,6 +25,7 @@ class Bisector {
   Status ResolveMetric(const Measurement& m);
   Status JudgeEndpoints();
   StatusOr<gates::MetricVerdict> JudgeSides();
+  Status SideFailed(const Endpoint& side) const;  // bisect.endpoint_failed, saying why
   StatusOr<std::string> Classify(const std::string& commit);
   StatusOr<std::string> ReplayLog();
   CommitRecord& RecordOf(const std::string& commit);
@@ -38,6 +39,8 @@ class Bisector {
   Status ConcludeRange(const std::vector<std::string>& candidates);
   // Judges `after` against `before` on fresh recordings: true when it regressed.
   StatusOr<bool> Prove(const std::string& before, const std::string& after);
+  StatusOr<bool> RecordBoth(const std::string& before, const std::string& after, size_t n);
+  gates::Policy ProofPolicy() const;  // the judge's, at the proof's share of alpha per look
   Status Unproven(const std::string& what);
   void Explain();
   void NoteSecondRegression();

@@ -1,5 +1,6 @@
 #include "perfgate/bisect/git.h"
 
+#include <iterator>
 #include <sstream>
 
 #include "perfgate/core/process.h"
@@ -7,8 +8,9 @@
 namespace perfgate::bisect {
 namespace {
 
+// A full object name: 40 hex digits (SHA-1) or 64 (SHA-256 repositories).
 bool IsSha(const std::string& s) {
-  return s.size() == 40 && s.find_first_not_of("0123456789abcdef") == std::string::npos;
+  return (s.size() == 40 || s.size() == 64) && s.find_first_not_of("0123456789abcdef") == std::string::npos;
 }
 
 std::string Trimmed(std::string s) {
@@ -60,6 +62,8 @@ Status GitRepository::CheckReady() {
     return Status::Error("bisect.not_a_repository", "no git work tree here: give --repo DIR", {dir_, 0, 0},
                          ErrorKind::kUsage);
   }
+  // Commands run in the work tree's root, wherever in it --repo points.
+  PERFGATE_ASSIGN_OR_RETURN(dir_, GitOk({"rev-parse", "--show-toplevel"}));
   PERFGATE_ASSIGN_OR_RETURN(Output log, Git({"bisect", "log"}));
   if (log.exit_code == 0) {
     return Status::Error("bisect.in_progress",
@@ -98,6 +102,11 @@ StatusOr<std::string> GitRepository::Parent(const std::string& commit) {
   return Trimmed(out.text);
 }
 
+StatusOr<bool> GitRepository::IsMerge(const std::string& commit) {
+  PERFGATE_ASSIGN_OR_RETURN(Output out, Git({"rev-parse", "--verify", "--quiet", commit + "^2"}));
+  return out.exit_code == 0;
+}
+
 StatusOr<bool> GitRepository::IsAncestor(const std::string& ancestor, const std::string& commit) {
   PERFGATE_ASSIGN_OR_RETURN(Output out, Git({"merge-base", "--is-ancestor", ancestor, commit}));
   if (out.exit_code > 1) return GitError({"merge-base", "--is-ancestor", ancestor, commit}, out.text);
@@ -113,20 +122,30 @@ StatusOr<std::string> GitRepository::CommonDir() {
   return GitOk({"rev-parse", "--path-format=absolute", "--git-common-dir"});
 }
 
+// git bisect's answer, from its first line: "<sha> is the first bad commit", "There
+// are only 'skip'ped commits left to test." (the candidates follow "could be any of:"),
+// or "Bisecting: ..." with the next commit checked out. Commit subjects come later in
+// the output, so they cannot be mistaken for these.
 StatusOr<Step> GitRepository::StepAfter(const Output& output) {
+  std::istringstream in(output.text);
+  std::string first;
+  std::getline(in, first);
+  first = Trimmed(first);
   Step step;
-  const size_t first_bad = output.text.find(" is the first bad commit");
-  if (first_bad != std::string::npos) {
-    const size_t line = output.text.rfind('\n', first_bad);
+  const std::string kFirstBad = " is the first bad commit";
+  if (first.size() > kFirstBad.size() && first.compare(first.size() - kFirstBad.size(), kFirstBad.size(), kFirstBad) == 0 &&
+      IsSha(first.substr(0, first.size() - kFirstBad.size()))) {
     step.kind = Step::Kind::kFirstBad;
-    step.commit = output.text.substr(line == std::string::npos ? 0 : line + 1,
-                                     first_bad - (line == std::string::npos ? 0 : line + 1));
-    if (IsSha(step.commit)) return step;
-  } else if (output.text.find("could be any of:") != std::string::npos) {
+    step.commit = first.substr(0, first.size() - kFirstBad.size());
+    return step;
+  }
+  if (first == "There are only 'skip'ped commits left to test.") {
+    std::string rest((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const size_t listed = rest.find("could be any of:");
     step.kind = Step::Kind::kOnlySkipped;
-    step.candidates = ListedShas(output.text.substr(output.text.find("could be any of:")));
+    if (listed != std::string::npos) step.candidates = ListedShas(rest.substr(listed));
     if (!step.candidates.empty()) return step;
-  } else if (output.exit_code == 0) {
+  } else if (output.exit_code == 0 && first.rfind("Bisecting:", 0) == 0) {
     PERFGATE_ASSIGN_OR_RETURN(step.commit, GitOk({"rev-parse", "HEAD"}));
     return step;
   }
@@ -160,9 +179,10 @@ StatusOr<std::string> GitRepository::Log() { return GitOk({"bisect", "log"}); }
 
 Status GitRepository::Reset() {
   if (!started_) return Status();
-  started_ = false;
-  PERFGATE_RETURN_IF_ERROR(RestoreTracked());
-  return GitOk({"bisect", "reset"}).status();
+  const Status restored = RestoreTracked();
+  const Status reset = GitOk({"bisect", "reset"}).status();
+  if (reset.ok()) started_ = false;
+  return reset.ok() ? restored : reset;
 }
 
 }  // namespace perfgate::bisect

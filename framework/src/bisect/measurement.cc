@@ -112,15 +112,25 @@ void AppendItems(std::vector<diff::Item>* into, size_t into_trials, const std::v
 void AppendTrials(diff::Side* into, const diff::Side& more) {
   into->total_us_per_token.insert(into->total_us_per_token.end(), more.total_us_per_token.begin(),
                                   more.total_us_per_token.end());
+  // A level one side lacks counts 0 for each of its items in that side's trials.
   for (const diff::LevelItems& level : more.levels) {
     auto found = std::find_if(into->levels.begin(), into->levels.end(),
                               [&](const diff::LevelItems& l) { return l.level == level.level; });
     if (found == into->levels.end()) {
       into->notes.push_back(std::string("level ") + diff::LevelName(level.level) + " is missing from a recording");
-      continue;
+      found = into->levels.insert(into->levels.end(), diff::LevelItems{level.level, level.word, level.calls_word, {}});
     }
     AppendItems(&found->items, into->trials, level.items, more.trials);
   }
+  for (diff::LevelItems& level : into->levels) {
+    const bool in_more = std::any_of(more.levels.begin(), more.levels.end(),
+                                     [&](const diff::LevelItems& l) { return l.level == level.level; });
+    if (in_more) continue;
+    into->notes.push_back(std::string("level ") + diff::LevelName(level.level) + " is missing from a recording");
+    AppendItems(&level.items, into->trials, {}, more.trials);
+  }
+  std::sort(into->levels.begin(), into->levels.end(),
+            [](const diff::LevelItems& a, const diff::LevelItems& b) { return a.level < b.level; });
   for (auto it = into->figures.begin(); it != into->figures.end();) {
     const auto add = more.figures.find(it->first);
     if (add == more.figures.end()) {
@@ -180,7 +190,11 @@ Status Merge(Measurement* into, const Measurement& more) {
     value.value = stats::Median(samples);
     value.samples = std::move(samples);
   }
-  for (const auto& [name, value] : more.figures.values) into->figures.values.emplace(name, value);
+  for (const auto& [name, value] : more.figures.values) {
+    if (into->figures.values.emplace(name, value).second) {
+      into->notes.push_back(name + " is missing from the first " + std::to_string(into->recordings) + " recording(s)");
+    }
+  }
   if (into->side && more.side) AppendTrials(&*into->side, *more.side);
   into->notes.insert(into->notes.end(), more.notes.begin(), more.notes.end());
   into->recordings += more.recordings;

@@ -34,13 +34,22 @@ int Measurements::Kept(const std::string& commit, RecordingSet set) const {
   return st == nullptr ? 0 : st->taken + st->reused;
 }
 
-Status Measurements::Absorb(State* st, Measurement m) {
+size_t Measurements::Count(const Measurement& m) const {
+  StatusOr<MetricSamples> s = SamplesOf(m, metric_);
+  return s.ok() ? s->samples.size() : 0;
+}
+
+StatusOr<bool> Measurements::Absorb(State* st, const std::string& dir, Measurement m) {
+  const size_t before = st->measurement ? Count(*st->measurement) : 0;
   if (!st->measurement) {
     st->measurement = std::move(m);
   } else {
     PERFGATE_RETURN_IF_ERROR(Merge(&*st->measurement, m));
   }
-  return on_read_(*st->measurement);
+  if (metric_.empty()) PERFGATE_RETURN_IF_ERROR(on_first_(*st->measurement));
+  if (Count(*st->measurement) > before) return true;
+  st->failure = dir + " holds no sample of " + metric_;
+  return false;
 }
 
 Status Measurements::Load(const std::string& commit, RecordingSet set) {
@@ -55,12 +64,13 @@ Status Measurements::Load(const std::string& commit, RecordingSet set) {
   for (const std::string& dir : workspace_.Recordings(commit, set)) {
     StatusOr<Measurement> m = ReadRecording(dir, read_);
     if (!m.ok()) {
-      st.failure = "a kept recording cannot be read: " + m.status().ToString();
+      st.failure = "a kept recording cannot be read (remove " + dir + " to record it again): " + m.status().ToString();
       return Status();
     }
-    PERFGATE_RETURN_IF_ERROR(Absorb(&st, std::move(*m)));
     ++st.reused;
     ++reused_;
+    PERFGATE_ASSIGN_OR_RETURN(bool added, Absorb(&st, dir, std::move(*m)));
+    if (!added) return Status();
   }
   return Status();
 }
@@ -104,8 +114,7 @@ StatusOr<bool> Measurements::Record(const std::string& commit, RecordingSet set)
   }
   ++st.taken;
   ++taken_;
-  PERFGATE_RETURN_IF_ERROR(Absorb(&st, std::move(*m)));
-  return true;
+  return Absorb(&st, record.path, std::move(*m));
 }
 
 StatusOr<bool> Measurements::Ensure(const std::string& commit, size_t samples, RecordingSet set) {

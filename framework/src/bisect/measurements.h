@@ -19,17 +19,18 @@ namespace perfgate::bisect {
 
 class Measurements {
  public:
-  // `on_read` sees each commit's measurement whenever it grows (the bisect resolves
-  // its metric and policy there); its error ends the bisect.
+  // `on_first` sees the first measurement of the bisect (it resolves the metric and its
+  // policy, set_metric); its error ends the bisect.
   Measurements(GitRepository& git, Workspace& workspace, const ReadOptions& read, const std::atomic<bool>* cancel,
-               std::function<Status(const Measurement&)> on_read)
-      : git_(git), workspace_(workspace), read_(read), cancel_(cancel), on_read_(std::move(on_read)) {}
+               std::function<Status(const Measurement&)> on_first)
+      : git_(git), workspace_(workspace), read_(read), cancel_(cancel), on_first_(std::move(on_first)) {}
 
   void set_metric(std::string metric) { metric_ = std::move(metric); }
 
   // Records the commit until its metric has `samples` samples (kept recordings first).
-  // False when it cannot be measured: Failure says why. Errors: bisect.interrupted,
-  // git's, the workspace's and on_read's.
+  // False when it cannot be measured (a build or record that fails, a recording that
+  // cannot be read or holds no sample of the metric): Failure says why. Errors:
+  // bisect.interrupted, git's, the workspace's and on_first's.
   StatusOr<bool> Ensure(const std::string& commit, size_t samples, RecordingSet set);
   // One more recording.
   StatusOr<bool> AddOne(const std::string& commit, RecordingSet set);
@@ -55,14 +56,16 @@ class Measurements {
   const State* StateOf(const std::string& commit, RecordingSet set) const;
   Status Load(const std::string& commit, RecordingSet set);
   StatusOr<bool> Record(const std::string& commit, RecordingSet set);
-  Status Absorb(State* st, Measurement m);
+  // Adds a recording read from `dir`; false (with the failure) when it adds no sample.
+  StatusOr<bool> Absorb(State* st, const std::string& dir, Measurement m);
+  size_t Count(const Measurement& m) const;  // samples of the metric
   Status Prepare(const std::string& commit, State* st, bool* ready);
 
   GitRepository& git_;
   Workspace& workspace_;
   const ReadOptions& read_;
   const std::atomic<bool>* cancel_;
-  std::function<Status(const Measurement&)> on_read_;
+  std::function<Status(const Measurement&)> on_first_;
   std::string metric_;
   std::map<Key, State> states_;
   std::string checked_out_;

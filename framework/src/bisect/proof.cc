@@ -15,24 +15,39 @@ using gates::Verdict;
 
 }  // namespace
 
+gates::Policy Bisector::ProofPolicy() const {
+  gates::Policy policy = result_.policy;
+  policy.alpha = result_.policy.alpha * kProofAlphaShare / 2;
+  return policy;
+}
+
+// Records both commits afresh to `n` samples, one recording at a time, alternately
+// (ABAB: a drift of the machine over the proof falls on both sides alike).
+StatusOr<bool> Bisector::RecordBoth(const std::string& before, const std::string& after, size_t n) {
+  for (;;) {
+    const size_t nb = measured_.Samples(before, RecordingSet::kProof).size();
+    const size_t na = measured_.Samples(after, RecordingSet::kProof).size();
+    if (nb >= n && na >= n) return true;
+    const std::string& next = nb <= na && nb < n ? before : after;
+    PERFGATE_ASSIGN_OR_RETURN(bool added, measured_.AddOne(next, RecordingSet::kProof));
+    if (!added) {
+      result_.why.push_back("no proof: " + ShortCommit(next) + " cannot be recorded again: " +
+                            measured_.Failure(next, RecordingSet::kProof));
+      return false;
+    }
+  }
+}
+
 // Two looks, each at half the proof's alpha (Bonferroni): at 2 × --trials samples a
 // side (at least 10), then, unless that proved it, at --max-trials.
 StatusOr<bool> Bisector::Prove(const std::string& before, const std::string& after) {
-  gates::Policy policy = result_.policy;
-  policy.alpha = result_.policy.alpha * kProofAlphaShare / 2;
   const size_t max = static_cast<size_t>(options_.max_trials);
   const size_t first = std::min(max, static_cast<size_t>(std::max(2 * options_.trials, 10)));
   for (size_t n : {first, max}) {
-    for (const std::string& c : {before, after}) {
-      PERFGATE_ASSIGN_OR_RETURN(bool usable, measured_.Ensure(c, n, RecordingSet::kProof));
-      if (!usable) {
-        result_.why.push_back("no proof: " + ShortCommit(c) + " cannot be recorded again: " +
-                              measured_.Failure(c, RecordingSet::kProof));
-        return false;
-      }
-    }
+    PERFGATE_ASSIGN_OR_RETURN(bool recorded, RecordBoth(before, after, n));
+    if (!recorded) return false;
     result_.confirmation = gates::Judge(result_.metric, measured_.Samples(before, RecordingSet::kProof),
-                                        measured_.Samples(after, RecordingSet::kProof), policy);
+                                        measured_.Samples(after, RecordingSet::kProof), ProofPolicy());
     if (result_.confirmation->verdict == Verdict::kRegressed) return true;
   }
   return false;
@@ -60,6 +75,11 @@ Status Bisector::ConcludeCulprit(const std::string& culprit) {
   result_.candidates = {culprit};
   result_.why.push_back(ShortCommit(culprit) + " regressed against its parent " + ShortCommit(parent) +
                         " on fresh recordings: " + result_.confirmation->explanation);
+  StatusOr<bool> merge = git_.IsMerge(culprit);
+  if (merge.ok() && *merge) {
+    result_.why.push_back(ShortCommit(culprit) + " is a merge: it is proven against its first parent, so the change "
+                          "may come from the branch it merges; bisect that branch to find the commit there");
+  }
   NoteSecondRegression();
   return Status();
 }
@@ -110,7 +130,8 @@ void Bisector::Explain() {
   for (const auto& [name, value] : after->figures.values) {
     const auto b = before->figures.values.find(name);
     if (b == before->figures.values.end()) continue;
-    const gates::Policy& policy = name == result_.metric ? result_.policy : value.policy;
+    // The metric at the proof's alpha, so that its row agrees with the proof.
+    const gates::Policy policy = name == result_.metric ? ProofPolicy() : value.policy;
     MetricVerdict v = gates::Judge(name, SamplesOrValue(b->second), SamplesOrValue(value), policy);
     const bool moved = v.verdict == Verdict::kRegressed || v.verdict == Verdict::kImproved;
     if (name == result_.metric) {

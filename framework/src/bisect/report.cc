@@ -19,7 +19,9 @@ std::string Headline(const BisectResult& r) {
   switch (r.outcome) {
     case Outcome::kCulprit: return "culprit: " + ShortCommit(r.culprit->commit) + " " + r.culprit->subject;
     case Outcome::kUncertain:
-      return "uncertain: " + ShortCommit(r.culprit->commit) + " " + r.culprit->subject + " (not proven)";
+      if (r.culprit) return "uncertain: " + ShortCommit(r.culprit->commit) + " " + r.culprit->subject + " (not proven)";
+      return "uncertain: the change across " + (r.before ? ShortCommit(r.before->commit) : std::string("?")) + ".." +
+             (r.after ? ShortCommit(r.after->commit) : std::string("?")) + " is not proven";
     case Outcome::kRange: return "range: the first bad commit is one of " + std::to_string(r.candidates.size());
     case Outcome::kNoRegression: return "no regression: the bad side is not worse than the good side";
     case Outcome::kUndecided: return "undecided: the trials cannot tell the bad side from the good side";
@@ -89,6 +91,7 @@ json CommitJson(const CommitRecord& c) {
   json j = {{"commit", c.commit},     {"subject", c.subject}, {"mark", c.mark},       {"reason", c.reason},
             {"recordings", c.recordings}, {"taken", c.taken},  {"samples", c.samples}};
   j["median"] = c.samples.empty() ? json(nullptr) : json(stats::Median(c.samples));
+  j["notes"] = c.notes;
   j["vs_good"] = c.judgement ? VerdictJson(c.judgement->vs_good) : json(nullptr);
   j["vs_bad"] = c.judgement ? VerdictJson(c.judgement->vs_bad) : json(nullptr);
   return j;
@@ -157,6 +160,11 @@ document::Document BisectDocument(const BisectResult& r) {
   }
   d.blocks.push_back(document::Heading{"Commits measured", 2, true});
   d.blocks.push_back(CommitsTable(r.commits));
+  document::List notes;
+  for (const CommitRecord& c : r.commits) {
+    for (const std::string& n : c.notes) notes.items.push_back({"note", ShortCommit(c.commit) + ": " + n});
+  }
+  if (!notes.items.empty()) d.blocks.push_back(std::move(notes));
   d.json = ResultJson(r);
   return d;
 }

@@ -59,6 +59,8 @@ void Bisector::Note(const std::string& commit) {
   r.samples = Marks(commit);
   r.taken = measured_.Taken(commit, RecordingSet::kMarks);
   r.recordings = measured_.Kept(commit, RecordingSet::kMarks);
+  const Measurement* m = measured_.Find(commit, RecordingSet::kMarks);
+  if (m != nullptr) r.notes = m->notes;
 }
 
 // The metric (--metric, else the first recording's default) and its policy: the
@@ -84,6 +86,13 @@ Status Bisector::ResolveMetric(const Measurement& m) {
   }
   if (options_.alpha) policy.alpha = *options_.alpha;
   result_.policy = policy;
+  const int needed = gates::MinimumTrialsPerSide(ProofPolicy().alpha);
+  if (policy.kind == gates::Kind::kNoisy && needed > options_.max_trials) {
+    return Status::Error("bisect.bad_trials",
+                         "--max-trials " + std::to_string(options_.max_trials) + " cannot prove a culprit: the proof's "
+                         "significance level needs " + std::to_string(needed) + " samples a side",
+                         {}, ErrorKind::kUsage);
+  }
   return Status();
 }
 
@@ -124,20 +133,22 @@ StatusOr<MetricVerdict> Bisector::JudgeSides() {
     if (decided || (ng >= max && nb >= max)) return v;
     const std::string& fewer = (ng <= nb && ng < max) || nb >= max ? good : bad;
     PERFGATE_ASSIGN_OR_RETURN(bool added, measured_.AddOne(fewer, RecordingSet::kMarks));
-    if (!added) return v;
+    if (!added) return SideFailed(fewer == good ? result_.good : result_.bad);
   }
+}
+
+Status Bisector::SideFailed(const Endpoint& side) const {
+  return Status::Error("bisect.endpoint_failed",
+                       "the " + std::string(side.commit == result_.good.commit ? "good" : "bad") + " side " + side.ref +
+                           " cannot be measured: " + measured_.Failure(side.commit, RecordingSet::kMarks),
+                       {}, ErrorKind::kEnvironment);
 }
 
 Status Bisector::JudgeEndpoints() {
   const size_t first = static_cast<size_t>(std::min(2 * options_.trials, options_.max_trials));
   for (const Endpoint* e : {&result_.good, &result_.bad}) {
     PERFGATE_ASSIGN_OR_RETURN(bool usable, measured_.Ensure(e->commit, first, RecordingSet::kMarks));
-    if (!usable) {
-      return Status::Error("bisect.endpoint_failed",
-                           "the " + std::string(e == &result_.good ? "good" : "bad") + " side " + e->ref +
-                               " cannot be measured: " + measured_.Failure(e->commit, RecordingSet::kMarks),
-                           {}, ErrorKind::kEnvironment);
-    }
+    if (!usable) return SideFailed(*e);
   }
   PERFGATE_ASSIGN_OR_RETURN(result_.endpoints, JudgeSides());
   for (const Endpoint* e : {&result_.good, &result_.bad}) {
@@ -223,8 +234,10 @@ StatusOr<BisectResult> RunBisect(GitRepository& git, Workspace& workspace, const
                                  const std::atomic<bool>* cancel) {
   StatusOr<BisectResult> result = Bisector(git, workspace, options, cancel).Run();
   const Status reset = git.Reset();
-  if (result.ok() && !reset.ok()) return reset;
-  return result;
+  if (reset.ok()) return result;
+  if (result.ok()) return reset;
+  return Status::Error(reset.code(), reset.message() + " (after: " + result.status().ToString() + ")", {},
+                       ErrorKind::kEnvironment);
 }
 
 }  // namespace perfgate::bisect

@@ -16,6 +16,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Each command's log keeps this much of its output.
+constexpr size_t kMaxLogBytes = size_t{256} << 20;
+
 Status WorkspaceError(const std::string& path, const std::string& what) {
   return Status::Error("bisect.workspace", what, {path, 0, 0}, ErrorKind::kEnvironment);
 }
@@ -96,16 +99,21 @@ StatusOr<CommandOutcome> Workspace::RunShell(const std::string& command, const s
                                              const std::string& log,
                                              const std::vector<std::pair<std::string, std::string>>& env) {
   ProcessOptions options;
-  options.argv = {"/bin/sh", "-c", command};
+  // stderr joins stdout in the log, in order, whatever its size: a compiler's error
+  // comes last.
+  options.argv = {"/bin/sh", "-c", "exec 2>&1\n" + command};
   options.working_directory = repo;
   options.set_env = env;
   options.timeout_ms = recipe_.timeout_ms;
   options.cancel = cancel_;
   options.stdout_path = log;
+  options.max_stdout_bytes = kMaxLogBytes;
   PERFGATE_ASSIGN_OR_RETURN(ProcessResult r, RunProcess(options));
   if (r.cancelled) return Status::Error("bisect.interrupted", "interrupted", {}, ErrorKind::kEnvironment);
-  std::ofstream(log, std::ios::app) << r.stderr_text;
-  return CommandOutcome{r.ok(), r.Describe(), log, ""};
+  if (r.stdout_truncated) std::ofstream(log, std::ios::app) << "\n[perfgate: the rest of the output was dropped]\n";
+  // A log cut short is no failure of the command.
+  const bool ok = r.exited && r.exit_code == 0 && !r.timed_out;
+  return CommandOutcome{ok, r.Describe(), log, "", r.exited && r.exit_code != 0};
 }
 
 StatusOr<CommandOutcome> Workspace::Build(const std::string& commit, const std::string& repo) {
@@ -116,7 +124,7 @@ StatusOr<CommandOutcome> Workspace::Build(const std::string& commit, const std::
   if (recipe_.build.empty()) return CommandOutcome{true, "", "", ""};
   PERFGATE_ASSIGN_OR_RETURN(CommandOutcome out, RunShell(recipe_.build, repo, (dir / "build.log").string(),
                                                          {{"PERFGATE_BISECT_COMMIT", commit}}));
-  if (!out.ok) {
+  if (out.failed) {
     PERFGATE_RETURN_IF_ERROR(internal::WriteFileAtomic((dir / "build.failed").string(), out.what, "bisect.workspace"));
   }
   return out;

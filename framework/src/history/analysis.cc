@@ -189,6 +189,12 @@ std::string ShellWord(const std::string& word) {
 
 std::string BisectCommand(const SeriesKey& key, const Change& change) {
   if (change.last_before.commit.empty() || change.first_after.commit.empty()) return "";
+  // Runs of one commit: no commit to find. A ratio to a baseline, or the baseline's own
+  // speed: no recording of the engine's commits measures it.
+  if (change.last_before.commit == change.first_after.commit) return "";
+  const bool toks = key.metric.rfind("toks/", 0) == 0;
+  const bool ratio = key.metric.size() >= 6 && key.metric.compare(key.metric.size() - 6, 6, "/ratio") == 0;
+  if (toks && (ratio || key.metric.find("/baseline_ts") != std::string::npos)) return "";
   return "perfgate bisect --good " + ShellWord(change.last_before.commit) + " --bad " +
          ShellWord(change.first_after.commit) + " --engine " + ShellWord(key.engine) + " --metric " +
          ShellWord(key.metric) + " --record 'COMMAND WRITING A RECORDING TO $PERFGATE_BISECT_OUT'";

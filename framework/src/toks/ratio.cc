@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <map>
 #include <utility>
 
 #include "perfgate/core/names.h"
@@ -300,9 +301,11 @@ golden::GoldenFile RatioGolden(const std::vector<RatioVerdict>& verdicts, std::m
 
 golden::GoldenFile BenchGolden(const BenchReport& report) {
   golden::GoldenFile g;
+  std::map<std::string, int> runs;  // a test id measured for several models
+  for (const BenchTest& t : report.tests) ++runs[t.id];
   for (const BenchTest& t : report.tests) {
-    const std::string path = metrics::MetricId{"toks", t.id, "engine_ts"}.GoldenPath();
-    g.values[path] = EngineTsValue(t.MedianTs(), t.samples_ts);
+    const std::string part = runs[t.id] > 1 ? t.id + " (" + t.model + ")" : t.id;
+    g.values[metrics::MetricId{"toks", part, "engine_ts"}.GoldenPath()] = EngineTsValue(t.MedianTs(), t.samples_ts);
   }
   return g;
 }

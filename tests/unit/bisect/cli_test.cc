@@ -28,12 +28,24 @@ const std::vector<double> kSlow = {80, 81, 79, 80.5, 79.5};
 struct Commit {
   std::vector<double> ts;
   bool broken = false;
+  std::string test = "tg128";  // the llama-bench test its report holds
 };
 
-std::string BenchJson(const std::vector<double>& ts) {
-  nlohmann::json test = {{"model_filename", "m.gguf"}, {"n_prompt", 0}, {"n_gen", 128}, {"n_depth", 0},
-                         {"avg_ts", ts.front()},       {"stddev_ts", 0}, {"samples_ts", ts}};
+std::string BenchJson(const std::vector<double>& ts, const std::string& id = "tg128") {
+  const bool prompt = id == "pp512";
+  nlohmann::json test = {{"model_filename", "m.gguf"}, {"n_prompt", prompt ? 512 : 0}, {"n_gen", prompt ? 0 : 128},
+                         {"n_depth", 0}, {"avg_ts", ts.front()}, {"stddev_ts", 0}, {"samples_ts", ts}};
   return nlohmann::json::array({test}).dump() + "\n";
+}
+
+// A per-kernel timing report of one kernel: 2 calls per token of `us` µs each.
+std::string KernelsJson(double us) {
+  nlohmann::json kernel = {{"name", "kernel_mul_mv_q4_0_f32"}, {"calls_per_token_median", 2},
+                           {"us_per_call_median", us}, {"us_per_call_p95", us + 1},
+                           {"us_per_token_median", 2 * us}, {"dispatch_shapes_seen", nlohmann::json::array()}};
+  nlohmann::json report = {{"stack", "engine"}, {"device", "H200"}, {"n_tokens", 128}, {"n_runs", 5},
+                           {"kernels", nlohmann::json::array({kernel})}};
+  return report.dump() + "\n";
 }
 
 class BisectCliTest : public ::testing::Test {
@@ -57,7 +69,8 @@ class BisectCliTest : public ::testing::Test {
   void MakeRepo(const std::vector<Commit>& commits) {
     ASSERT_EQ(Git("init -q -b main").exit_code, 0);
     for (size_t i = 0; i < commits.size(); ++i) {
-      std::ofstream(Repo() / "bench.json") << BenchJson(commits[i].ts);
+      std::ofstream(Repo() / "bench.json") << BenchJson(commits[i].ts, commits[i].test);
+      std::ofstream(Repo() / "kernels.json") << KernelsJson(10000 / commits[i].ts.front());
       std::ofstream(Repo() / "fast.json") << BenchJson(kFast);  // what a test may record instead
       if (commits[i].broken) {
         std::ofstream(Repo() / "BROKEN") << "syntax error\n";
@@ -368,6 +381,100 @@ TEST_F(BisectCliTest, RefusesWhatItCannotBisect) {
   EXPECT_NE(metric.err.find("error[bisect.unknown_metric]"), std::string::npos) << metric.err;
   EXPECT_NE(metric.err.find("known: toks/tg128/engine_ts"), std::string::npos) << metric.err;
   ExpectCleanedUp();
+}
+
+TEST_F(BisectCliTest, AKernelReportIsRecordedAndItsCountsKeepTheirOwnTolerance) {
+  // 2 calls of 100 µs per token on the good side, of 125 µs on the bad (10000 / tok/s).
+  MakeLine(8, 4);
+  const std::string record = "cp kernels.json \"$PERFGATE_BISECT_OUT/\"";
+  const CommandResult r = Bisect("--format json", record);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["metric"], "us_per_token");
+  EXPECT_EQ(j["recording_kind"], "kernel report");
+  EXPECT_EQ(j["culprit"]["commit"], shas_[4]);
+  EXPECT_EQ(j["figures"][0]["before"], 200.0);
+  EXPECT_EQ(j["figures"][0]["after"], 250.0);
+  ASSERT_FALSE(j["movers"].is_null());
+  const CommandResult exact = Bisect("--metric calls_per_token --tolerance 5", record);
+  EXPECT_EQ(exact.exit_code, 2);
+  EXPECT_NE(exact.err.find("error[bisect.bad_tolerance]: calls_per_token is an exact count"), std::string::npos)
+      << exact.err;
+  ExpectCleanedUp();
+}
+
+TEST_F(BisectCliTest, ACommitWhoseRecordingLacksTheMetricIsSkipped) {
+  // c4 measures pp512 only: it holds no sample of toks/tg128/engine_ts.
+  std::vector<Commit> commits;
+  for (size_t i = 0; i < 9; ++i) commits.push_back({i < 6 ? kFast : kSlow});
+  commits[4].test = "pp512";
+  MakeRepo(commits);
+  const CommandResult r = Bisect("--format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["culprit"]["commit"], shas_[6]);
+  for (const auto& c : j["commits"]) {
+    if (c["commit"] != shas_[4]) continue;
+    EXPECT_EQ(c["mark"], "skip");
+    EXPECT_NE(c["reason"].get<std::string>().find("holds no sample of toks/tg128/engine_ts"), std::string::npos) << c;
+  }
+}
+
+TEST_F(BisectCliTest, AnUnprovenRangeIsUncertainInEveryFormat) {
+  // c5 does not build, so git leaves c5..c6; the proof's fresh recordings read fast.
+  std::vector<Commit> commits;
+  for (size_t i = 0; i < 10; ++i) commits.push_back({i < 6 ? kFast : kSlow, i == 5});
+  MakeRepo(commits);
+  const std::string record =
+      "case \"$PERFGATE_BISECT_OUT\" in */proof/*) cp fast.json \"$PERFGATE_BISECT_OUT/\";; "
+      "*) cp bench.json \"$PERFGATE_BISECT_OUT/\";; esac";
+  const CommandResult text = Bisect("", record);
+  EXPECT_EQ(text.exit_code, 1) << text.err;
+  EXPECT_NE(text.out.find("uncertain: the change across " + shas_[4].substr(0, 12) + ".." + shas_[6].substr(0, 12) +
+                          " is not proven"),
+            std::string::npos)
+      << text.out;
+  const auto j = nlohmann::json::parse(Bisect("--format json", record).out);
+  EXPECT_EQ(j["outcome"], "uncertain");
+  EXPECT_TRUE(j["culprit"].is_null());
+  EXPECT_EQ(j["candidates"].size(), 9u);
+  ExpectCleanedUp();
+}
+
+TEST_F(BisectCliTest, RefusesTrialCountsThatCannotWork) {
+  MakeLine(6, 3);
+  const CommandResult fewer = Bisect("--trials 8 --max-trials 6");
+  EXPECT_EQ(fewer.exit_code, 2);
+  EXPECT_NE(fewer.err.find("--max-trials must be at least --trials"), std::string::npos) << fewer.err;
+  // The proof looks at alpha 0.05 / 10: 5 samples a side can never reach it.
+  const CommandResult small = Bisect("--trials 5 --max-trials 5");
+  EXPECT_EQ(small.exit_code, 2);
+  EXPECT_NE(small.err.find("error[bisect.bad_trials]: --max-trials 5 cannot prove a culprit"), std::string::npos)
+      << small.err;
+  const CommandResult golden = Bisect("--policy-from golden.json");
+  EXPECT_EQ(golden.exit_code, 2);
+  EXPECT_NE(golden.err.find("--policy-from needs --metric"), std::string::npos) << golden.err;
+  const CommandResult nowhere = RunCommand(std::string(PERFGATE_CLI_PATH) + " bisect --repo " + root_.string() +
+                                           " --good a --bad b --record true");
+  EXPECT_EQ(nowhere.exit_code, 2);
+  EXPECT_NE(nowhere.err.find("error[bisect.not_a_repository]"), std::string::npos) << nowhere.err;
+  ExpectCleanedUp();
+}
+
+TEST_F(BisectCliTest, ARelativeWorkDirectoryAndASubdirectoryOfTheRepositoryWork) {
+  MakeLine(6, 3);
+  fs::create_directories(Repo() / "sub");
+  std::ofstream(Repo() / "sub" / "keep") << "x\n";
+  ASSERT_EQ(Git("add -A").exit_code, 0);
+  ASSERT_EQ(Git("commit -q -m sub").exit_code, 0);
+  ASSERT_EQ(Git("tag -f bad").exit_code, 0);
+  // Run from root_, --repo a subdirectory that older commits lack, --work relative.
+  const CommandResult r = RunCommand("cd " + root_.string() + " && " + PERFGATE_CLI_PATH +
+                                     " bisect --repo repo/sub --work w --good good --bad bad --record 'cp bench.json "
+                                     "\"$PERFGATE_BISECT_OUT/\"' --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["culprit"]["commit"], shas_[3]);
+  EXPECT_TRUE(fs::is_directory(root_ / "w"));
 }
 
 TEST_F(BisectCliTest, LeavesAChangedTreeAndAnotherBisectAlone) {

@@ -150,6 +150,17 @@ TEST_F(MeasurementTest, LlamaBenchsDefaultMarkdownGivesItsMeanPerRecording) {
   EXPECT_EQ(SamplesOf(*m, "toks/tg128 @ d512/engine_ts")->samples, (std::vector<double>{116.71}));
 }
 
+TEST_F(MeasurementTest, ATestOfTwoModelsIsKeptForEach) {
+  // tg128 of two models in one report: neither may hide the other.
+  const std::string two = R"([{"model_filename": "a.gguf", "n_prompt": 0, "n_gen": 128, "avg_ts": 50, "samples_ts": [50]},
+                              {"model_filename": "b.gguf", "n_prompt": 0, "n_gen": 128, "avg_ts": 70, "samples_ts": [70]}])";
+  auto m = ReadRecording(Recording("two", {{"bench.json", two}}), ReadOptions{});
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(SamplesOf(*m, "toks/tg128 (a.gguf)/engine_ts")->samples, (std::vector<double>{50}));
+  EXPECT_EQ(SamplesOf(*m, "toks/tg128 (b.gguf)/engine_ts")->samples, (std::vector<double>{70}));
+  EXPECT_FALSE(SamplesOf(*m, "toks/tg128/engine_ts").ok());
+}
+
 TEST_F(MeasurementTest, AnUnknownMetricListsTheKnownOnes) {
   auto m = ReadRecording(Recording("b", {{"bench.json", kBench}}), ReadOptions{});
   ASSERT_TRUE(m.ok());

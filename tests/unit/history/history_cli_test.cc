@@ -214,6 +214,12 @@ TEST(BisectCommand, QuotesWhatTheShellWouldSplit) {
                           "'phases/(unknown)/gpu_us_per_token' --record '", 0),
             0u)
       << command;
+  // Nothing to find, or nothing a recording of the engine measures:
+  EXPECT_EQ(history::BisectCommand({"decode", "t", "e", "toks/decode/ratio"}, change), "");
+  EXPECT_EQ(history::BisectCommand({"decode", "t", "e", "toks/decode/baseline_ts"}, change), "");
+  EXPECT_NE(history::BisectCommand({"decode", "t", "e", "toks/decode/engine_ts"}, change), "");
+  change.first_after.commit = "a1";
+  EXPECT_EQ(history::BisectCommand({"decode", "t", "e", "m"}, change), "");
   change.first_after.commit.clear();
   EXPECT_EQ(history::BisectCommand({"decode", "t", "e", "m"}, change), "");
 }

@@ -33,13 +33,15 @@ class GitRepository {
   GitRepository& operator=(const GitRepository&) = delete;
 
   // A work tree with no bisect in progress (bisect.in_progress) and no change to a
-  // tracked file (bisect.dirty_tree): a bisect checks out other commits.
+  // tracked file (bisect.dirty_tree): a bisect checks out other commits. From here on
+  // dir() is the work tree's root.
   Status CheckReady();
   // The full sha of `ref`; bisect.unknown_ref when it names no commit.
   StatusOr<std::string> Resolve(const std::string& ref);
   StatusOr<std::string> Subject(const std::string& commit);
   // The first parent; bisect.no_parent for a root commit.
   StatusOr<std::string> Parent(const std::string& commit);
+  StatusOr<bool> IsMerge(const std::string& commit);  // more than one parent
   StatusOr<bool> IsAncestor(const std::string& ancestor, const std::string& commit);
   // The commits after `good` up to `bad`, oldest first (git rev-list --reverse good..bad).
   StatusOr<std::vector<std::string>> Range(const std::string& good, const std::string& bad);

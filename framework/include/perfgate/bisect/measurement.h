@@ -56,11 +56,11 @@ Status Merge(Measurement* into, const Measurement& more);
 // report's toks/<test>/engine_ts for its tg test (its only test, else tg128).
 StatusOr<std::string> DefaultMetric(const Measurement& measurement);
 
-// The samples and policy of `metric` (a golden path). An unknown name is an error
-// (bisect.unknown_metric) listing the figures the recording has.
 // A figure's samples, or its value as the one sample when it has none (a report's median).
 std::vector<double> SamplesOrValue(const golden::GoldenValue& value);
 
+// The samples and policy of `metric` (a golden path). An unknown name is an error
+// (bisect.unknown_metric) listing the figures the recording has.
 struct MetricSamples {
   std::vector<double> samples;
   gates::Policy policy;

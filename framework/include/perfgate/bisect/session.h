@@ -46,6 +46,7 @@ struct CommitRecord {
   int taken = 0;       // recorded by this bisect
   std::vector<double> samples;  // the metric's, over every recording
   std::optional<Judgement> judgement;
+  std::vector<std::string> notes;  // what its recordings held besides (Measurement::notes)
 };
 
 enum class Outcome {

@@ -39,6 +39,9 @@ struct CommandOutcome {
   std::string what;  // "exited with status 1"
   std::string log;   // its output's file
   std::string path;  // a recording: its directory
+  // It ran and exited non-zero: a build failure that is kept. A timeout or a signal is
+  // not kept; the next bisect tries again.
+  bool failed = false;
 };
 
 class Workspace {
@@ -58,7 +61,7 @@ class Workspace {
   // The failure a former build of the commit left ("" when none).
   std::string BuildFailure(const std::string& commit) const;
 
-  // Runs the build command in `repo` (the commit checked out). A failure is kept
+  // Runs the build command in `repo` (the commit checked out). A non-zero exit is kept
   // (BuildFailure); an error only when the command cannot start or was cancelled.
   StatusOr<CommandOutcome> Build(const std::string& commit, const std::string& repo);
   // Runs the record command into the commit's next recording directory of `set`.

@@ -57,7 +57,9 @@ inline constexpr int kMaxMovers = 10;
 
 // The `perfgate bisect` command that finds the commit of a change point: --good the
 // newest commit before it, --bad the first after it, the series' engine and metric,
-// and a placeholder for the record command. "" when either run names no commit.
+// and a placeholder for the record command. "" when either run names no commit, both
+// name the same one, or the metric is a tok/s ratio or a baseline's speed, which no
+// recording of the engine measures.
 std::string BisectCommand(const SeriesKey& key, const Change& change);
 
 struct SeriesHistory {

@@ -108,7 +108,8 @@ golden::GoldenFile RatioGolden(const std::vector<RatioVerdict>& verdicts,
                                std::map<std::string, std::string> context = {});
 
 // A report's own tok/s per test, without a baseline: toks/<test id>/engine_ts (noisy
-// 5 %, higher is better, per-repetition samples), as RatioGolden names the engine's.
+// 5 %, higher is better, per-repetition samples), as RatioGolden names the engine's; a
+// test measured for several models is toks/<test id> (<model>)/engine_ts for each.
 golden::GoldenFile BenchGolden(const BenchReport& report);
 
 }  // namespace perfgate::toks
