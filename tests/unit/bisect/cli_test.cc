@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "support/run_command.h"
+#include "unit/bisect/test_dir.h"
 
 namespace perfgate {
 namespace {
@@ -51,9 +52,7 @@ std::string KernelsJson(double us) {
 class BisectCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::path(::testing::TempDir()) / ("bisect_cli_" + std::to_string(::getpid()) + "_" +
-                                             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
+    root_ = bisect::test::FreshTestDir("bisect_cli");
     fs::create_directories(Repo());
   }
   void TearDown() override { fs::remove_all(root_); }

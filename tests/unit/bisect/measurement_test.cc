@@ -10,6 +10,7 @@
 #include <fstream>
 #include <string>
 
+#include "unit/bisect/test_dir.h"
 #include "unit/json_trace/kineto_gen.h"
 #include "unit/kernel_report/report_fixture.h"
 
@@ -26,9 +27,7 @@ constexpr int64_t kUs = 1'000;
 class MeasurementTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) / ("bisect_measurement_" + std::to_string(::getpid()) + "_" +
-                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
+    dir_ = test::FreshTestDir("bisect_measurement");
   }
   void TearDown() override { fs::remove_all(dir_); }
 

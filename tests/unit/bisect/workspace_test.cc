@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "unit/bisect/test_dir.h"
+
 namespace perfgate::bisect {
 namespace {
 
@@ -18,9 +20,7 @@ constexpr const char* kSha = "0123456789abcdef0123456789abcdef01234567";
 class WorkspaceTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::path(::testing::TempDir()) / ("bisect_workspace_" + std::to_string(::getpid()) + "_" +
-                                             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
+    root_ = test::FreshTestDir("bisect_workspace");
     fs::create_directories(root_ / "repo");
   }
   void TearDown() override { fs::remove_all(root_); }
