@@ -78,19 +78,29 @@ int ExitOf(const bisect::BisectResult& result) {
   return result.proven() ? kExitOk : kExitCheckFailed;
 }
 
-int RunBisectCommand(BisectArgs args) {
-  auto read = ReadOptionsOf(args);
-  if (!read.ok()) return ReportError(read.status());
-  args.options.read = *read;
-  if (args.tolerance_pct) args.options.tolerance = *args.tolerance_pct / 100;
-  const Status golden = ReadGoldenPolicy(&args);
-  if (!golden.ok()) return ReportError(golden);
-  if (args.options.max_trials < args.options.trials) {
-    return ReportError(Usage("--max-trials must be at least --trials"));
-  }
-  args.recipe.timeout_ms = static_cast<int64_t>(args.timeout_s * 1000);
-  args.options.progress = [](const std::string& line) { std::cerr << line << '\n'; };
+// The options as the bisect takes them; usage errors.
+Status CompleteOptions(BisectArgs* args) {
+  PERFGATE_ASSIGN_OR_RETURN(args->options.read, ReadOptionsOf(*args));
+  if (args->tolerance_pct) args->options.tolerance = *args->tolerance_pct / 100;
+  PERFGATE_RETURN_IF_ERROR(ReadGoldenPolicy(args));
+  if (args->options.max_trials < args->options.trials) return Usage("--max-trials must be at least --trials");
+  args->recipe.timeout_ms = static_cast<int64_t>(args->timeout_s * 1000);
+  args->options.progress = [](const std::string& line) { std::cerr << line << '\n'; };
+  return Status();
+}
 
+// The log and the report of a finished bisect; its exit code.
+int Finish(const BisectArgs& args, const bisect::Workspace& workspace, const bisect::BisectResult& result) {
+  const Status logged = WriteLog(args, workspace, result.log);
+  if (!logged.ok()) return ReportError(logged);
+  const Status written = WriteDocument(args.out, bisect::BisectDocument(result), {"text", "markdown", "json"});
+  if (!written.ok()) return ReportError(written);
+  return ExitOf(result);
+}
+
+int RunBisectCommand(BisectArgs args) {
+  const Status options = CompleteOptions(&args);
+  if (!options.ok()) return ReportError(options);
   InterruptGuard guard(/*once=*/false);
   bisect::GitRepository git(args.repo);
   const Status ready = git.CheckReady();  // before the default --work, which is in the git directory
@@ -105,11 +115,7 @@ int RunBisectCommand(BisectArgs args) {
     return kExitInterrupted;
   }
   if (!result.ok()) return ReportError(result.status());
-  const Status logged = WriteLog(args, workspace, result->log);
-  if (!logged.ok()) return ReportError(logged);
-  const Status written = WriteDocument(args.out, bisect::BisectDocument(*result), {"text", "markdown", "json"});
-  if (!written.ok()) return ReportError(written);
-  return ExitOf(*result);
+  return Finish(args, workspace, *result);
 }
 
 void AddOptions(CLI::App* cmd, BisectArgs* args) {
