@@ -132,8 +132,11 @@ StatusOr<CommandOutcome> Workspace::Build(const std::string& commit, const std::
 
 StatusOr<CommandOutcome> Workspace::Record(const std::string& commit, const std::string& repo, RecordingSet set) {
   const fs::path dir = SetDir(commit, set);
-  const int attempt = static_cast<int>(Recordings(commit, set).size()) + 1;
-  const std::string name = "recording-" + std::to_string(attempt);
+  const std::string name = "recording-" + std::to_string(Recordings(commit, set).size() + 1);
+  // The commit's recording number over both sets: a recorder that seeds anything from
+  // it must not repeat a marking recording in the proof.
+  const size_t attempt =
+      Recordings(commit, RecordingSet::kMarks).size() + Recordings(commit, RecordingSet::kProof).size() + 1;
   const fs::path partial = dir / (name + ".partial");
   std::error_code ec;
   fs::create_directories(partial, ec);

@@ -55,6 +55,12 @@ TEST_F(WorkspaceTest, ARecordingIsKeptOnlyWhenTheCommandSucceeds) {
   EXPECT_EQ(sha, kSha);
   EXPECT_EQ(attempt, "2");
   EXPECT_TRUE(fs::exists(fs::path(ws.RecipeDir()) / "recipe.json"));
+  // A proof's recording is the commit's third, in proof/recording-1.
+  auto proof = ws.Record(kSha, Repo(), RecordingSet::kProof);
+  ASSERT_TRUE(proof.ok() && proof->ok);
+  EXPECT_EQ(proof->path, ws.CommitDir(kSha) + "/proof/recording-1");
+  std::ifstream(fs::path(proof->path) / "r.txt") >> sha >> attempt;
+  EXPECT_EQ(attempt, "3");
 }
 
 TEST_F(WorkspaceTest, AFailedRecordLeavesNoRecording) {

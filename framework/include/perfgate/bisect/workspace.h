@@ -64,7 +64,8 @@ class Workspace {
   // Runs the build command in `repo` (the commit checked out). A non-zero exit is kept
   // (BuildFailure); an error only when the command cannot start or was cancelled.
   StatusOr<CommandOutcome> Build(const std::string& commit, const std::string& repo);
-  // Runs the record command into the commit's next recording directory of `set`.
+  // Runs the record command into the commit's next recording directory of `set`, with
+  // PERFGATE_BISECT_ATTEMPT the commit's recording number over both sets.
   StatusOr<CommandOutcome> Record(const std::string& commit, const std::string& repo,
                                   RecordingSet set = RecordingSet::kMarks);
 
