@@ -19,6 +19,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// What a reader counted, as notes ("attr.unlabelled × 12: ..."): the report shows them.
+void NoteDiagnostics(const Diagnostics& diagnostics, std::vector<std::string>* notes) {
+  for (const Diagnostics::Entry& e : diagnostics.Entries()) {
+    notes->push_back(e.code + " x " + std::to_string(e.count) + (e.first_detail.empty() ? "" : ": " + e.first_detail));
+  }
+}
+
 StatusOr<Measurement> ReadTrace(const std::string& dir, const ReadOptions& options) {
   PERFGATE_ASSIGN_OR_RETURN(bundle::Recording recording, bundle::DiscoverTrials(dir));
   PERFGATE_RETURN_IF_ERROR(bundle::RequireOneSource(dir, recording.trials));
@@ -32,6 +39,7 @@ StatusOr<Measurement> ReadTrace(const std::string& dir, const ReadOptions& optio
   m.figures = metrics::AllFigures(engine);
   m.side = diff::SideOf(engine);
   for (const std::string& ignored : recording.ignored) m.notes.push_back(ignored + " is no trial: not read");
+  NoteDiagnostics(engine.diagnostics, &m.notes);
   return m;
 }
 
@@ -44,6 +52,7 @@ StatusOr<Measurement> ReadKernelReportFile(const std::string& file, const ReadOp
   m.kind = RecordingKind::kKernelReport;
   m.figures = kernel_report::ReportGolden(report);
   m.side = diff::SideOf(report);
+  NoteDiagnostics(report.diagnostics, &m.notes);
   return m;
 }
 
@@ -52,6 +61,7 @@ StatusOr<Measurement> ReadBenchFile(const std::string& file) {
   Measurement m;
   m.kind = RecordingKind::kBenchReport;
   m.figures = toks::BenchGolden(report);
+  NoteDiagnostics(report.diagnostics, &m.notes);
   return m;
 }
 
