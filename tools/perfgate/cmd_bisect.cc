@@ -64,10 +64,8 @@ Status ReadGoldenPolicy(BisectArgs* args) {
   PERFGATE_ASSIGN_OR_RETURN(golden::GoldenFile golden, golden::ReadGolden(args->policy_golden));
   const auto found = golden.values.find(args->options.metric);
   if (found == golden.values.end()) {
-    std::string known;
-    for (const auto& [name, _] : golden.values) known += (known.empty() ? "" : ", ") + name;
     return Status::Error("bisect.unknown_metric", "the golden holds no value '" + args->options.metric +
-                                                      "' (known: " + (known.empty() ? "none" : known) + ")",
+                                                      "' (known: " + bisect::FigureNames(golden) + ")",
                          {args->policy_golden, 0, 0}, ErrorKind::kUsage);
   }
   args->options.policy = found->second.policy;

@@ -499,17 +499,6 @@ std::string RenderCMakeLists(const std::string& name, const std::string& recordi
          "  RESOURCE_LOCK gpu)\n";
 }
 
-std::string ShellQuote(const std::string& word) {
-  const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) ||
-           std::string_view("_./:=@%+,-").find(c) != std::string_view::npos;
-  });
-  if (plain) return word;
-  std::string out = "'";
-  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 std::pair<std::string, std::string> BuildAndRunCommands(const std::string& suite_dir, const std::string& build_dir,
                                                         const std::string& prefix) {
   const std::string build = ShellQuote(build_dir);

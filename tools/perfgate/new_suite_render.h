@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "perfgate/core/process.h"
 #include "perfgate/core/status.h"
 #include "perfgate/suite/suite.h"
 
@@ -72,8 +73,8 @@ StatusOr<std::string> CMakePathFrom(const std::string& suite_dir, const std::str
 std::string RenderCMakeLists(const std::string& name, const std::string& recordings_ref,
                              const std::string& golden_ref);
 
-// `word` quoted for a POSIX shell when it needs it.
-std::string ShellQuote(const std::string& word);
+// `word` quoted for a POSIX shell when it needs it (perfgate/core/process.h).
+using ::perfgate::ShellQuote;
 
 // The two commands that build and run the suite from the current directory: configure
 // and build, then ctest. `prefix` (where perfgate is installed) is given to CMake when

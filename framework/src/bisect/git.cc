@@ -3,6 +3,7 @@
 #include <iterator>
 #include <sstream>
 
+#include "core/string_util.h"
 #include "perfgate/core/process.h"
 
 namespace perfgate::bisect {
@@ -13,15 +14,11 @@ bool IsSha(const std::string& s) {
   return (s.size() == 40 || s.size() == 64) && s.find_first_not_of("0123456789abcdef") == std::string::npos;
 }
 
-std::string Trimmed(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
-  return s;
-}
-
 Status GitError(const std::vector<std::string>& args, const std::string& what) {
   std::string command = "git";
   for (const std::string& a : args) command += " " + a;
-  return Status::Error("bisect.git", command + " failed: " + Trimmed(what), {}, ErrorKind::kEnvironment);
+  return Status::Error("bisect.git", command + " failed: " + std::string(TrimSpace(what)), {},
+                       ErrorKind::kEnvironment);
 }
 
 // The shas git lists after "could be any of:".
@@ -29,7 +26,7 @@ std::vector<std::string> ListedShas(const std::string& text) {
   std::vector<std::string> shas;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) {
-    line = Trimmed(line);
+    line = std::string(TrimSpace(line));
     if (IsSha(line)) shas.push_back(line);
   }
   return shas;
@@ -53,12 +50,12 @@ StatusOr<GitRepository::Output> GitRepository::Git(const std::vector<std::string
 StatusOr<std::string> GitRepository::GitOk(const std::vector<std::string>& args) {
   PERFGATE_ASSIGN_OR_RETURN(Output out, Git(args));
   if (out.exit_code != 0) return GitError(args, out.text);
-  return Trimmed(out.text);
+  return std::string(TrimSpace(out.text));
 }
 
 Status GitRepository::CheckReady() {
   PERFGATE_ASSIGN_OR_RETURN(Output inside, Git({"rev-parse", "--is-inside-work-tree"}));
-  if (inside.exit_code != 0 || Trimmed(inside.text) != "true") {
+  if (inside.exit_code != 0 || TrimSpace(inside.text) != "true") {
     return Status::Error("bisect.not_a_repository", "no git work tree here: give --repo DIR", {dir_, 0, 0},
                          ErrorKind::kUsage);
   }
@@ -82,7 +79,7 @@ Status GitRepository::CheckReady() {
 
 StatusOr<std::string> GitRepository::Resolve(const std::string& ref) {
   PERFGATE_ASSIGN_OR_RETURN(Output out, Git({"rev-parse", "--verify", "--quiet", "--end-of-options", ref + "^{commit}"}));
-  const std::string sha = Trimmed(out.text);
+  const std::string sha = std::string(TrimSpace(out.text));
   if (out.exit_code != 0 || !IsSha(sha)) {
     return Status::Error("bisect.unknown_ref", "'" + ref + "' names no commit of this repository", {dir_, 0, 0},
                          ErrorKind::kUsage);
@@ -99,7 +96,7 @@ StatusOr<std::string> GitRepository::Parent(const std::string& commit) {
   if (out.exit_code != 0) {
     return Status::Error("bisect.no_parent", commit + " has no parent to compare it with", {dir_, 0, 0});
   }
-  return Trimmed(out.text);
+  return std::string(TrimSpace(out.text));
 }
 
 StatusOr<bool> GitRepository::IsMerge(const std::string& commit) {
@@ -130,11 +127,10 @@ StatusOr<Step> GitRepository::StepAfter(const Output& output) {
   std::istringstream in(output.text);
   std::string first;
   std::getline(in, first);
-  first = Trimmed(first);
+  first = std::string(TrimSpace(first));
   Step step;
-  const std::string kFirstBad = " is the first bad commit";
-  if (first.size() > kFirstBad.size() && first.compare(first.size() - kFirstBad.size(), kFirstBad.size(), kFirstBad) == 0 &&
-      IsSha(first.substr(0, first.size() - kFirstBad.size()))) {
+  constexpr std::string_view kFirstBad = " is the first bad commit";
+  if (EndsWith(first, kFirstBad) && IsSha(first.substr(0, first.size() - kFirstBad.size()))) {
     step.kind = Step::Kind::kFirstBad;
     step.commit = first.substr(0, first.size() - kFirstBad.size());
     return step;
@@ -145,7 +141,7 @@ StatusOr<Step> GitRepository::StepAfter(const Output& output) {
     step.kind = Step::Kind::kOnlySkipped;
     if (listed != std::string::npos) step.candidates = ListedShas(rest.substr(listed));
     if (!step.candidates.empty()) return step;
-  } else if (output.exit_code == 0 && first.rfind("Bisecting:", 0) == 0) {
+  } else if (output.exit_code == 0 && StartsWith(first, "Bisecting:")) {
     PERFGATE_ASSIGN_OR_RETURN(step.commit, GitOk({"rev-parse", "HEAD"}));
     return step;
   }

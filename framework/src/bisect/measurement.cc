@@ -5,6 +5,7 @@
 #include <system_error>
 #include <utility>
 
+#include "core/string_util.h"
 #include "perfgate/bundle/trials.h"
 #include "perfgate/kernel_report/metrics.h"
 #include "perfgate/kernel_report/report.h"
@@ -154,13 +155,13 @@ void AppendTrials(diff::Side* into, const diff::Side& more) {
   into->trials += more.trials;
 }
 
-std::string KnownFigures(const golden::GoldenFile& figures) {
+}  // namespace
+
+std::string FigureNames(const golden::GoldenFile& figures) {
   std::string known;
   for (const auto& [name, _] : figures.values) known += (known.empty() ? "" : ", ") + name;
   return known.empty() ? "none" : known;
 }
-
-}  // namespace
 
 std::vector<double> SamplesOrValue(const golden::GoldenValue& value) {
   return value.samples.empty() ? std::vector<double>{value.value} : value.samples;
@@ -219,14 +220,14 @@ StatusOr<std::string> DefaultMetric(const Measurement& measurement) {
   }
   std::vector<std::string> tg;
   for (const auto& [name, _] : measurement.figures.values) {
-    if (name.rfind("toks/tg", 0) == 0) tg.push_back(name);
+    if (StartsWith(name, "toks/tg")) tg.push_back(name);
   }
   if (tg.size() == 1) return tg.front();
   const std::string tg128 = metrics::MetricId{"toks", "tg128", "engine_ts"}.GoldenPath();
   if (measurement.figures.values.count(tg128) > 0) return tg128;
   return Status::Error("bisect.unknown_metric",
                        "the llama-bench report has no tg128 test and not exactly one tg test: name one with "
-                       "--metric (known: " + KnownFigures(measurement.figures) + ")",
+                       "--metric (known: " + FigureNames(measurement.figures) + ")",
                        {}, ErrorKind::kUsage);
 }
 
@@ -235,7 +236,7 @@ StatusOr<MetricSamples> SamplesOf(const Measurement& measurement, const std::str
   if (found == measurement.figures.values.end()) {
     return Status::Error("bisect.unknown_metric",
                          "no figure '" + metric + "' in the " + RecordingKindName(measurement.kind) +
-                             " (known: " + KnownFigures(measurement.figures) + ")",
+                             " (known: " + FigureNames(measurement.figures) + ")",
                          {}, ErrorKind::kUsage);
   }
   return MetricSamples{SamplesOrValue(found->second), found->second.policy};

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/lossless_json.h"
+#include "perfgate/golden/golden.h"
 #include "perfgate/stats/summary.h"
 #include "report/diff_json.h"
 
@@ -98,13 +99,11 @@ json CommitJson(const CommitRecord& c) {
 }
 
 json PolicyJson(const gates::Policy& p) {
-  return {{"kind", p.kind == gates::Kind::kNoisy ? "noisy" : "exact"},
+  return {{"kind", golden::ToString(p.kind)},
           {"rel", p.rel},
           {"abs", p.abs},
           {"alpha", p.alpha},
-          {"dir", p.dir == gates::Direction::kLowerIsBetter    ? "lower_is_better"
-                  : p.dir == gates::Direction::kHigherIsBetter ? "higher_is_better"
-                                                               : "both"}};
+          {"dir", golden::ToString(p.dir)}};
 }
 
 std::string ResultJson(const BisectResult& r) {

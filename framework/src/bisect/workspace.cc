@@ -132,11 +132,12 @@ StatusOr<CommandOutcome> Workspace::Build(const std::string& commit, const std::
 
 StatusOr<CommandOutcome> Workspace::Record(const std::string& commit, const std::string& repo, RecordingSet set) {
   const fs::path dir = SetDir(commit, set);
-  const std::string name = "recording-" + std::to_string(Recordings(commit, set).size() + 1);
+  const RecordingSet other = set == RecordingSet::kMarks ? RecordingSet::kProof : RecordingSet::kMarks;
+  const size_t kept = Recordings(commit, set).size();
+  const std::string name = "recording-" + std::to_string(kept + 1);
   // The commit's recording number over both sets: a recorder that seeds anything from
   // it must not repeat a marking recording in the proof.
-  const size_t attempt =
-      Recordings(commit, RecordingSet::kMarks).size() + Recordings(commit, RecordingSet::kProof).size() + 1;
+  const size_t attempt = kept + Recordings(commit, other).size() + 1;
   const fs::path partial = dir / (name + ".partial");
   std::error_code ec;
   fs::create_directories(partial, ec);

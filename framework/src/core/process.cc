@@ -58,6 +58,15 @@ std::string Tail(const std::string& text, size_t max_lines, size_t max_chars) {
 
 }  // namespace
 
+std::string ShellQuote(const std::string& word) {
+  const bool plain = !word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                             "0123456789_./:=@%+,-") == std::string::npos;
+  if (plain) return word;
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 std::string SignalName(int signal) {
   struct Named {
     int number;

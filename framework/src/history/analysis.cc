@@ -6,6 +6,9 @@
 #include <cmath>
 #include <map>
 
+#include "core/string_util.h"
+#include "perfgate/core/process.h"
+
 namespace perfgate::history {
 namespace {
 
@@ -173,31 +176,17 @@ StatusOr<CheckResult> CheckHistory(Store& store, const SeriesFilter& filter, con
   return result;
 }
 
-namespace {
-
-// `word` as one shell word: as is when it holds only safe characters, else in single quotes.
-std::string ShellWord(const std::string& word) {
-  const bool safe = !word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                            "0123456789_-./:=+,@%") == std::string::npos;
-  if (safe) return word;
-  std::string quoted = "'";
-  for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
-}
-
-}  // namespace
-
 std::string BisectCommand(const SeriesKey& key, const Change& change) {
   if (change.last_before.commit.empty() || change.first_after.commit.empty()) return "";
   // Runs of one commit: no commit to find. A ratio to a baseline, or the baseline's own
   // speed: no recording of the engine's commits measures it.
   if (change.last_before.commit == change.first_after.commit) return "";
-  const bool toks = key.metric.rfind("toks/", 0) == 0;
-  const bool ratio = key.metric.size() >= 6 && key.metric.compare(key.metric.size() - 6, 6, "/ratio") == 0;
-  if (toks && (ratio || key.metric.find("/baseline_ts") != std::string::npos)) return "";
-  return "perfgate bisect --good " + ShellWord(change.last_before.commit) + " --bad " +
-         ShellWord(change.first_after.commit) + " --engine " + ShellWord(key.engine) + " --metric " +
-         ShellWord(key.metric) + " --record 'COMMAND WRITING A RECORDING TO $PERFGATE_BISECT_OUT'";
+  if (StartsWith(key.metric, "toks/") && (EndsWith(key.metric, "/ratio") || EndsWith(key.metric, "/baseline_ts"))) {
+    return "";
+  }
+  return "perfgate bisect --good " + ShellQuote(change.last_before.commit) + " --bad " +
+         ShellQuote(change.first_after.commit) + " --engine " + ShellQuote(key.engine) + " --metric " +
+         ShellQuote(key.metric) + " --record 'COMMAND WRITING A RECORDING TO $PERFGATE_BISECT_OUT'";
 }
 
 }  // namespace perfgate::history

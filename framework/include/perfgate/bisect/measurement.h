@@ -56,6 +56,10 @@ Status Merge(Measurement* into, const Measurement& more);
 // report's toks/<test>/engine_ts for its tg test (its only test, else tg128).
 StatusOr<std::string> DefaultMetric(const Measurement& measurement);
 
+// The figures' names, comma-separated ("none" when there are none): what an error about
+// an unknown metric lists.
+std::string FigureNames(const golden::GoldenFile& figures);
+
 // A figure's samples, or its value as the one sample when it has none (a report's median).
 std::vector<double> SamplesOrValue(const golden::GoldenValue& value);
 

@@ -115,6 +115,10 @@ Status CheckProcessSucceeded(const ProcessResult& result, std::string_view what)
 // PATH when nullopt) when it has no '/'; nullopt when there is no such executable file.
 std::optional<std::string> FindExecutable(std::string_view name, std::optional<std::string> path_list = std::nullopt);
 
+// `word` as one POSIX shell word, for commands perfgate prints to be pasted: as it is
+// when it holds only letters, digits and _./:=@%+,-, else in single quotes ('it'\''s').
+std::string ShellQuote(const std::string& word);
+
 // A signal's name, e.g. "SIGKILL" for 9; "signal 42" for one without a name here.
 std::string SignalName(int signal);
 
